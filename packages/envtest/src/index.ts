@@ -1,0 +1,14 @@
+/**
+ * @packageDocumentation
+ * `@capstan/envtest` starts a real etcd and kube-apiserver (optionally kube-controller-manager)
+ * for tests, in the spirit of controller-runtime's envtest. Binaries come from
+ * `KUBEBUILDER_ASSETS`, an on-disk cache, or a build with the machine's Go.
+ */
+export { type Assets, AssetsUnavailableError, defaultCacheRoot, resolveAssets, type ResolveAssetsOptions } from './assets.js';
+export { type ControlPlaneInfo, ControlPlane, type ControllerName, type StartOptions } from './control-plane.js';
+export { etcdVersion, kubernetesVersion } from './versions.js';
+
+import { ControlPlane, type StartOptions } from './control-plane.js';
+
+/** Starts a control plane; shorthand for {@link ControlPlane.start}. */
+export const start = (options?: StartOptions): Promise<ControlPlane> => ControlPlane.start(options);

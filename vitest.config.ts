@@ -1,0 +1,19 @@
+import { defaultServerConditions, defineConfig } from 'vite';
+
+// Tests import workspace packages from source (the "@capstan/source" export condition), never a
+// stale dist; Oxc needs the legacy decorator flags for tsyringe's metadata.
+const conditions = ['@capstan/source', ...defaultServerConditions];
+
+export default defineConfig({
+  oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } },
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    globalSetup: ['packages/envtest/src/vitest/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 600_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
