@@ -140,7 +140,8 @@ function runGo(args: string[], cwd: string, progress: (line: string) => void): P
       const text = chunk.toString();
       output = (output + text).slice(-20_000);
       for (const line of text.split('\n')) {
-        if (line.startsWith('go: downloading') && ++downloads % 25 === 1) progress(`  ${line} (${downloads} modules)`);
+        if (line.startsWith('go: downloading') && ++downloads % 25 === 1)
+          progress(`  ${line} (${downloads} modules)`);
       }
     };
     child.stdout.on('data', onData);

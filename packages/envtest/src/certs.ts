@@ -18,12 +18,16 @@ export interface CertPair {
 }
 
 async function toPem(keys: webcrypto.CryptoKeyPair, cert: x509.X509Certificate): Promise<CertPair> {
-  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey );
+  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   return { cert: cert.toString('pem'), key: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY') };
 }
 
-const newKeys = () => webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']) as Promise<webcrypto.CryptoKeyPair>;
-const serial = () => Buffer.from(webcrypto.getRandomValues(new Uint8Array(12))).toString('hex').replace(/^[89a-f]/, '1');
+const newKeys = () =>
+  webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']) as Promise<webcrypto.CryptoKeyPair>;
+const serial = () =>
+  Buffer.from(webcrypto.getRandomValues(new Uint8Array(12)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 
 /** A certificate authority that signs the serving and client certificates of one control plane. */
 export class CertificateAuthority {
@@ -68,7 +72,11 @@ export class CertificateAuthority {
     const certificate = new x509.X509Certificate(readFileSync(join(dir, 'ca.crt'), 'utf8'));
     const pkcs8 = x509.PemConverter.decodeFirst(readFileSync(join(dir, 'ca.key'), 'utf8'));
     const privateKey = await webcrypto.subtle.importKey('pkcs8', pkcs8, algorithm, true, ['sign']);
-    const publicKey = await certificate.publicKey.export(algorithm, ['verify'], webcrypto as unknown as webcrypto.Crypto);
+    const publicKey = await certificate.publicKey.export(
+      algorithm,
+      ['verify'],
+      webcrypto as unknown as webcrypto.Crypto,
+    );
     return new CertificateAuthority({ privateKey, publicKey } as webcrypto.CryptoKeyPair, certificate);
   }
 
@@ -85,7 +93,11 @@ export class CertificateAuthority {
    * Issues a client certificate: Kubernetes reads the user name from CN and the groups from O.
    */
   issueClient(user: string, groups: string[] = []): Promise<CertPair> {
-    return this.issue([{ CN: [user] }, ...groups.map((g) => ({ O: [g] }))], x509.ExtendedKeyUsage.clientAuth, []);
+    return this.issue(
+      [{ CN: [user] }, ...groups.map((g) => ({ O: [g] }))],
+      x509.ExtendedKeyUsage.clientAuth,
+      [],
+    );
   }
 
   private async issue(
@@ -96,7 +108,10 @@ export class CertificateAuthority {
     const keys = await newKeys();
     const extensions: x509.Extension[] = [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([usage]),
       await x509.AuthorityKeyIdentifierExtension.create(this.keys.publicKey),
     ];
@@ -117,10 +132,12 @@ export class CertificateAuthority {
 }
 
 /** A key pair for signing and verifying service account tokens, as PEM files. */
-export async function writeServiceAccountKeys(dir: string): Promise<{ publicKeyFile: string; privateKeyFile: string }> {
+export async function writeServiceAccountKeys(
+  dir: string,
+): Promise<{ publicKeyFile: string; privateKeyFile: string }> {
   const keys = await newKeys();
-  const spki = await webcrypto.subtle.exportKey('spki', keys.publicKey );
-  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey );
+  const spki = await webcrypto.subtle.exportKey('spki', keys.publicKey);
+  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   const publicKeyFile = join(dir, 'sa.pub');
   const privateKeyFile = join(dir, 'sa.key');
   writeFileSync(publicKeyFile, x509.PemConverter.encode(spki, 'PUBLIC KEY'));

@@ -9,7 +9,9 @@ const program = new Command('capstan-envtest').description(
 
 program
   .command('setup')
-  .description('print the folder holding kube-apiserver, etcd and kube-controller-manager, building them if needed')
+  .description(
+    'print the folder holding kube-apiserver, etcd and kube-controller-manager, building them if needed',
+  )
   .action(async () => {
     const assets = await resolveAssets();
     process.stdout.write(`${assets.dir}\n`);
@@ -18,7 +20,11 @@ program
 program
   .command('start')
   .description('run a control plane until Ctrl-C and print how to reach it')
-  .option('--controllers <names>', 'kube-controller-manager controllers to run, comma-separated', 'garbagecollector,namespace')
+  .option(
+    '--controllers <names>',
+    'kube-controller-manager controllers to run, comma-separated',
+    'garbagecollector,namespace',
+  )
   .action(async (opts: { controllers: string }) => {
     const started = Date.now();
     const plane = await ControlPlane.start({ controllers: opts.controllers.split(',').filter(Boolean) });

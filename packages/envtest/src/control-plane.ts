@@ -11,7 +11,13 @@ import { freePort } from './ports.js';
 import { ManagedProcess } from './process.js';
 
 /** Controllers of kube-controller-manager a test may switch on. */
-export type ControllerName = 'garbagecollector' | 'namespace' | 'disruption' | 'deployment' | 'replicaset' | string;
+export type ControllerName =
+  | 'garbagecollector'
+  | 'namespace'
+  | 'disruption'
+  | 'deployment'
+  | 'replicaset'
+  | string;
 
 /** Options of {@link ControlPlane.start}. */
 export interface StartOptions {
@@ -25,6 +31,14 @@ export interface StartOptions {
    * lifecycle stays off unless named, as there is no kubelet.
    */
   controllers?: ControllerName[];
+  /**
+   * Run kube-apiserver with its watch cache (default false). Without it every watch is served by
+   * etcd, so a watch resumes from any resourceVersion etcd still holds — also across
+   * `restartApiServer()` — and history is lost only through `compact()`: deterministic for tests.
+   * With it, behaviour is production-like: bookmarks are sent, and after a restart a watch from a
+   * resourceVersion older than the new cache gets 410 Gone.
+   */
+  watchCache?: boolean;
   /** How long to wait for `/readyz`; default 60 s. */
   readyTimeoutMs?: number;
   /** Where binaries come from; default {@link resolveAssets}. */
@@ -64,6 +78,7 @@ export class ControlPlane {
       apiServerArgs: string[];
       controllerManager?: ManagedProcess;
       readyTimeoutMs: number;
+      watchCache: boolean;
     },
   ) {
     this.server = server;
@@ -94,14 +109,23 @@ export class ControlPlane {
 
       const [etcdClientPort, etcdPeerPort, apiPort] = (await distinctPorts(3)) as [number, number, number];
       const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
-      const etcd = ManagedProcess.start('etcd', assets.etcd, etcdArgs(workDir, etcdUrl, etcdPeerPort), join(workDir, 'etcd.log'));
+      const etcd = ManagedProcess.start(
+        'etcd',
+        assets.etcd,
+        etcdArgs(workDir, etcdUrl, etcdPeerPort),
+        join(workDir, 'etcd.log'),
+      );
       processes.push(etcd);
       await waitFor('etcd', etcd, 30_000, () => httpOk(`${etcdUrl}/health`));
 
       const server = `https://127.0.0.1:${apiPort}`;
-      writeKubeConfig(join(workDir, 'admin.kubeconfig'), kubeConfigYaml(server, ca.certPem, adminUser, admin));
+      writeKubeConfig(
+        join(workDir, 'admin.kubeconfig'),
+        kubeConfigYaml(server, ca.certPem, adminUser, admin),
+      );
       const apiServerArgs = [
         ...apiServerDefaults(certDir, etcdUrl, apiPort, sa),
+        `--watch-cache=${options.watchCache ?? false}`,
         ...(options.apiServerFlags ?? []),
       ];
       const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
@@ -114,6 +138,7 @@ export class ControlPlane {
         apiServer,
         apiServerArgs,
         readyTimeoutMs,
+        watchCache: options.watchCache ?? false,
       });
       await plane.waitReady(apiServer, readyTimeoutMs);
       if (options.controllers?.length) {
@@ -137,7 +162,6 @@ export class ControlPlane {
           join(workDir, 'kube-controller-manager.log'),
         );
         processes.push(kcm);
-        // biome-ignore lint/style/noNonNullAssertion: set just above
         plane.owned!.controllerManager = kcm;
       }
       if (options.crds?.length) await plane.installCRDs(options.crds);
@@ -161,7 +185,9 @@ export class ControlPlane {
   /** Process ids of the running components (for tests that check nothing is left behind). */
   get pids(): number[] {
     const o = this.requireOwned('pids');
-    return [o.etcd, o.apiServer, o.controllerManager].filter((p): p is ManagedProcess => !!p).map((p) => p.pid);
+    return [o.etcd, o.apiServer, o.controllerManager]
+      .filter((p): p is ManagedProcess => !!p)
+      .map((p) => p.pid);
   }
 
   /** The `etcd` client URL (plain HTTP on loopback). */
@@ -219,16 +245,23 @@ export class ControlPlane {
   }
 
   /**
-   * Compacts etcd at its current revision, then restarts kube-apiserver so that its watch cache
-   * drops the history too: afterwards, a watch or list from any older resourceVersion gets 410 Gone,
-   * as it does in production once history has been compacted away. Returns the compacted revision.
+   * Compacts etcd at its current revision: afterwards, a watch from any older resourceVersion gets
+   * 410 Gone, as in production once history has been compacted away. With the watch cache on,
+   * kube-apiserver is also restarted so that its cache drops the history too. Returns the
+   * compacted revision.
    */
   async compact(): Promise<number> {
     const o = this.requireOwned('compact');
-    const status = (await etcdPost(o.etcdUrl, '/v3/maintenance/status', {})) as { header: { revision: string } };
-    const revision = Number(status.header.revision);
+    // A write outside the apiserver's prefix moves the revision past every resourceVersion a client
+    // has seen; compacting there means whoever saw the latest state loses nothing, and anyone older
+    // gets 410 (compacting at the latest write itself leaves its predecessor half-gone: a 500).
+    const marker = Buffer.from('/capstan-envtest/compaction-marker').toString('base64');
+    const put = (await etcdPost(o.etcdUrl, '/v3/kv/put', { key: marker, value: '' })) as {
+      header: { revision: string };
+    };
+    const revision = Number(put.header.revision);
     await etcdPost(o.etcdUrl, '/v3/kv/compaction', { revision, physical: true });
-    await this.restartApiServer();
+    if (o.watchCache) await this.restartApiServer();
     return revision;
   }
 
@@ -242,7 +275,9 @@ export class ControlPlane {
 
   private requireOwned(what: string): NonNullable<ControlPlane['owned']> {
     if (!this.owned) {
-      throw new Error(`${what}() needs a control plane this process started: call ControlPlane.start() in the test`);
+      throw new Error(
+        `${what}() needs a control plane this process started: call ControlPlane.start() in the test`,
+      );
     }
     return this.owned;
   }
@@ -312,7 +347,12 @@ function apiServerDefaults(
 }
 
 function startApiServer(assets: Assets, workDir: string, args: string[]): ManagedProcess {
-  return ManagedProcess.start('kube-apiserver', assets.kubeApiServer, args, join(workDir, 'kube-apiserver.log'));
+  return ManagedProcess.start(
+    'kube-apiserver',
+    assets.kubeApiServer,
+    args,
+    join(workDir, 'kube-apiserver.log'),
+  );
 }
 
 function readCrdFile(path: string): V1CustomResourceDefinition[] {

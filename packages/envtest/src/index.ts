@@ -4,8 +4,19 @@
  * for tests, in the spirit of controller-runtime's envtest. Binaries come from
  * `KUBEBUILDER_ASSETS`, an on-disk cache, or a build with the machine's Go.
  */
-export { type Assets, AssetsUnavailableError, defaultCacheRoot, resolveAssets, type ResolveAssetsOptions } from './assets.js';
-export { type ControlPlaneInfo, ControlPlane, type ControllerName, type StartOptions } from './control-plane.js';
+export {
+  type Assets,
+  AssetsUnavailableError,
+  defaultCacheRoot,
+  type ResolveAssetsOptions,
+  resolveAssets,
+} from './assets.js';
+export {
+  type ControllerName,
+  ControlPlane,
+  type ControlPlaneInfo,
+  type StartOptions,
+} from './control-plane.js';
 export { etcdVersion, kubernetesVersion } from './versions.js';
 
 import { ControlPlane, type StartOptions } from './control-plane.js';

@@ -17,7 +17,9 @@ export function kubeConfigYaml(server: string, caPem: string, user: string, pair
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'envtest', cluster: { server, 'certificate-authority-data': b64(caPem) } }],
-    users: [{ name: user, user: { 'client-certificate-data': b64(pair.cert), 'client-key-data': b64(pair.key) } }],
+    users: [
+      { name: user, user: { 'client-certificate-data': b64(pair.cert), 'client-key-data': b64(pair.key) } },
+    ],
     contexts: [{ name: 'envtest', context: { cluster: 'envtest', user } }],
     'current-context': 'envtest',
   });

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 
 const live = new Set<ChildProcess>();
 
@@ -20,7 +20,7 @@ export class ManagedProcess {
   private constructor(
     readonly name: string,
     private readonly child: ChildProcess,
-    private readonly watchdog: ChildProcess,
+    watchdog: ChildProcess,
     readonly logFile: string,
   ) {
     this.exited = new Promise((resolve) => {
@@ -42,7 +42,13 @@ export class ManagedProcess {
     live.add(child);
     const watchdog = spawn(
       'sh',
-      ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -9 "$2" 2>/dev/null', 'watchdog', String(process.pid), String(child.pid)],
+      [
+        '-c',
+        'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -9 "$2" 2>/dev/null',
+        'watchdog',
+        String(process.pid),
+        String(child.pid),
+      ],
       { detached: true, stdio: 'ignore' },
     );
     watchdog.unref();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -9,7 +9,9 @@ export const goModulesDir = join(dirname(fileURLToPath(import.meta.url)), '..', 
 /** The version a wrapper module pins for `modulePath`, read from its go.mod. */
 export function pinnedVersion(moduleDir: string, modulePath: string): string {
   const goMod = readFileSync(join(goModulesDir, moduleDir, 'go.mod'), 'utf8');
-  const match = goMod.match(new RegExp(`^\\s*(?:require\\s+)?${modulePath.replace(/[./]/g, '\\$&')}\\s+(v\\S+)`, 'm'));
+  const match = goMod.match(
+    new RegExp(`^\\s*(?:require\\s+)?${modulePath.replace(/[./]/g, '\\$&')}\\s+(v\\S+)`, 'm'),
+  );
   if (!match?.[1]) throw new Error(`${moduleDir}/go.mod does not pin ${modulePath}`);
   return match[1];
 }

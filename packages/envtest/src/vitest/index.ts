@@ -24,7 +24,9 @@ export function useControlPlane(prefix = 'test'): SharedControlPlane {
     shared.plane = await ControlPlane.attach(inject('capstanEnvtest'));
     shared.kubeConfig = shared.plane.kubeConfig;
     shared.namespace = `${prefix}-${randomBytes(4).toString('hex')}`;
-    await shared.kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: shared.namespace } } });
+    await shared.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: shared.namespace } } });
   });
   afterAll(async () => {
     if (!shared.namespace) return;

@@ -1,0 +1,16 @@
+export { defaultControllerRateLimiter } from './default-rate-limiter.js';
+export { DelayingQueue } from './delaying-queue.js';
+export { ExponentialRateLimiter } from './exponential-rate-limiter.js';
+export { FastSlowRateLimiter } from './fast-slow-rate-limiter.js';
+export { MaxOfRateLimiter } from './max-of-rate-limiter.js';
+export { noopWorkQueueMetrics, type WorkQueueMetrics } from './metrics.js';
+export {
+  type GetResult,
+  type KeyExplanation,
+  type UnfinishedWork,
+  WorkQueue,
+  type WorkQueueOptions,
+} from './queue.js';
+export type { RateLimiter } from './rate-limiter.js';
+export { RateLimitingQueue, type RateLimitingQueueOptions } from './rate-limiting-queue.js';
+export { type TokenBucketOptions, TokenBucketRateLimiter } from './token-bucket-rate-limiter.js';
