@@ -64,8 +64,21 @@ function reasonForCode(code: number): string {
 }
 
 /** Builds an ApiError from a code, reason and message (used by transports and the test kit). */
-export function apiError(code: number, reason: string, message: string, details?: ApiStatus['details']): ApiError {
-  return new ApiError({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message, details });
+export function apiError(
+  code: number,
+  reason: string,
+  message: string,
+  details?: ApiStatus['details'],
+): ApiError {
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message,
+    details,
+  });
 }
 
 const hasCode = (err: unknown, code: number): boolean => err instanceof ApiError && err.code === code;
@@ -73,7 +86,8 @@ const hasCode = (err: unknown, code: number): boolean => err instanceof ApiError
 /** 404: the object (or kind) does not exist. */
 export const isNotFound = (err: unknown): boolean => hasCode(err, 404);
 /** 409 with reason Conflict: a stale resourceVersion or a failed precondition. */
-export const isConflict = (err: unknown): boolean => hasCode(err, 409) && (err as ApiError).reason === 'Conflict';
+export const isConflict = (err: unknown): boolean =>
+  hasCode(err, 409) && (err as ApiError).reason === 'Conflict';
 /** 409 with reason AlreadyExists: create of a name that is taken. */
 export const isAlreadyExists = (err: unknown): boolean =>
   hasCode(err, 409) && (err as ApiError).reason === 'AlreadyExists';

@@ -56,7 +56,11 @@ export interface ApiTransport {
     options?: PatchOptions,
   ): Promise<T>;
   /** Resolves with the object as the server returned it (with a deletionTimestamp) or its Status. */
-  delete<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey, options?: DeleteOptions): Promise<unknown>;
+  delete<T extends KubeObject>(
+    type: ResourceType<T>,
+    key: ObjectKey,
+    options?: DeleteOptions,
+  ): Promise<unknown>;
   /**
    * POSTs `body` to a subresource of an existing object, e.g. a Pod's `eviction`; resolves with the
    * server's answer.

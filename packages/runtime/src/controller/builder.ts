@@ -1,0 +1,111 @@
+import type { InformerCache, InformerRestriction } from '../cache/informer-cache.js';
+import type { KubeObject, ResourceType } from '../client/types.js';
+import { Controller, type ControllerDeps, type ControllerOptions, type Source } from './controller.js';
+import type { Predicate } from './predicates.js';
+import type { ReconcileFunction, Reconciler } from './reconciler.js';
+import { type Request, requestFor } from './request.js';
+
+/** Options of one watched kind. */
+export interface WatchOptions<T extends KubeObject> extends InformerRestriction {
+  predicates?: Predicate<T>[];
+}
+
+const groupOf = (apiVersion: string): string =>
+  apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
+
+/**
+ * The requests for an owned object: its controller owner, if that owner is of kind `owner`.
+ * Non-controller owner references are ignored, as in controller-runtime's `Owns`.
+ */
+export function controllerOwnerRequests(owner: ResourceType, object: KubeObject): Request[] {
+  const ref = object.metadata.ownerReferences?.find((r) => r.controller === true);
+  if (!ref || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) return [];
+  const namespace = owner.namespaced ? object.metadata.namespace : undefined;
+  return [namespace ? { namespace, name: ref.name } : { name: ref.name }];
+}
+
+/**
+ * Declares a controller: the kind it reconciles (`for`), the kinds it creates and owns (`owns`),
+ * other kinds that affect it (`watches` with a map function), predicates and options.
+ * Informers come from the shared cache, so controllers watching the same kind share one.
+ *
+ * @example
+ * new ControllerBuilder(cache)
+ *   .for(Widget, { predicates: [generationChanged] })
+ *   .owns(ConfigMap)
+ *   .build(new WidgetReconciler(client));
+ */
+export class ControllerBuilder {
+  private forType: ResourceType | undefined;
+  private name: string | undefined;
+  private options: ControllerOptions = {};
+  private readonly pending: Array<(forType: ResourceType) => Source> = [];
+
+  constructor(
+    private readonly cache: InformerCache,
+    private readonly deps: ControllerDeps = {},
+    /** Applied to every informer that names no namespace (the manager's namespace restriction). */
+    private readonly defaultRestriction: InformerRestriction = {},
+  ) {}
+
+  /** The kind this controller reconciles: each of its events enqueues the object's own key. */
+  for<T extends KubeObject>(type: ResourceType<T>, options: WatchOptions<T> = {}): this {
+    if (this.forType) throw new Error('for() may be called once');
+    this.forType = type;
+    this.pending.unshift(() =>
+      this.source(type, options, (object) => [requestFor(object)], `for ${type.kind}`),
+    );
+    return this;
+  }
+
+  /** A kind this controller creates and owns: each event enqueues the object's controller owner. */
+  owns<T extends KubeObject>(type: ResourceType<T>, options: WatchOptions<T> = {}): this {
+    this.pending.push((forType) =>
+      this.source(type, options, (object) => controllerOwnerRequests(forType, object), `owns ${type.kind}`),
+    );
+    return this;
+  }
+
+  /** Any other kind: `map` says which requests an event of one of its objects enqueues. */
+  watches<T extends KubeObject>(
+    type: ResourceType<T>,
+    map: (object: T) => Request[],
+    options: WatchOptions<T> = {},
+  ): this {
+    this.pending.push(() => this.source(type, options, map, `watches ${type.kind}`));
+    return this;
+  }
+
+  /** Names the controller (metrics, logs); default: the `for` kind in lower case. */
+  named(name: string): this {
+    this.name = name;
+    return this;
+  }
+
+  /** Concurrency, rate limiter, cache sync timeout, reconcile timeout. */
+  withOptions(options: ControllerOptions): this {
+    this.options = { ...this.options, ...options };
+    return this;
+  }
+
+  /** Builds the controller; start it with `controller.start(signal)` (the manager does). */
+  build(reconciler: Reconciler | ReconcileFunction): Controller {
+    const forType = this.forType;
+    if (!forType) throw new Error('a controller needs for(kind) before build()');
+    const r: Reconciler = typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler;
+    const controller = new Controller(this.name ?? forType.kind.toLowerCase(), r, this.options, this.deps);
+    for (const make of this.pending) controller.watch(make(forType));
+    return controller;
+  }
+
+  private source<T extends KubeObject>(
+    type: ResourceType<T>,
+    options: WatchOptions<T>,
+    toRequests: (object: T) => Request[],
+    description: string,
+  ): Source {
+    const { predicates, ...restriction } = options;
+    const informer = this.cache.informerFor(type, { ...this.defaultRestriction, ...restriction });
+    return { informer, toRequests, predicates: predicates ?? [], description } as unknown as Source;
+  }
+}

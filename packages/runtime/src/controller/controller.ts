@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import PQueue from 'p-queue';
+import { type Logger, pino } from 'pino';
+import type { HandlerRegistration, SharedInformer } from '../cache/shared-informer.js';
+import type { KubeObject } from '../client/types.js';
+import { type Clock, realClock } from '../clock.js';
+import { defaultControllerRateLimiter } from '../workqueue/default-rate-limiter.js';
+import type { WorkQueueMetrics } from '../workqueue/metrics.js';
+import type { RateLimiter } from '../workqueue/rate-limiter.js';
+import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
+import { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
+import { applyOutcome, classify, resultLabel } from './outcome.js';
+import type { Predicate } from './predicates.js';
+import type { Reconciler } from './reconciler.js';
+import { parseRequestKey, type Request, requestKey } from './request.js';
+
+/** Tunables of a controller; the defaults are controller-runtime's. */
+export interface ControllerOptions {
+  /** Reconciles running at once (different keys only). Default 1. */
+  maxConcurrentReconciles?: number;
+  /** Default: max(per-item exponential 5 ms → 1000 s, token bucket 10 qps burst 100). */
+  rateLimiter?: RateLimiter<string>;
+  /** How long to wait for the sources' caches before failing the start. Default 2 min. */
+  cacheSyncTimeoutMs?: number;
+  /** Abort a reconcile's signal after this long (the reconcile is then counted as an error). Off by default. */
+  reconcileTimeoutMs?: number;
+  /** How long `stop` waits for in-flight reconciles. Default 30 s. */
+  drainTimeoutMs?: number;
+}
+
+/** What the controller needs from its surroundings; the manager provides all of it. */
+export interface ControllerDeps {
+  logger?: Logger;
+  metrics?: ControllerMetrics;
+  queueMetrics?: WorkQueueMetrics;
+  clock?: Clock;
+}
+
+/** A source of events: an informer, a mapping from objects to requests, and predicates. */
+export interface Source<T extends KubeObject = KubeObject> {
+  informer: SharedInformer<T>;
+  /** The requests an object's event enqueues (its own key, its owner's, or a map function's). */
+  toRequests(object: T): Request[];
+  predicates?: Predicate<T>[];
+  /** Recorded as the enqueue reason, e.g. `for ConfigMap` (shown by the debug endpoint). */
+  description: string;
+}
+
+/** The reconcile timed out. */
+export class ReconcileTimeoutError extends Error {
+  override readonly name = 'ReconcileTimeoutError';
+}
+
+/**
+ * Runs a {@link Reconciler} over a rate-limited work queue fed by informer events.
+ * Workers (bounded by p-queue) take keys from the queue; the queue guarantees that one key is never
+ * reconciled by two workers at once, and that a key changed during its reconcile is reconciled again.
+ */
+export class Controller {
+  /** The work queue (exposed for introspection: metrics and the debug endpoint). */
+  readonly queue: RateLimitingQueue<string>;
+  private readonly sources: Array<{ source: Source; registration?: HandlerRegistration }> = [];
+  private readonly workers: PQueue;
+  private readonly log: Logger;
+  private readonly metrics: ControllerMetrics;
+  private readonly clock: Clock;
+  private readonly options: Required<Omit<ControllerOptions, 'rateLimiter' | 'reconcileTimeoutMs'>> &
+    Pick<ControllerOptions, 'reconcileTimeoutMs'>;
+  private readonly stopping = new AbortController();
+  private running: Promise<void> | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly reconciler: Reconciler,
+    options: ControllerOptions = {},
+    deps: ControllerDeps = {},
+  ) {
+    this.clock = deps.clock ?? realClock;
+    this.options = {
+      maxConcurrentReconciles: options.maxConcurrentReconciles ?? 1,
+      cacheSyncTimeoutMs: options.cacheSyncTimeoutMs ?? 120_000,
+      drainTimeoutMs: options.drainTimeoutMs ?? 30_000,
+      reconcileTimeoutMs: options.reconcileTimeoutMs,
+    };
+    this.queue = new RateLimitingQueue<string>({
+      name,
+      clock: this.clock,
+      rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(this.clock),
+      ...(deps.queueMetrics ? { metrics: deps.queueMetrics } : {}),
+    });
+    this.workers = new PQueue({ concurrency: this.options.maxConcurrentReconciles });
+    this.log = (deps.logger ?? pino({ level: 'info' })).child({ controller: name });
+    this.metrics = deps.metrics ?? noopControllerMetrics;
+    this.metrics.maxConcurrent(this.options.maxConcurrentReconciles);
+  }
+
+  /** Adds an event source; events start flowing into the queue when the controller starts. */
+  watch<T extends KubeObject>(source: Source<T>): this {
+    if (this.running) throw new Error(`controller ${this.name}: add sources before start`);
+    this.sources.push({ source: source as unknown as Source });
+    return this;
+  }
+
+  /** Enqueues a request by hand (e.g. from a timer or an external system). */
+  enqueue(request: Request, reason = 'manual'): void {
+    this.queue.add(requestKey(request), reason);
+  }
+
+  /**
+   * Connects the sources, waits for their caches to sync (failing after the cache sync timeout),
+   * then runs workers until `signal` aborts or {@link Controller.stop} is called; resolves after
+   * in-flight reconciles have drained (or the drain timeout passed).
+   */
+  start(signal?: AbortSignal): Promise<void> {
+    if (this.running) throw new Error(`controller ${this.name} already started`);
+    signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
+    this.running = this.run();
+    return this.running;
+  }
+
+  /** Stops taking new work and waits for in-flight reconciles (up to the drain timeout). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    for (const entry of this.sources)
+      entry.registration = entry.source.informer.addEventHandler(this.handlerFor(entry.source));
+    try {
+      await this.waitForSources();
+      this.log.info({ workers: this.options.maxConcurrentReconciles }, 'starting workers');
+      await this.dispatch();
+    } finally {
+      for (const entry of this.sources) entry.registration?.remove();
+      await this.drain();
+    }
+  }
+
+  private async waitForSources(): Promise<void> {
+    const timeoutMs = this.options.cacheSyncTimeoutMs;
+    await Promise.all(
+      this.sources.map(({ source }) => source.informer.waitForSync(timeoutMs, this.stopping.signal)),
+    ).catch((err: unknown) => {
+      if (this.stopping.signal.aborted) return;
+      throw new Error(`controller ${this.name}: caches did not sync within ${timeoutMs} ms`, { cause: err });
+    });
+  }
+
+  /** Feeds workers: takes a key only when a worker is free, so keys wait in the queue, not in p-queue. */
+  private async dispatch(): Promise<void> {
+    const stopped = this.stopping.signal;
+    while (!stopped.aborted) {
+      while (this.workers.pending >= this.options.maxConcurrentReconciles) {
+        await new Promise((resolve) => this.workers.once('next', resolve));
+      }
+      const item = await this.queue.get(stopped).catch(() => ({ shutdown: true as const }));
+      if (item.shutdown) return;
+      void this.workers.add(() => this.process(item.key));
+    }
+  }
+
+  private async drain(): Promise<void> {
+    const drained = this.queue.shutDownWithDrain();
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve('timeout'), this.options.drainTimeoutMs);
+    });
+    if ((await Promise.race([drained.then(() => 'drained' as const), timeout])) === 'timeout') {
+      this.log.warn(
+        { timeoutMs: this.options.drainTimeoutMs },
+        'in-flight reconciles did not finish in time',
+      );
+      this.queue.shutDown();
+    }
+    if (timer) this.clock.clearTimeout(timer);
+  }
+
+  /** One reconcile of one key, from get to done. Never throws. */
+  private async process(key: string): Promise<void> {
+    const request = parseRequestKey(key);
+    const reconcileId = randomUUID();
+    const log = this.log.child({ namespace: request.namespace, name: request.name, reconcileId });
+    const abort = new AbortController();
+    const onStop = () => abort.abort(new Error('controller stopping'));
+    this.stopping.signal.addEventListener('abort', onStop, { once: true });
+    const timeoutMs = this.options.reconcileTimeoutMs;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : this.clock.setTimeout(
+            () => abort.abort(new ReconcileTimeoutError(`reconcile exceeded ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+    const started = this.clock.now();
+    this.metrics.activeWorkers(1);
+    let result: Awaited<ReturnType<Reconciler['reconcile']>>;
+    let error: unknown;
+    let threw = false;
+    try {
+      result = await this.reconciler.reconcile(request, { signal: abort.signal, log, reconcileId });
+    } catch (err) {
+      threw = true;
+      error = err;
+    } finally {
+      if (timer) this.clock.clearTimeout(timer);
+      this.stopping.signal.removeEventListener('abort', onStop);
+      this.metrics.activeWorkers(-1);
+    }
+    if (!threw && abort.signal.reason instanceof ReconcileTimeoutError) {
+      threw = true; // finished, but too late: its writes may be stale, so retry
+      error = abort.signal.reason;
+    }
+    const outcome = classify(result, error, threw);
+    this.metrics.reconciled(resultLabel(outcome), (this.clock.now() - started) / 1000);
+    if (outcome.kind === 'error') {
+      this.metrics.error();
+      if (!(error instanceof Error)) this.metrics.panic();
+      log.error({ err: error }, 'reconcile failed; will retry with backoff');
+    } else if (outcome.kind === 'terminal') {
+      this.metrics.error();
+      this.metrics.terminalError();
+      log.error({ err: error }, 'reconcile failed with a terminal error; not retrying');
+    }
+    applyOutcome(this.queue, key, outcome);
+    this.queue.done(key);
+  }
+
+  private handlerFor(source: Source) {
+    const predicates = source.predicates ?? [];
+    const enqueue = (...objects: KubeObject[]) => {
+      // Distinct keys only: a second add of a key a worker just took would run it twice.
+      const keys = new Set(objects.flatMap((o) => source.toRequests(o).map(requestKey)));
+      for (const key of keys) this.queue.add(key, source.description);
+    };
+    return {
+      onAdd: (object: KubeObject) => {
+        if (predicates.every((p) => p.create?.(object) ?? true)) enqueue(object);
+      },
+      onUpdate: (old: KubeObject, object: KubeObject) => {
+        if (!predicates.every((p) => p.update?.(old, object) ?? true)) return;
+        // Both: an owner or map target may have changed, and the old one must learn it lost the object.
+        enqueue(old, object);
+      },
+      onDelete: (object: KubeObject) => {
+        if (predicates.every((p) => p.delete?.(object) ?? true)) enqueue(object);
+      },
+    };
+  }
+}

@@ -1,0 +1,21 @@
+export { ControllerBuilder, controllerOwnerRequests, type WatchOptions } from './builder.js';
+export {
+  Controller,
+  type ControllerDeps,
+  type ControllerOptions,
+  ReconcileTimeoutError,
+  type Source,
+} from './controller.js';
+export { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
+export { applyOutcome, classify, type Outcome } from './outcome.js';
+export {
+  annotationsChanged,
+  generationChanged,
+  labelsChanged,
+  or,
+  type Predicate,
+  predicate,
+  resourceVersionChanged,
+} from './predicates.js';
+export type { ReconcileContext, ReconcileFunction, Reconciler, Result } from './reconciler.js';
+export { parseRequestKey, type Request, requestFor, requestKey } from './request.js';

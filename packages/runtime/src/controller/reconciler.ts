@@ -1,0 +1,36 @@
+import type { Logger } from 'pino';
+import type { Request } from './request.js';
+
+/**
+ * What a reconcile asks of the queue afterwards. Return nothing (or `{}`) on success.
+ * - `requeueAfter`: reconcile again after this many milliseconds, without backoff (e.g. polling).
+ * - `requeue`: reconcile again with rate-limited backoff, without counting as an error.
+ * Throw to report an error (retried with backoff); throw a `TerminalError` for one that a retry
+ * cannot fix (counted and logged, never retried).
+ */
+export interface Result {
+  requeueAfter?: number;
+  requeue?: boolean;
+}
+
+/** What a reconcile gets besides its request. */
+export interface ReconcileContext {
+  /** Aborted when the reconcile timeout passes or the controller stops: pass it to long I/O. */
+  signal: AbortSignal;
+  /** Carries controller, namespace, name and reconcileId. */
+  log: Logger;
+  /** Unique per reconcile, for correlating logs. */
+  reconcileId: string;
+}
+
+/**
+ * Makes the world match one object's desired state. Called with a key, it reads the current state
+ * (from the cache), acts, and returns. It must be idempotent: run on an unchanged world, it writes
+ * nothing. A key is never reconciled by two workers at once.
+ */
+export interface Reconciler {
+  reconcile(request: Request, context: ReconcileContext): Promise<Result | undefined | void>;
+}
+
+/** A plain function as a reconciler. */
+export type ReconcileFunction = Reconciler['reconcile'];
