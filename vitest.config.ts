@@ -1,4 +1,5 @@
-import { defaultServerConditions, defineConfig } from 'vite';
+import { defaultServerConditions } from 'vite';
+import { defineConfig } from 'vitest/config';
 
 // Tests import workspace packages from source (the "@capstan/source" export condition), never a
 // stale dist; Oxc needs the legacy decorator flags for tsyringe's metadata.

@@ -1,0 +1,20 @@
+import type { KubeObject, ObjectKey, ResourceType } from './types.js';
+
+/**
+ * What the {@link Client} needs from the informer cache to serve reads locally. The cache package
+ * implements it; the client depends only on this interface.
+ *
+ * Objects handed out must be safe to keep: the cache freezes or copies them, the client passes them
+ * on as they are.
+ */
+export interface CachedReader {
+  /** Whether reads of this kind are served from the cache (an informer for it exists). */
+  isCached(type: ResourceType): boolean;
+  /** The cached object, or `undefined` when the cache has none by that key. */
+  get<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey): T | undefined;
+  /** Cached objects, optionally restricted to one namespace and a label selector (server syntax). */
+  list<T extends KubeObject>(
+    type: ResourceType<T>,
+    options: { namespace?: string; labelSelector?: string },
+  ): T[];
+}
