@@ -25,9 +25,16 @@ program
     'kube-controller-manager controllers to run, comma-separated',
     'garbagecollector,namespace',
   )
-  .action(async (opts: { controllers: string }) => {
+  .option(
+    '--watch-cache',
+    'run kube-apiserver with its watch cache (production-like; see StartOptions.watchCache)',
+  )
+  .action(async (opts: { controllers: string; watchCache?: boolean }) => {
     const started = Date.now();
-    const plane = await ControlPlane.start({ controllers: opts.controllers.split(',').filter(Boolean) });
+    const plane = await ControlPlane.start({
+      controllers: opts.controllers.split(',').filter(Boolean),
+      watchCache: opts.watchCache ?? false,
+    });
     process.stdout.write(
       [
         `Control plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${plane.server}`,

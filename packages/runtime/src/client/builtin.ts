@@ -20,8 +20,8 @@ export interface LabelSelectorSpec {
   }>;
 }
 
-/** A condition, as in `metav1.Condition` (and the looser pod/node conditions). */
-export interface Condition {
+/** A condition of a built-in kind (pod, node, deployment): `metav1.Condition` with optional fields. */
+export interface StatusCondition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
   reason?: string;
@@ -68,7 +68,7 @@ export interface PodTemplateSpec {
 /** A namespace (`v1`). */
 export interface Namespace extends KubeObject {
   spec?: { finalizers?: string[] };
-  status?: { phase?: 'Active' | 'Terminating'; conditions?: Condition[] };
+  status?: { phase?: 'Active' | 'Terminating'; conditions?: StatusCondition[] };
 }
 /** Namespaces (cluster-scoped). */
 export const Namespace = defineResource<Namespace>({
@@ -128,7 +128,7 @@ export interface Pod extends KubeObject {
   spec?: PodSpec;
   status?: {
     phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
-    conditions?: Condition[];
+    conditions?: StatusCondition[];
     podIP?: string;
     hostIP?: string;
     startTime?: string;
@@ -154,7 +154,7 @@ export interface Node extends KubeObject {
     [field: string]: unknown;
   };
   status?: {
-    conditions?: Condition[];
+    conditions?: StatusCondition[];
     addresses?: Array<{ type: string; address: string }>;
     nodeInfo?: { bootID?: string; osImage?: string; kernelVersion?: string; kubeletVersion?: string } & Open;
     [field: string]: unknown;
@@ -267,7 +267,7 @@ export interface Deployment extends KubeObject {
     readyReplicas?: number;
     availableReplicas?: number;
     updatedReplicas?: number;
-    conditions?: Condition[];
+    conditions?: StatusCondition[];
     [field: string]: unknown;
   };
 }
@@ -368,7 +368,7 @@ export interface PodDisruptionBudget extends KubeObject {
     disruptionsAllowed: number;
     expectedPods: number;
     observedGeneration?: number;
-    conditions?: Condition[];
+    conditions?: StatusCondition[];
     [field: string]: unknown;
   };
 }
@@ -399,7 +399,7 @@ export interface CustomResourceDefinition extends KubeObject {
     }>;
     [field: string]: unknown;
   };
-  status?: { conditions?: Condition[]; acceptedNames?: Open; storedVersions?: string[] };
+  status?: { conditions?: StatusCondition[]; acceptedNames?: Open; storedVersions?: string[] };
 }
 /** CustomResourceDefinitions (cluster-scoped). */
 export const CustomResourceDefinition = defineResource<CustomResourceDefinition>({

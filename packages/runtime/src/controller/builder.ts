@@ -6,7 +6,7 @@ import type { ReconcileFunction, Reconciler } from './reconciler.js';
 import { type Request, requestFor } from './request.js';
 
 /** Options of one watched kind. */
-export interface WatchOptions<T extends KubeObject> extends InformerRestriction {
+export interface SourceOptions<T extends KubeObject> extends InformerRestriction {
   predicates?: Predicate<T>[];
 }
 
@@ -49,7 +49,7 @@ export class ControllerBuilder {
   ) {}
 
   /** The kind this controller reconciles: each of its events enqueues the object's own key. */
-  for<T extends KubeObject>(type: ResourceType<T>, options: WatchOptions<T> = {}): this {
+  for<T extends KubeObject>(type: ResourceType<T>, options: SourceOptions<T> = {}): this {
     if (this.forType) throw new Error('for() may be called once');
     this.forType = type;
     this.pending.unshift(() =>
@@ -59,7 +59,7 @@ export class ControllerBuilder {
   }
 
   /** A kind this controller creates and owns: each event enqueues the object's controller owner. */
-  owns<T extends KubeObject>(type: ResourceType<T>, options: WatchOptions<T> = {}): this {
+  owns<T extends KubeObject>(type: ResourceType<T>, options: SourceOptions<T> = {}): this {
     this.pending.push((forType) =>
       this.source(type, options, (object) => controllerOwnerRequests(forType, object), `owns ${type.kind}`),
     );
@@ -70,7 +70,7 @@ export class ControllerBuilder {
   watches<T extends KubeObject>(
     type: ResourceType<T>,
     map: (object: T) => Request[],
-    options: WatchOptions<T> = {},
+    options: SourceOptions<T> = {},
   ): this {
     this.pending.push(() => this.source(type, options, map, `watches ${type.kind}`));
     return this;
@@ -100,7 +100,7 @@ export class ControllerBuilder {
 
   private source<T extends KubeObject>(
     type: ResourceType<T>,
-    options: WatchOptions<T>,
+    options: SourceOptions<T>,
     toRequests: (object: T) => Request[],
     description: string,
   ): Source {

@@ -1,4 +1,4 @@
-export { ControllerBuilder, controllerOwnerRequests, type WatchOptions } from './builder.js';
+export { ControllerBuilder, controllerOwnerRequests, type SourceOptions } from './builder.js';
 export {
   Controller,
   type ControllerDeps,
