@@ -34,4 +34,5 @@ export * from './client/index.js';
 export { type Clock, realClock, sleep, type TimerHandle } from './clock.js';
 export * from './controller/index.js';
 export * from './helpers/index.js';
+export * from './manager/index.js';
 export * from './workqueue/index.js';

@@ -31,8 +31,8 @@ export interface ControllerOptions {
 /** What the controller needs from its surroundings; the manager provides all of it. */
 export interface ControllerDeps {
   logger?: Logger;
-  metrics?: ControllerMetrics;
-  queueMetrics?: WorkQueueMetrics;
+  /** Metrics of the controller named `name` and of its queue (the manager binds prom-client). */
+  metricsFor?: (name: string) => { controller: ControllerMetrics; queue: WorkQueueMetrics };
   clock?: Clock;
 }
 
@@ -82,15 +82,16 @@ export class Controller {
       drainTimeoutMs: options.drainTimeoutMs ?? 30_000,
       reconcileTimeoutMs: options.reconcileTimeoutMs,
     };
+    const metrics = deps.metricsFor?.(name);
     this.queue = new RateLimitingQueue<string>({
       name,
       clock: this.clock,
       rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(this.clock),
-      ...(deps.queueMetrics ? { metrics: deps.queueMetrics } : {}),
+      ...(metrics ? { metrics: metrics.queue } : {}),
     });
     this.workers = new PQueue({ concurrency: this.options.maxConcurrentReconciles });
     this.log = (deps.logger ?? pino({ level: 'info' })).child({ controller: name });
-    this.metrics = deps.metrics ?? noopControllerMetrics;
+    this.metrics = metrics?.controller ?? noopControllerMetrics;
     this.metrics.maxConcurrent(this.options.maxConcurrentReconciles);
   }
 

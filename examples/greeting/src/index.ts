@@ -1,0 +1,4 @@
+/** @packageDocumentation The Greeting example: a CRD whose reconciler owns a ConfigMap and reports conditions. */
+export { configMapNameFor, type Greeting, GreetingType, renderGreeting } from './api.js';
+export { addGreetingController } from './controller.js';
+export { GreetingReconciler } from './reconciler.js';

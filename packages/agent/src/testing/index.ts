@@ -1,0 +1,3 @@
+export * from './fake-logind.js';
+export * from './fake-update-engine.js';
+export * from './private-bus.js';

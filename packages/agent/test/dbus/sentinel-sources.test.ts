@@ -1,0 +1,126 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SentinelCommandSource } from '../../src/sources/sentinel-command-source.js';
+import { SentinelFileSource } from '../../src/sources/sentinel-file-source.js';
+import type { RebootNeededSource } from '../../src/sources/source.js';
+import { recorder, waitFor } from './helpers.js';
+
+let dir: string;
+let source: RebootNeededSource | undefined;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'capstan-sentinel-'));
+});
+afterEach(async () => {
+  await source?.stop();
+  source = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SentinelFileSource', () => {
+  it('flips on when the file appears and off when it goes, reporting changes only', async () => {
+    const path = join(dir, 'reboot-required');
+    source = new SentinelFileSource({ path, intervalMs: 50 });
+    const rec = recorder();
+    await source.start(rec.onChange);
+    expect(rec.statuses).toEqual([{ rebootNeeded: false }]);
+
+    writeFileSync(path, '');
+    await waitFor('file seen', rec.last, (s) => s?.rebootNeeded === true);
+    // Several polls with no change add nothing.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(rec.statuses).toEqual([{ rebootNeeded: false }, { rebootNeeded: true }]);
+
+    rmSync(path);
+    await waitFor('file gone', rec.last, (s) => s?.rebootNeeded === false);
+    expect(rec.statuses).toEqual([{ rebootNeeded: false }, { rebootNeeded: true }, { rebootNeeded: false }]);
+  });
+
+  it('defaults to /var/run/reboot-required', () => {
+    expect(new SentinelFileSource().path).toBe('/var/run/reboot-required');
+  });
+
+  it('stops polling on stop()', async () => {
+    const path = join(dir, 'reboot-required');
+    source = new SentinelFileSource({ path, intervalMs: 20 });
+    const rec = recorder();
+    await source.start(rec.onChange);
+    await source.stop();
+    writeFileSync(path, '');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(rec.statuses).toEqual([{ rebootNeeded: false }]);
+  });
+});
+
+describe('SentinelCommandSource', () => {
+  it('exit 0 means needed, any other exit means not needed', async () => {
+    const flag = join(dir, 'flag');
+    source = new SentinelCommandSource({ command: ['test', '-e', flag], intervalMs: 50, timeoutMs: 2_000 });
+    const rec = recorder();
+    await source.start(rec.onChange);
+    expect(rec.statuses).toEqual([{ rebootNeeded: false }]);
+
+    writeFileSync(flag, '');
+    await waitFor('command exits 0', rec.last, (s) => s?.rebootNeeded === true);
+    rmSync(flag);
+    await waitFor('command exits 1', rec.last, (s) => s?.rebootNeeded === false);
+    expect(rec.statuses).toEqual([{ rebootNeeded: false }, { rebootNeeded: true }, { rebootNeeded: false }]);
+  });
+
+  it('a command that cannot be spawned gives an error status', async () => {
+    source = new SentinelCommandSource({ command: [join(dir, 'no-such-program')], intervalMs: 50 });
+    const rec = recorder();
+    await source.start(rec.onChange);
+    expect(rec.last()).toMatchObject({
+      rebootNeeded: false,
+      error: expect.stringMatching(/failed to run.*ENOENT/),
+    });
+  });
+
+  it('a command that runs too long is killed and reported, keeping the last known answer', async () => {
+    const script = join(dir, 'sentinel.sh');
+    const slow = join(dir, 'slow');
+    const childPid = join(dir, 'child.pid');
+    // Exits 0 at once, unless the "slow" file exists: then it hangs in a grandchild.
+    writeFileSync(
+      script,
+      `#!/bin/sh\nif [ -e '${slow}' ]; then sleep 30 & echo $! > '${childPid}'; wait; fi\nexit 0\n`,
+    );
+    chmodSync(script, 0o755);
+    source = new SentinelCommandSource({ command: [script], intervalMs: 30, timeoutMs: 150 });
+    const rec = recorder();
+    await source.start(rec.onChange);
+    expect(rec.statuses).toEqual([{ rebootNeeded: true }]);
+
+    writeFileSync(slow, '');
+    const timedOut = await waitFor('timeout', rec.last, (s) => s?.error !== undefined);
+    expect(timedOut).toEqual({ rebootNeeded: true, error: expect.stringMatching(/timed out after 150 ms/) });
+    // The whole process group was killed, not just the shell.
+    const pid = readFileSync(childPid, 'utf8').trim();
+    await waitFor(
+      'grandchild killed',
+      () => alive(pid),
+      (a) => !a,
+    );
+
+    rmSync(slow);
+    await waitFor('recovered', rec.last, (s) => s?.error === undefined);
+    expect(rec.last()).toEqual({ rebootNeeded: true });
+  });
+
+  it('rejects an empty command', () => {
+    expect(() => new SentinelCommandSource({ command: [] })).toThrow(/empty/);
+  });
+});
+
+/** Whether a process is running (a zombie waiting for its reaper counts as dead). */
+function alive(pid: string): boolean {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return false;
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(stat, 'utf8'));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,346 @@
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { type DependencyContainer, type InjectionToken, container as rootContainer } from 'tsyringe';
+import { InformerCache, type InformerCacheOptions } from '../cache/informer-cache.js';
+import { Client } from '../client/client.js';
+import { HttpTransport } from '../client/http-transport.js';
+import type { ApiTransport } from '../client/transport.js';
+import { type Clock, realClock } from '../clock.js';
+import { ControllerBuilder } from '../controller/builder.js';
+import type { Controller } from '../controller/controller.js';
+import { EventRecorder } from '../helpers/event-recorder.js';
+import { LeaderElector } from './leader-election.js';
+import { createLogger, type LogFormat, type Logger, type LogLevel } from './logger.js';
+import { MetricsRegistry } from './metrics.js';
+import { type Check, ProbesServer, type ProbesServerPorts } from './probes-server.js';
+import type { Runnable, RunnableScope } from './runnable.js';
+import { Tokens } from './tokens.js';
+
+/** Leader election settings; see {@link LeaderElector} for the semantics. */
+export interface LeaderElectionOptions {
+  /** The Lease's name. */
+  id: string;
+  /** The Lease's namespace. */
+  namespace: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  /** Default: `hostname_<random>`. */
+  identity?: string;
+  /**
+   * What losing the lease (not a graceful stop) does: `exit` (default) makes `start` reject with
+   * {@link LeadershipLostError}, so the process exits non-zero and is restarted clean; `standby`
+   * stops the leader-only runnables and campaigns again.
+   */
+  onLoss?: 'exit' | 'standby';
+}
+
+/** Options of {@link Manager.create}. */
+export interface ManagerOptions {
+  /** Where to connect; required unless `transport` is given. */
+  kubeConfig?: KubeConfig;
+  /** Speak to this server instead (tests pass the test kit's `FakeCluster`). */
+  transport?: ApiTransport;
+  /** Watch and reconcile only this namespace (default: all). */
+  namespace?: string;
+  /** Off when absent. */
+  leaderElection?: LeaderElectionOptions;
+  /** `:8080` (default), `127.0.0.1:9090`, `:0` (ephemeral) or `0` (off). */
+  metricsBindAddress?: string;
+  /** `:8081` (default) or `0` (off). */
+  healthProbeBindAddress?: string;
+  /** Serve `/debug/queues` (per controller, per key: why enqueued, failures, next run). Off by default. */
+  enableDebugEndpoint?: boolean;
+  debugBindAddress?: string;
+  logger?: Logger;
+  logLevel?: LogLevel;
+  logFormat?: LogFormat;
+  /** How long a graceful stop waits for in-flight reconciles. Default 30 s. */
+  gracefulShutdownTimeoutMs?: number;
+  /** How long `start` waits for caches to sync. Default 2 min. */
+  cacheSyncTimeoutMs?: number;
+  /** Field manager for server-side apply. Default `capstan`. */
+  fieldManager?: string;
+  /** `reportingController` of events, e.g. `reboot.capstan.dev/coordinator`. Default `capstan`. */
+  eventSource?: string;
+  cache?: Omit<InformerCacheOptions, 'clock'>;
+  clock?: Clock;
+}
+
+/** The lease was lost while leading; the process should exit non-zero. */
+export class LeadershipLostError extends Error {
+  override readonly name = 'LeadershipLostError';
+}
+
+/** A controller builder that registers what it builds with its manager. */
+class ManagedControllerBuilder extends ControllerBuilder {
+  constructor(
+    private readonly manager: Manager,
+    cache: InformerCache,
+    deps: ConstructorParameters<typeof ControllerBuilder>[1],
+    restriction: ConstructorParameters<typeof ControllerBuilder>[2],
+  ) {
+    super(cache, deps, restriction);
+  }
+
+  override build(...args: Parameters<ControllerBuilder['build']>): Controller {
+    const controller = super.build(...args);
+    this.manager.addController(controller);
+    return controller;
+  }
+}
+
+/**
+ * Runs an operator: one container holding the KubeConfig, client, shared cache, event recorder,
+ * logger and metrics; controllers built from it; leader election; `/metrics`, `/healthz` and
+ * `/readyz`; and a graceful stop. An operator's `main` is a few lines:
+ *
+ * @example
+ * const manager = Manager.create({ kubeConfig, leaderElection: { id: 'widgets', namespace: 'ops' } });
+ * manager.controllerBuilder().for(Widget).owns(ConfigMap).build(new WidgetReconciler(manager.client));
+ * await manager.start(signalOnTerm());
+ */
+export class Manager {
+  /** The dependency-injection container (a child of tsyringe's root); resolve reconcilers from it. */
+  readonly container: DependencyContainer;
+  readonly transport: ApiTransport;
+  readonly client: Client;
+  readonly cache: InformerCache;
+  readonly logger: Logger;
+  readonly metrics: MetricsRegistry;
+  readonly events: EventRecorder;
+  /** Set when leader election is on. */
+  readonly elector: LeaderElector | undefined;
+  private readonly probes: ProbesServer;
+  private readonly runnables: Array<{ runnable: Runnable; scope: RunnableScope }> = [];
+  private readonly controllers: Controller[] = [];
+  private readonly clock: Clock;
+  private started = false;
+  private ports: ProbesServerPorts = {};
+  private onStartedLeading: ((leadership: AbortSignal) => void) | undefined;
+
+  private constructor(private readonly options: ManagerOptions) {
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? createLogger({ level: options.logLevel, format: options.logFormat });
+    this.metrics = new MetricsRegistry();
+    if (options.transport) this.transport = options.transport;
+    else if (options.kubeConfig) {
+      this.transport = new HttpTransport(options.kubeConfig, {
+        onRequest: (r) => this.metrics.onRestRequest({ method: r.method, code: r.code, host: r.host }),
+      });
+    } else throw new Error('Manager needs a kubeConfig or a transport');
+    this.cache = new InformerCache(this.transport, { ...options.cache, clock: this.clock });
+    this.client = new Client(this.transport, {
+      cache: this.cache,
+      fieldManager: options.fieldManager ?? 'capstan',
+    });
+    const le = options.leaderElection;
+    this.elector = le
+      ? new LeaderElector(this.transport, {
+          name: le.id,
+          namespace: le.namespace,
+          identity: le.identity,
+          leaseDurationMs: le.leaseDurationMs,
+          renewDeadlineMs: le.renewDeadlineMs,
+          retryPeriodMs: le.retryPeriodMs,
+          clock: this.clock,
+          metrics: this.metrics,
+          logger: this.logger,
+          onStartedLeading: (leadership) => this.onStartedLeading?.(leadership),
+        })
+      : undefined;
+    this.events = new EventRecorder(this.client, {
+      controller: options.eventSource ?? 'capstan',
+      instance: this.elector?.identity ?? hostname(),
+      clock: this.clock,
+      logger: this.logger,
+    });
+    this.probes = new ProbesServer({
+      metrics: this.metrics,
+      metricsBindAddress: options.metricsBindAddress ?? ':8080',
+      healthProbeBindAddress: options.healthProbeBindAddress ?? ':8081',
+      enableDebugEndpoint: options.enableDebugEndpoint ?? false,
+      debugBindAddress: options.debugBindAddress ?? '0',
+      logger: this.logger,
+    });
+    this.probes.addHealthCheck('ping', () => true);
+    this.probes.addReadyCheck('informers-synced', () => {
+      if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
+      return true;
+    });
+    this.probes.setDebugProvider(() =>
+      Object.fromEntries(this.controllers.map((c) => [c.name, c.queue.snapshot()])),
+    );
+
+    this.container = rootContainer.createChildContainer();
+    const register = (token: InjectionToken<unknown>, value: unknown) =>
+      this.container.registerInstance(token, value);
+    if (options.kubeConfig) register(Tokens.KubeConfig, options.kubeConfig);
+    register(Tokens.Transport, this.transport);
+    register(Tokens.Client, this.client);
+    register(Client, this.client);
+    register(Tokens.Cache, this.cache);
+    register(InformerCache, this.cache);
+    register(Tokens.EventRecorder, this.events);
+    register(EventRecorder, this.events);
+    register(Tokens.Logger, this.logger);
+    register(Tokens.Metrics, this.metrics);
+    register(MetricsRegistry, this.metrics);
+    register(Tokens.Manager, this);
+  }
+
+  /** Builds a manager and its container. Nothing runs until {@link Manager.start}. */
+  static create(options: ManagerOptions): Manager {
+    return new Manager(options);
+  }
+
+  /**
+   * A builder whose controllers get this manager's cache, logger and metrics, are restricted to
+   * its namespace, and are registered to run on the leader.
+   */
+  controllerBuilder(): ControllerBuilder {
+    return new ManagedControllerBuilder(
+      this,
+      this.cache,
+      {
+        logger: this.logger,
+        clock: this.clock,
+        metricsFor: (name: string) => ({
+          controller: this.metrics.controllerMetrics(name),
+          queue: this.metrics.workQueueMetrics(name, name),
+        }),
+      },
+      this.options.namespace ? { namespace: this.options.namespace } : {},
+    );
+  }
+
+  /** Registers a controller (the managed builder does this for you). */
+  addController(controller: Controller): void {
+    if (this.started) throw new Error('add controllers before start');
+    this.controllers.push(controller);
+    this.metrics.registerQueue(controller.queue, controller.name);
+    this.add(
+      {
+        name: controller.name,
+        start: async (signal) => {
+          await controller.start(signal);
+        },
+      },
+      'leader',
+    );
+  }
+
+  /** Adds a runnable: `leader` (default) runs only while leading, `always` on every replica. */
+  add(runnable: Runnable, scope: RunnableScope = 'leader'): void {
+    if (this.started) throw new Error('add runnables before start');
+    this.runnables.push({ runnable, scope });
+  }
+
+  addHealthCheck(name: string, check: Check): void {
+    this.probes.addHealthCheck(name, check);
+  }
+
+  addReadyCheck(name: string, check: Check): void {
+    this.probes.addReadyCheck(name, check);
+  }
+
+  /** Ports the servers listen on, once started (0 ports resolved). */
+  get listening(): ProbesServerPorts {
+    return this.ports;
+  }
+
+  /**
+   * Starts the servers and caches, waits for the caches to sync, then runs the runnables (the
+   * leader-only ones once the lease is won) until `signal` aborts. Then stops gracefully: stops
+   * taking work, lets in-flight reconciles finish (up to the graceful timeout), releases the lease,
+   * stops the caches and servers, and resolves. Rejects if a runnable fails or, with
+   * `onLoss: 'exit'`, with {@link LeadershipLostError} when the lease is lost.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.started) throw new Error('a manager starts once');
+    this.started = true;
+    this.ports = await this.probes.start();
+    this.logger.info({ ports: this.ports }, 'manager starting');
+    const failure = new AbortController(); // aborted with the reason the manager must stop early
+    const stopAll = AbortSignal.any([signal, failure.signal]);
+    const running: Array<Promise<void>> = [];
+    let campaigning: Promise<void> | undefined;
+    const launch = (entries: Array<{ runnable: Runnable }>, scope: AbortSignal) => {
+      for (const { runnable } of entries) {
+        running.push(
+          runnable.start(scope).catch((err: unknown) => {
+            this.logger.error({ err, runnable: runnable.name }, 'runnable failed; stopping the manager');
+            failure.abort(err);
+          }),
+        );
+      }
+    };
+    try {
+      this.cache.start();
+      await this.cache.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 120_000, stopAll).catch((err) => {
+        if (!stopAll.aborted) throw err;
+      });
+      launch(
+        this.runnables.filter((r) => r.scope === 'always'),
+        stopAll,
+      );
+      const leaderOnly = this.runnables.filter((r) => r.scope === 'leader');
+      if (!this.elector) launch(leaderOnly, stopAll);
+      else campaigning = this.campaign(leaderOnly, stopAll, failure, launch);
+      if (!stopAll.aborted)
+        await new Promise((resolve) => stopAll.addEventListener('abort', resolve, { once: true }));
+      this.logger.info('stopping: draining in-flight reconciles');
+      await this.withTimeout(Promise.all(running), this.options.gracefulShutdownTimeoutMs ?? 30_000);
+    } finally {
+      // Release only after the reconciles are done, so the next leader never overlaps with them.
+      await this.elector?.stop();
+      await campaigning;
+      await this.cache.stop();
+      await this.events.flush();
+      await this.probes.stop();
+      this.logger.info('manager stopped');
+    }
+    if (failure.signal.aborted) throw failure.signal.reason;
+  }
+
+  /**
+   * Campaigns for the lease and runs the leader-only runnables while leading; resolves when the
+   * manager stops, or after a loss with `onLoss: 'exit'` (having aborted `failure`).
+   */
+  private async campaign(
+    leaderOnly: Array<{ runnable: Runnable }>,
+    stopAll: AbortSignal,
+    failure: AbortController,
+    launch: (entries: Array<{ runnable: Runnable }>, scope: AbortSignal) => void,
+  ): Promise<void> {
+    const elector = this.elector as LeaderElector;
+    const term = { leading: undefined as AbortSignal | undefined };
+    this.onStartedLeading = (leadership) => {
+      term.leading = leadership;
+      this.logger.info({ identity: elector.identity }, 'became leader');
+      launch(leaderOnly, AbortSignal.any([leadership, stopAll]));
+    };
+    while (!stopAll.aborted) {
+      term.leading = undefined;
+      // Runs until the lease is lost, or until start() stops it after draining (the release).
+      await elector.run();
+      const lost = (term.leading as AbortSignal | undefined)?.aborted === true;
+      if (stopAll.aborted || !lost) return;
+      this.logger.error('leader lease lost');
+      if ((this.options.leaderElection?.onLoss ?? 'exit') === 'exit') {
+        failure.abort(new LeadershipLostError('leader lease lost'));
+        return;
+      }
+    }
+  }
+
+  private async withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve('timeout'), ms);
+    });
+    const outcome = await Promise.race([work.then(() => 'done' as const), timeout]);
+    if (timer) this.clock.clearTimeout(timer);
+    if (outcome === 'timeout') this.logger.warn({ timeoutMs: ms }, 'graceful shutdown timed out');
+  }
+}

@@ -1,0 +1,340 @@
+/**
+ * The command-line flags every operator's `main` shares, named and defaulted as controller-runtime
+ * operators name them, so that manifests written for Go operators carry over.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { parseBindAddress } from './bind-address.js';
+import { formatDuration, parseDuration } from './duration.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './logger.js';
+
+/** The standard flags, parsed. Durations are in milliseconds. */
+export interface StandardOptions {
+  /** `--kubeconfig`: a kubeconfig file (else `KUBECONFIG`, in-cluster, `~/.kube/config`). */
+  kubeconfig?: string;
+  /** `--context`: a kubeconfig context other than the current one. */
+  context?: string;
+  /** `--namespace`: watch and reconcile only this namespace (default: all). */
+  namespace?: string;
+  /** `--leader-elect`: run only while holding the leader lease. Default false. */
+  leaderElect: boolean;
+  /** `--leader-election-id`: the Lease's name. Required with `--leader-elect`. */
+  leaderElectionId?: string;
+  /** `--leader-election-namespace`: the Lease's namespace (default: the pod's own namespace). */
+  leaderElectionNamespace?: string;
+  /** `--leader-elect-lease-duration` (default 15 s). */
+  leaseDurationMs: number;
+  /** `--leader-elect-renew-deadline` (default 10 s). */
+  renewDeadlineMs: number;
+  /** `--leader-elect-retry-period` (default 2 s). */
+  retryPeriodMs: number;
+  /** `--metrics-bind-address` (default `:8080`; `0` disables). */
+  metricsBindAddress: string;
+  /** `--health-probe-bind-address` (default `:8081`; `0` disables). */
+  healthProbeBindAddress: string;
+  /** `--enable-debug-endpoint`: serve `/debug/queues`. Default false. */
+  enableDebugEndpoint: boolean;
+  /** `--debug-bind-address` (default `0`: with the health probes). */
+  debugBindAddress: string;
+  /** `--log-level` (default `info`). */
+  logLevel: LogLevel;
+  /** `--log-format` (default `json`). */
+  logFormat: LogFormat;
+}
+
+/** Where commander writes help and errors; tests capture them. */
+export interface OptionsOutput {
+  writeOut(text: string): void;
+  writeErr(text: string): void;
+}
+
+/** Options of {@link parseStandardOptions}. */
+export interface ParseOptionsConfig {
+  /** The program's name in usage lines. */
+  name: string;
+  /** One line saying what the operator does. */
+  description?: string;
+  /** Shown by `--version` when set. */
+  version?: string;
+  /** Adds the operator's own flags (and arguments) to the command. */
+  extend?: (command: Command) => void;
+  /** Defaults the operator prefers, e.g. its `leaderElectionId`; flags still win. */
+  defaults?: Partial<StandardOptions>;
+  /** `argv` holds only the arguments (`user`, default) or starts with node and the script (`node`). */
+  from?: 'user' | 'node';
+  /** Called after `--help` (code 0) or a usage error (code 2). Default `process.exit`. */
+  exit?: (code: number) => never;
+  /** Default: the process's standard output and error. */
+  output?: OptionsOutput;
+}
+
+/** What {@link parseStandardOptions} returns. */
+export interface ParsedOptions<Extra = Record<string, unknown>> {
+  standard: StandardOptions;
+  /** The values of the flags the operator added, camel-cased as commander names them. */
+  extra: Extra;
+  /** Positional arguments, if the operator declared any. */
+  args: string[];
+}
+
+type Defaults = Omit<
+  StandardOptions,
+  'kubeconfig' | 'context' | 'namespace' | 'leaderElectionId' | 'leaderElectionNamespace'
+> &
+  Partial<StandardOptions>;
+
+const STANDARD_DEFAULTS: Defaults = {
+  leaderElect: false,
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+  metricsBindAddress: ':8080',
+  healthProbeBindAddress: ':8081',
+  enableDebugEndpoint: false,
+  debugBindAddress: '0',
+  logLevel: 'info',
+  logFormat: 'json',
+};
+
+// The commander keys of the standard flags, so that everything else is the operator's.
+const STANDARD_KEYS = new Set([
+  'kubeconfig',
+  'context',
+  'namespace',
+  'leaderElect',
+  'leaderElectionId',
+  'leaderElectionNamespace',
+  'leaderElectLeaseDuration',
+  'leaderElectRenewDeadline',
+  'leaderElectRetryPeriod',
+  'metricsBindAddress',
+  'healthProbeBindAddress',
+  'enableDebugEndpoint',
+  'debugBindAddress',
+  'logLevel',
+  'logFormat',
+]);
+
+/** How much longer than a retry period the renew deadline must be (client-go's jitter factor). */
+const JITTER_FACTOR = 1.2;
+
+/**
+ * Parses the standard flags plus the operator's own. On `--help` (and `--version`) prints and
+ * exits with 0; on a bad flag prints the error and a hint and exits with 2.
+ *
+ * @example
+ * const { standard, extra } = parseStandardOptions(process.argv.slice(2), {
+ *   name: 'coordinator',
+ *   description: 'Coordinates node reboots',
+ *   defaults: { leaderElectionId: 'capstan-coordinator' },
+ *   extend: (cmd) => cmd.option('--max-unavailable <n>', 'nodes rebooting at once', '1'),
+ * });
+ */
+export function parseStandardOptions<Extra = Record<string, unknown>>(
+  argv: readonly string[],
+  config: ParseOptionsConfig,
+): ParsedOptions<Extra> {
+  const defaults: Defaults = { ...STANDARD_DEFAULTS, ...config.defaults };
+  const exit = config.exit ?? ((code: number): never => process.exit(code));
+  const program = buildCommand(config, defaults);
+  try {
+    program.parse([...argv], { from: config.from ?? 'user' });
+    return collect<Extra>(program, defaults, config.version !== undefined);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const ok = err.code === 'commander.helpDisplayed' || err.code === 'commander.version';
+      return exit(ok ? 0 : 2);
+    }
+    throw err;
+  }
+}
+
+function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
+  const program = new Command(config.name);
+  if (config.description) program.description(config.description);
+  if (config.version) program.version(config.version);
+  program.exitOverride().showHelpAfterError('(run with --help for usage)').allowExcessArguments(false);
+  if (config.output) {
+    const out = config.output;
+    program.configureOutput({ writeOut: (s) => out.writeOut(s), writeErr: (s) => out.writeErr(s) });
+  }
+
+  const add = (flags: string, description: string, value?: unknown, parse?: (v: string) => unknown) => {
+    const option = new Option(flags, description);
+    if (parse) option.argParser(parse);
+    // Set when the option is created, so that --help shows it and commander stores it.
+    if (value !== undefined) option.default(value);
+    program.addOption(option);
+  };
+  const d = defaults;
+  add(
+    '--kubeconfig <path>',
+    'kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)',
+    d.kubeconfig,
+  );
+  add('--context <name>', 'kubeconfig context to use (default: the current context)', d.context);
+  add('--namespace <ns>', 'restrict the operator to this namespace (default: all namespaces)', d.namespace);
+  add(
+    '--leader-elect [bool]',
+    'elect a leader among replicas; only the leader reconciles',
+    d.leaderElect,
+    parseBool,
+  );
+  add('--leader-election-id <name>', "the leader election Lease's name", d.leaderElectionId);
+  add(
+    '--leader-election-namespace <ns>',
+    "the leader election Lease's namespace (default: the pod's namespace)",
+    d.leaderElectionNamespace,
+  );
+  add(
+    '--leader-elect-lease-duration <duration>',
+    'how long a lease lasts without renewal',
+    formatDuration(d.leaseDurationMs),
+    checkDuration,
+  );
+  add(
+    '--leader-elect-renew-deadline <duration>',
+    'how long the leader keeps trying to renew before it steps down',
+    formatDuration(d.renewDeadlineMs),
+    checkDuration,
+  );
+  add(
+    '--leader-elect-retry-period <duration>',
+    'how often to try to acquire or renew',
+    formatDuration(d.retryPeriodMs),
+    checkDuration,
+  );
+  add(
+    '--metrics-bind-address <address>',
+    'where /metrics listens; "0" disables',
+    d.metricsBindAddress,
+    checkAddress,
+  );
+  add(
+    '--health-probe-bind-address <address>',
+    'where /healthz and /readyz listen; "0" disables',
+    d.healthProbeBindAddress,
+    checkAddress,
+  );
+  add('--enable-debug-endpoint [bool]', 'serve /debug/queues', d.enableDebugEndpoint, parseBool);
+  add(
+    '--debug-bind-address <address>',
+    'where /debug/queues listens; "0" serves it with the health probes',
+    d.debugBindAddress,
+    checkAddress,
+  );
+  add('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, d.logLevel, checkChoice(LOG_LEVELS));
+  add(
+    '--log-format <format>',
+    `log format: ${LOG_FORMATS.join(', ')}`,
+    d.logFormat,
+    checkChoice(LOG_FORMATS),
+  );
+
+  config.extend?.(program);
+  return program;
+}
+
+function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolean): ParsedOptions<Extra> {
+  const o = program.opts<Record<string, unknown>>();
+  const str = (key: string) => (o[key] === undefined ? undefined : String(o[key]));
+  const standard: StandardOptions = {
+    kubeconfig: str('kubeconfig'),
+    context: str('context'),
+    namespace: str('namespace'),
+    leaderElect: o.leaderElect === true,
+    leaderElectionId: str('leaderElectionId'),
+    leaderElectionNamespace: str('leaderElectionNamespace'),
+    leaseDurationMs: parseDuration(String(o.leaderElectLeaseDuration)),
+    renewDeadlineMs: parseDuration(String(o.leaderElectRenewDeadline)),
+    retryPeriodMs: parseDuration(String(o.leaderElectRetryPeriod)),
+    metricsBindAddress: str('metricsBindAddress') ?? defaults.metricsBindAddress,
+    healthProbeBindAddress: str('healthProbeBindAddress') ?? defaults.healthProbeBindAddress,
+    enableDebugEndpoint: o.enableDebugEndpoint === true,
+    debugBindAddress: str('debugBindAddress') ?? defaults.debugBindAddress,
+    logLevel: (str('logLevel') ?? defaults.logLevel) as LogLevel,
+    logFormat: (str('logFormat') ?? defaults.logFormat) as LogFormat,
+  };
+  for (const key of [
+    'kubeconfig',
+    'context',
+    'namespace',
+    'leaderElectionId',
+    'leaderElectionNamespace',
+  ] as const) {
+    if (standard[key] === undefined) delete standard[key];
+  }
+
+  const problem = leaderElectionProblem(standard);
+  if (problem) program.error(`error: ${problem}`, { exitCode: 2, code: 'capstan.invalidOptions' });
+
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(o)) {
+    if (!STANDARD_KEYS.has(key) && !(hasVersion && key === 'version')) extra[key] = value;
+  }
+  return { standard, extra: extra as Extra, args: [...program.args] };
+}
+
+/** Checks the leader election settings as client-go does; returns what is wrong, if anything. */
+function leaderElectionProblem(o: StandardOptions): string | undefined {
+  const d = formatDuration;
+  if (o.leaderElect && !o.leaderElectionId) return '--leader-election-id is required with --leader-elect';
+  if (o.leaseDurationMs < 1000)
+    return `--leader-elect-lease-duration ${d(o.leaseDurationMs)} must be at least 1s`;
+  if (o.retryPeriodMs <= 0) return `--leader-elect-retry-period ${d(o.retryPeriodMs)} must be positive`;
+  if (o.renewDeadlineMs >= o.leaseDurationMs) {
+    return (
+      `--leader-elect-renew-deadline ${d(o.renewDeadlineMs)} must be shorter than ` +
+      `--leader-elect-lease-duration ${d(o.leaseDurationMs)}`
+    );
+  }
+  if (o.renewDeadlineMs <= JITTER_FACTOR * o.retryPeriodMs) {
+    return (
+      `--leader-elect-renew-deadline ${d(o.renewDeadlineMs)} must be longer than ${JITTER_FACTOR} × ` +
+      `--leader-elect-retry-period ${d(o.retryPeriodMs)}`
+    );
+  }
+  return undefined;
+}
+
+function parseBool(value: string | boolean | undefined): boolean {
+  if (value === undefined || value === true) return true;
+  switch (String(value).toLowerCase()) {
+    case 'true':
+    case 't':
+    case '1':
+      return true;
+    case 'false':
+    case 'f':
+    case '0':
+      return false;
+    default:
+      throw new InvalidArgumentError('expected true or false.');
+  }
+}
+
+function checkDuration(value: string): string {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`${(err as Error).message}.`);
+  }
+  if (ms < 0) throw new InvalidArgumentError(`invalid duration "${value}": must not be negative.`);
+  return value;
+}
+
+function checkAddress(value: string): string {
+  try {
+    parseBindAddress(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`${(err as Error).message}.`);
+  }
+  return value;
+}
+
+function checkChoice(choices: readonly string[]) {
+  return (value: string): string => {
+    if (!choices.includes(value)) throw new InvalidArgumentError(`allowed: ${choices.join(', ')}.`);
+    return value;
+  };
+}
