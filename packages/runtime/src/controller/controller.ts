@@ -57,8 +57,8 @@ export class ReconcileTimeoutError extends Error {
  * reconciled by two workers at once, and that a key changed during its reconcile is reconciled again.
  */
 export class Controller {
-  /** The work queue (exposed for introspection: metrics and the debug endpoint). */
-  readonly queue: RateLimitingQueue<string>;
+  private currentQueue: RateLimitingQueue<string>;
+  private readonly makeQueue: () => RateLimitingQueue<string>;
   private readonly sources: Array<{ source: Source; registration?: HandlerRegistration }> = [];
   private readonly workers: PQueue;
   private readonly log: Logger;
@@ -66,7 +66,7 @@ export class Controller {
   private readonly clock: Clock;
   private readonly options: Required<Omit<ControllerOptions, 'rateLimiter' | 'reconcileTimeoutMs'>> &
     Pick<ControllerOptions, 'reconcileTimeoutMs'>;
-  private readonly stopping = new AbortController();
+  private stopping = new AbortController();
   private running: Promise<void> | undefined;
 
   constructor(
@@ -83,16 +83,30 @@ export class Controller {
       reconcileTimeoutMs: options.reconcileTimeoutMs,
     };
     const metrics = deps.metricsFor?.(name);
-    this.queue = new RateLimitingQueue<string>({
-      name,
-      clock: this.clock,
-      rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(this.clock),
-      ...(metrics ? { metrics: metrics.queue } : {}),
-    });
+    const rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
+    // One limiter for the controller's life: failure counts survive a restart of the queue.
+    this.makeQueue = () =>
+      new RateLimitingQueue<string>({
+        name,
+        clock: this.clock,
+        rateLimiter,
+        ...(metrics ? { metrics: metrics.queue } : {}),
+      });
+    this.currentQueue = this.makeQueue();
     this.workers = new PQueue({ concurrency: this.options.maxConcurrentReconciles });
     this.log = (deps.logger ?? pino({ level: 'info' })).child({ controller: name });
     this.metrics = metrics?.controller ?? noopControllerMetrics;
     this.metrics.maxConcurrent(this.options.maxConcurrentReconciles);
+  }
+
+  /** The work queue of the current run (for introspection: metrics and the debug endpoint). */
+  get queue(): RateLimitingQueue<string> {
+    return this.currentQueue;
+  }
+
+  /** Seconds of work in flight, for the `workqueue_unfinished_work_seconds` gauges. */
+  unfinishedWork(): { totalSeconds: number; longestSeconds: number } {
+    return this.currentQueue.unfinishedWork();
   }
 
   /** Adds an event source; events start flowing into the queue when the controller starts. */
@@ -113,9 +127,16 @@ export class Controller {
    * in-flight reconciles have drained (or the drain timeout passed).
    */
   start(signal?: AbortSignal): Promise<void> {
-    if (this.running) throw new Error(`controller ${this.name} already started`);
-    signal?.addEventListener('abort', () => this.stopping.abort(), { once: true });
-    this.running = this.run();
+    if (this.running) throw new Error(`controller ${this.name} is running`);
+    // A controller may run again after a run ended (a new leadership term): fresh queue and stop
+    // signal; the sources replay every cached object, so nothing is missed in between.
+    if (this.currentQueue.shuttingDown()) this.currentQueue = this.makeQueue();
+    this.stopping = new AbortController();
+    const stopping = this.stopping;
+    signal?.addEventListener('abort', () => stopping.abort(), { once: true });
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
   }
 
@@ -155,9 +176,10 @@ export class Controller {
       while (this.workers.pending >= this.options.maxConcurrentReconciles) {
         await new Promise((resolve) => this.workers.once('next', resolve));
       }
-      const item = await this.queue.get(stopped).catch(() => ({ shutdown: true as const }));
+      const queue = this.currentQueue;
+      const item = await queue.get(stopped).catch(() => ({ shutdown: true as const }));
       if (item.shutdown) return;
-      void this.workers.add(() => this.process(item.key));
+      void this.workers.add(() => this.process(item.key, queue));
     }
   }
 
@@ -178,7 +200,7 @@ export class Controller {
   }
 
   /** One reconcile of one key, from get to done. Never throws. */
-  private async process(key: string): Promise<void> {
+  private async process(key: string, queue: RateLimitingQueue<string>): Promise<void> {
     const request = parseRequestKey(key);
     const reconcileId = randomUUID();
     const log = this.log.child({ namespace: request.namespace, name: request.name, reconcileId });
@@ -223,8 +245,8 @@ export class Controller {
       this.metrics.terminalError();
       log.error({ err: error }, 'reconcile failed with a terminal error; not retrying');
     }
-    applyOutcome(this.queue, key, outcome);
-    this.queue.done(key);
+    applyOutcome(queue, key, outcome);
+    queue.done(key);
   }
 
   private handlerFor(source: Source) {

@@ -218,7 +218,7 @@ export class Manager {
   addController(controller: Controller): void {
     if (this.started) throw new Error('add controllers before start');
     this.controllers.push(controller);
-    this.metrics.registerQueue(controller.queue, controller.name);
+    this.metrics.registerQueue(controller, controller.name);
     this.add(
       {
         name: controller.name,

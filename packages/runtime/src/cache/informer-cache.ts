@@ -1,0 +1,214 @@
+import type { CachedReader } from '../client/cached-reader.js';
+import { parseLabelSelector } from '../client/selectors.js';
+import type { ApiTransport } from '../client/transport.js';
+import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
+import { CacheSyncError, SharedInformer, type SharedInformerOptions } from './shared-informer.js';
+import { type IndexFunction, storeKey } from './store.js';
+
+/** What an informer is restricted to. Informers are shared per (kind, restriction). */
+export interface InformerRestriction {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** Options of {@link InformerCache}; passed on to every informer it creates. */
+export type InformerCacheOptions = Omit<
+  SharedInformerOptions<KubeObject>,
+  'namespace' | 'labelSelector' | 'fieldSelector'
+>;
+
+interface Entry {
+  readonly informer: SharedInformer<KubeObject>;
+  readonly restriction: Readonly<InformerRestriction>;
+}
+
+/** The index every store gets, so namespaced reads need not scan. */
+const NAMESPACE_INDEX = 'capstan:namespace';
+const typeKeyOf = (type: ResourceType) => `${type.group}/${type.version}/${type.plural}`;
+
+/**
+ * The process-wide set of informers: one per (kind, namespace, label selector, field selector),
+ * created on first request and shared by every controller, and the {@link CachedReader} the Client
+ * reads through.
+ *
+ * Reads pick an informer that covers the request: for a kind, an informer with no label or field
+ * selector over all namespaces (or over the requested namespace). Informers restricted by a
+ * selector serve only lists with exactly that selector.
+ */
+export class InformerCache implements CachedReader {
+  private readonly entries = new Map<string, Entry>();
+  private readonly indexers = new Map<string, Map<string, IndexFunction<KubeObject>>>();
+  private started = false;
+
+  constructor(
+    private readonly transport: ApiTransport,
+    private readonly options: InformerCacheOptions = {},
+  ) {}
+
+  /**
+   * The informer for `type` under `restriction`, created (and started, if the cache is started)
+   * on first request. Every caller asking for the same restriction gets the same informer.
+   */
+  informerFor<T extends KubeObject>(
+    type: ResourceType<T>,
+    restriction: InformerRestriction = {},
+  ): SharedInformer<T> {
+    const r = normalize(type, restriction);
+    const key = `${typeKeyOf(type)}|${r.namespace ?? ''}|${r.labelSelector ?? ''}|${r.fieldSelector ?? ''}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      const informer = new SharedInformer<KubeObject>(this.transport, type as ResourceType, {
+        ...this.options,
+        ...r,
+      });
+      if (type.namespaced && r.namespace === undefined)
+        informer.addIndex(NAMESPACE_INDEX, (o) => [o.metadata.namespace ?? '']);
+      for (const [name, fn] of this.indexers.get(typeKeyOf(type)) ?? []) informer.addIndex(name, fn);
+      entry = { informer, restriction: r };
+      this.entries.set(key, entry);
+      if (this.started) informer.start();
+    }
+    return entry.informer as unknown as SharedInformer<T>;
+  }
+
+  /** Starts every informer, and any created later. Idempotent. */
+  start(): void {
+    this.started = true;
+    for (const { informer } of this.entries.values()) informer.start();
+  }
+
+  /** Stops every informer. */
+  async stop(): Promise<void> {
+    this.started = false;
+    await Promise.all([...this.entries.values()].map((e) => e.informer.stop()));
+    this.entries.clear();
+  }
+
+  /**
+   * Resolves when every informer created so far has synced.
+   * @throws {@link CacheSyncError} naming the informers still unsynced after `timeoutMs`.
+   */
+  async waitForCacheSync(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const entries = [...this.entries.values()];
+    const results = await Promise.allSettled(entries.map((e) => e.informer.waitForSync(timeoutMs, signal)));
+    const failed = entries.filter((_, i) => results[i]?.status === 'rejected');
+    if (failed.length > 0) {
+      const names = failed.map((e) => describe(e)).join(', ');
+      throw new CacheSyncError(`caches not synced within ${timeoutMs} ms: ${names}`);
+    }
+  }
+
+  /** True once every informer created so far has synced. */
+  hasSynced(): boolean {
+    return [...this.entries.values()].every((e) => e.informer.hasSynced());
+  }
+
+  /**
+   * Declares an index over every informer of `type` (existing and future), queried with
+   * {@link listByIndex}. E.g. `indexField(Pod, 'spec.nodeName', (p) => [p.spec.nodeName])`.
+   */
+  indexField<T extends KubeObject>(type: ResourceType<T>, name: string, fn: IndexFunction<T>): void {
+    const typeKey = typeKeyOf(type);
+    let byName = this.indexers.get(typeKey);
+    if (!byName) {
+      byName = new Map();
+      this.indexers.set(typeKey, byName);
+    }
+    if (byName.has(name)) throw new Error(`index "${name}" of ${type.plural} already exists`);
+    const generic = fn as IndexFunction<KubeObject>;
+    byName.set(name, generic);
+    for (const e of this.entriesOf(type)) e.informer.addIndex(name, generic);
+  }
+
+  /** Objects whose index `name` yields `value`, optionally in one namespace. */
+  listByIndex<T extends KubeObject>(
+    type: ResourceType<T>,
+    name: string,
+    value: string,
+    options: { namespace?: string } = {},
+  ): T[] {
+    const entry = this.reader(type, options.namespace);
+    if (!entry)
+      throw new Error(
+        `no informer caches ${type.plural}${options.namespace ? ` in ${options.namespace}` : ''}`,
+      );
+    const items = entry.informer.store.byIndex(name, value) as T[];
+    return options.namespace ? items.filter((o) => o.metadata.namespace === options.namespace) : items;
+  }
+
+  isCached(type: ResourceType): boolean {
+    return this.entriesOf(type).some(
+      (e) => e.restriction.labelSelector === undefined && e.restriction.fieldSelector === undefined,
+    );
+  }
+
+  get<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey): T | undefined {
+    const namespace = type.namespaced ? key.namespace : undefined;
+    const entry = this.reader(type, namespace);
+    return entry?.informer.store.get(storeKey(namespace, key.name)) as T | undefined;
+  }
+
+  list<T extends KubeObject>(
+    type: ResourceType<T>,
+    options: { namespace?: string; labelSelector?: string } = {},
+  ): T[] {
+    const namespace = type.namespaced ? options.namespace || undefined : undefined;
+    const selector = options.labelSelector?.trim() || undefined;
+    // An informer restricted by exactly this selector already holds the answer.
+    const exact = this.entriesOf(type).find(
+      (e) =>
+        selector !== undefined &&
+        e.restriction.labelSelector === selector &&
+        e.restriction.fieldSelector === undefined &&
+        (e.restriction.namespace === undefined || e.restriction.namespace === namespace),
+    );
+    const entry = exact ?? this.reader(type, namespace);
+    if (!entry) return [];
+    const store = entry.informer.store;
+    let items = (
+      namespace && entry.restriction.namespace === undefined
+        ? store.byIndex(NAMESPACE_INDEX, namespace)
+        : store.list()
+    ) as T[];
+    if (selector && !exact) {
+      const s = parseLabelSelector(selector);
+      items = items.filter((o) => s.matches(o.metadata.labels));
+    }
+    return items;
+  }
+
+  /** An unselected informer covering `namespace` (all namespaces when undefined), cluster-wide first. */
+  private reader(type: ResourceType, namespace: string | undefined): Entry | undefined {
+    const candidates = this.entriesOf(type).filter(
+      (e) => e.restriction.labelSelector === undefined && e.restriction.fieldSelector === undefined,
+    );
+    return (
+      candidates.find((e) => e.restriction.namespace === undefined) ??
+      (namespace === undefined ? undefined : candidates.find((e) => e.restriction.namespace === namespace))
+    );
+  }
+
+  private entriesOf(type: ResourceType): Entry[] {
+    const prefix = `${typeKeyOf(type)}|`;
+    return [...this.entries].filter(([k]) => k.startsWith(prefix)).map(([, e]) => e);
+  }
+}
+
+function normalize(type: ResourceType, r: InformerRestriction): InformerRestriction {
+  const out: InformerRestriction = {};
+  if (type.namespaced && r.namespace) out.namespace = r.namespace;
+  if (r.labelSelector?.trim()) out.labelSelector = r.labelSelector.trim();
+  if (r.fieldSelector?.trim()) out.fieldSelector = r.fieldSelector.trim();
+  return out;
+}
+
+function describe(e: Entry): string {
+  const r = e.restriction;
+  const parts = [
+    r.namespace && `namespace=${r.namespace}`,
+    r.labelSelector && `labels=${r.labelSelector}`,
+    r.fieldSelector && `fields=${r.fieldSelector}`,
+  ].filter(Boolean);
+  return `${e.informer.type.plural}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}

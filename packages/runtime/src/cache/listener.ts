@@ -1,0 +1,97 @@
+import type { KubeObject } from '../client/types.js';
+import type { StoreChange } from './reflector.js';
+
+/** Reacts to changes of an informer's objects. Any method may be async; see {@link Listener}. */
+export interface EventHandler<T extends KubeObject = KubeObject> {
+  onAdd?(object: T): void | Promise<void>;
+  /** For a periodic resync, `old === object`. */
+  onUpdate?(old: T, object: T): void | Promise<void>;
+  /** `finalStateUnknown`: the deletion was inferred by a relist; `object` is the last state seen. */
+  onDelete?(object: T, info: { finalStateUnknown: boolean }): void | Promise<void>;
+}
+
+/**
+ * Delivers one handler's changes, one at a time, in order. An async handler is awaited before
+ * the next change is delivered, so a slow handler delays only itself and never sees events out of
+ * order; a synchronous handler is called synchronously. Each handler has its own queue, so one slow
+ * handler does not hold back the others (as client-go's per-listener buffers).
+ */
+export class Listener<T extends KubeObject = KubeObject> {
+  // Invariant: queue[head..] are the changes pushed and not yet delivered, in push order.
+  private queue: Array<StoreChange<T> | undefined> = [];
+  private head = 0;
+  private draining = false;
+  private removed = false;
+  private pushed = 0;
+  private processed = 0;
+  /** Number of changes that make up this handler's initial state; undefined until known. */
+  private syncTarget: number | undefined;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly handler: EventHandler<T>,
+    private readonly onError: (error: unknown, change: StoreChange<T>) => void,
+  ) {}
+
+  push(change: StoreChange<T>): void {
+    if (this.removed) return;
+    this.queue.push(change);
+    this.pushed++;
+    if (!this.draining) void this.drain();
+  }
+
+  /** Declares that everything pushed so far is the initial state. */
+  markSyncPoint(): void {
+    this.syncTarget ??= this.pushed;
+  }
+
+  /** True once the handler has processed the initial state. */
+  hasSynced(): boolean {
+    return this.syncTarget !== undefined && this.processed >= this.syncTarget;
+  }
+
+  /** Resolves when every change pushed so far has been handled (at once when idle). */
+  idle(): Promise<void> {
+    if (!this.draining) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops delivery; changes not yet delivered are dropped. */
+  remove(): void {
+    this.removed = true;
+    this.queue = [];
+    this.head = 0;
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    while (this.head < this.queue.length && !this.removed) {
+      const change = this.queue[this.head] as StoreChange<T>;
+      this.queue[this.head++] = undefined; // let the object go once delivered
+      try {
+        const result = this.deliver(change);
+        if (result !== undefined) await result;
+      } catch (err) {
+        this.onError(err, change);
+      }
+      this.processed++;
+    }
+    this.queue = [];
+    this.head = 0;
+    this.draining = false;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private deliver(change: StoreChange<T>): void | Promise<void> {
+    switch (change.type) {
+      case 'add':
+        return this.handler.onAdd?.(change.object);
+      case 'update':
+        return this.handler.onUpdate?.(change.old, change.object);
+      case 'delete':
+        return this.handler.onDelete?.(change.object, { finalStateUnknown: change.finalStateUnknown });
+    }
+  }
+}

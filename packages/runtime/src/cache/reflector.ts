@@ -1,0 +1,262 @@
+import type { ApiTransport } from '../client/transport.js';
+import type { KubeObject, ResourceType } from '../client/types.js';
+import { type Clock, realClock, sleep } from '../clock.js';
+import { Backoff, type BackoffOptions } from './backoff.js';
+import { deepFreeze } from './deep-freeze.js';
+import { Store, storeKey } from './store.js';
+import {
+  type StepResult,
+  step,
+  type WatcherContext,
+  type WatcherEvent,
+  type WatcherState,
+} from './watcher.js';
+
+/** A change of the store, as handlers see it. */
+export type StoreChange<T extends KubeObject = KubeObject> =
+  | { readonly type: 'add'; readonly object: T }
+  | { readonly type: 'update'; readonly old: T; readonly object: T }
+  /** `finalStateUnknown`: the object vanished while we were not watching (seen only by a relist). */
+  | { readonly type: 'delete'; readonly object: T; readonly finalStateUnknown: boolean };
+
+/** Context of a reported error. */
+export interface ReflectorErrorInfo {
+  /** The state the machine was in when the error happened. */
+  readonly phase: WatcherState<KubeObject>['phase'];
+  /** How long the reflector waits before trying again. */
+  readonly retryInMs: number;
+}
+
+/** Options of {@link Reflector}. */
+export interface ReflectorOptions<T extends KubeObject> {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  clock?: Clock;
+  /** LIST page size (default 500). */
+  pageSize?: number;
+  /** resourceVersion of the first list (default `'0'`: served from the API server's cache). */
+  initialListResourceVersion?: string;
+  /** Applied to every object before it is cached (default {@link dropManagedFields}). */
+  transform?: (object: T) => T;
+  /** Called for every store change, in order, synchronously after the store changed. */
+  onChange?: (change: StoreChange<T>) => void;
+  /** Called once, synchronously, right after the first complete list was stored and its changes emitted. */
+  onSynced?: () => void;
+  /** Called for every failure; the reflector keeps retrying after `info.retryInMs`. */
+  onError?: (error: Error, info: ReflectorErrorInfo) => void;
+  backoff?: BackoffOptions;
+  /** Randomness for watch timeouts and jitter (default Math.random). */
+  random?: () => number;
+}
+
+/**
+ * The default transform: drops `metadata.managedFields`, which nobody reads from a cache and which
+ * is often a third of an object's size. Returns a shallow copy (structure shared) rather than
+ * deleting in place, which would push V8 into slower, larger dictionary-mode objects.
+ */
+export function dropManagedFields<T extends KubeObject>(object: T): T {
+  if (object.metadata?.managedFields === undefined) return object;
+  const { managedFields: _dropped, ...metadata } = object.metadata;
+  return { ...object, metadata };
+}
+
+/**
+ * Keeps a {@link Store} equal to the server's objects of one kind (and selection): lists, then
+ * watches, forever, until stopped. Runs the {@link step} machine and owns what it leaves out:
+ * applying events to the store, backoff on errors, and reporting.
+ *
+ * - paginated LIST (500 per page; falls back to one full list if a continue token expires);
+ * - WATCH from the list's resourceVersion with bookmarks and a server timeout of 5–10 min, re-watch
+ *   from the last seen resourceVersion when a watch ends;
+ * - on 410 Gone: relist and replace the store at once, emitting the difference (deletes of objects
+ *   that vanished meanwhile carry `finalStateUnknown`);
+ * - any other error: report it, back off (800 ms → 30 s, ×2, jitter, reset after 2 min healthy), retry.
+ *   It never stops by itself.
+ */
+export class Reflector<T extends KubeObject = KubeObject> {
+  readonly store: Store<T>;
+  private readonly clock: Clock;
+  private readonly ctx: WatcherContext<T>;
+  private readonly backoff: Backoff;
+  private readonly transform: (object: T) => T;
+  private readonly onChange: ((change: StoreChange<T>) => void) | undefined;
+  private readonly onSynced: (() => void) | undefined;
+  private readonly onError: (error: Error, info: ReflectorErrorInfo) => void;
+  private readonly abort = new AbortController();
+  private state: WatcherState<T> = { phase: 'Empty', quorum: false, paginate: true };
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private synced = false;
+  private lastRv = '';
+  /** 410s in a row without a watch event in between: a second one is a reason to back off. */
+  private goneStreak = 0;
+  private readonly syncWaiters = new Set<() => void>();
+
+  constructor(
+    transport: ApiTransport,
+    readonly type: ResourceType<T>,
+    options: ReflectorOptions<T> = {},
+    store: Store<T> = new Store<T>(),
+  ) {
+    this.store = store;
+    this.clock = options.clock ?? realClock;
+    const random = options.random ?? Math.random;
+    this.backoff = new Backoff(this.clock, { random, ...options.backoff });
+    this.transform = options.transform ?? dropManagedFields;
+    this.onChange = options.onChange;
+    this.onSynced = options.onSynced;
+    this.onError =
+      options.onError ??
+      ((error, info) =>
+        console.warn(`reflector ${type.plural}: ${error.message}; retrying in ${info.retryInMs} ms`));
+    this.ctx = {
+      transport,
+      type,
+      namespace: options.namespace,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      pageSize: options.pageSize ?? 500,
+      initialListResourceVersion: options.initialListResourceVersion ?? '0',
+      clock: this.clock,
+      // Spread over 5–10 minutes so a fleet of watches does not reconnect in lockstep.
+      watchTimeoutSeconds: () => 300 + Math.floor(random() * 300),
+    };
+  }
+
+  /** Starts listing and watching in the background. Idempotent. */
+  start(): void {
+    if (this.running || this.stopped) return;
+    this.running = this.run();
+  }
+
+  /** Stops for good; resolves when the loop has ended and the watch is closed. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    if (this.state.phase === 'Watching') this.state.stream.stop();
+    await this.running;
+  }
+
+  /** True once the first complete list has been stored. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves when {@link hasSynced} becomes true (at once if it is). */
+  whenSynced(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.add(resolve));
+  }
+
+  /** The resourceVersion the store is known to be current at (`''` before the first list). */
+  lastSyncResourceVersion(): string {
+    return this.lastRv;
+  }
+
+  /** The machine's current phase, for diagnostics and tests. */
+  phase(): WatcherState<T>['phase'] {
+    return this.state.phase;
+  }
+
+  private async run(): Promise<void> {
+    // Resolves when stop() is called, so a request the transport never answers cannot hold stop() up.
+    const aborted = new Promise<undefined>((resolve) =>
+      this.abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
+    );
+    while (!this.stopped) {
+      const phase = this.state.phase;
+      const pending = step(this.ctx, this.state).catch(
+        // step() reports failures in its result; this only guards against a bug there.
+        (err: unknown): StepResult<T> => ({
+          next: this.state,
+          error: err instanceof Error ? err : new Error(String(err)),
+        }),
+      );
+      const result = await Promise.race([pending, aborted]);
+      if (this.stopped || result === undefined) {
+        // A watch that opens after stop() must still be closed.
+        void pending.then((late) => {
+          if (late.next.phase === 'Watching') late.next.stream.stop();
+        });
+        break;
+      }
+      this.state = result.next;
+      if (result.event) this.apply(result.event);
+      let error = result.error;
+      if (result.gone && ++this.goneStreak > 1)
+        error = new Error(`${this.type.plural}: 410 Gone again right after a relist`);
+      if (error) {
+        const delay = this.backoff.next();
+        this.report(error, { phase, retryInMs: delay });
+        try {
+          await sleep(this.clock, delay, this.abort.signal);
+        } catch {
+          break; // aborted by stop()
+        }
+      }
+    }
+  }
+
+  private report(error: Error, info: ReflectorErrorInfo): void {
+    try {
+      this.onError(error, info);
+    } catch {
+      // A failing error hook must not stop the reflector.
+    }
+  }
+
+  private emit(change: StoreChange<T>): void {
+    if (!this.onChange) return;
+    try {
+      this.onChange(change);
+    } catch (err) {
+      this.report(err instanceof Error ? err : new Error(String(err)), {
+        phase: this.state.phase,
+        retryInMs: 0,
+      });
+    }
+  }
+
+  private apply(event: WatcherEvent<T>): void {
+    switch (event.type) {
+      case 'Replace': {
+        const diff = this.store.replace(event.items.map(this.transform));
+        this.lastRv = event.resourceVersion;
+        for (const object of diff.added) this.emit({ type: 'add', object });
+        for (const u of diff.updated) this.emit({ type: 'update', old: u.old, object: u.new });
+        for (const object of diff.deleted) this.emit({ type: 'delete', object, finalStateUnknown: true });
+        if (!this.synced) {
+          this.synced = true;
+          this.onSynced?.();
+          for (const resolve of this.syncWaiters) resolve();
+          this.syncWaiters.clear();
+        }
+        return;
+      }
+      case 'Apply': {
+        this.goneStreak = 0;
+        const object = this.transform(event.object);
+        const old = this.store.upsert(object);
+        this.lastRv = object.metadata.resourceVersion ?? this.lastRv;
+        this.emit(old ? { type: 'update', old, object } : { type: 'add', object });
+        return;
+      }
+      case 'Delete': {
+        this.goneStreak = 0;
+        const object = this.transform(event.object);
+        this.lastRv = object.metadata.resourceVersion ?? this.lastRv;
+        // A delete of something never seen (e.g. it left our selection unseen) changes nothing.
+        if (this.store.delete(storeKey(object)) !== undefined) {
+          // Handlers get it frozen, like every cached object.
+          this.emit({ type: 'delete', object: deepFreeze(object), finalStateUnknown: false });
+        }
+        return;
+      }
+      case 'Bookmark':
+        this.goneStreak = 0;
+        this.lastRv = event.resourceVersion;
+        return;
+    }
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The test kit (`@capstan/runtime/testing`): a virtual clock and an in-memory, fault-injecting
+ * API server that implements the same transport as a real cluster.
+ */
+export {
+  FakeCluster,
+  type FakeClusterOptions,
+  type FakeRequest,
+  type FaultHook,
+  type KindOptions,
+  type Verb,
+} from './fake-cluster.js';
+export { FakeWatch } from './fake-watch.js';
+export { flushMicrotasks, ManualClock } from './manual-clock.js';
+export { type JsonPatchOperation, jsonEqual, jsonPatch, mergePatch } from './patch.js';

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { sleep } from '../../src/clock.js';
+import { ManualClock } from '../../src/testing/index.js';
+
+describe('ManualClock', () => {
+  it('fires due timers in order of due time, ties in creation order', () => {
+    const clock = new ManualClock(0);
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('b'), 20);
+    clock.setTimeout(() => fired.push('a'), 10);
+    clock.setTimeout(() => fired.push('c'), 20);
+    clock.setTimeout(() => fired.push('late'), 31);
+    expect(clock.advance(30)).toBe(3);
+    expect(fired).toEqual(['a', 'b', 'c']);
+    expect(clock.now()).toBe(30);
+    expect(clock.pendingTimers()).toBe(1);
+  });
+
+  it('sets now() to each timer due time while firing and fires timers scheduled by timers', () => {
+    const clock = new ManualClock(0);
+    const seen: number[] = [];
+    clock.setTimeout(() => {
+      seen.push(clock.now());
+      clock.setTimeout(() => seen.push(clock.now()), 5);
+    }, 10);
+    clock.advance(100);
+    expect(seen).toEqual([10, 15]);
+  });
+
+  it('clearTimeout cancels', () => {
+    const clock = new ManualClock(0);
+    let fired = false;
+    const h = clock.setTimeout(() => {
+      fired = true;
+    }, 1);
+    clock.clearTimeout(h);
+    clock.advance(10);
+    expect(fired).toBe(false);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('advanceAsync lets awaiting code reach its next timer', async () => {
+    const clock = new ManualClock(0);
+    const log: number[] = [];
+    const loop = (async () => {
+      for (let i = 0; i < 3; i++) {
+        await sleep(clock, 100);
+        log.push(clock.now());
+      }
+    })();
+    await clock.advanceAsync(300);
+    await loop;
+    expect(log).toEqual([100, 200, 300]);
+  });
+
+  it('runAll fires everything and guards against endless re-arming', () => {
+    const clock = new ManualClock(0);
+    let n = 0;
+    clock.setTimeout(() => n++, 1000);
+    clock.setTimeout(() => n++, 5);
+    expect(clock.runAll()).toBe(2);
+    expect(clock.now()).toBe(1000);
+    const rearm = () => clock.setTimeout(rearm, 1);
+    rearm();
+    expect(() => clock.runAll(50)).toThrow(/more than 50/);
+  });
+});
