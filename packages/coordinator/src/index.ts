@@ -1,5 +1,7 @@
 /**
  * @packageDocumentation
- * Placeholder entry point: this package is laid out by the foundation issue and filled by its own issue.
+ * The reboot coordinator: the annotation protocol shared with the update agents, the
+ * `RebootGroup` resource, and the pure planner that decides grants within each group's budget.
  */
-export {};
+export * from './api/index.js';
+export * from './planner/index.js';

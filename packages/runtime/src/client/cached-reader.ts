@@ -15,6 +15,6 @@ export interface CachedReader {
   /** Cached objects, optionally restricted to one namespace and a label selector (server syntax). */
   list<T extends KubeObject>(
     type: ResourceType<T>,
-    options: { namespace?: string; labelSelector?: string },
+    options?: { namespace?: string; labelSelector?: string },
   ): T[];
 }
