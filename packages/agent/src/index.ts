@@ -1,5 +1,16 @@
 /**
  * @packageDocumentation
- * Placeholder entry point: this package is laid out by the foundation issue and filled by its own issue.
+ * `@capstan/agent`: the update agent (a DaemonSet). It learns from the OS that a reboot is needed
+ * (update_engine over D-Bus, a sentinel file or command), reports it through node annotations, and
+ * when the coordinator grants it, cordons, drains through the Eviction API and reboots through
+ * logind. Test doubles for update_engine and logind on a private bus are in `src/testing`.
  */
-export {};
+export * from './agent.js';
+export * from './dbus/index.js';
+export * from './decide.js';
+export * from './flags.js';
+export * from './keys.js';
+export * from './metrics.js';
+export * from './os-release.js';
+export * from './sources/index.js';
+export * from './testing/index.js';

@@ -11,6 +11,7 @@ export {
   Backoff,
   type BackoffOptions,
   CacheSyncError,
+  compactForCache,
   deepFreeze,
   dropManagedFields,
   type EventHandler,

@@ -3,6 +3,7 @@
  * handlers, and the informer cache serves the Client's reads.
  */
 export { Backoff, type BackoffOptions } from './backoff.js';
+export { compactForCache } from './compact.js';
 export { deepFreeze } from './deep-freeze.js';
 export {
   InformerCache,

@@ -2,6 +2,7 @@ import type { ApiTransport } from '../client/transport.js';
 import type { KubeObject, ResourceType } from '../client/types.js';
 import { type Clock, realClock, sleep } from '../clock.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
+import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';
 import { Store, storeKey } from './store.js';
 import {
@@ -37,7 +38,7 @@ export interface ReflectorOptions<T extends KubeObject> {
   pageSize?: number;
   /** resourceVersion of the first list (default `'0'`: served from the API server's cache). */
   initialListResourceVersion?: string;
-  /** Applied to every object before it is cached (default {@link dropManagedFields}). */
+  /** Applied to every object before it is cached (default {@link compactForCache}: drops managedFields). */
   transform?: (object: T) => T;
   /** Called for every store change, in order, synchronously after the store changed. */
   onChange?: (change: StoreChange<T>) => void;
@@ -103,7 +104,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.clock = options.clock ?? realClock;
     const random = options.random ?? Math.random;
     this.backoff = new Backoff(this.clock, { random, ...options.backoff });
-    this.transform = options.transform ?? dropManagedFields;
+    this.transform = options.transform ?? compactForCache;
     this.onChange = options.onChange;
     this.onSynced = options.onSynced;
     this.onError =
@@ -160,10 +161,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
   }
 
   private async run(): Promise<void> {
-    // Resolves when stop() is called, so a request the transport never answers cannot hold stop() up.
-    const aborted = new Promise<undefined>((resolve) =>
-      this.abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
-    );
     while (!this.stopped) {
       const phase = this.state.phase;
       const pending = step(this.ctx, this.state).catch(
@@ -173,7 +170,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           error: err instanceof Error ? err : new Error(String(err)),
         }),
       );
-      const result = await Promise.race([pending, aborted]);
+      const result = await this.untilStopped(pending);
       if (this.stopped || result === undefined) {
         // A watch that opens after stop() must still be closed.
         void pending.then((late) => {
@@ -196,6 +193,25 @@ export class Reflector<T extends KubeObject = KubeObject> {
         }
       }
     }
+  }
+
+  /**
+   * `work`'s result, or undefined as soon as stop() is called, so a request the transport never
+   * answers cannot hold stop() up. The abort listener is removed each time: racing every step
+   * against one long-lived promise would pile reactions on it, each keeping its step's result
+   * (a whole list) alive for the reflector's lifetime.
+   */
+  private untilStopped(work: Promise<StepResult<T>>): Promise<StepResult<T> | undefined> {
+    const signal = this.abort.signal;
+    if (signal.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(undefined);
+      signal.addEventListener('abort', onAbort, { once: true });
+      void work.then((result) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      });
+    });
   }
 
   private report(error: Error, info: ReflectorErrorInfo): void {

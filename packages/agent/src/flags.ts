@@ -1,0 +1,148 @@
+/**
+ * The agent's command-line flags (besides the standard ones) and what they build.
+ */
+import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+import type { AgentOptions } from './agent.js';
+import { PROTOCOL_NAMES, type ProtocolName } from './keys.js';
+import { SentinelCommandSource } from './sources/sentinel-command-source.js';
+import { SentinelFileSource } from './sources/sentinel-file-source.js';
+import type { RebootNeededSource } from './sources/source.js';
+import { UpdateEngineSource } from './sources/update-engine-source.js';
+
+/** Where "reboot needed" comes from. */
+export const SOURCE_KINDS = ['update-engine', 'file', 'command'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** The agent's own flags, parsed. */
+export interface AgentFlags {
+  nodeName: string;
+  source: SourceKind;
+  rebootSentinel: string;
+  rebootSentinelCommand?: string;
+  sentinelInterval: string;
+  drainTimeout: string;
+  drainGracePeriod: string;
+  forceReboot: boolean;
+  failureBackoff: string;
+  protocol: ProtocolName;
+  osReleasePath: string;
+  busAddress?: string;
+}
+
+/** A usage error commander reports as such (what commander's InvalidArgumentError carries). */
+function invalid(message: string): Error {
+  return Object.assign(new Error(message), { code: 'commander.invalidArgument', exitCode: 2 });
+}
+
+const choice =
+  <T extends string>(allowed: readonly T[], flag: string) =>
+  (value: string): T => {
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw invalid(`${flag} must be one of ${allowed.join(', ')}; got "${value}"`);
+    }
+    return value as T;
+  };
+
+const duration = (flag: string) => (value: string) => {
+  try {
+    parseDuration(value);
+  } catch (err) {
+    throw invalid(`${flag}: ${(err as Error).message}`);
+  }
+  return value;
+};
+
+/** Adds the agent's flags to the standard command (pass as `extend` to `parseStandardOptions`). */
+export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) => {
+  cmd
+    .option('--node-name <name>', 'the node this agent runs on (default: $NODE_NAME)', process.env.NODE_NAME)
+    .option(
+      '--source <kind>',
+      `where "reboot needed" comes from: ${SOURCE_KINDS.join(', ')}`,
+      choice(SOURCE_KINDS, '--source'),
+      'update-engine',
+    )
+    .option(
+      '--reboot-sentinel <path>',
+      'with --source file: reboot needed while this file exists',
+      '/var/run/reboot-required',
+    )
+    .option(
+      '--reboot-sentinel-command <command>',
+      'with --source command: reboot needed while this command exits 0 (split on spaces, run without a shell)',
+    )
+    .option(
+      '--sentinel-interval <duration>',
+      'how often to check the sentinel file or command',
+      duration('--sentinel-interval'),
+      '10s',
+    )
+    .option(
+      '--drain-timeout <duration>',
+      'give up a drain after this long ("0": never)',
+      duration('--drain-timeout'),
+      '10m',
+    )
+    .option(
+      '--drain-grace-period <duration>',
+      'termination grace period given to evicted pods ("-1s": each pod\'s own)',
+      duration('--drain-grace-period'),
+      '-1s',
+    )
+    .option(
+      '--force-reboot [bool]',
+      'reboot even when the drain timed out',
+      (v: string) => v !== 'false',
+      false,
+    )
+    .option(
+      '--failure-backoff <duration>',
+      'after a failed drain or reboot, wait this long before retrying',
+      duration('--failure-backoff'),
+      '5m',
+    )
+    .option(
+      '--protocol <name>',
+      `annotation protocol: ${PROTOCOL_NAMES.join(', ')}`,
+      choice(PROTOCOL_NAMES, '--protocol'),
+      'capstan',
+    )
+    .option('--os-release-path <path>', 'os-release file for the id and version labels', '/etc/os-release')
+    .option(
+      '--bus-address <address>',
+      'D-Bus system bus address (default: $DBUS_SYSTEM_BUS_ADDRESS or /var/run/dbus)',
+    );
+};
+
+/** Turns the agent's flags into {@link AgentOptions}; throws on an unusable combination. */
+export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
+  if (!flags.nodeName) throw new Error('--node-name (or $NODE_NAME) is required');
+  const graceMs = parseDuration(flags.drainGracePeriod);
+  return {
+    nodeName: flags.nodeName,
+    protocol: flags.protocol,
+    ...(flags.busAddress ? { busAddress: flags.busAddress } : {}),
+    source: sourceFromFlags(flags),
+    osReleasePath: flags.osReleasePath,
+    drainTimeoutMs: parseDuration(flags.drainTimeout),
+    drainGracePeriodSeconds: graceMs < 0 ? -1 : Math.round(graceMs / 1000),
+    forceReboot: flags.forceReboot,
+    failureBackoffMs: parseDuration(flags.failureBackoff),
+  };
+}
+
+/** The reboot-needed source the flags select. */
+export function sourceFromFlags(flags: AgentFlags): RebootNeededSource {
+  const intervalMs = parseDuration(flags.sentinelInterval);
+  switch (flags.source) {
+    case 'update-engine':
+      return new UpdateEngineSource(flags.busAddress ? { address: flags.busAddress } : {});
+    case 'file':
+      return new SentinelFileSource({ path: flags.rebootSentinel, intervalMs });
+    case 'command': {
+      const command = (flags.rebootSentinelCommand ?? '').split(/\s+/).filter(Boolean);
+      if (command.length === 0) throw new Error('--source command needs --reboot-sentinel-command');
+      return new SentinelCommandSource({ command, intervalMs });
+    }
+  }
+}

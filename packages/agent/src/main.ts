@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+/**
+ * The update agent's main (one per node, from a DaemonSet): standard flags + agent flags →
+ * Manager (never leader election: every node runs its own agent) → agent → run until SIGTERM.
+ *   NODE_NAME=worker-1 node dist/main.js --source update-engine --drain-timeout 10m
+ */
+import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
+import { createAgent } from './agent.js';
+import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from './flags.js';
+
+const { standard, extra } = parseStandardOptions<AgentFlags>(process.argv.slice(2), {
+  name: 'capstan-agent',
+  description: 'Reports whether this node needs a reboot; when granted, cordons, drains and reboots it.',
+  extend: addAgentFlags,
+});
+let options: ReturnType<typeof agentOptionsFromFlags>;
+try {
+  options = agentOptionsFromFlags(extra);
+} catch (err) {
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exit(2);
+}
+const manager = Manager.create({
+  ...managerOptionsFromFlags({ ...standard, leaderElect: false }),
+  eventSource: 'reboot.capstan.dev/agent',
+  fieldManager: 'capstan-agent',
+});
+createAgent(manager, options);
+await runManager(manager);

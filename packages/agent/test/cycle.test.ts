@@ -1,0 +1,221 @@
+/**
+ * The whole reboot cycle with the real D-Bus clients: a private dbus-daemon serving the fake
+ * update_engine and the fake logind; the agent (under its service account) uses its default
+ * UpdateEngineSource and Logind on that bus. The test plays the coordinator and the machine
+ * (logind's onReboot hook: the agent process dies, the boot ID changes, a new agent starts).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { capstanProtocol, coordinatorKeys, fluoProtocol, type Protocol } from '@capstan/coordinator';
+import { useControlPlane } from '@capstan/envtest/vitest';
+import { Client, HttpTransport, Node } from '@capstan/runtime';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';
+import { UpdateStatus } from '../src/dbus/update-engine.js';
+import { AGENT_FAILURE_ANNOTATION } from '../src/keys.js';
+import { FakeLogind } from '../src/testing/fake-logind.js';
+import { FakeUpdateEngine } from '../src/testing/fake-update-engine.js';
+import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js';
+import {
+  agentIdentity,
+  annotate,
+  createNode,
+  eventually,
+  forbiddenCount,
+  nodeEvents,
+  setBootID,
+  uniqueName,
+} from './helpers.js';
+
+const env = useControlPlane('agent-cycle');
+let admin: Client;
+let agentKubeConfig: StartAgentOptions['kubeConfig'];
+let dir: string;
+let osRelease: string;
+let bus: PrivateBus;
+let engine: FakeUpdateEngine;
+let logind: FakeLogind;
+const running = new Set<RunningAgent>();
+
+beforeAll(async () => {
+  admin = new Client(new HttpTransport(env.kubeConfig));
+  agentKubeConfig = await agentIdentity(env);
+  dir = mkdtempSync(join(tmpdir(), 'capstan-agent-'));
+  osRelease = join(dir, 'os-release');
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  writeFileSync(
+    osRelease,
+    'NAME="Flatcar Container Linux by Kinvolk"\nID=flatcar\nVERSION=3975.2.0\nVERSION_ID=3975.2.0\n',
+  );
+  bus = await startPrivateBus();
+  engine = await FakeUpdateEngine.start({ address: bus.address });
+  logind = await FakeLogind.start({ address: bus.address });
+});
+afterEach(async () => {
+  for (const agent of running) await stopAgent(agent);
+  await logind.stop();
+  await engine.stop();
+  await bus.stop();
+});
+
+function run(nodeName: string, protocol: 'capstan' | 'fluo'): RunningAgent {
+  const agent = startAgent({
+    kubeConfig: agentKubeConfig,
+    nodeName,
+    protocol,
+    busAddress: bus.address,
+    osReleasePath: osRelease,
+    drainGracePeriodSeconds: 0,
+    drainTimeoutMs: 20_000,
+    failureBackoffMs: 60_000,
+    podPollMs: 100,
+  });
+  running.add(agent);
+  return agent;
+}
+
+async function stopAgent(agent: RunningAgent): Promise<void> {
+  running.delete(agent);
+  const text = await agent.manager.metrics.text();
+  await agent.stop();
+  expect(text).toMatch(/^rest_client_requests_total\{[^}]*code="200"[^}]*\} [1-9]/m);
+  expect(await forbiddenCount(text)).toBe(0);
+}
+
+const annotations = async (name: string) => (await admin.get(Node, { name })).metadata.annotations ?? {};
+
+describe.each([
+  ['capstan', capstanProtocol],
+  ['fluo', fluoProtocol],
+] as Array<['capstan' | 'fluo', Protocol]>)('the full cycle over D-Bus, %s protocol', (name, protocol) => {
+  const k = protocol.annotations;
+  const l = protocol.labels;
+
+  it('needed → granted → cordon, drain, Reboot → boot → cleared and uncordoned → grant withdrawn', async () => {
+    const node = uniqueName(`cycle-${name}`);
+    await createNode(admin, node, { bootID: 'boot-1' });
+    let agent = run(node, name);
+
+    // Reports what it sees: update_engine idle, the OS labels.
+    const first = await eventually('first report', async () => {
+      const n = await admin.get(Node, { name: node });
+      return n.metadata.annotations?.[k.status] === UpdateStatus.Idle ? n : undefined;
+    });
+    expect(first.metadata.annotations?.[k.rebootNeeded]).toBe('false');
+    expect(first.metadata.labels?.[l.rebootNeeded]).toBe('false');
+    expect(first.metadata.labels?.[l.id]).toBe('flatcar');
+    expect(first.metadata.labels?.[l.version]).toBe('3975.2.0');
+
+    // update_engine staged an update.
+    engine.setStatus({
+      operation: UpdateStatus.UpdatedNeedReboot,
+      newVersion: '3975.2.1',
+      lastCheckedTime: 1_700_000_000,
+    });
+    const asking = await eventually('reboot-needed', async () => {
+      const n = await admin.get(Node, { name: node });
+      return n.metadata.annotations?.[k.rebootNeeded] === 'true' ? n : undefined;
+    });
+    expect(asking.metadata.labels?.[l.rebootNeeded]).toBe('true');
+    expect(asking.metadata.annotations?.[k.status]).toBe(UpdateStatus.UpdatedNeedReboot);
+    expect(asking.metadata.annotations?.[k.newVersion]).toBe('3975.2.1');
+    expect(asking.metadata.annotations?.[k.lastCheckedTime]).toBe('1700000000');
+    expect(asking.spec?.unschedulable).toBeUndefined();
+
+    // The coordinator grants, fenced to this boot; logind's reboot is the machine going down.
+    let rebooted!: () => void;
+    const reboot = new Promise<void>((resolve) => {
+      rebooted = resolve;
+    });
+    logind.onReboot(() => rebooted());
+    await annotate(admin, node, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: 'boot-1' });
+    await reboot;
+    expect(logind.reboots).toEqual([{ method: 'Reboot', interactive: false }]);
+    const down = await admin.get(Node, { name: node });
+    expect(down.spec?.unschedulable).toBe(true);
+    expect(down.metadata.annotations?.[k.rebootInProgress]).toBe('true');
+    expect(down.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('true');
+
+    // The machine reboots: the agent dies, update_engine comes back idle, a new boot ID.
+    await stopAgent(agent);
+    await engine.stop();
+    engine.status = { ...engine.status, currentOperation: UpdateStatus.Idle, newVersion: '' };
+    await engine.start();
+    writeFileSync(osRelease, 'ID=flatcar\nVERSION=3975.2.1\nVERSION_ID=3975.2.1\n');
+    await setBootID(admin, node, 'boot-2');
+    agent = run(node, name);
+
+    const back = await eventually('cleared and uncordoned', async () => {
+      const n = await admin.get(Node, { name: node });
+      const a = n.metadata.annotations ?? {};
+      return a[k.rebootInProgress] === 'false' &&
+        a[k.rebootNeeded] === 'false' &&
+        n.spec?.unschedulable !== true
+        ? n
+        : undefined;
+    });
+    expect(back.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
+    expect(back.metadata.labels?.[l.version]).toBe('3975.2.1');
+    await eventually(
+      'waiting for the grant to go',
+      async () => agent.agent.state.phase === 'AwaitingGrantClear',
+    );
+    expect(logind.reboots).toHaveLength(1);
+
+    // The coordinator verifies the new boot and withdraws the grant (FLUO writes "false").
+    await annotate(admin, node, {
+      [k.rebootOk]: protocol.withdraw === 'false' ? 'false' : null,
+      [coordinatorKeys.grantedBootId]: null,
+    });
+    await eventually('idle', async () => agent.agent.state.phase === 'Idle');
+    const done = await annotations(node);
+    expect(done[k.rebootNeeded]).toBe('false');
+    expect(done[k.status]).toBe(UpdateStatus.Idle);
+    expect(logind.reboots).toHaveLength(1);
+  });
+});
+
+describe('a reboot that logind refuses', () => {
+  it('is reported (event, annotation, metric), the node is uncordoned, and the agent keeps running', async () => {
+    const k = capstanProtocol.annotations;
+    const node = uniqueName('reboot-fails');
+    await createNode(admin, node, { bootID: 'boot-1' });
+    engine.setStatus({ operation: UpdateStatus.UpdatedNeedReboot, newVersion: '3975.2.1' });
+    logind.failReboot({
+      name: 'org.freedesktop.DBus.Error.AccessDenied',
+      message: 'Access denied by polkit',
+    });
+    const agent = run(node, 'capstan');
+    await eventually('reboot-needed', async () => (await annotations(node))[k.rebootNeeded] === 'true');
+    await annotate(admin, node, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: 'boot-1' });
+
+    const failed = await eventually('the failure annotation', async () => {
+      const n = await admin.get(Node, { name: node });
+      return n.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]?.startsWith('RebootFailed ') ? n : undefined;
+    });
+    expect(failed.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]).toContain('Access denied by polkit');
+    expect(failed.spec?.unschedulable).toBeUndefined();
+    expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('false');
+    expect(failed.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
+    expect(agent.agent.metrics.rebootFailures.value({ reason: 'dbus-error' })).toBe(1);
+    expect(agent.agent.metrics.reboots.value()).toBe(0);
+    expect(await agent.manager.metrics.text()).toMatch(
+      /^capstan_agent_reboot_failures_total\{reason="dbus-error"\} 1$/m,
+    );
+    const event = await eventually('the RebootFailed event', async () =>
+      (await nodeEvents(admin, node)).find((e) => e.reason === 'RebootFailed' && e.type === 'Warning'),
+    );
+    expect(event.note).toContain('Access denied by polkit');
+    expect(logind.reboots).toHaveLength(0);
+
+    // No crash: the agent is still reconciling (it backs off, then would try again).
+    await eventually('backing off', async () => agent.agent.state.phase === 'Backoff');
+    engine.setStatus({ operation: UpdateStatus.Idle, newVersion: '' });
+    await eventually('follows the source', async () => (await annotations(node))[k.rebootNeeded] === 'false');
+  });
+});

@@ -1,0 +1,403 @@
+/**
+ * The agent against a real API server (envtest: kube-apiserver + the disruption, deployment,
+ * replicaset and garbage-collector controllers), running under its own service account with the
+ * RBAC of deploy/rbac.yaml, rebooting through the real Logind client against a fake logind on a
+ * private dbus-daemon. The test plays the coordinator (reboot-ok + granted boot id), the scheduler
+ * (pod bindings) and the kubelet (pod readiness, boot IDs).
+ */
+import { capstanProtocol, coordinatorKeys } from '@capstan/coordinator';
+import { useControlPlane } from '@capstan/envtest/vitest';
+import {
+  Client,
+  DaemonSet,
+  Deployment,
+  HttpTransport,
+  Node,
+  Pod,
+  PodDisruptionBudget,
+  parseStandardOptions,
+} from '@capstan/runtime';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';
+import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from '../src/flags.js';
+import { AGENT_FAILURE_ANNOTATION } from '../src/keys.js';
+import { FakeLogind } from '../src/testing/fake-logind.js';
+import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js';
+import {
+  agentIdentity,
+  annotate,
+  applyAll,
+  bind,
+  createNode,
+  eventually,
+  fakeKubelet,
+  forbiddenCount,
+  loadManifest,
+  ManualSource,
+  markReady,
+  nodeEvents,
+  setBootID,
+  sleep,
+  uniqueName,
+} from './helpers.js';
+
+const env = useControlPlane('agent-drain');
+const k = capstanProtocol.annotations;
+let admin: Client;
+let agentKubeConfig: StartAgentOptions['kubeConfig'];
+let bus: PrivateBus;
+let logind: FakeLogind;
+const running: RunningAgent[] = [];
+
+beforeAll(async () => {
+  admin = new Client(new HttpTransport(env.kubeConfig));
+  agentKubeConfig = await agentIdentity(env);
+  bus = await startPrivateBus();
+});
+afterAll(async () => {
+  await bus?.stop();
+});
+beforeEach(async () => {
+  logind = await FakeLogind.start({ address: bus.address });
+});
+afterEach(async () => {
+  for (const agent of running.splice(0)) {
+    const text = await agent.manager.metrics.text();
+    await agent.stop();
+    // The agent's own identity never hit a 403 (deploy/rbac.yaml is enough).
+    expect(text).toMatch(/^rest_client_requests_total\{[^}]*code="200"[^}]*\} [1-9]/m);
+    expect(await forbiddenCount(text)).toBe(0);
+  }
+  await logind.stop();
+});
+
+function run(nodeName: string, source: ManualSource, extra: Partial<StartAgentOptions> = {}): RunningAgent {
+  const agent = startAgent({
+    kubeConfig: agentKubeConfig,
+    nodeName,
+    source,
+    busAddress: bus.address,
+    osReleasePath: '/nonexistent/os-release',
+    drainGracePeriodSeconds: 0,
+    drainTimeoutMs: 30_000,
+    evictionRetryMinMs: 100,
+    evictionRetryMaxMs: 400,
+    podPollMs: 100,
+    failureBackoffMs: 60_000,
+    ...extra,
+  });
+  running.push(agent);
+  return agent;
+}
+
+const getNode = (name: string) => admin.get(Node, { name });
+const grant = (name: string, bootID: string) =>
+  annotate(admin, name, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: bootID });
+
+async function deployment(name: string, replicas: number, minAvailable: number) {
+  const ns = env.namespace;
+  await admin.create(Deployment, {
+    metadata: { name, namespace: ns },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          containers: [{ name: 'c', image: 'registry.invalid/app:1' }],
+          terminationGracePeriodSeconds: 30,
+        },
+      },
+    },
+  });
+  await admin.create(PodDisruptionBudget, {
+    metadata: { name, namespace: ns },
+    spec: { minAvailable, selector: { matchLabels: { app: name } } },
+  });
+}
+
+/** Waits for the Deployment's pods, binds them to `node`, makes them Ready, waits for the PDB to count them. */
+async function placePods(app: string, node: string, count: number, allowed: number): Promise<Pod[]> {
+  const ns = env.namespace;
+  const pods = await eventually(`${count} pods of ${app}`, async () => {
+    const { items } = await admin.list(Pod, { namespace: ns, labelSelector: `app=${app}` });
+    return items.length === count ? items : undefined;
+  });
+  for (const pod of pods) {
+    await bind(admin, pod, node);
+    await markReady(admin, pod);
+  }
+  await eventually(`PDB ${app} to allow ${allowed}`, async () => {
+    const pdb = await admin.get(PodDisruptionBudget, { namespace: ns, name: app });
+    return pdb.status?.currentHealthy === count && pdb.status.disruptionsAllowed === allowed;
+  });
+  return pods;
+}
+
+describe('drain through the Eviction API', () => {
+  it('evicts Deployment pods one at a time as the PDB allows, skips DaemonSet and mirror pods, then reboots', async () => {
+    const node = uniqueName('drain-node');
+    const elsewhere = uniqueName('other-node');
+    await createNode(admin, node, { bootID: 'boot-1' });
+    await createNode(admin, elsewhere, { bootID: 'other-boot' });
+    await deployment('web', 3, 2);
+    const webPods = await placePods('web', node, 3, 1);
+
+    // A DaemonSet's pod (a real owner, so the garbage collector keeps it) and a static pod's mirror.
+    const ds = await admin.create(DaemonSet, {
+      metadata: { name: 'node-agent', namespace: env.namespace },
+      spec: {
+        selector: { matchLabels: { app: 'node-agent' } },
+        template: {
+          metadata: { labels: { app: 'node-agent' } },
+          spec: { containers: [{ name: 'c', image: 'registry.invalid/ds:1' }] },
+        },
+      },
+    });
+    await admin.create(Pod, {
+      metadata: {
+        name: 'node-agent-x',
+        namespace: env.namespace,
+        labels: { app: 'node-agent' },
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'DaemonSet',
+            name: 'node-agent',
+            uid: ds.metadata.uid ?? '',
+            controller: true,
+          },
+        ],
+      },
+      spec: { nodeName: node, containers: [{ name: 'c', image: 'registry.invalid/ds:1' }] },
+    });
+    await admin.create(Pod, {
+      metadata: {
+        name: `static-${node}`,
+        namespace: env.namespace,
+        annotations: { 'kubernetes.io/config.mirror': 'abc123' },
+      },
+      spec: { nodeName: node, containers: [{ name: 'c', image: 'registry.invalid/static:1' }] },
+    });
+
+    // The replacements the ReplicaSet creates land elsewhere and become Ready: the PDB recovers.
+    const stopKubelet = fakeKubelet(admin, env.namespace, 'app=web', () => elsewhere);
+    try {
+      const source = new ManualSource({ rebootNeeded: true });
+      const agent = run(node, source);
+      await eventually(
+        'reboot-needed reported',
+        async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true',
+      );
+      expect((await getNode(node)).metadata.labels?.[capstanProtocol.labels.rebootNeeded]).toBe('true');
+      expect(logind.reboots).toHaveLength(0);
+
+      await grant(node, 'boot-1');
+      await eventually('the reboot', async () => logind.reboots.length === 1, 30_000);
+
+      const after = await getNode(node);
+      expect(after.spec?.unschedulable).toBe(true);
+      expect(after.metadata.annotations?.[k.rebootInProgress]).toBe('true');
+      expect(after.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('true');
+      expect(logind.reboots).toEqual([{ method: 'Reboot', interactive: false }]);
+
+      // Every original web pod is gone; the PDB refused at least once (429) and the drain went on.
+      const { items } = await admin.list(Pod, { namespace: env.namespace });
+      const names = new Set(items.map((p) => p.metadata.name));
+      for (const pod of webPods) expect(names.has(pod.metadata.name)).toBe(false);
+      expect(names.has('node-agent-x')).toBe(true);
+      expect(names.has(`static-${node}`)).toBe(true);
+      expect(
+        items
+          .filter((p) => p.spec?.nodeName === node)
+          .map((p) => p.metadata.name)
+          .sort(),
+      ).toEqual(['node-agent-x', `static-${node}`].sort());
+      expect(agent.agent.metrics.evictions.value({ result: 'blocked' })).toBeGreaterThanOrEqual(1);
+      expect(agent.agent.metrics.evictions.value({ result: 'evicted' })).toBe(3);
+      expect(agent.agent.metrics.reboots.value()).toBe(1);
+      expect(agent.agent.state.phase).toBe('Rebooting');
+      const events = await eventually('events', async () => {
+        const list = await nodeEvents(admin, node);
+        return list.some((e) => e.reason === 'Rebooting') ? list : undefined;
+      });
+      expect(events.map((e) => e.reason)).toEqual(
+        expect.arrayContaining(['RebootCycleStarted', 'EvictionBlocked', 'Rebooting']),
+      );
+    } finally {
+      await stopKubelet();
+    }
+  });
+
+  it('a drain that times out (a PDB that never allows) does not reboot, uncordons, reports, and does not retry at once', async () => {
+    const node = uniqueName('stuck-node');
+    await createNode(admin, node, { bootID: 'boot-1' });
+    await deployment('db', 2, 2);
+    await placePods('db', node, 2, 0);
+
+    const agent = run(node, new ManualSource({ rebootNeeded: true }), { drainTimeoutMs: 1_500 });
+    await eventually(
+      'reboot-needed reported',
+      async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true',
+    );
+    await grant(node, 'boot-1');
+    await eventually('the cordon', async () => (await getNode(node)).spec?.unschedulable === true);
+
+    const failed = await eventually('the drain failure', async () => {
+      const n = await getNode(node);
+      return n.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]?.startsWith('DrainFailed ') ? n : undefined;
+    });
+    expect(failed.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]).toMatch(/2 pod\(s\) left/);
+    expect(failed.spec?.unschedulable).toBeUndefined();
+    expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('false');
+    expect(failed.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
+    expect(agent.agent.metrics.drainFailures.value()).toBe(1);
+    expect(agent.agent.metrics.evictions.value({ result: 'evicted' })).toBe(0);
+    const events = await eventually('the DrainFailed event', async () => {
+      const list = await nodeEvents(admin, node);
+      return list.find((e) => e.reason === 'DrainFailed' && e.type === 'Warning');
+    });
+    expect(events.note).toMatch(/not rebooting, uncordoned the node/);
+    expect(await forbiddenCount(await agent.manager.metrics.text())).toBe(0);
+
+    // The grant still stands, but the agent backs off instead of cordoning again in a loop.
+    const attempts = agent.agent.metrics.evictions.total();
+    await sleep(1_500);
+    expect(agent.agent.state.phase).toBe('Backoff');
+    expect((await getNode(node)).spec?.unschedulable).toBeUndefined();
+    expect(agent.agent.metrics.evictions.total()).toBe(attempts);
+    expect(logind.reboots).toHaveLength(0);
+    const pods = await admin.list(Pod, { namespace: env.namespace, labelSelector: 'app=db' });
+    expect(pods.items).toHaveLength(2);
+  });
+});
+
+describe('boots and grants', () => {
+  it("after a reboot, keeps an administrator's earlier cordon and waits for the grant to be withdrawn", async () => {
+    const node = uniqueName('admin-cordoned');
+    await createNode(admin, node, { bootID: 'boot-1', unschedulable: true });
+    const source = new ManualSource({ rebootNeeded: true });
+    const first = run(node, source);
+    await eventually(
+      'reboot-needed reported',
+      async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true',
+    );
+    await grant(node, 'boot-1');
+    await eventually('the reboot', async () => logind.reboots.length === 1);
+    const during = await getNode(node);
+    expect(during.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
+    expect(during.metadata.annotations?.[k.rebootInProgress]).toBe('true');
+
+    // The machine reboots: the agent process dies, the kubelet reports a new boot ID.
+    await first.stop();
+    running.splice(running.indexOf(first), 1);
+    await setBootID(admin, node, 'boot-2');
+    source.set({ rebootNeeded: false });
+    const second = run(node, source);
+
+    const booted = await eventually('needed and in-progress cleared', async () => {
+      const n = await getNode(node);
+      const a = n.metadata.annotations ?? {};
+      return a[k.rebootNeeded] === 'false' && a[k.rebootInProgress] === 'false' ? n : undefined;
+    });
+    expect(booted.spec?.unschedulable).toBe(true); // the administrator's cordon stays
+    await eventually(
+      'waiting for the grant to go',
+      async () => second.agent.state.phase === 'AwaitingGrantClear',
+    );
+
+    await annotate(admin, node, { [k.rebootOk]: null, [coordinatorKeys.grantedBootId]: null });
+    await eventually('idle', async () => second.agent.state.phase === 'Idle');
+    const idle = await getNode(node);
+    expect(idle.spec?.unschedulable).toBe(true);
+    expect(logind.reboots).toHaveLength(1);
+  });
+
+  it('never acts on a stale grant (granted boot id is not the current boot), at start or later', async () => {
+    const node = uniqueName('stale-grant');
+    await createNode(admin, node, {
+      bootID: 'boot-new',
+      annotations: {
+        [k.rebootOk]: 'true',
+        [k.rebootNeeded]: 'true',
+        [coordinatorKeys.grantedBootId]: 'boot-old',
+      },
+    });
+    const source = new ManualSource({ rebootNeeded: true });
+    const agent = run(node, source);
+    await eventually(
+      'awaiting the grant to clear',
+      async () => agent.agent.state.phase === 'AwaitingGrantClear',
+    );
+    await sleep(500);
+    let n = await getNode(node);
+    expect(n.spec?.unschedulable).toBeUndefined();
+    expect(n.metadata.annotations?.[k.rebootInProgress]).toBe('false');
+    expect(n.metadata.annotations?.[k.rebootNeeded]).toBe('false'); // not asking while a grant is pending
+    expect(logind.reboots).toHaveLength(0);
+
+    // The coordinator withdraws it; the node asks again; a grant fenced to another boot is ignored.
+    await annotate(admin, node, { [k.rebootOk]: null, [coordinatorKeys.grantedBootId]: null });
+    await eventually(
+      'asking again',
+      async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true',
+    );
+    await grant(node, 'boot-older');
+    await eventually('stale grant seen', async () => agent.agent.state.why.includes('stale grant'));
+    await sleep(500);
+    n = await getNode(node);
+    expect(n.spec?.unschedulable).toBeUndefined();
+    expect(n.metadata.annotations?.[k.rebootInProgress]).toBe('false');
+    expect(logind.reboots).toHaveLength(0);
+
+    // Fenced to this boot, it is acted on.
+    await grant(node, 'boot-new');
+    await eventually('the reboot', async () => logind.reboots.length === 1);
+    expect((await getNode(node)).spec?.unschedulable).toBe(true);
+  });
+});
+
+describe('deploy/daemonset.yaml', () => {
+  it('is accepted by the API server and runs the agent as root with the host bus, on every node', async () => {
+    const [manifest] = loadManifest('daemonset.yaml', env.namespace);
+    await applyAll(admin, [manifest!]);
+    const ds = await admin.get(DaemonSet, { namespace: env.namespace, name: 'capstan-agent' });
+    interface Spec {
+      serviceAccountName: string;
+      tolerations: unknown[];
+      containers: Array<{ args: string[]; env: unknown[]; securityContext: { runAsUser: number } }>;
+      volumes: Array<{ name: string; hostPath: { path: string } }>;
+    }
+    const spec = ds.spec?.template.spec as unknown as Spec;
+    expect(spec.serviceAccountName).toBe('capstan-agent');
+    expect(spec.tolerations).toEqual([{ operator: 'Exists' }]);
+    const container = spec.containers[0]!;
+    expect(container.securityContext.runAsUser).toBe(0);
+    expect(container.env).toContainEqual({
+      name: 'NODE_NAME',
+      valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'spec.nodeName' } },
+    });
+    const mounts = Object.fromEntries(
+      (spec.volumes as Array<{ name: string; hostPath: { path: string } }>).map((v) => [
+        v.name,
+        v.hostPath.path,
+      ]),
+    );
+    expect(mounts).toEqual({ dbus: '/var/run/dbus', 'os-release': '/etc/os-release' });
+
+    // Its arguments are flags the agent understands.
+    // (NODE_NAME comes from the downward API; given here as the flag it defaults.)
+    const { extra } = parseStandardOptions<AgentFlags>([...container.args, '--node-name=from-downward-api'], {
+      name: 'capstan-agent',
+      extend: addAgentFlags,
+      exit: (code) => {
+        throw new Error(`exit ${code}`);
+      },
+    });
+    expect(agentOptionsFromFlags(extra)).toMatchObject({
+      protocol: 'capstan',
+      osReleasePath: '/host/etc/os-release',
+      drainTimeoutMs: 600_000,
+    });
+  });
+});

@@ -1,0 +1,274 @@
+/**
+ * Shared pieces of the agent's envtest tests: applying deploy/ under a test namespace, an identity
+ * bound by that RBAC, nodes with a boot ID, a stand-in kubelet/scheduler for Deployment pods, and a
+ * reboot-needed source a test sets by hand.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { SharedControlPlane } from '@capstan/envtest/vitest';
+import {
+  Client,
+  ClusterRole,
+  ClusterRoleBinding,
+  DaemonSet,
+  Event,
+  HttpTransport,
+  isAlreadyExists,
+  type KubeObject,
+  Node,
+  Pod,
+  type ResourceType,
+  Role,
+  RoleBinding,
+  ServiceAccount,
+} from '@capstan/runtime';
+import { parseAllDocuments } from 'yaml';
+import type { RebootNeededSource, SourceStatus } from '../src/sources/source.js';
+
+export const DEPLOY_NAMESPACE = 'capstan-system';
+
+const KINDS: Record<string, ResourceType> = {
+  ServiceAccount,
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+  DaemonSet,
+} as unknown as Record<string, ResourceType>;
+
+/** Reads a deploy/ manifest, moved into `namespace`; cluster-scoped and `default` names get a suffix. */
+export function loadManifest(file: string, namespace: string): KubeObject[] {
+  const path = fileURLToPath(new URL(`../deploy/${file}`, import.meta.url));
+  const rename = (name: string) => `${name}-${namespace}`;
+  return parseAllDocuments(readFileSync(path, 'utf8'))
+    .map((d) => d.toJSON() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null)
+    .map((o) => {
+      const text = JSON.stringify(o).replaceAll(
+        `"namespace":"${DEPLOY_NAMESPACE}"`,
+        `"namespace":"${namespace}"`,
+      );
+      const obj = JSON.parse(text) as KubeObject & { roleRef?: { kind: string; name: string } };
+      const clusterScoped = obj.kind === 'ClusterRole' || obj.kind === 'ClusterRoleBinding';
+      if (clusterScoped || obj.metadata.namespace === 'default')
+        obj.metadata.name = rename(obj.metadata.name ?? '');
+      if (obj.roleRef) obj.roleRef.name = rename(obj.roleRef.name);
+      return obj;
+    });
+}
+
+/** Creates every object (an existing one is left as is). */
+export async function applyAll(client: Client, objects: KubeObject[]): Promise<void> {
+  for (const object of objects) {
+    const type = KINDS[object.kind ?? ''];
+    if (!type) throw new Error(`no type for ${object.kind}`);
+    await client.create(type, object).catch((err: unknown) => {
+      if (!isAlreadyExists(err)) throw err;
+    });
+  }
+}
+
+/**
+ * Applies deploy/rbac.yaml into the test namespace and returns a KubeConfig for the agent's
+ * service account, once the API server authorizes it.
+ */
+export async function agentIdentity(env: SharedControlPlane) {
+  const admin = new Client(new HttpTransport(env.kubeConfig));
+  await applyAll(admin, loadManifest('rbac.yaml', env.namespace));
+  const ns = env.namespace;
+  const kubeConfig = await env.plane.userKubeConfig(`system:serviceaccount:${ns}:capstan-agent`, [
+    'system:serviceaccounts',
+    `system:serviceaccounts:${ns}`,
+    'system:authenticated',
+  ]);
+  const client = new Client(new HttpTransport(kubeConfig));
+  await eventually('the agent RBAC to take effect', async () => {
+    await client.list(Node, { limit: 1 });
+    await client.list(Pod, { limit: 1 });
+    await client.create(
+      Event,
+      {
+        metadata: { generateName: 'probe-', namespace: 'default' },
+        eventTime: new Date().toISOString().replace('Z', '000Z'),
+        reportingController: 'test',
+        reportingInstance: 'test',
+        action: 'Probe',
+        reason: 'Probe',
+        type: 'Normal',
+        regarding: { kind: 'Node', name: 'probe', apiVersion: 'v1' },
+      } as unknown as Event,
+      { dryRun: true },
+    );
+    return true;
+  });
+  return kubeConfig;
+}
+
+/** A name unique on the shared cluster (nodes are cluster-scoped). */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Creates a Node and sets its boot ID through the status subresource. */
+export async function createNode(
+  client: Client,
+  name: string,
+  options: { bootID: string; unschedulable?: boolean; annotations?: Record<string, string> },
+): Promise<Node> {
+  await client.create(Node, {
+    metadata: { name, annotations: options.annotations ?? {} },
+    spec: options.unschedulable ? { unschedulable: true } : {},
+  });
+  return setBootID(client, name, options.bootID);
+}
+
+/** Sets `status.nodeInfo.bootID`, as a kubelet does after a boot. */
+export function setBootID(client: Client, name: string, bootID: string): Promise<Node> {
+  return client.patchStatus(Node, { name }, 'merge', {
+    status: {
+      nodeInfo: { bootID, machineID: name, systemUUID: name, kubeletVersion: 'v1.31.0' },
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'test',
+          lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        },
+      ],
+    },
+  });
+}
+
+/** Merge-patches the node's annotations (null removes), as the coordinator would. */
+export function annotate(client: Client, name: string, annotations: Record<string, string | null>) {
+  return client.patch(Node, { name }, 'merge', { metadata: { annotations } });
+}
+
+/** Binds a pod to a node through the binding subresource, as the scheduler does. */
+export async function bind(client: Client, pod: Pod, nodeName: string): Promise<void> {
+  await client.transport.createSubresource(
+    Pod,
+    { namespace: pod.metadata.namespace, name: pod.metadata.name ?? '' },
+    'binding',
+    {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace },
+      target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
+    },
+  );
+}
+
+/** Marks a pod Running and Ready through the status subresource, as a kubelet does. */
+export async function markReady(client: Client, pod: Pod): Promise<void> {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  await client.patchStatus(
+    Pod,
+    { namespace: pod.metadata.namespace, name: pod.metadata.name ?? '' },
+    'merge',
+    {
+      status: {
+        phase: 'Running',
+        startTime: now,
+        conditions: [
+          { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+          { type: 'Ready', status: 'True', lastTransitionTime: now },
+          { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
+        ],
+      },
+    },
+  );
+}
+
+const isReady = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+
+/**
+ * Plays scheduler and kubelet for the pods matching `labelSelector` in `namespace`: binds unbound
+ * ones to `nodeFor(pod)` and marks them Ready. Returns a stop function.
+ */
+export function fakeKubelet(
+  client: Client,
+  namespace: string,
+  labelSelector: string,
+  nodeFor: () => string,
+): () => Promise<void> {
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const { items } = await client.list(Pod, { namespace, labelSelector });
+        for (const pod of items) {
+          if (pod.metadata.deletionTimestamp) continue;
+          if (!pod.spec?.nodeName) await bind(client, pod, nodeFor());
+          if (!isReady(pod)) await markReady(client, pod);
+        }
+      } catch {
+        // Pods come and go under us; the next round sees the new state.
+      }
+      await sleep(100);
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+  };
+}
+
+/** Polls until `probe` returns a value other than undefined/false; rejects with `what` otherwise. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    }
+    await sleep(50);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The events recorded about a node (they live in `default`). */
+export async function nodeEvents(client: Client, nodeName: string): Promise<Event[]> {
+  const { items } = await client.list(Event, { namespace: 'default' });
+  return items.filter((e) => (e as { regarding?: { name?: string } }).regarding?.name === nodeName);
+}
+
+/** A reboot-needed source the test sets by hand. */
+export class ManualSource implements RebootNeededSource {
+  private listener: ((status: SourceStatus) => void) | undefined;
+  constructor(private status: SourceStatus = { rebootNeeded: false }) {}
+  async start(onChange: (status: SourceStatus) => void): Promise<void> {
+    this.listener = onChange;
+    onChange(this.status);
+  }
+  async stop(): Promise<void> {
+    this.listener = undefined;
+  }
+  set(status: SourceStatus): void {
+    this.status = status;
+    this.listener?.(status);
+  }
+}
+
+/** The number of API requests the agent's manager saw answered 403. */
+export async function forbiddenCount(metricsText: string): Promise<number> {
+  let total = 0;
+  for (const m of metricsText.matchAll(/^rest_client_requests_total\{[^}]*code="403"[^}]*\} (\d+)/gm)) {
+    total += Number(m[1]);
+  }
+  return total;
+}

@@ -1,0 +1,67 @@
+/**
+ * The coordinator's own bookkeeping on a node. These keys always live under our prefix, in FLUO
+ * mode too, so a FLUO agent ignores them. Only the coordinator writes them, except
+ * {@link coordinatorKeys.failed}, which an administrator removes to acknowledge a failure.
+ */
+import { CAPSTAN_PREFIX } from './protocol.js';
+
+/** Annotation keys the coordinator writes for itself. */
+export interface CoordinatorKeys {
+  /**
+   * When the coordinator first saw the node ask (RFC 3339, UTC, milliseconds). Orders the queue
+   * (FIFO; ties by node name). Written the first time a node asks, removed when the node is granted
+   * or stops asking before its grant.
+   */
+  readonly requestedAt: string;
+  /**
+   * When the coordinator granted the reboot (RFC 3339). The grant timeout counts from here.
+   * Removed when the node has come back (Ready and uncordoned) after a verified reboot.
+   */
+  readonly grantedAt: string;
+  /**
+   * The node's `status.nodeInfo.bootID` at grant time. The reboot is verified only once the node
+   * reports a different boot ID: this fences a grant to one boot. Removed with `granted-at`.
+   */
+  readonly grantedBootId: string;
+  /**
+   * Failure marker, written by the coordinator when a grant was not acted upon or a reboot was
+   * not verified within the group's grant timeout. Value: a reason (`GrantNotActedOn` or
+   * `RebootNotVerified`) and the time, e.g. `RebootNotVerified 2025-01-01T00:00:00.000Z`. While
+   * present (whatever its value) the node counts against its group's budget and the group grants
+   * nothing new. An administrator removes it to acknowledge the failure (if the node is still stuck
+   * past its deadline it is marked again; to abandon the grant, also remove `reboot-ok`,
+   * `granted-at` and `granted-boot-id`).
+   */
+  readonly failed: string;
+  /** When the node last completed a coordinated reboot (RFC 3339); informational. */
+  readonly rebootedAt: string;
+}
+
+/** Our bookkeeping keys, under `reboot.capstan.dev/`. */
+export const coordinatorKeys: CoordinatorKeys = Object.freeze({
+  requestedAt: `${CAPSTAN_PREFIX}requested-at`,
+  grantedAt: `${CAPSTAN_PREFIX}granted-at`,
+  grantedBootId: `${CAPSTAN_PREFIX}granted-boot-id`,
+  failed: `${CAPSTAN_PREFIX}reboot-failed`,
+  rebootedAt: `${CAPSTAN_PREFIX}rebooted-at`,
+});
+
+/** Reasons the coordinator writes into the failure marker. */
+export type FailureReason = 'GrantNotActedOn' | 'RebootNotVerified';
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Formats a time (ms since the epoch) as the coordinator writes it: RFC 3339 in UTC with ms. */
+export function formatTimestamp(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/**
+ * Parses a timestamp annotation written by {@link formatTimestamp} (any RFC 3339 time is
+ * accepted). Returns `undefined` for anything else: garbage never throws.
+ */
+export function parseTimestamp(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.length > 40 || !RFC3339.test(raw)) return undefined;
+  const ms = Date.parse(raw);
+  return Number.isFinite(ms) ? ms : undefined;
+}

@@ -1,0 +1,116 @@
+/**
+ * What the CRD schema cannot refuse: unknown time zones, windows that start when they end, unsound
+ * selectors, unparsable timeouts. Also re-checks what the schema does refuse, because objects
+ * written before the schema (or with validation off) reach the coordinator too. The reconciler
+ * turns the problems into the group's `Valid` condition; the planner holds an invalid group.
+ */
+import { maxUnavailableProblem } from './budget.js';
+import { parseDuration } from './duration.js';
+import { selectorProblems } from './label-selector.js';
+import { isKnownTimeZone, parseClock, WEEKDAYS } from './reboot-window.js';
+
+/** One problem with a `RebootGroup`: where (a field path) and what. */
+export interface RebootGroupProblem {
+  path: string;
+  message: string;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function annotationListProblems(list: unknown, path: string): RebootGroupProblem[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) return [{ path, message: 'must be a list of annotation keys' }];
+  const problems: RebootGroupProblem[] = [];
+  list.forEach((key: unknown, i) => {
+    if (typeof key !== 'string' || key === '' || key.length > 317) {
+      problems.push({ path: `${path}[${i}]`, message: 'must be a non-empty annotation key' });
+    }
+  });
+  return problems;
+}
+
+/** Problems with a group's spec (field paths start at `spec`); empty when it is usable. */
+export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
+  if (!isRecord(spec)) return [{ path: 'spec', message: 'must be an object' }];
+  const problems: RebootGroupProblem[] = [];
+  for (const message of selectorProblems(spec.nodeSelector, 'spec.nodeSelector')) {
+    const [path, ...rest] = message.split(': ');
+    problems.push({ path: path as string, message: rest.join(': ') });
+  }
+  const budget = maxUnavailableProblem(spec.maxUnavailable);
+  if (budget) problems.push({ path: 'spec.maxUnavailable', message: budget });
+  if (spec.order !== undefined && !Number.isSafeInteger(spec.order)) {
+    problems.push({ path: 'spec.order', message: 'must be an integer' });
+  }
+  if (spec.windows !== undefined) {
+    if (!Array.isArray(spec.windows)) {
+      problems.push({ path: 'spec.windows', message: 'must be a list' });
+    } else {
+      spec.windows.forEach((w: unknown, i) => {
+        const at = `spec.windows[${i}]`;
+        if (!isRecord(w)) {
+          problems.push({ path: at, message: 'must be an object' });
+          return;
+        }
+        const start = parseClock(w.start);
+        const end = parseClock(w.end);
+        if (start === undefined)
+          problems.push({ path: `${at}.start`, message: 'must be HH:MM (00:00 to 23:59)' });
+        if (end === undefined)
+          problems.push({ path: `${at}.end`, message: 'must be HH:MM (00:00 to 23:59)' });
+        if (start !== undefined && start === end) {
+          problems.push({ path: at, message: 'start equals end: the window would be empty' });
+        }
+        if (w.timeZone !== undefined && !isKnownTimeZone(w.timeZone)) {
+          problems.push({
+            path: `${at}.timeZone`,
+            message: `unknown IANA time zone ${JSON.stringify(w.timeZone)}`,
+          });
+        }
+        if (w.days !== undefined) {
+          if (!Array.isArray(w.days)) {
+            problems.push({ path: `${at}.days`, message: 'must be a list of days' });
+          } else {
+            w.days.forEach((d: unknown, j) => {
+              if (!WEEKDAYS.includes(d as never)) {
+                problems.push({ path: `${at}.days[${j}]`, message: `must be one of ${WEEKDAYS.join(', ')}` });
+              }
+            });
+          }
+        }
+      });
+    }
+  }
+  problems.push(...annotationListProblems(spec.beforeRebootAnnotations, 'spec.beforeRebootAnnotations'));
+  problems.push(...annotationListProblems(spec.afterRebootAnnotations, 'spec.afterRebootAnnotations'));
+  if (spec.grantTimeout !== undefined) {
+    const ms = parseDuration(spec.grantTimeout);
+    if (ms === undefined || ms <= 0) {
+      problems.push({
+        path: 'spec.grantTimeout',
+        message: 'must be a positive duration like "30m" or "1h30m"',
+      });
+    }
+  }
+  if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {
+    problems.push({ path: 'spec.paused', message: 'must be a boolean' });
+  }
+  return problems;
+}
+
+/**
+ * Problems with a `RebootGroup` object (any JSON; never throws). A node matched by two groups is
+ * not visible here: the planner reports it.
+ */
+export function validateRebootGroup(obj: unknown): RebootGroupProblem[] {
+  if (!isRecord(obj)) return [{ path: '', message: 'must be an object' }];
+  const problems: RebootGroupProblem[] = [];
+  const meta = obj.metadata;
+  if (!isRecord(meta) || typeof meta.name !== 'string' || meta.name === '') {
+    problems.push({ path: 'metadata.name', message: 'must be set' });
+  }
+  problems.push(...validateRebootGroupSpec(obj.spec));
+  return problems;
+}

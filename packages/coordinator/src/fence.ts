@@ -1,0 +1,140 @@
+/**
+ * The grant fence: what makes budget-consuming writes safe when two coordinators overlap (a
+ * restart whose predecessor still has a write in flight, two leaders during a lease hand-over).
+ *
+ * Conditional writes on a node (its resourceVersion) stop a coordinator from acting on a stale view
+ * of THAT node, but a grant is decided from every node of a group: two coordinators whose snapshots
+ * differ elsewhere (a node paused in one, Ready in the other) could each take the last slot on a
+ * different node, and both writes would pass their own precondition. So every write that takes a
+ * slot is serialised through one Lease, by compare-and-swap on the Lease's resourceVersion:
+ *
+ * 1. {@link GrantFence.begin}: read the Lease. If it names a pending write (node + the node's
+ *    resourceVersion the writer planned from) that could still land — the node is still at that
+ *    resourceVersion — poison it: bump the node (a conditional write of our own), so the pending
+ *    write fails its precondition. Either way, from now on that write has landed or never will.
+ * 2. The caller lists the nodes fresh from the API server (after step 1) and plans.
+ * 3. {@link GrantFence.claim} before each slot-taking write: CAS the Lease from the version read in
+ *    step 1 (or the previous claim) to record the write as pending. A CAS that fails means another
+ *    coordinator claimed in between: the plan may be stale; stop and plan again.
+ * 4. The conditional write on the node.
+ *
+ * Every claim that succeeds was preceded by a `begin` that resolved the previous claim, and the
+ * fresh list came after it, so each slot is taken from a snapshot that holds every slot taken before.
+ */
+import {
+  type Client,
+  type Clock,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  Lease,
+  Node,
+} from '@capstan/runtime';
+import { CAPSTAN_PREFIX } from './api/protocol.js';
+
+/** Annotation on the fence Lease naming the write in flight: `{"node":..., "resourceVersion":...}`. */
+export const FENCE_PENDING_KEY = `${CAPSTAN_PREFIX}pending-grant`;
+/** Annotation a coordinator writes on a node to make a stale pending write fail its precondition. */
+export const FENCE_POISON_KEY = `${CAPSTAN_PREFIX}fenced`;
+/** Default name of the fence Lease. */
+export const DEFAULT_FENCE_NAME = 'capstan-coordinator-fence';
+
+/** A position in the fence's history (the Lease as read or last written): claims start from here. */
+export interface FenceToken {
+  lease: Lease;
+}
+
+interface Pending {
+  node: string;
+  resourceVersion: string;
+}
+
+function parsePending(raw: string | undefined): Pending | undefined {
+  if (!raw) return undefined;
+  try {
+    const v = JSON.parse(raw) as Partial<Pending>;
+    return typeof v.node === 'string' && typeof v.resourceVersion === 'string'
+      ? { node: v.node, resourceVersion: v.resourceVersion }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Outcome of a fence step; `conflict` means: plan again. */
+export type FenceOutcome<T> = { ok: true; value: T } | { ok: false; conflict: true };
+
+/** The fence Lease of one coordinator deployment. */
+export class GrantFence {
+  constructor(
+    private readonly client: Client,
+    private readonly clock: Clock,
+    readonly namespace: string,
+    readonly name: string = DEFAULT_FENCE_NAME,
+  ) {}
+
+  /** Step 1: read the fence and settle the pending write, if any. */
+  async begin(): Promise<FenceOutcome<FenceToken>> {
+    const key = { namespace: this.namespace, name: this.name };
+    let lease: Lease;
+    try {
+      lease = await this.client.get(Lease, key, { direct: true });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        lease = await this.client.create(Lease, { metadata: { ...key }, spec: {} });
+      } catch (e) {
+        if (isAlreadyExists(e)) return { ok: false, conflict: true };
+        throw e;
+      }
+    }
+    const pending = parsePending(lease.metadata.annotations?.[FENCE_PENDING_KEY]);
+    if (pending) {
+      let node: Node | undefined;
+      try {
+        node = await this.client.get(Node, { name: pending.node }, { direct: true });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+      if (node && node.metadata.resourceVersion === pending.resourceVersion) {
+        // The claimed write has not landed and still could: make sure it never does.
+        try {
+          await this.client.patch(Node, { name: pending.node }, 'merge', {
+            metadata: {
+              resourceVersion: pending.resourceVersion,
+              annotations: { [FENCE_POISON_KEY]: pending.resourceVersion },
+            },
+          });
+        } catch (err) {
+          // Conflict: the node moved on by itself; the pending write cannot land either way.
+          if (!isConflict(err) && !isNotFound(err)) throw err;
+        }
+      }
+    }
+    return { ok: true, value: { lease } };
+  }
+
+  /**
+   * Step 3: records `node@resourceVersion` as the pending write, if nobody claimed since `token`
+   * (an update carrying the token's resourceVersion: a compare-and-swap).
+   */
+  async claim(token: FenceToken, node: string, resourceVersion: string): Promise<FenceOutcome<FenceToken>> {
+    const { lease } = token;
+    try {
+      const written = await this.client.update(Lease, {
+        ...lease,
+        metadata: {
+          ...lease.metadata,
+          annotations: {
+            ...lease.metadata.annotations,
+            [FENCE_PENDING_KEY]: JSON.stringify({ node, resourceVersion, at: this.clock.now() }),
+          },
+        },
+      });
+      return { ok: true, value: { lease: written } };
+    } catch (err) {
+      if (isConflict(err) || isNotFound(err)) return { ok: false, conflict: true };
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * FleetLock (Fedora CoreOS Zincati's reboot lock protocol) served from the same budget as the
+ * annotation protocol.
+ *
+ * A FleetLock client does not get a separate semaphore: its pre-reboot becomes an annotation-level
+ * request on its Node (`reboot-needed: "true"` plus {@link FLEETLOCK_HOLDER_KEY} naming the client),
+ * which the planner queues, schedules and grants like any agent's request, within the group's
+ * budget, in FIFO order, behind lower-order groups and inside windows. The server answers 200 once
+ * the node holds the grant (`reboot-ok`), and `failed_lock_semaphore_full` (the client retries)
+ * until then. Re-asking by the holder is 200. Steady-state by the holder withdraws the request:
+ * after a reboot (new boot ID) the planner verifies and releases as usual; without a reboot the
+ * grant is abandoned and the slot freed at once. Steady-state by anyone else changes nothing and
+ * is 200, as the protocol demands.
+ *
+ * Clients map to Nodes through `status.nodeInfo.machineID`: the id may be the raw machine ID, or
+ * Zincati's app-specific ID derived from it (HMAC-SHA256 keyed by the machine ID over Zincati's app
+ * ID, as `systemd-id128 machine-id -a de35106b6ec24688b63afddaa156679b` prints). The FleetLock
+ * group names a RebootGroup; `default` names the coordinator's default group; a client whose node
+ * belongs to another group is refused (`failed_group_mismatch`).
+ */
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type Client,
+  type Clock,
+  isConflict,
+  isNotFound,
+  type Logger,
+  Node,
+  parseBindAddress,
+  type Runnable,
+} from '@capstan/runtime';
+import { coordinatorKeys } from './api/coordinator-keys.js';
+import { CAPSTAN_PREFIX, FALSE, TRUE } from './api/protocol.js';
+import type { CoordinatorMetrics } from './metrics.js';
+import { DEFAULT_GROUP_NAME } from './planner/plan.js';
+import type { CoordinatorReconciler } from './reconciler.js';
+
+/** Marks a node's request as a FleetLock client's; the value is the client's id. */
+export const FLEETLOCK_HOLDER_KEY = `${CAPSTAN_PREFIX}fleetlock-id`;
+/** Zincati's application ID (systemd app-specific machine IDs). */
+export const ZINCATI_APP_ID = 'de35106b6ec24688b63afddaa156679b';
+/** The FleetLock group every client uses unless configured otherwise. */
+export const FLEETLOCK_DEFAULT_GROUP = 'default';
+
+const GROUP = /^[a-zA-Z0-9.-]+$/;
+const MAX_BODY = 64 * 1024;
+const WRITE_ATTEMPTS = 5;
+
+/** A FleetLock error body. */
+export interface FleetLockError {
+  kind: string;
+  value: string;
+}
+
+/** Zincati's id for a machine ID (32 hex digits, dashes allowed); undefined when it is not one. */
+export function zincatiId(machineID: string): string | undefined {
+  const hex = machineID.replaceAll('-', '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(hex)) return undefined;
+  const mac = createHmac('sha256', Buffer.from(hex, 'hex'))
+    .update(Buffer.from(ZINCATI_APP_ID, 'hex'))
+    .digest();
+  mac[6] = ((mac[6] as number) & 0x0f) | 0x40;
+  mac[8] = ((mac[8] as number) & 0x3f) | 0x80;
+  return mac.subarray(0, 16).toString('hex');
+}
+
+const normalizeId = (id: string): string => id.trim().replaceAll('-', '').toLowerCase();
+
+/** Whether a FleetLock client id designates the node with this machine ID. */
+export function clientMatchesMachine(clientId: string, machineID: string | undefined): boolean {
+  if (!machineID) return false;
+  const id = normalizeId(clientId);
+  return id === normalizeId(machineID) || id === zincatiId(machineID);
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: FleetLockError,
+  ) {
+    super(`${body.kind}: ${body.value}`);
+  }
+}
+
+/** What the server needs. */
+export interface FleetLockDeps {
+  client: Client;
+  reconciler: CoordinatorReconciler;
+  clock: Clock;
+  metrics?: CoordinatorMetrics;
+  logger?: Logger;
+}
+
+/** The FleetLock HTTP server, as a manager runnable (leader-only: it writes grants' requests). */
+export class FleetLockServer implements Runnable {
+  readonly name = 'fleetlock';
+  private readonly waitMs: number;
+  private portValue: number | undefined;
+  private readyResolve!: (port: number) => void;
+  /** Resolves with the port once the server listens. */
+  readonly ready: Promise<number> = new Promise((resolve) => {
+    this.readyResolve = resolve;
+  });
+
+  constructor(
+    private readonly bindAddress: string,
+    private readonly deps: FleetLockDeps,
+    options: { waitMs?: number } = {},
+  ) {
+    this.waitMs = options.waitMs ?? 5000;
+    if (!parseBindAddress(bindAddress))
+      throw new Error(`FleetLock needs a bind address, got "${bindAddress}"`);
+  }
+
+  /** The port listened on, once started. */
+  get port(): number | undefined {
+    return this.portValue;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    const address = parseBindAddress(this.bindAddress);
+    if (!address || signal.aborted) return;
+    const server = createServer((req, res) => {
+      this.handle(req, res, signal).catch((err: unknown) => {
+        this.deps.logger?.error({ err }, 'fleetlock request failed');
+        if (!res.headersSent) send(res, 500, { kind: 'failed_internal', value: String(err) });
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(address.port, address.host, () => resolve());
+    });
+    this.portValue = (server.address() as AddressInfo).port;
+    this.deps.logger?.info({ port: this.portValue }, 'fleetlock listening');
+    this.readyResolve(this.portValue);
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
+    const path = (req.url ?? '').split('?')[0];
+    const endpoint =
+      path === '/v1/pre-reboot' ? 'pre-reboot' : path === '/v1/steady-state' ? 'steady-state' : undefined;
+    const count = (result: string) =>
+      this.deps.metrics?.fleetlockRequests.inc({ endpoint: endpoint ?? 'unknown', result });
+    try {
+      if (!endpoint)
+        throw new HttpError(404, { kind: 'failed_not_found', value: `no such endpoint ${path}` });
+      if (req.method !== 'POST') throw new HttpError(405, { kind: 'failed_method', value: 'use POST' });
+      if (String(req.headers['fleet-lock-protocol'] ?? '').toLowerCase() !== 'true') {
+        throw new HttpError(400, {
+          kind: 'failed_missing_header',
+          value: 'header fleet-lock-protocol: true is required',
+        });
+      }
+      const { id, group } = parseParams(await readBody(req));
+      if (endpoint === 'pre-reboot') await this.preReboot(id, group, signal);
+      else await this.steadyState(id, group);
+      count('ok');
+      send(res, 200, {});
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      count(err.body.kind);
+      send(res, err.status, err.body);
+    }
+  }
+
+  /** The node of a client, checked against its FleetLock group; undefined when no node matches. */
+  private async locate(id: string, group: string): Promise<{ node: Node; groupName: string } | undefined> {
+    const world = await this.deps.reconciler.readWorld(false);
+    const node = world.nodes.find((n) =>
+      clientMatchesMachine(id, n.status?.nodeInfo?.machineID as string | undefined),
+    );
+    if (!node) return undefined;
+    const { plan } = this.deps.reconciler.planFor(world, this.deps.clock.now());
+    const home = plan.membership[node.metadata.name ?? ''] ?? '';
+    const defaultName = this.deps.reconciler.options.defaultGroupName ?? DEFAULT_GROUP_NAME;
+    const wanted = group === FLEETLOCK_DEFAULT_GROUP ? defaultName : group;
+    if (home !== wanted) {
+      throw new HttpError(409, {
+        kind: 'failed_group_mismatch',
+        value: `node ${node.metadata.name} belongs to reboot group ${home}, not ${group}`,
+      });
+    }
+    return { node, groupName: home };
+  }
+
+  private holds(node: Node, id: string): boolean {
+    const a = node.metadata.annotations ?? {};
+    return a[FLEETLOCK_HOLDER_KEY] === id && a[this.deps.reconciler.protocol.annotations.rebootOk] === TRUE;
+  }
+
+  private async preReboot(id: string, group: string, signal: AbortSignal): Promise<void> {
+    const found = await this.locate(id, group);
+    if (!found)
+      throw new HttpError(404, { kind: 'failed_node_lookup', value: `no node has machine ID ${id}` });
+    const name = found.node.metadata.name as string;
+    const keys = this.deps.reconciler.protocol.annotations;
+    if (this.holds(found.node, id)) return;
+    await this.edit(name, (node) => {
+      const a = node.metadata.annotations ?? {};
+      if (a[FLEETLOCK_HOLDER_KEY] === id && a[keys.rebootNeeded] === TRUE) return undefined;
+      if (a[keys.rebootOk] === TRUE) {
+        throw new HttpError(409, {
+          kind: 'failed_lock_held_by_agent',
+          value: `node ${name} holds a reboot grant that is not FleetLock's`,
+        });
+      }
+      return { [keys.rebootNeeded]: TRUE, [FLEETLOCK_HOLDER_KEY]: id };
+    });
+    // The request is on the node: the reconciler grants it when the budget allows.
+    const deadline = this.deps.clock.now() + this.waitMs;
+    for (;;) {
+      const world = await this.deps.reconciler.readWorld(false);
+      const node = world.nodes.find((n) => n.metadata.name === name);
+      if (node && this.holds(node, id)) return;
+      if (signal.aborted || this.deps.clock.now() >= deadline) {
+        const { plan } = this.deps.reconciler.planFor(world, this.deps.clock.now());
+        const waiting = plan.groupStatus[found.groupName]?.queue.find((q) => q.node === name);
+        throw new HttpError(409, {
+          kind: 'failed_lock_semaphore_full',
+          value: waiting ? `${waiting.reason}: ${waiting.message}` : `node ${name} waits for its grant`,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  private async steadyState(id: string, group: string): Promise<void> {
+    const found = await this.locate(id, group);
+    if (!found) return; // nothing can be held by an unknown client
+    const keys = this.deps.reconciler.protocol.annotations;
+    const withdrawn = this.deps.reconciler.protocol.withdraw === 'false' ? FALSE : null;
+    await this.edit(found.node.metadata.name as string, (node) => {
+      const a = node.metadata.annotations ?? {};
+      if (a[FLEETLOCK_HOLDER_KEY] !== id) return undefined; // not the holder: change nothing
+      const edits: Record<string, string | null> = {
+        [FLEETLOCK_HOLDER_KEY]: null,
+        [keys.rebootNeeded]: FALSE,
+      };
+      const bootID = node.status?.nodeInfo?.bootID;
+      const grantedBoot = a[coordinatorKeys.grantedBootId];
+      if (a[keys.rebootOk] === TRUE && (grantedBoot === undefined || grantedBoot === bootID)) {
+        // Released without rebooting: abandon the grant, which frees the slot now.
+        edits[keys.rebootOk] = withdrawn;
+        edits[coordinatorKeys.grantedAt] = null;
+        edits[coordinatorKeys.grantedBootId] = null;
+      }
+      return edits;
+    });
+  }
+
+  /** A conditional read-modify-write of a node's annotations, retried on conflicts. */
+  private async edit(
+    name: string,
+    change: (node: Node) => Record<string, string | null> | undefined,
+  ): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      let node: Node;
+      try {
+        node = await this.deps.client.get(Node, { name }, { direct: true });
+      } catch (err) {
+        if (isNotFound(err))
+          throw new HttpError(404, { kind: 'failed_node_lookup', value: `node ${name} is gone` });
+        throw err;
+      }
+      const annotations = change(node);
+      if (!annotations) return;
+      try {
+        await this.deps.client.patch(Node, { name }, 'merge', {
+          metadata: { resourceVersion: node.metadata.resourceVersion, annotations },
+        });
+        return;
+      } catch (err) {
+        if (!isConflict(err) || attempt + 1 >= WRITE_ATTEMPTS) throw err;
+      }
+    }
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY)
+      throw new HttpError(413, { kind: 'failed_body_too_large', value: 'body over 64 KiB' });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseParams(text: string): { id: string; group: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, { kind: 'failed_bad_request', value: 'body is not JSON' });
+  }
+  const params = (body as { client_params?: unknown } | null)?.client_params as
+    | { id?: unknown; group?: unknown }
+    | undefined;
+  const id = params?.id;
+  const group = params?.group ?? FLEETLOCK_DEFAULT_GROUP;
+  if (typeof id !== 'string' || id.trim() === '') {
+    throw new HttpError(400, {
+      kind: 'failed_bad_request',
+      value: 'client_params.id must be a non-empty string',
+    });
+  }
+  if (typeof group !== 'string' || !GROUP.test(group)) {
+    throw new HttpError(400, {
+      kind: 'failed_bad_request',
+      value: 'client_params.group must match [a-zA-Z0-9.-]+',
+    });
+  }
+  return { id, group };
+}

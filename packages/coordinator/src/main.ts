@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+/**
+ * The reboot coordinator's main: standard flags + coordinator flags → manager (leader election on
+ * the `capstan-coordinator` Lease by default) → controller (+ FleetLock) → run until SIGTERM.
+ *   node dist/main.js --leader-elect --default-max-unavailable 25% --fleetlock-bind-address :9090
+ */
+import 'reflect-metadata';
+import {
+  Manager,
+  managerOptionsFromFlags,
+  ownNamespace,
+  parseStandardOptions,
+  runManager,
+} from '@capstan/runtime';
+import {
+  addCoordinator,
+  addCoordinatorFlags,
+  type CoordinatorFlags,
+  coordinatorOptionsFromFlags,
+} from './coordinator.js';
+
+const { standard, extra } = parseStandardOptions<CoordinatorFlags>(process.argv.slice(2), {
+  name: 'capstan-coordinator',
+  description: 'Coordinates node reboots: grants them within each RebootGroup budget, in order and windows.',
+  defaults: { leaderElectionId: 'capstan-coordinator' },
+  extend: addCoordinatorFlags,
+});
+let options: ReturnType<typeof coordinatorOptionsFromFlags>;
+try {
+  options = coordinatorOptionsFromFlags(extra, standard.leaderElectionNamespace ?? ownNamespace());
+} catch (err) {
+  process.stderr.write(`error: ${(err as Error).message}\n(run with --help for usage)\n`);
+  process.exit(2);
+}
+const manager = Manager.create({
+  ...managerOptionsFromFlags(standard),
+  eventSource: 'reboot.capstan.dev/coordinator',
+  fieldManager: 'capstan-coordinator',
+});
+addCoordinator(manager, options);
+await runManager(manager);

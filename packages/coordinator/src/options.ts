@@ -1,0 +1,63 @@
+/** How a coordinator is configured: from flags in `main`, or directly by an in-process caller. */
+import { capstanProtocol, fluoProtocol, type Protocol } from './api/protocol.js';
+import type { RebootGroupSpec } from './api/reboot-group.js';
+import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, type PlannerOptions } from './planner/plan.js';
+
+/** Options of a coordinator. */
+export interface CoordinatorOptions {
+  /**
+   * Which annotation keys to speak: `capstan` (ours, default) or `fluo` (the Flatcar Linux Update
+   * Operator's, byte for byte, so FLUO agents can be coordinated).
+   */
+  protocol?: 'capstan' | 'fluo' | Protocol;
+  /** Group of the nodes no `RebootGroup` selects; default `default`. */
+  defaultGroupName?: string;
+  /** Policy of that group when no `RebootGroup` has its name (default: one at a time, order 1000). */
+  defaultGroup?: RebootGroupSpec;
+  /** Grant timeout of groups that set none; default 30 minutes. */
+  defaultGrantTimeoutMs?: number;
+  /**
+   * Coordinate only nodes with these labels (a label selector string, e.g. `pool=batch`); default
+   * all nodes. The Node informer is restricted to it.
+   */
+  nodeSelector?: string;
+  /** Namespace of the grant fence Lease (the coordinator's own namespace). */
+  namespace: string;
+  /** Name of the grant fence Lease; default `capstan-coordinator-fence`. */
+  fenceName?: string;
+  /**
+   * Longest time between two rounds when nothing happens (windows opening, timeouts are also
+   * computed exactly); default 30 s.
+   */
+  resyncPeriodMs?: number;
+  /** Serve FleetLock (off when absent). */
+  fleetlock?: FleetLockOptions;
+}
+
+/** Options of the FleetLock server. */
+export interface FleetLockOptions {
+  /** `host:port`, `:port`, `:0` (ephemeral, tests). `0` or empty: off. */
+  bindAddress: string;
+  /**
+   * How long a pre-reboot waits for its grant before answering `failed_lock_semaphore_full` (the
+   * client retries); default 5 s.
+   */
+  waitMs?: number;
+}
+
+/** The protocol object an option names. */
+export function resolveProtocol(protocol: CoordinatorOptions['protocol']): Protocol {
+  if (protocol === undefined || protocol === 'capstan') return capstanProtocol;
+  if (protocol === 'fluo') return fluoProtocol;
+  return protocol;
+}
+
+/** The planner's options out of the coordinator's. */
+export function plannerOptionsOf(options: CoordinatorOptions): PlannerOptions {
+  return {
+    protocol: resolveProtocol(options.protocol),
+    defaultGroupName: options.defaultGroupName ?? DEFAULT_GROUP_NAME,
+    ...(options.defaultGroup ? { defaultGroup: options.defaultGroup } : {}),
+    defaultGrantTimeoutMs: options.defaultGrantTimeoutMs ?? DEFAULT_GRANT_TIMEOUT_MS,
+  };
+}

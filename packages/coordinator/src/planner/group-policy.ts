@@ -1,0 +1,111 @@
+/**
+ * Groups as the planner uses them: each `RebootGroup` spec resolved once (timeout, hooks,
+ * validity), the default group for nodes no selector matches, and which node belongs where.
+ */
+import { parseDuration } from '../api/duration.js';
+import { matchesSelector } from '../api/label-selector.js';
+import type { RebootGroupSpec } from '../api/reboot-group.js';
+import { type RebootGroupProblem, validateRebootGroupSpec } from '../api/validation.js';
+import type { Finding } from './finding.js';
+import type { NodeSnapshot } from './node-snapshot.js';
+
+/** A group's policy as input to the planner: the resource's name and spec. */
+export interface NamedRebootGroup {
+  name: string;
+  spec: RebootGroupSpec;
+}
+
+/** A group's spec resolved for planning. */
+export interface GroupPolicy {
+  name: string;
+  spec: RebootGroupSpec;
+  order: number;
+  grantTimeoutMs: number;
+  beforeHooks: string[];
+  afterHooks: string[];
+  paused: boolean;
+  /** Problems that make the group hold (no new schedules or grants). */
+  problems: RebootGroupProblem[];
+  /** The group was made from options because no `RebootGroup` has the default group's name. */
+  virtual: boolean;
+  /** The selector can be evaluated. */
+  selectorUsable: boolean;
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
+}
+
+/** Resolves a spec (any JSON: garbage is a problem, never an exception). */
+export function resolveGroup(
+  name: string,
+  spec: RebootGroupSpec,
+  defaultGrantTimeoutMs: number,
+  virtual: boolean,
+  reservedPrefixes: readonly string[],
+): GroupPolicy {
+  const problems = validateRebootGroupSpec(spec);
+  const safe = (typeof spec === 'object' && spec !== null ? spec : {}) as RebootGroupSpec;
+  const beforeHooks = stringList(safe.beforeRebootAnnotations);
+  const afterHooks = stringList(safe.afterRebootAnnotations);
+  for (const [field, hooks] of [
+    ['beforeRebootAnnotations', beforeHooks],
+    ['afterRebootAnnotations', afterHooks],
+  ] as const) {
+    for (const hook of hooks) {
+      if (reservedPrefixes.some((p) => hook.startsWith(p))) {
+        problems.push({ path: `spec.${field}`, message: `${hook} is a protocol key, not a hook annotation` });
+      }
+    }
+  }
+  const timeout = parseDuration(safe.grantTimeout);
+  return {
+    name,
+    spec: safe,
+    order: Number.isSafeInteger(safe.order) ? (safe.order as number) : 0,
+    grantTimeoutMs: timeout !== undefined && timeout > 0 ? timeout : defaultGrantTimeoutMs,
+    beforeHooks,
+    afterHooks,
+    paused: safe.paused === true,
+    problems,
+    virtual,
+    selectorUsable: !problems.some((p) => p.path.startsWith('spec.nodeSelector')),
+  };
+}
+
+/** Orders groups: lower `order` first, then by name. */
+export function byOrder(a: GroupPolicy, b: GroupPolicy): number {
+  return a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/**
+ * Assigns every node to one group: the first (by order, then name) whose selector matches, else
+ * the default group. Reports nodes matched by several groups.
+ */
+export function assignNodes(
+  nodes: readonly NodeSnapshot[],
+  groups: readonly GroupPolicy[],
+  defaultGroup: GroupPolicy,
+  findings: Finding[],
+): Map<string, NodeSnapshot[]> {
+  const members = new Map<string, NodeSnapshot[]>();
+  for (const g of groups) members.set(g.name, []);
+  members.set(defaultGroup.name, members.get(defaultGroup.name) ?? []);
+  const sorted = [...groups].sort(byOrder);
+  for (const node of nodes) {
+    const labels = node.labels ?? {};
+    const matched = sorted.filter((g) => g.selectorUsable && matchesSelector(g.spec.nodeSelector, labels));
+    const home = matched[0] ?? defaultGroup;
+    if (matched.length > 1) {
+      findings.push({
+        kind: 'NodeInSeveralGroups',
+        severity: 'Warning',
+        node: node.name,
+        group: home.name,
+        message: `node ${node.name} matches groups ${matched.map((g) => g.name).join(', ')}; it joins ${home.name}`,
+      });
+    }
+    members.get(home.name)?.push(node);
+  }
+  return members;
+}

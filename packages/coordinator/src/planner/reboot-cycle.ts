@@ -1,0 +1,164 @@
+/**
+ * The per-node rules of the reboot cycle: everything the planner decides about one node without
+ * looking at the others (requests, revocation, grant records, verification, release, return,
+ * timeouts). Budget, order, windows and fairness are group decisions, made in `plan.ts`.
+ */
+import { coordinatorKeys, type FailureReason, formatTimestamp } from '../api/coordinator-keys.js';
+import { TRUE } from '../api/protocol.js';
+import type { Finding } from './finding.js';
+import type { GroupPolicy } from './group-policy.js';
+import { isUsableBootId, type NodeDraft } from './node-state.js';
+
+/** Whether every annotation in `hooks` is `"true"` on the node (vacuously true for none). */
+export function hooksPassed(draft: NodeDraft, hooks: readonly string[]): boolean {
+  return hooks.every((k) => draft.annotations[k] === TRUE);
+}
+
+function removeIfPresent(draft: NodeDraft, key: string): boolean {
+  if (draft.annotations[key] === undefined) return false;
+  draft.removeAnnotation(key);
+  return true;
+}
+
+/** One rule application; true when it edited the draft. */
+function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Finding[]): boolean {
+  const f = draft.facts();
+  const labels = draft.protocol.labels;
+  switch (f.phase) {
+    case 'Idle':
+      if (removeIfPresent(draft, coordinatorKeys.requestedAt)) {
+        draft.record('RequestWithdrawn');
+        return true;
+      }
+      return false;
+    case 'Asking':
+      if (f.requestedAt === undefined) {
+        draft.setAnnotation(coordinatorKeys.requestedAt, formatTimestamp(now));
+        draft.record('Requested');
+        return true;
+      }
+      return false;
+    case 'Scheduled':
+      if (!f.asking) {
+        // Revocation: the node stopped asking before its grant.
+        draft.removeLabel(labels.beforeReboot);
+        draft.removeAnnotations(group.beforeHooks);
+        removeIfPresent(draft, coordinatorKeys.requestedAt);
+        draft.record('Revoked');
+        return true;
+      }
+      if (f.requestedAt === undefined) {
+        draft.setAnnotation(coordinatorKeys.requestedAt, formatTimestamp(now));
+        draft.record('Requested');
+        return true;
+      }
+      return false;
+    case 'Granted': {
+      let changed = false;
+      if (draft.labels[labels.beforeReboot] !== undefined) {
+        draft.removeLabel(labels.beforeReboot);
+        changed = true;
+      }
+      changed = removeIfPresent(draft, coordinatorKeys.requestedAt) || changed;
+      if (f.grantedAt === undefined || (f.grantedBootId === undefined && isUsableBootId(draft.node.bootID))) {
+        // A grant we have no (usable) record of: another coordinator's, an admin's, or garbage.
+        // Adopt it from now on; fencing to the current boot ID fails closed (a reboot that already
+        // happened is not verified, and the grant times out into a failure a human looks at).
+        if (f.grantedAt === undefined) draft.setAnnotation(coordinatorKeys.grantedAt, formatTimestamp(now));
+        if (f.grantedBootId === undefined && isUsableBootId(draft.node.bootID)) {
+          draft.setAnnotation(coordinatorKeys.grantedBootId, draft.node.bootID);
+        }
+        draft.record('GrantAdopted');
+        findings.push({
+          kind: 'GrantAdopted',
+          severity: 'Warning',
+          node: draft.name,
+          group: group.name,
+          message: `node ${draft.name} has reboot-ok without a complete grant record; adopted as granted now`,
+        });
+        return true;
+      }
+      if (f.grantedBootId === undefined) {
+        findings.push({
+          kind: 'MissingBootID',
+          severity: 'Warning',
+          node: draft.name,
+          group: group.name,
+          message: `node ${draft.name} is granted but reports no boot ID; its reboot cannot be verified`,
+        });
+      }
+      const verified =
+        f.grantedBootId !== undefined &&
+        isUsableBootId(draft.node.bootID) &&
+        draft.node.bootID !== f.grantedBootId &&
+        f.ready &&
+        !f.inProgress &&
+        !f.needed;
+      if (verified) {
+        draft.setLabel(labels.afterReboot, TRUE);
+        draft.removeAnnotations(group.afterHooks);
+        draft.record('RebootVerified');
+        return true;
+      }
+      if (!f.failed && f.grantedAt !== undefined && now - f.grantedAt >= group.grantTimeoutMs) {
+        const acted = f.inProgress || draft.node.unschedulable || draft.node.bootID !== f.grantedBootId;
+        const reason: FailureReason = acted ? 'RebootNotVerified' : 'GrantNotActedOn';
+        draft.setAnnotation(coordinatorKeys.failed, `${reason} ${formatTimestamp(now)}`);
+        draft.record('MarkedFailed');
+        findings.push({
+          kind: 'GrantTimedOut',
+          severity: 'Warning',
+          node: draft.name,
+          group: group.name,
+          message: `node ${draft.name}: ${reason} within ${group.grantTimeoutMs / 1000}s of its grant; it keeps counting against group ${group.name}, which grants nothing new until ${coordinatorKeys.failed} is removed`,
+        });
+        return true;
+      }
+      return changed;
+    }
+    case 'AfterHooks': {
+      let changed = false;
+      if (draft.labels[labels.beforeReboot] !== undefined) {
+        draft.removeLabel(labels.beforeReboot);
+        changed = true;
+      }
+      changed = removeIfPresent(draft, coordinatorKeys.requestedAt) || changed;
+      if (hooksPassed(draft, group.afterHooks)) {
+        draft.withdrawRebootOk();
+        draft.removeLabel(labels.afterReboot);
+        draft.removeAnnotations(group.afterHooks);
+        draft.record('Released');
+        return true;
+      }
+      return changed;
+    }
+    case 'Returning':
+      if (f.ready && !draft.node.unschedulable) {
+        draft.removeAnnotation(coordinatorKeys.grantedAt);
+        draft.removeAnnotation(coordinatorKeys.grantedBootId);
+        draft.setAnnotation(coordinatorKeys.rebootedAt, formatTimestamp(now));
+        draft.record('Completed');
+        return true;
+      }
+      if (f.grantedAt !== undefined && now - f.grantedAt >= group.grantTimeoutMs) {
+        findings.push({
+          kind: 'ReturnOverdue',
+          severity: 'Warning',
+          node: draft.name,
+          group: group.name,
+          message: `node ${draft.name} rebooted but is not back (${f.unavailableBecause.join(', ')}); it keeps counting against group ${group.name}`,
+        });
+      }
+      return false;
+  }
+}
+
+/**
+ * Applies the per-node rules until none applies (a fixpoint), so that planning the result again
+ * writes nothing.
+ */
+export function settle(draft: NodeDraft, group: GroupPolicy, now: number, findings: Finding[]): void {
+  for (let i = 0; i < 16 && step(draft, group, now, findings); i++) {
+    // each step edits the draft; the bound only guards against a rule cycle
+  }
+}
