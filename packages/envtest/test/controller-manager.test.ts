@@ -71,7 +71,8 @@ describe('kube-controller-manager in the shared control plane', () => {
     expect(pods).toHaveLength(2);
     const status = await eventually(async () => {
       const pdb = await policy.readNamespacedPodDisruptionBudget({ namespace, name: 'web' });
-      return pdb.status?.observedGeneration ? pdb.status : undefined;
+      // The disruption controller may first report before both pods exist: wait for its settled view.
+      return pdb.status?.observedGeneration && pdb.status.expectedPods === 2 ? pdb.status : undefined;
     });
     // No kubelet runs the pods, so none is healthy and no disruption is allowed.
     expect(status.expectedPods).toBe(2);
