@@ -1,8 +1,9 @@
 import { closeSync, openSync } from 'node:fs';
 import dbus from 'dbus-next';
-import { BusConnection } from '../dbus/connection.js';
+import type { BusConnection } from '../dbus/connection.js';
 import { unixFdPassingAvailable } from '../dbus/fd-passing.js';
 import { LOGIND_INTERFACE, LOGIND_NAME, LOGIND_PATH } from '../dbus/logind.js';
+import { ownService, releaseService } from './bus-service.js';
 
 /** One reboot request the fake received. */
 export interface RebootRequest {
@@ -93,23 +94,10 @@ export class FakeLogind {
   /** Connects, exports the manager and takes the bus name. */
   async start(): Promise<void> {
     if (this.conn && !this.conn.closed) return;
-    const conn = await BusConnection.open({
-      address: this.options.address,
+    const iface = new ManagerInterface(this);
+    const conn = await ownService(this.options.address, LOGIND_PATH, LOGIND_NAME, iface, {
       negotiateUnixFd: unixFdPassingAvailable(),
     });
-    const iface = new ManagerInterface(this);
-    let reply: number;
-    try {
-      conn.bus.export(LOGIND_PATH, iface);
-      reply = await conn.requestName(LOGIND_NAME, dbus.NameFlag.DO_NOT_QUEUE);
-    } catch (err) {
-      conn.close();
-      throw err;
-    }
-    if (reply !== dbus.RequestNameReply.PRIMARY_OWNER) {
-      conn.close();
-      throw new Error(`${LOGIND_NAME} is already owned on ${this.options.address}`);
-    }
     this.conn = conn;
     this.iface = iface;
   }
@@ -119,14 +107,7 @@ export class FakeLogind {
     const conn = this.conn;
     this.conn = undefined;
     this.iface = undefined;
-    if (conn && !conn.closed) {
-      try {
-        await conn.releaseName(LOGIND_NAME);
-      } catch {
-        // Disconnecting releases the name anyway.
-      }
-      conn.close();
-    }
+    await releaseService(conn, LOGIND_NAME);
     for (const fd of this.inhibitFds.splice(0)) closeSync(fd);
   }
 

@@ -1,5 +1,5 @@
 import dbus from 'dbus-next';
-import { BusConnection } from '../dbus/connection.js';
+import type { BusConnection } from '../dbus/connection.js';
 import {
   statusToBody,
   UPDATE_ENGINE_INTERFACE,
@@ -9,6 +9,7 @@ import {
   type UpdateEngineStatus,
   UpdateStatus,
 } from '../dbus/update-engine.js';
+import { ownService, releaseService } from './bus-service.js';
 
 /** A partial status for {@link FakeUpdateEngine.setStatus}; numbers are accepted for the int64 fields. */
 export interface FakeStatusChange {
@@ -102,20 +103,8 @@ export class FakeUpdateEngine {
   /** Connects, exports the manager and takes the bus name. */
   async start(): Promise<void> {
     if (this.running) return;
-    const conn = await BusConnection.open({ address: this.options.address });
     const iface = new ManagerInterface(this);
-    let reply: number;
-    try {
-      conn.bus.export(UPDATE_ENGINE_PATH, iface);
-      reply = await conn.requestName(UPDATE_ENGINE_NAME, dbus.NameFlag.DO_NOT_QUEUE);
-    } catch (err) {
-      conn.close();
-      throw err;
-    }
-    if (reply !== dbus.RequestNameReply.PRIMARY_OWNER) {
-      conn.close();
-      throw new Error(`${UPDATE_ENGINE_NAME} is already owned on ${this.options.address}`);
-    }
+    const conn = await ownService(this.options.address, UPDATE_ENGINE_PATH, UPDATE_ENGINE_NAME, iface);
     this.conn = conn;
     this.iface = iface;
   }
@@ -125,14 +114,7 @@ export class FakeUpdateEngine {
     const conn = this.conn;
     this.conn = undefined;
     this.iface = undefined;
-    if (conn && !conn.closed) {
-      try {
-        await conn.releaseName(UPDATE_ENGINE_NAME);
-      } catch {
-        // The bus may be gone already; disconnecting releases the name anyway.
-      }
-      conn.close();
-    }
+    await releaseService(conn, UPDATE_ENGINE_NAME);
     const keep = this.options.keepNeedRebootAcrossRestart ?? true;
     if (!(keep && this.status.currentOperation === UpdateStatus.UpdatedNeedReboot)) {
       this.status = { ...IDLE, lastCheckedTime: this.status.lastCheckedTime };
