@@ -2,7 +2,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+
+/**
+ * A CustomResourceDefinition as plain JSON (as read from YAML). Not client-node's model type, whose
+ * property names differ from the wire format for keys such as `x-kubernetes-int-or-string`.
+ */
+export interface CrdObject {
+  kind?: string;
+  metadata?: { name?: string };
+}
+
 import { parseAllDocuments } from 'yaml';
 import { type Assets, resolveAssets } from './assets.js';
 import { CertificateAuthority, type CertPair, writeServiceAccountKeys } from './certs.js';
@@ -22,7 +32,7 @@ export type ControllerName =
 /** Options of {@link ControlPlane.start}. */
 export interface StartOptions {
   /** CRDs to install (YAML file paths or objects) before `start` resolves. */
-  crds?: Array<string | V1CustomResourceDefinition>;
+  crds?: Array<string | CrdObject>;
   /** Extra kube-apiserver flags, e.g. `['--feature-gates=X=true']`; later flags win. */
   apiServerFlags?: string[];
   /**
@@ -209,26 +219,35 @@ export class ControlPlane {
     return kc;
   }
 
-  /** Installs (creates or replaces) CRDs from YAML files or objects and waits until each is Established. */
-  async installCRDs(crds: Array<string | V1CustomResourceDefinition>, timeoutMs = 30_000): Promise<void> {
-    const api = this.kubeConfig.makeApiClient(ApiextensionsV1Api);
+  /**
+   * Installs (creates or replaces) CRDs from YAML files or objects and waits until each is
+   * Established. The objects are sent as they are: client-node's model serializer would drop keys
+   * it does not model, such as `x-kubernetes-int-or-string`.
+   */
+  async installCRDs(crds: Array<string | CrdObject>, timeoutMs = 30_000): Promise<void> {
+    const base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
     const objects = crds.flatMap((c) => (typeof c === 'string' ? readCrdFile(c) : [c]));
     for (const body of objects) {
       const name = body.metadata?.name as string;
-      try {
-        await api.createCustomResourceDefinition({ body });
-      } catch (err) {
-        if ((err as { code?: number }).code !== 409) throw err;
-        const current = await api.readCustomResourceDefinition({ name });
-        body.metadata = { ...body.metadata, resourceVersion: current.metadata?.resourceVersion };
-        await api.replaceCustomResourceDefinition({ name, body });
+      const created = await this.adminRequest('POST', base, body);
+      if (created.status === 409) {
+        const current = await this.adminRequest('GET', `${base}/${name}`);
+        const resourceVersion = (current.body as V1CustomResourceDefinition).metadata?.resourceVersion;
+        const replaced = await this.adminRequest('PUT', `${base}/${name}`, {
+          ...body,
+          metadata: { ...body.metadata, resourceVersion },
+        });
+        if (replaced.status !== 200)
+          throw new Error(`replacing CRD ${name}: ${JSON.stringify(replaced.body)}`);
+      } else if (created.status !== 201) {
+        throw new Error(`creating CRD ${name}: ${JSON.stringify(created.body)}`);
       }
     }
     const deadline = Date.now() + timeoutMs;
     for (const body of objects) {
       const name = body.metadata?.name as string;
       for (;;) {
-        const crd = await api.readCustomResourceDefinition({ name });
+        const crd = (await this.adminRequest('GET', `${base}/${name}`)).body as V1CustomResourceDefinition;
         if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
         if (Date.now() > deadline) throw new Error(`CRD ${name} not Established within ${timeoutMs} ms`);
         await delay(100);
@@ -283,13 +302,55 @@ export class ControlPlane {
   }
 
   private async waitReady(apiServer: ManagedProcess, timeoutMs: number): Promise<void> {
-    const pem = (name: string) => readFileSync(join(this.workDir, 'pki', name), 'utf8');
-    const admin = this.kubeConfig.getCurrentUser();
-    const cert = Buffer.from(admin?.certData ?? '', 'base64').toString();
-    const key = Buffer.from(admin?.keyData ?? '', 'base64').toString();
     await waitFor('kube-apiserver', apiServer, timeoutMs, () =>
-      httpsOk(`${this.server}/readyz`, { ca: pem('ca.crt'), cert, key }),
+      httpsOk(`${this.server}/readyz`, this.adminTls()),
     );
+  }
+
+  /** The admin's TLS material, from its kubeconfig. */
+  private adminTls(): { ca: string; cert: string; key: string } {
+    const admin = this.kubeConfig.getCurrentUser();
+    return {
+      ca: readFileSync(join(this.workDir, 'pki', 'ca.crt'), 'utf8'),
+      cert: Buffer.from(admin?.certData ?? '', 'base64').toString(),
+      key: Buffer.from(admin?.keyData ?? '', 'base64').toString(),
+    };
+  }
+
+  /** One JSON request as the admin; answers the status and the parsed body. */
+  private adminRequest(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        `${this.server}${path}`,
+        {
+          ...this.adminTls(),
+          method,
+          timeout: 10_000,
+          headers: payload ? { 'content-type': 'application/json', accept: 'application/json' } : {},
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            try {
+              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+            } catch {
+              resolve({ status: res.statusCode ?? 0, body: text });
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
+      req.end(payload);
+    });
   }
 }
 
@@ -355,10 +416,10 @@ function startApiServer(assets: Assets, workDir: string, args: string[]): Manage
   );
 }
 
-function readCrdFile(path: string): V1CustomResourceDefinition[] {
+function readCrdFile(path: string): CrdObject[] {
   return parseAllDocuments(readFileSync(path, 'utf8'))
-    .map((doc) => doc.toJS() as V1CustomResourceDefinition | null)
-    .filter((doc): doc is V1CustomResourceDefinition => doc?.kind === 'CustomResourceDefinition');
+    .map((doc) => doc.toJS() as CrdObject | null)
+    .filter((doc): doc is CrdObject => doc?.kind === 'CustomResourceDefinition');
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -15,6 +15,7 @@ export {
   type ControllerName,
   ControlPlane,
   type ControlPlaneInfo,
+  type CrdObject,
   type StartOptions,
 } from './control-plane.js';
 export { etcdVersion, kubernetesVersion } from './versions.js';

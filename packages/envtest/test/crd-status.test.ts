@@ -1,4 +1,9 @@
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  ApiextensionsV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { useControlPlane } from '../src/vitest/index.js';
 
@@ -63,5 +68,58 @@ describe('a CRD and its status subresource', () => {
     )) as { status?: { ready?: boolean }; metadata: { generation: number } };
     expect(viaStatus.status).toEqual({ ready: true });
     expect(viaStatus.metadata.generation).toBe(1);
+  });
+
+  it('keeps x-kubernetes-* schema keys, and installing again replaces the CRD', async () => {
+    const widgets = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.envtest.capstan.dev' },
+      spec: {
+        group: 'envtest.capstan.dev',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: { budget: { 'x-kubernetes-int-or-string': true } },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    await env.plane.installCRDs([widgets]);
+    const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    const ref = { group: 'envtest.capstan.dev', version: 'v1', namespace: env.namespace, plural: 'widgets' };
+    for (const [name, budget] of [
+      ['as-count', 2],
+      ['as-percent', '25%'],
+    ] as const) {
+      const made = (await api.createNamespacedCustomObject({
+        ...ref,
+        body: { apiVersion: 'envtest.capstan.dev/v1', kind: 'Widget', metadata: { name }, spec: { budget } },
+      })) as { spec: { budget: unknown } };
+      expect(made.spec.budget).toEqual(budget);
+    }
+
+    widgets.metadata = { ...widgets.metadata, labels: { again: 'yes' } } as typeof widgets.metadata;
+    await env.plane.installCRDs([widgets]);
+    const apiext = (await env.kubeConfig
+      .makeApiClient(ApiextensionsV1Api)
+      .readCustomResourceDefinition({ name: 'widgets.envtest.capstan.dev' })) as {
+      metadata?: { labels?: object };
+    };
+    expect(apiext.metadata?.labels).toEqual({ again: 'yes' });
   });
 });

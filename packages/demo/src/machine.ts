@@ -1,0 +1,182 @@
+/**
+ * One simulated node: a Node object whose status the "kubelet" here writes, a private dbus-daemon
+ * carrying a test update_engine and a test logind, and the real update agent connected to them.
+ * logind's Reboot takes the machine down (agent gone, node NotReady), then boots it again with a
+ * new boot ID, the new OS version and a fresh agent, as a real reboot would.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  FakeLogind,
+  FakeUpdateEngine,
+  type PrivateBus,
+  type RunningAgent,
+  startAgent,
+  startPrivateBus,
+  UpdateStatus,
+} from '@capstan/agent';
+import { type Client, type Logger, Node } from '@capstan/runtime';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+/** Options of {@link SimulatedMachine.start}. */
+export interface MachineOptions {
+  /** Node name. */
+  name: string;
+  /** Node labels (the reboot groups select on them). */
+  labels: Record<string, string>;
+  /** OS version before the update. */
+  version: string;
+  /** Annotation protocol the agent speaks. */
+  protocol: 'capstan' | 'fluo';
+  /** How long a reboot keeps the node down. */
+  rebootDownMs: number;
+  /** Identity the agent runs as. */
+  kubeConfig: KubeConfig;
+  /** The admin client that plays the kubelet (node status). */
+  admin: Client;
+  /** Where the agent logs. */
+  logger: Logger;
+  /** Called when something in the simulation itself fails (the demo then fails). */
+  onFault: (what: string, err: unknown) => void;
+}
+
+const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** A node with its own D-Bus, update_engine, logind and agent. See the file comment. */
+export class SimulatedMachine {
+  /** Boot IDs in the order the machine booted them. */
+  readonly bootIDs: string[] = [];
+  /** Versions booted, in order. */
+  readonly versions: string[] = [];
+  private agent: RunningAgent | undefined;
+  private rebooting: Promise<void> | undefined;
+  private stopped = false;
+
+  private constructor(
+    private readonly options: MachineOptions,
+    private readonly dir: string,
+    private readonly bus: PrivateBus,
+    private readonly engine: FakeUpdateEngine,
+    private readonly logind: FakeLogind,
+  ) {}
+
+  /** Creates the Node, starts the machine's bus and services, boots it and starts its agent. */
+  static async start(options: MachineOptions): Promise<SimulatedMachine> {
+    const dir = mkdtempSync(join(tmpdir(), `capstan-demo-${options.name}-`));
+    const bus = await startPrivateBus(dir);
+    const engine = await FakeUpdateEngine.start({ address: bus.address });
+    const logind = await FakeLogind.start({ address: bus.address });
+    const machine = new SimulatedMachine(options, dir, bus, engine, logind);
+    logind.onReboot(() => machine.reboot());
+    await options.admin.create(Node, { metadata: { name: options.name, labels: options.labels }, spec: {} });
+    await machine.boot(options.version);
+    return machine;
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** Reboot requests logind accepted. */
+  get rebootRequests(): number {
+    return this.logind.reboots.length;
+  }
+
+  /** update_engine has downloaded and staged `version`: it now says a reboot is needed. */
+  stageUpdate(version: string): void {
+    this.engine.setStatus({
+      operation: UpdateStatus.UpdatedNeedReboot,
+      newVersion: version,
+      progress: 1,
+      lastCheckedTime: Math.floor(Date.now() / 1000),
+    });
+  }
+
+  /** Waits for a reboot in progress, then stops the agent, the services and the bus. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.rebooting?.catch(() => {});
+    await this.agent?.stop().catch(() => {});
+    this.agent = undefined;
+    await this.logind.stop().catch(() => {});
+    await this.engine.stop().catch(() => {});
+    await this.bus.stop().catch(() => {});
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** logind's Reboot: runs once logind has answered the agent (the hook is not awaited by it). */
+  private reboot(): Promise<void> {
+    const run = (async () => {
+      // The OS goes down: the agent dies with it and the kubelet stops reporting Ready.
+      await this.agent?.stop();
+      this.agent = undefined;
+      await this.setStatus(this.bootIDs.at(-1) ?? '', false);
+      const next = this.engine.status.newVersion || this.versions.at(-1) || this.options.version;
+      await this.engine.stop();
+      // After the reboot update_engine runs the new version and has nothing pending.
+      this.engine.status = { ...this.engine.status, currentOperation: UpdateStatus.Idle, newVersion: '' };
+      await delay(this.options.rebootDownMs);
+      if (this.stopped) return;
+      await this.engine.start();
+      await this.boot(next);
+    })();
+    this.rebooting = run.catch((err) => this.options.onFault(`rebooting ${this.name}`, err));
+    return this.rebooting;
+  }
+
+  /** A boot: new boot ID, os-release of `version`, the kubelet reports Ready, the agent starts. */
+  private async boot(version: string): Promise<void> {
+    const bootID = `${this.name}-${randomBytes(4).toString('hex')}`;
+    const osRelease = join(this.dir, 'os-release');
+    writeFileSync(
+      osRelease,
+      `NAME="Flatcar Container Linux by Kinvolk"\nID=flatcar\nVERSION=${version}\nVERSION_ID=${version}\n`,
+    );
+    this.bootIDs.push(bootID);
+    this.versions.push(version);
+    await this.setStatus(bootID, true);
+    const agent = startAgent({
+      kubeConfig: this.options.kubeConfig,
+      nodeName: this.name,
+      protocol: this.options.protocol,
+      busAddress: this.bus.address,
+      osReleasePath: osRelease,
+      drainGracePeriodSeconds: 0,
+      drainTimeoutMs: 30_000,
+      failureBackoffMs: 5_000,
+      podPollMs: 200,
+      logger: this.options.logger.child({ node: this.name }),
+    });
+    agent.done.catch((err) => this.options.onFault(`the agent on ${this.name}`, err));
+    this.agent = agent;
+  }
+
+  /** What a kubelet writes: the boot ID and the Ready condition. */
+  private async setStatus(bootID: string, ready: boolean): Promise<void> {
+    await this.options.admin.patchStatus(Node, { name: this.name }, 'merge', {
+      status: {
+        nodeInfo: {
+          bootID,
+          machineID: this.name,
+          systemUUID: this.name,
+          kubeletVersion: 'v1.35.4',
+          osImage: `Flatcar Container Linux ${this.versions.at(-1) ?? ''}`,
+        },
+        conditions: [
+          {
+            type: 'Ready',
+            status: ready ? 'True' : 'Unknown',
+            reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
+            message: ready ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.',
+            lastHeartbeatTime: now(),
+            lastTransitionTime: now(),
+          },
+        ],
+      },
+    });
+  }
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

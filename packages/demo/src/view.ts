@@ -1,0 +1,97 @@
+/**
+ * The live view: on a terminal, a table of groups and nodes redrawn in place; elsewhere (CI logs,
+ * pipes), one line per phase change, so the output reads as a log.
+ */
+import type { GroupView, NodePhase, NodeView, Transition } from './observer.js';
+
+const PHASE_MARK: Record<NodePhase, string> = {
+  joining: '+',
+  'up to date': '·',
+  'needs reboot': '!',
+  granted: '→',
+  draining: '↓',
+  rebooting: '↻',
+  'back up': '↑',
+  updated: '✓',
+};
+
+/** Seconds as `m:ss`. */
+export function clock(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** The group table: nodes, order, budget, disrupted now and at most. */
+export function groupTable(groups: GroupView[]): string[] {
+  const lines = [
+    `  ${'group'.padEnd(15)}${'nodes'.padStart(5)}${'order'.padStart(7)}${'budget'.padStart(8)}${'now'.padStart(6)}${'most'.padStart(6)}`,
+  ];
+  for (const g of groups) {
+    const over = g.most > g.budget ? '  OVER BUDGET' : '';
+    lines.push(
+      `  ${g.name.padEnd(15)}${String(g.nodes.length).padStart(5)}${String(g.order).padStart(7)}${`${g.budget}`.padStart(8)}${String(g.current).padStart(6)}${String(g.most).padStart(6)}${over}`,
+    );
+  }
+  return lines;
+}
+
+/** The node table. */
+export function nodeTable(nodes: NodeView[]): string[] {
+  const lines = [
+    `  ${'node'.padEnd(16)}${'group'.padEnd(15)}${'state'.padEnd(16)}${'os version'.padEnd(12)}boots`,
+  ];
+  for (const n of nodes) {
+    lines.push(
+      `  ${n.name.padEnd(16)}${n.group.padEnd(15)}${`${PHASE_MARK[n.phase]} ${n.phase}`.padEnd(16)}${n.version.padEnd(12)}${n.boots}`,
+    );
+  }
+  return lines;
+}
+
+/** Draws the view; see the file comment. */
+export class LiveView {
+  private drawnLines = 0;
+  private readonly log: string[] = [];
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly title: string,
+    private readonly interactive = Boolean(out.isTTY),
+  ) {}
+
+  /** A line of narration (setup steps, the update). */
+  say(line: string): void {
+    if (this.interactive && this.drawnLines > 0) {
+      this.log.push(line);
+      return;
+    }
+    this.out.write(`${line}\n`);
+  }
+
+  /** A node changed phase. */
+  transition(t: Transition, groups: GroupView[]): void {
+    const g = groups.find((x) => x.nodes.includes(t.node));
+    const budget = g ? `  [${g.name} ${g.current}/${g.budget}]` : '';
+    const line = `  ${clock(t.atMs).padStart(5)}  ${t.node.padEnd(16)}${(t.from ?? '-').padEnd(14)}→ ${t.to}${budget}`;
+    if (this.interactive) this.log.push(line);
+    else this.out.write(`${line}\n`);
+  }
+
+  /** Redraws the tables in place (terminal only). */
+  draw(nodes: NodeView[], groups: GroupView[], elapsedMs: number, status: string): void {
+    if (!this.interactive) return;
+    const lines = [
+      `${this.title}   elapsed ${clock(elapsedMs)}`,
+      '',
+      ...groupTable(groups),
+      '',
+      ...nodeTable(nodes),
+      '',
+      `  ${status}`,
+      ...this.log.slice(-6),
+    ];
+    const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : '';
+    this.out.write(`${up}\x1b[J${lines.join('\n')}\n`);
+    this.drawnLines = lines.length;
+  }
+}
