@@ -11,9 +11,7 @@ import {
   Client,
   ClusterRole,
   ClusterRoleBinding,
-  CustomResourceDefinition,
   HttpTransport,
-  isAlreadyExists,
   type KubeObject,
   Manager,
   Node,
@@ -81,36 +79,6 @@ async function eventually<T>(
   }
 }
 
-/**
- * Installs a CRD with the runtime's client. (envtest's `installCRDs` sends CRDs through
- * client-node's model serializer, which drops `x-kubernetes-*` keys such as
- * `x-kubernetes-int-or-string`, and the API server then refuses the schema.)
- */
-async function installCrd(path: string): Promise<void> {
-  const crd = docs(path)[0] as CustomResourceDefinition;
-  try {
-    await admin.create(CustomResourceDefinition, crd);
-  } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
-    const live = await admin.get(CustomResourceDefinition, { name: crd.metadata.name as string });
-    await admin.update(CustomResourceDefinition, {
-      ...crd,
-      metadata: { ...crd.metadata, resourceVersion: live.metadata.resourceVersion },
-    });
-  }
-  await eventually(
-    async () => {
-      const live = await admin.get(CustomResourceDefinition, { name: crd.metadata.name as string });
-      const established = (
-        live.status as { conditions?: Array<{ type: string; status: string }> } | undefined
-      )?.conditions;
-      return established?.some((c) => c.type === 'Established' && c.status === 'True');
-    },
-    30_000,
-    'CRD established',
-  );
-}
-
 function startCoordinator(identity: string): Running {
   const manager = Manager.create({
     kubeConfig: saKubeConfig,
@@ -141,7 +109,7 @@ function startCoordinator(identity: string): Running {
 beforeAll(async () => {
   run = env.namespace;
   admin = new Client(new HttpTransport(env.kubeConfig));
-  await installCrd(deploy('crds/rebootgroups.yaml'));
+  await env.plane.installCRDs([deploy('crds/rebootgroups.yaml')]);
 
   // The manifests, moved into this test's namespace, with cluster-scoped names made unique.
   const kinds: Record<string, ResourceType> = {
