@@ -231,14 +231,21 @@ export class ControlPlane {
       const name = body.metadata?.name as string;
       const created = await this.adminRequest('POST', base, body);
       if (created.status === 409) {
-        const current = await this.adminRequest('GET', `${base}/${name}`);
-        const resourceVersion = (current.body as V1CustomResourceDefinition).metadata?.resourceVersion;
-        const replaced = await this.adminRequest('PUT', `${base}/${name}`, {
-          ...body,
-          metadata: { ...body.metadata, resourceVersion },
-        });
-        if (replaced.status !== 200)
-          throw new Error(`replacing CRD ${name}: ${JSON.stringify(replaced.body)}`);
+        // Replace what is there. Another test file installing the same CRD, or the apiextensions
+        // controllers writing its status, may change it between our read and our write: on a
+        // conflict, read and replace again.
+        for (let attempt = 1; ; attempt++) {
+          const current = await this.adminRequest('GET', `${base}/${name}`);
+          const resourceVersion = (current.body as V1CustomResourceDefinition).metadata?.resourceVersion;
+          const replaced = await this.adminRequest('PUT', `${base}/${name}`, {
+            ...body,
+            metadata: { ...body.metadata, resourceVersion },
+          });
+          if (replaced.status === 200) break;
+          if (replaced.status !== 409 || attempt >= 10)
+            throw new Error(`replacing CRD ${name}: ${JSON.stringify(replaced.body)}`);
+          await delay(50 * attempt);
+        }
       } else if (created.status !== 201) {
         throw new Error(`creating CRD ${name}: ${JSON.stringify(created.body)}`);
       }
