@@ -80,7 +80,9 @@ export function byOrder(a: GroupPolicy, b: GroupPolicy): number {
 
 /**
  * Assigns every node to one group: the first (by order, then name) whose selector matches, else
- * the default group. Reports nodes matched by several groups.
+ * the default group. The default group takes exactly the nodes no other group selects (its own
+ * selector, if any, is not consulted), so it never counts as a second match. Reports nodes matched
+ * by several groups.
  */
 export function assignNodes(
   nodes: readonly NodeSnapshot[],
@@ -94,7 +96,9 @@ export function assignNodes(
   const sorted = [...groups].sort(byOrder);
   for (const node of nodes) {
     const labels = node.labels ?? {};
-    const matched = sorted.filter((g) => g.selectorUsable && matchesSelector(g.spec.nodeSelector, labels));
+    const matched = sorted.filter(
+      (g) => g !== defaultGroup && g.selectorUsable && matchesSelector(g.spec.nodeSelector, labels),
+    );
     const home = matched[0] ?? defaultGroup;
     if (matched.length > 1) {
       findings.push({

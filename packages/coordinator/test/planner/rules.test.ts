@@ -305,6 +305,15 @@ describe('order and groups', () => {
     expect(r.membership).toEqual({ x: 'default', both: 'control-plane' });
     expect(r.findings.map((f) => f.kind)).toContain('NodeInSeveralGroups');
     expect(r.groupStatus.default?.nodes).toBe(1);
+    const twice = r.findings.filter((f) => f.kind === 'NodeInSeveralGroups');
+    expect(twice.map((f) => f.node)).toEqual(['both']);
+  });
+
+  it('does not count the default group as a second match for nodes another group selects', () => {
+    const nodes = [node('c', { labels: { role: 'cp' } }), node('x')];
+    const r = plan({ nodes, groups: [cp], now: NOW });
+    expect(r.membership).toEqual({ c: 'control-plane', x: 'default' });
+    expect(r.findings.filter((f) => f.kind === 'NodeInSeveralGroups')).toEqual([]);
   });
 
   it('uses a RebootGroup named like the default group as the default policy', () => {
