@@ -23,7 +23,7 @@ const program = new Command('capstan-demo')
   )
   .option('--protocol <name>', 'annotation protocol: capstan, or fluo (FLUO-compatible keys)', 'capstan')
   .option('--reboot-seconds <s>', 'how long each reboot keeps its node down', seconds, 10)
-  .option('--timeout-seconds <s>', 'give up after this long', seconds, 360)
+  .option('--timeout-seconds <s>', 'give up this long after the control plane is up', seconds, 360)
   .option('--plain', 'print one line per change instead of redrawing a table')
   .option('--log-file <path>', 'where the coordinator and agents log (JSON lines)')
   .parse();
@@ -41,7 +41,14 @@ if (flags.protocol !== 'capstan' && flags.protocol !== 'fluo') {
 const logFile = flags.logFile ?? join(mkdtempSync(join(tmpdir(), 'capstan-demo-')), 'demo.log');
 
 const interrupt = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => interrupt.abort());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    // A second interrupt does not wait for the clean-up (envtest's watchdog still stops its processes).
+    if (interrupt.signal.aborted) process.exit(130);
+    process.stderr.write('stopping the demo (interrupt again to quit at once)...\n');
+    interrupt.abort();
+  });
+}
 
 const summary = await runDemo({
   protocol: flags.protocol as 'capstan' | 'fluo',

@@ -3,7 +3,7 @@
  * plane, with the real coordinator and 12 real agents on private D-Buses, once per protocol. This
  * is also where our agent is checked against our coordinator end to end in both protocols.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type DemoSummary, formatSummary, summarize } from '../src/demo.js';
@@ -41,6 +41,65 @@ describe.each(['capstan', 'fluo'])('npm run demo, %s protocol', (protocol) => {
     expect(lastControlPlaneUpdated).toBeGreaterThan(0);
     expect(firstWorkerGranted).toBeGreaterThan(lastControlPlaneUpdated);
   }, 240_000);
+});
+
+/** Every process below `root`, from `ps`. */
+function descendants(root: number): number[] {
+  const rows = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const [pid, ppid] of rows) {
+      if (ppid === parent) {
+        found.push(pid);
+        walk(pid);
+      }
+    }
+  };
+  walk(root);
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('interrupting the demo', () => {
+  it('stops mid-rollout on SIGINT: reports the interruption, exits 1 and leaves no process behind', async () => {
+    const child = spawn(process.execPath, [main, '--plain', '--reboot-seconds', '5'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const staged = new Promise<void>((resolve) => {
+      const onData = (d: Buffer) => {
+        output += d.toString();
+        if (output.includes('→ rebooting')) resolve();
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+    });
+    await Promise.race([staged, exited]);
+    const pid = child.pid as number;
+    const below = descendants(pid);
+    // etcd, kube-apiserver and twelve dbus-daemons at least.
+    expect(below.length, output).toBeGreaterThanOrEqual(14);
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(code, output).toBe(1);
+    expect(output).toContain('stopping the demo');
+    expect(output).toMatch(/result: FAILED\n\s+- interrupted/);
+    const deadline = Date.now() + 10_000;
+    while (below.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(below.filter(alive)).toEqual([]);
+  }, 120_000);
 });
 
 describe('the summary', () => {
