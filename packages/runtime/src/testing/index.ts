@@ -1,7 +1,9 @@
 /**
  * The test kit (`@capstan/runtime/testing`): a virtual clock and an in-memory, fault-injecting
- * API server that implements the same transport as a real cluster.
+ * API server that implements the same transport as a real cluster, and `eventually` to poll for a
+ * condition in tests that run on real time (a real API server, real processes).
  */
+export { type EventuallyOptions, type EventuallyProbe, eventually } from './eventually.js';
 export {
   FakeCluster,
   type FakeClusterOptions,
