@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { Client, ConfigMap, HttpTransport, isInvalid, Manager } from '@capstan/runtime';
+import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addGreetingController, type Greeting, GreetingType } from '../src/index.js';
 
@@ -10,16 +11,6 @@ let client: Client;
 let manager: Manager;
 const stop = new AbortController();
 let running: Promise<void>;
-
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   await env.plane.installCRDs([crd]);
@@ -45,8 +36,9 @@ describe('the Greeting example under a Manager', () => {
       metadata: { name: 'hello', namespace: env.namespace },
       spec: { message: 'Hello', recipients: ['Ada', 'Linus'] },
     });
-    const cm = await eventually(() =>
-      client.get(ConfigMap, { namespace: env.namespace, name: 'hello-greeting' }),
+    const cm = await eventually(
+      () => client.get(ConfigMap, { namespace: env.namespace, name: 'hello-greeting' }),
+      { timeoutMs: 15_000 },
     );
     expect(cm.data).toEqual({ greeting: 'Hello, Ada!\nHello, Linus!' });
     expect(cm.metadata.ownerReferences?.[0]).toMatchObject({
@@ -54,10 +46,13 @@ describe('the Greeting example under a Manager', () => {
       uid: created.metadata.uid,
       controller: true,
     });
-    const ready = await eventually(async () => {
-      const g = await client.get(GreetingType, { namespace: env.namespace, name: 'hello' });
-      return g.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True') ? g : undefined;
-    });
+    const ready = await eventually(
+      async () => {
+        const g = await client.get(GreetingType, { namespace: env.namespace, name: 'hello' });
+        return g.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True') ? g : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(ready.status?.observedGeneration).toBe(1);
   });
 
@@ -65,19 +60,26 @@ describe('the Greeting example under a Manager', () => {
     await client.patch(GreetingType, { namespace: env.namespace, name: 'hello' }, 'merge', {
       spec: { message: 'Hi' },
     });
-    await eventually(async () => {
-      const cm = await client.get(ConfigMap, { namespace: env.namespace, name: 'hello-greeting' });
-      return cm.data?.greeting?.startsWith('Hi, Ada!') ? cm : undefined;
-    });
-    const g = await eventually(async () => {
-      const x = await client.get(GreetingType, { namespace: env.namespace, name: 'hello' });
-      return x.status?.observedGeneration === 2 ? x : undefined;
-    });
+    await eventually(
+      async () => {
+        const cm = await client.get(ConfigMap, { namespace: env.namespace, name: 'hello-greeting' });
+        return cm.data?.greeting?.startsWith('Hi, Ada!') ? cm : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
+    const g = await eventually(
+      async () => {
+        const x = await client.get(GreetingType, { namespace: env.namespace, name: 'hello' });
+        return x.status?.observedGeneration === 2 ? x : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(g.metadata.generation).toBe(2);
 
     await client.delete(ConfigMap, { namespace: env.namespace, name: 'hello-greeting' });
-    const again = await eventually(() =>
-      client.get(ConfigMap, { namespace: env.namespace, name: 'hello-greeting' }),
+    const again = await eventually(
+      () => client.get(ConfigMap, { namespace: env.namespace, name: 'hello-greeting' }),
+      { timeoutMs: 15_000 },
     );
     expect(again.data?.greeting).toContain('Hi, Linus!');
   });

@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { Client, ConfigMap, Event, HttpTransport, Lease, type WatchHandle } from '@capstan/runtime';
+import { type EventuallyOptions, eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Greeting, GreetingType } from '../src/index.js';
 
@@ -349,29 +350,9 @@ function diagnostics(): string {
   return ['', ...replicas.map((r) => r.describe()), lease?.describe() ?? ''].join('\n');
 }
 
-/** Polls `probe` until it returns a value other than undefined; fails with the diagnostics. */
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-      last = undefined;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      const why =
-        last === undefined ? '' : ` (last error: ${last instanceof Error ? last.message : String(last)})`;
-      throw new Error(`${what}: not within ${timeoutMs} ms${why}${diagnostics()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Options for `eventually`: what is awaited, polled every 100 ms, with the diagnostics on timeout. */
+function diagnosed(what: string, timeoutMs = 30_000): EventuallyOptions {
+  return { what, timeoutMs, intervalMs: 100, details: () => diagnostics().trimStart() };
 }
 
 /** Resolves with the exit of `replica`, or fails after `timeoutMs`. */
@@ -399,25 +380,32 @@ async function createGreeting(name: string, message: string, recipients: string[
 
 /** Waits for the Greeting's ConfigMap and Ready condition; returns both. */
 async function reconciled(name: string) {
-  const cm = await eventually(`ConfigMap ${name}-greeting`, () =>
-    client.get(ConfigMap, { namespace: env.namespace, name: `${name}-greeting` }),
+  const cm = await eventually(
+    () => client.get(ConfigMap, { namespace: env.namespace, name: `${name}-greeting` }),
+    diagnosed(`ConfigMap ${name}-greeting`),
   );
-  const greeting = await eventually(`Greeting ${name} Ready`, async () => {
-    const g = await client.get(GreetingType, { namespace: env.namespace, name });
-    const ready = g.status?.conditions?.find((c) => c.type === 'Ready');
-    return ready?.status === 'True' ? g : undefined;
-  });
+  const greeting = await eventually(
+    async () => {
+      const g = await client.get(GreetingType, { namespace: env.namespace, name });
+      const ready = g.status?.conditions?.find((c) => c.type === 'Ready');
+      return ready?.status === 'True' ? g : undefined;
+    },
+    diagnosed(`Greeting ${name} Ready`),
+  );
   return { cm, greeting };
 }
 
 /** The `Created` event the reconciler recorded for a Greeting (it names the writing replica). */
 async function createdEvent(name: string): Promise<Event> {
-  return eventually(`the Created event of Greeting ${name}`, async () => {
-    const events = await client.list(Event, { namespace: env.namespace });
-    return events.items.find(
-      (e) => e.regarding?.kind === 'Greeting' && e.regarding.name === name && e.reason === 'Created',
-    );
-  });
+  return eventually(
+    async () => {
+      const events = await client.list(Event, { namespace: env.namespace });
+      return events.items.find(
+        (e) => e.regarding?.kind === 'Greeting' && e.regarding.name === name && e.reason === 'Created',
+      );
+    },
+    diagnosed(`the Created event of Greeting ${name}`),
+  );
 }
 
 beforeAll(async () => {
@@ -448,33 +436,38 @@ describe('the Greeting example started from its main, as two replicas', () => {
 
     // Both campaign (each logs its identity once its caches synced), under different identities.
     const ids = await eventually(
-      'both replicas campaigning',
       () => {
         const [ia, ib] = [a.identity(), b.identity()];
         return ia && ib ? [ia, ib] : undefined;
       },
-      90_000,
+      diagnosed('both replicas campaigning', 90_000),
     );
     expect(ids[0], diagnostics()).not.toBe(ids[1]);
 
-    const holder = await eventually('a holder in the Lease', () => lease.latest?.holder || undefined, 60_000);
+    const holder = await eventually(
+      () => lease.latest?.holder || undefined,
+      diagnosed('a holder in the Lease', 60_000),
+    );
     expect(ids, diagnostics()).toContain(holder);
     leader = holder === ids[0] ? a : b;
     standby = leader === a ? b : a;
 
     // The leader election metric agrees: 1 on the leader, 0 (present) on the standby.
-    await eventually('leader_election_master_status 1 on the leader', async () =>
-      leaderStatus(await leader.metrics()) === 1 ? true : undefined,
+    await eventually(
+      async () => (leaderStatus(await leader.metrics()) === 1 ? true : undefined),
+      diagnosed('leader_election_master_status 1 on the leader'),
     );
-    await eventually('leader_election_master_status 0 on the standby', async () =>
-      leaderStatus(await standby.metrics()) === 0 ? true : undefined,
+    await eventually(
+      async () => (leaderStatus(await standby.metrics()) === 0 ? true : undefined),
+      diagnosed('leader_election_master_status 0 on the standby'),
     );
     expect(leader.logged('became the leader'), diagnostics()).toBe(true);
 
     // The leader renews (renewTime moves on) and the standby does not take over meanwhile.
     const firstRenew = lease.latest?.renewTime;
-    await eventually('a renewal of the lease', () =>
-      lease.records.some((r) => r.renewTime !== firstRenew && r.holder === holder) ? true : undefined,
+    await eventually(
+      () => (lease.records.some((r) => r.renewTime !== firstRenew && r.holder === holder) ? true : undefined),
+      diagnosed('a renewal of the lease'),
     );
     expect(new Set(lease.records.map((r) => r.holder)), diagnostics()).toEqual(new Set([holder]));
     expect(standby.logged('became the leader'), diagnostics()).toBe(false);
@@ -483,10 +476,13 @@ describe('the Greeting example started from its main, as two replicas', () => {
     for (const replica of replicas) {
       const healthz = await replica.get(replica.probesPort, '/healthz');
       expect(healthz.status, `${replica.name} /healthz: ${healthz.body}${diagnostics()}`).toBe(200);
-      await eventually(`${replica.name} /readyz 200`, async () => {
-        const readyz = await replica.get(replica.probesPort, '/readyz');
-        return readyz.status === 200 ? true : undefined;
-      });
+      await eventually(
+        async () => {
+          const readyz = await replica.get(replica.probesPort, '/readyz');
+          return readyz.status === 200 ? true : undefined;
+        },
+        diagnosed(`${replica.name} /readyz 200`),
+      );
     }
   }, 180_000);
 
@@ -507,10 +503,10 @@ describe('the Greeting example started from its main, as two replicas', () => {
     expect(event.reportingController).toBe('example.capstan.dev/greeting');
     expect(event.reportingInstance, diagnostics()).toBe(leader.identity());
 
-    const leaderSuccesses = await eventually('a successful reconcile on the leader /metrics', async () => {
+    const leaderSuccesses = await eventually(async () => {
       const n = successes(await leader.metrics());
       return n !== undefined && n >= 1 ? n : undefined;
-    });
+    }, diagnosed('a successful reconcile on the leader /metrics'));
     expect(leaderSuccesses).toBeGreaterThanOrEqual(1);
 
     const standbyText = await standby.metrics();
@@ -538,9 +534,8 @@ describe('the Greeting example started from its main, as two replicas', () => {
     expect(oldLeader.logged('manager stopped'), diagnostics()).toBe(true);
 
     const acquired = await eventually(
-      'the standby holding the lease',
       () => lease.records.find((r, i) => i > heldFrom && r.holder === newId),
-      30_000,
+      diagnosed('the standby holding the lease', 30_000),
     );
     // In between: the release — holder cleared, duration 1 s — and no one else.
     const between = lease.records.slice(heldFrom + 1, lease.records.indexOf(acquired));
@@ -564,8 +559,9 @@ describe('the Greeting example started from its main, as two replicas', () => {
     expect(afterRelease, diagnostics()).toBeLessThan(LONGEST_RETRY_MS + 3_000);
     expect(afterExit, diagnostics()).toBeLessThan(LEASE_DURATION_MS / 2);
 
-    await eventually('leader_election_master_status 1 on the new leader', async () =>
-      leaderStatus(await newLeader.metrics()) === 1 ? true : undefined,
+    await eventually(
+      async () => (leaderStatus(await newLeader.metrics()) === 1 ? true : undefined),
+      diagnosed('leader_election_master_status 1 on the new leader'),
     );
     expect(newLeader.logged('became the leader'), diagnostics()).toBe(true);
     leader = newLeader;
@@ -577,10 +573,10 @@ describe('the Greeting example started from its main, as two replicas', () => {
     expect(greeting.status?.observedGeneration).toBe(1);
     const event = await createdEvent('second');
     expect(event.reportingInstance, diagnostics()).toBe(newId);
-    const n = await eventually('successful reconciles on the new leader /metrics', async () => {
+    const n = await eventually(async () => {
       const value = successes(await newLeader.metrics());
       return value !== undefined && value >= 1 ? value : undefined;
-    });
+    }, diagnosed('successful reconciles on the new leader /metrics'));
     expect(n).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
@@ -590,8 +586,9 @@ describe('the Greeting example started from its main, as two replicas', () => {
     leader.signal('SIGTERM');
     const exit = await exitOf(leader, 30_000);
     expect({ code: exit.code, signal: exit.signal }, diagnostics()).toEqual({ code: 0, signal: null });
-    const released = await eventually('the lease released', () =>
-      lease.records.slice(from).find((r) => r.holder === ''),
+    const released = await eventually(
+      () => lease.records.slice(from).find((r) => r.holder === ''),
+      diagnosed('the lease released'),
     );
     expect(released.durationSeconds).toBe(1);
     expect(lease.records.slice(from).every((r) => r.holder === '' || r.holder === id)).toBe(true);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { capstanProtocol, coordinatorKeys, fluoProtocol, type Protocol } from '@capstan/coordinator';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { Client, HttpTransport, Node } from '@capstan/runtime';
+import { eventually } from '@capstan/runtime/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';
 import { UpdateStatus } from '../src/dbus/update-engine.js';
@@ -21,7 +22,6 @@ import {
   agentIdentity,
   annotate,
   createNode,
-  eventually,
   forbiddenCount,
   nodeEvents,
   setBootID,
@@ -102,10 +102,13 @@ describe.each([
     let agent = run(node, name);
 
     // Reports what it sees: update_engine idle, the OS labels.
-    const first = await eventually('first report', async () => {
-      const n = await admin.get(Node, { name: node });
-      return n.metadata.annotations?.[k.status] === UpdateStatus.Idle ? n : undefined;
-    });
+    const first = await eventually(
+      async () => {
+        const n = await admin.get(Node, { name: node });
+        return n.metadata.annotations?.[k.status] === UpdateStatus.Idle ? n : undefined;
+      },
+      { what: 'first report', timeoutMs: 20_000 },
+    );
     expect(first.metadata.annotations?.[k.rebootNeeded]).toBe('false');
     expect(first.metadata.labels?.[l.rebootNeeded]).toBe('false');
     expect(first.metadata.labels?.[l.id]).toBe('flatcar');
@@ -117,10 +120,13 @@ describe.each([
       newVersion: '3975.2.1',
       lastCheckedTime: 1_700_000_000,
     });
-    const asking = await eventually('reboot-needed', async () => {
-      const n = await admin.get(Node, { name: node });
-      return n.metadata.annotations?.[k.rebootNeeded] === 'true' ? n : undefined;
-    });
+    const asking = await eventually(
+      async () => {
+        const n = await admin.get(Node, { name: node });
+        return n.metadata.annotations?.[k.rebootNeeded] === 'true' ? n : undefined;
+      },
+      { what: 'reboot-needed', timeoutMs: 20_000 },
+    );
     expect(asking.metadata.labels?.[l.rebootNeeded]).toBe('true');
     expect(asking.metadata.annotations?.[k.status]).toBe(UpdateStatus.UpdatedNeedReboot);
     expect(asking.metadata.annotations?.[k.newVersion]).toBe('3975.2.1');
@@ -150,21 +156,24 @@ describe.each([
     await setBootID(admin, node, 'boot-2');
     agent = run(node, name);
 
-    const back = await eventually('cleared and uncordoned', async () => {
-      const n = await admin.get(Node, { name: node });
-      const a = n.metadata.annotations ?? {};
-      return a[k.rebootInProgress] === 'false' &&
-        a[k.rebootNeeded] === 'false' &&
-        n.spec?.unschedulable !== true
-        ? n
-        : undefined;
-    });
+    const back = await eventually(
+      async () => {
+        const n = await admin.get(Node, { name: node });
+        const a = n.metadata.annotations ?? {};
+        return a[k.rebootInProgress] === 'false' &&
+          a[k.rebootNeeded] === 'false' &&
+          n.spec?.unschedulable !== true
+          ? n
+          : undefined;
+      },
+      { what: 'cleared and uncordoned', timeoutMs: 20_000 },
+    );
     expect(back.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
     expect(back.metadata.labels?.[l.version]).toBe('3975.2.1');
-    await eventually(
-      'waiting for the grant to go',
-      async () => agent.agent.state.phase === 'AwaitingGrantClear',
-    );
+    await eventually(async () => agent.agent.state.phase === 'AwaitingGrantClear', {
+      what: 'the grant to go',
+      timeoutMs: 20_000,
+    });
     expect(logind.reboots).toHaveLength(1);
 
     // The coordinator verifies the new boot and withdraws the grant (FLUO writes "false").
@@ -172,7 +181,7 @@ describe.each([
       [k.rebootOk]: protocol.withdraw === 'false' ? 'false' : null,
       [coordinatorKeys.grantedBootId]: null,
     });
-    await eventually('idle', async () => agent.agent.state.phase === 'Idle');
+    await eventually(async () => agent.agent.state.phase === 'Idle', { what: 'idle', timeoutMs: 20_000 });
     const done = await annotations(node);
     expect(done[k.rebootNeeded]).toBe('false');
     expect(done[k.status]).toBe(UpdateStatus.Idle);
@@ -191,13 +200,21 @@ describe('a reboot that logind refuses', () => {
       message: 'Access denied by polkit',
     });
     const agent = run(node, 'capstan');
-    await eventually('reboot-needed', async () => (await annotations(node))[k.rebootNeeded] === 'true');
+    await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
+      what: 'reboot-needed',
+      timeoutMs: 20_000,
+    });
     await annotate(admin, node, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: 'boot-1' });
 
-    const failed = await eventually('the failure annotation', async () => {
-      const n = await admin.get(Node, { name: node });
-      return n.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]?.startsWith('RebootFailed ') ? n : undefined;
-    });
+    const failed = await eventually(
+      async () => {
+        const n = await admin.get(Node, { name: node });
+        return n.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]?.startsWith('RebootFailed ')
+          ? n
+          : undefined;
+      },
+      { what: 'the failure annotation', timeoutMs: 20_000 },
+    );
     expect(failed.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]).toContain('Access denied by polkit');
     expect(failed.spec?.unschedulable).toBeUndefined();
     expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('false');
@@ -207,15 +224,23 @@ describe('a reboot that logind refuses', () => {
     expect(await agent.manager.metrics.text()).toMatch(
       /^capstan_agent_reboot_failures_total\{reason="dbus-error"\} 1$/m,
     );
-    const event = await eventually('the RebootFailed event', async () =>
-      (await nodeEvents(admin, node)).find((e) => e.reason === 'RebootFailed' && e.type === 'Warning'),
+    const event = await eventually(
+      async () =>
+        (await nodeEvents(admin, node)).find((e) => e.reason === 'RebootFailed' && e.type === 'Warning'),
+      { what: 'the RebootFailed event', timeoutMs: 20_000 },
     );
     expect(event.note).toContain('Access denied by polkit');
     expect(logind.reboots).toHaveLength(0);
 
     // No crash: the agent is still reconciling (it backs off, then would try again).
-    await eventually('backing off', async () => agent.agent.state.phase === 'Backoff');
+    await eventually(async () => agent.agent.state.phase === 'Backoff', {
+      what: 'backing off',
+      timeoutMs: 20_000,
+    });
     engine.setStatus({ operation: UpdateStatus.Idle, newVersion: '' });
-    await eventually('follows the source', async () => (await annotations(node))[k.rebootNeeded] === 'false');
+    await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'false', {
+      what: 'follows the source',
+      timeoutMs: 20_000,
+    });
   });
 });

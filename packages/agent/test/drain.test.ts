@@ -17,6 +17,7 @@ import {
   PodDisruptionBudget,
   parseStandardOptions,
 } from '@capstan/runtime';
+import { eventually } from '@capstan/runtime/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';
 import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from '../src/flags.js';
@@ -29,7 +30,6 @@ import {
   applyAll,
   bind,
   createNode,
-  eventually,
   fakeKubelet,
   forbiddenCount,
   loadManifest,
@@ -119,18 +119,24 @@ async function deployment(name: string, replicas: number, minAvailable: number) 
 /** Waits for the Deployment's pods, binds them to `node`, makes them Ready, waits for the PDB to count them. */
 async function placePods(app: string, node: string, count: number, allowed: number): Promise<Pod[]> {
   const ns = env.namespace;
-  const pods = await eventually(`${count} pods of ${app}`, async () => {
-    const { items } = await admin.list(Pod, { namespace: ns, labelSelector: `app=${app}` });
-    return items.length === count ? items : undefined;
-  });
+  const pods = await eventually(
+    async () => {
+      const { items } = await admin.list(Pod, { namespace: ns, labelSelector: `app=${app}` });
+      return items.length === count ? items : undefined;
+    },
+    { what: `${count} pods of ${app}`, timeoutMs: 20_000 },
+  );
   for (const pod of pods) {
     await bind(admin, pod, node);
     await markReady(admin, pod);
   }
-  await eventually(`PDB ${app} to allow ${allowed}`, async () => {
-    const pdb = await admin.get(PodDisruptionBudget, { namespace: ns, name: app });
-    return pdb.status?.currentHealthy === count && pdb.status.disruptionsAllowed === allowed;
-  });
+  await eventually(
+    async () => {
+      const pdb = await admin.get(PodDisruptionBudget, { namespace: ns, name: app });
+      return pdb.status?.currentHealthy === count && pdb.status.disruptionsAllowed === allowed;
+    },
+    { what: `PDB ${app} to allow ${allowed}`, timeoutMs: 20_000 },
+  );
   return pods;
 }
 
@@ -185,15 +191,15 @@ describe('drain through the Eviction API', () => {
     try {
       const source = new ManualSource({ rebootNeeded: true });
       const agent = run(node, source);
-      await eventually(
-        'reboot-needed reported',
-        async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true',
-      );
+      await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
+        what: 'reboot-needed reported',
+        timeoutMs: 20_000,
+      });
       expect((await getNode(node)).metadata.labels?.[capstanProtocol.labels.rebootNeeded]).toBe('true');
       expect(logind.reboots).toHaveLength(0);
 
       await grant(node, 'boot-1');
-      await eventually('the reboot', async () => logind.reboots.length === 1, 30_000);
+      await eventually(async () => logind.reboots.length === 1, { what: 'the reboot', timeoutMs: 30_000 });
 
       const after = await getNode(node);
       expect(after.spec?.unschedulable).toBe(true);
@@ -217,10 +223,13 @@ describe('drain through the Eviction API', () => {
       expect(agent.agent.metrics.evictions.value({ result: 'evicted' })).toBe(3);
       expect(agent.agent.metrics.reboots.value()).toBe(1);
       expect(agent.agent.state.phase).toBe('Rebooting');
-      const events = await eventually('events', async () => {
-        const list = await nodeEvents(admin, node);
-        return list.some((e) => e.reason === 'Rebooting') ? list : undefined;
-      });
+      const events = await eventually(
+        async () => {
+          const list = await nodeEvents(admin, node);
+          return list.some((e) => e.reason === 'Rebooting') ? list : undefined;
+        },
+        { what: 'events', timeoutMs: 20_000 },
+      );
       expect(events.map((e) => e.reason)).toEqual(
         expect.arrayContaining(['RebootCycleStarted', 'EvictionBlocked', 'Rebooting']),
       );
@@ -236,27 +245,36 @@ describe('drain through the Eviction API', () => {
     await placePods('db', node, 2, 0);
 
     const agent = run(node, new ManualSource({ rebootNeeded: true }), { drainTimeoutMs: 1_500 });
-    await eventually(
-      'reboot-needed reported',
-      async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true',
-    );
-    await grant(node, 'boot-1');
-    await eventually('the cordon', async () => (await getNode(node)).spec?.unschedulable === true);
-
-    const failed = await eventually('the drain failure', async () => {
-      const n = await getNode(node);
-      return n.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]?.startsWith('DrainFailed ') ? n : undefined;
+    await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
+      what: 'reboot-needed reported',
+      timeoutMs: 20_000,
     });
+    await grant(node, 'boot-1');
+    await eventually(async () => (await getNode(node)).spec?.unschedulable === true, {
+      what: 'the cordon',
+      timeoutMs: 20_000,
+    });
+
+    const failed = await eventually(
+      async () => {
+        const n = await getNode(node);
+        return n.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]?.startsWith('DrainFailed ') ? n : undefined;
+      },
+      { what: 'the drain failure', timeoutMs: 20_000 },
+    );
     expect(failed.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]).toMatch(/2 pod\(s\) left/);
     expect(failed.spec?.unschedulable).toBeUndefined();
     expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('false');
     expect(failed.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
     expect(agent.agent.metrics.drainFailures.value()).toBe(1);
     expect(agent.agent.metrics.evictions.value({ result: 'evicted' })).toBe(0);
-    const events = await eventually('the DrainFailed event', async () => {
-      const list = await nodeEvents(admin, node);
-      return list.find((e) => e.reason === 'DrainFailed' && e.type === 'Warning');
-    });
+    const events = await eventually(
+      async () => {
+        const list = await nodeEvents(admin, node);
+        return list.find((e) => e.reason === 'DrainFailed' && e.type === 'Warning');
+      },
+      { what: 'the DrainFailed event', timeoutMs: 20_000 },
+    );
     expect(events.note).toMatch(/not rebooting, uncordoned the node/);
     expect(await forbiddenCount(await agent.manager.metrics.text())).toBe(0);
 
@@ -278,12 +296,12 @@ describe('boots and grants', () => {
     await createNode(admin, node, { bootID: 'boot-1', unschedulable: true });
     const source = new ManualSource({ rebootNeeded: true });
     const first = run(node, source);
-    await eventually(
-      'reboot-needed reported',
-      async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true',
-    );
+    await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
+      what: 'reboot-needed reported',
+      timeoutMs: 20_000,
+    });
     await grant(node, 'boot-1');
-    await eventually('the reboot', async () => logind.reboots.length === 1);
+    await eventually(async () => logind.reboots.length === 1, { what: 'the reboot', timeoutMs: 20_000 });
     const during = await getNode(node);
     expect(during.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
     expect(during.metadata.annotations?.[k.rebootInProgress]).toBe('true');
@@ -295,19 +313,22 @@ describe('boots and grants', () => {
     source.set({ rebootNeeded: false });
     const second = run(node, source);
 
-    const booted = await eventually('needed and in-progress cleared', async () => {
-      const n = await getNode(node);
-      const a = n.metadata.annotations ?? {};
-      return a[k.rebootNeeded] === 'false' && a[k.rebootInProgress] === 'false' ? n : undefined;
-    });
-    expect(booted.spec?.unschedulable).toBe(true); // the administrator's cordon stays
-    await eventually(
-      'waiting for the grant to go',
-      async () => second.agent.state.phase === 'AwaitingGrantClear',
+    const booted = await eventually(
+      async () => {
+        const n = await getNode(node);
+        const a = n.metadata.annotations ?? {};
+        return a[k.rebootNeeded] === 'false' && a[k.rebootInProgress] === 'false' ? n : undefined;
+      },
+      { what: 'needed and in-progress cleared', timeoutMs: 20_000 },
     );
+    expect(booted.spec?.unschedulable).toBe(true); // the administrator's cordon stays
+    await eventually(async () => second.agent.state.phase === 'AwaitingGrantClear', {
+      what: 'the grant to go',
+      timeoutMs: 20_000,
+    });
 
     await annotate(admin, node, { [k.rebootOk]: null, [coordinatorKeys.grantedBootId]: null });
-    await eventually('idle', async () => second.agent.state.phase === 'Idle');
+    await eventually(async () => second.agent.state.phase === 'Idle', { what: 'idle', timeoutMs: 20_000 });
     const idle = await getNode(node);
     expect(idle.spec?.unschedulable).toBe(true);
     expect(logind.reboots).toHaveLength(1);
@@ -325,10 +346,10 @@ describe('boots and grants', () => {
     });
     const source = new ManualSource({ rebootNeeded: true });
     const agent = run(node, source);
-    await eventually(
-      'awaiting the grant to clear',
-      async () => agent.agent.state.phase === 'AwaitingGrantClear',
-    );
+    await eventually(async () => agent.agent.state.phase === 'AwaitingGrantClear', {
+      what: 'awaiting the grant to clear',
+      timeoutMs: 20_000,
+    });
     await sleep(500);
     let n = await getNode(node);
     expect(n.spec?.unschedulable).toBeUndefined();
@@ -338,12 +359,15 @@ describe('boots and grants', () => {
 
     // The coordinator withdraws it; the node asks again; a grant fenced to another boot is ignored.
     await annotate(admin, node, { [k.rebootOk]: null, [coordinatorKeys.grantedBootId]: null });
-    await eventually(
-      'asking again',
-      async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true',
-    );
+    await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
+      what: 'asking again',
+      timeoutMs: 20_000,
+    });
     await grant(node, 'boot-older');
-    await eventually('stale grant seen', async () => agent.agent.state.why.includes('stale grant'));
+    await eventually(async () => agent.agent.state.why.includes('stale grant'), {
+      what: 'stale grant seen',
+      timeoutMs: 20_000,
+    });
     await sleep(500);
     n = await getNode(node);
     expect(n.spec?.unschedulable).toBeUndefined();
@@ -352,7 +376,7 @@ describe('boots and grants', () => {
 
     // Fenced to this boot, it is acted on.
     await grant(node, 'boot-new');
-    await eventually('the reboot', async () => logind.reboots.length === 1);
+    await eventually(async () => logind.reboots.length === 1, { what: 'the reboot', timeoutMs: 20_000 });
     expect((await getNode(node)).spec?.unschedulable).toBe(true);
   });
 });

@@ -23,6 +23,7 @@ import {
   RoleBinding,
   ServiceAccount,
 } from '@capstan/runtime';
+import { eventually } from '@capstan/runtime/testing';
 import { parseAllDocuments } from 'yaml';
 import type { RebootNeededSource, SourceStatus } from '../src/sources/source.js';
 
@@ -83,25 +84,28 @@ export async function agentIdentity(env: SharedControlPlane) {
     'system:authenticated',
   ]);
   const client = new Client(new HttpTransport(kubeConfig));
-  await eventually('the agent RBAC to take effect', async () => {
-    await client.list(Node, { limit: 1 });
-    await client.list(Pod, { limit: 1 });
-    await client.create(
-      Event,
-      {
-        metadata: { generateName: 'probe-', namespace: 'default' },
-        eventTime: new Date().toISOString().replace('Z', '000Z'),
-        reportingController: 'test',
-        reportingInstance: 'test',
-        action: 'Probe',
-        reason: 'Probe',
-        type: 'Normal',
-        regarding: { kind: 'Node', name: 'probe', apiVersion: 'v1' },
-      } as unknown as Event,
-      { dryRun: true },
-    );
-    return true;
-  });
+  await eventually(
+    async () => {
+      await client.list(Node, { limit: 1 });
+      await client.list(Pod, { limit: 1 });
+      await client.create(
+        Event,
+        {
+          metadata: { generateName: 'probe-', namespace: 'default' },
+          eventTime: new Date().toISOString().replace('Z', '000Z'),
+          reportingController: 'test',
+          reportingInstance: 'test',
+          action: 'Probe',
+          reason: 'Probe',
+          type: 'Normal',
+          regarding: { kind: 'Node', name: 'probe', apiVersion: 'v1' },
+        } as unknown as Event,
+        { dryRun: true },
+      );
+      return true;
+    },
+    { what: 'the agent RBAC to take effect', timeoutMs: 20_000 },
+  );
   return kubeConfig;
 }
 
@@ -215,28 +219,6 @@ export function fakeKubelet(
     running = false;
     await loop;
   };
-}
-
-/** Polls until `probe` returns a value other than undefined/false; rejects with `what` otherwise. */
-export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-    }
-    await sleep(50);
-  }
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -21,6 +21,7 @@ import {
   ServiceAccount,
   SharedInformer,
 } from '@capstan/runtime';
+import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import {
@@ -63,20 +64,6 @@ let current: Running | undefined;
 
 function docs(path: string): KubeObject[] {
   return parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJSON() as KubeObject);
-}
-
-async function eventually<T>(
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not met in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function startCoordinator(identity: string): Running {
@@ -261,7 +248,7 @@ describe('the coordinator on envtest, as its service account', () => {
       [() => cpGrants >= 2, 'coordinator-b'],
       [() => firstWorkerGrant, 'coordinator-c'],
     ] as const) {
-      await eventually(async () => when(), 60_000, 'kill point');
+      await eventually(async () => when(), { what: 'kill point', timeoutMs: 60_000 });
       const killed = current as Running;
       killed.stop.abort(); // not awaited: the next one starts at once
       stopped.push(killed);
@@ -280,8 +267,7 @@ describe('the coordinator on envtest, as its service account', () => {
             a[P.annotations.rebootNeeded] === 'false'
           );
         }),
-      90_000,
-      'every node rebooted',
+      { what: 'every node rebooted', timeoutMs: 90_000 },
     );
     const elapsed = Date.now() - started;
     await Promise.all(agents.map((a) => a.stop()));
@@ -295,10 +281,13 @@ describe('the coordinator on envtest, as its service account', () => {
     expect(peak[`${run}-control-plane`]).toBe(1);
     expect(peak[`${run}-workers`]).toBe(2);
     // Group status tells the story.
-    const workersGroup = await eventually(async () => {
-      const g = await admin.get(RebootGroupType, { name: `${run}-workers` });
-      return g.status?.rebooted === 9 && g.status.inFlight === 0 ? g : undefined;
-    });
+    const workersGroup = await eventually(
+      async () => {
+        const g = await admin.get(RebootGroupType, { name: `${run}-workers` });
+        return g.status?.rebooted === 9 && g.status.inFlight === 0 ? g : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(workersGroup.status).toMatchObject({ nodes: 9, maxUnavailable: 2, asking: 0, queue: [] });
     expect(workersGroup.status?.conditions?.find((c) => c.type === 'Valid')?.status).toBe('True');
     expect(elapsed).toBeLessThan(90_000);
@@ -367,10 +356,13 @@ describe('the coordinator on envtest, as its service account', () => {
     await admin.patch(Node, { name: full('z-2') }, 'merge', {
       metadata: { annotations: { [P.annotations.rebootNeeded]: 'true' } },
     });
-    const waiting = await eventually(async () => {
-      const g = await admin.get(RebootGroupType, { name: group });
-      return g.status?.queue.find((q) => q.node === full('z-2'));
-    });
+    const waiting = await eventually(
+      async () => {
+        const g = await admin.get(RebootGroupType, { name: group });
+        return g.status?.queue.find((q) => q.node === full('z-2'));
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(waiting.reason).toBe('BudgetExhausted');
     expect((await node('z-2')).metadata.annotations?.[P.annotations.rebootOk]).toBeUndefined();
 
@@ -382,16 +374,14 @@ describe('the coordinator on envtest, as its service account', () => {
         const a = (await node('z-1')).metadata.annotations ?? {};
         return a[coordinatorKeys.rebootedAt] !== undefined && a[P.annotations.rebootOk] === undefined;
       },
-      20_000,
-      'z-1 completed',
+      { what: 'z-1 completed', timeoutMs: 20_000 },
     );
     // Now z-2's agent gets the slot.
     const agent = new TestAgent(admin, full('z-2'));
     agent.start();
     await eventually(
       async () => (await node('z-2')).metadata.annotations?.[coordinatorKeys.rebootedAt] !== undefined,
-      20_000,
-      'z-2 rebooted',
+      { what: 'z-2 rebooted', timeoutMs: 20_000 },
     );
     await agent.stop();
     expect(agent.boots).toBe(1);

@@ -1,3 +1,4 @@
+import { eventually } from '@capstan/runtime/testing';
 import type { SourceStatus } from '../../src/sources/source.js';
 
 /** Records every status a source reports. */
@@ -10,22 +11,29 @@ export function recorder(): {
   return { statuses, onChange: (s) => statuses.push(s), last: () => statuses.at(-1) };
 }
 
-/** Polls `predicate` until it holds; fails with `what` and the last observed value otherwise. */
+/**
+ * Polls the synchronous `probe` until `predicate` holds of its value (which may itself be
+ * undefined, hence this wrapper of `eventually`); fails with `what` and the last observed value.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => T,
   predicate: (v: T) => boolean,
   timeoutMs = 5_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (predicate(value)) return value;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out waiting for ${what}; last value: ${JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  let last: T | undefined;
+  const seen = await eventually(
+    () => {
+      const value = probe();
+      last = value;
+      return predicate(value) && { value };
+    },
+    {
+      what,
+      timeoutMs,
+      intervalMs: 10,
+      details: () => `last value: ${JSON.stringify(last, (_, v) => (typeof v === 'bigint' ? `${v}n` : v))}`,
+    },
+  );
+  return seen.value;
 }

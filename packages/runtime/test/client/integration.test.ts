@@ -16,6 +16,7 @@ import {
 } from '../../src/client/errors.js';
 import { HttpTransport, type RequestMetric } from '../../src/client/http-transport.js';
 import { defineResource, type KubeObject, type WatchEvent } from '../../src/client/types.js';
+import { eventually } from '../../src/testing/index.js';
 
 const env = useControlPlane('client');
 
@@ -33,16 +34,6 @@ const configMap = (name: string, data: Record<string, string> = {}, labels: Reco
   metadata: { name, namespace: env.namespace, labels },
   data,
 });
-
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const errorOf = (p: Promise<unknown>) =>
   p.then(
@@ -247,10 +238,12 @@ const Widget = defineResource<Widget>({
 describe('status subresource of a custom resource', () => {
   beforeAll(async () => {
     await client.deleteIfExists(CustomResourceDefinition, { name: 'widgets.clienttest.capstan.dev' });
-    await eventually(async () =>
-      (await client.deleteIfExists(CustomResourceDefinition, { name: 'widgets.clienttest.capstan.dev' }))
-        ? undefined
-        : true,
+    await eventually(
+      async () =>
+        (await client.deleteIfExists(CustomResourceDefinition, { name: 'widgets.clienttest.capstan.dev' }))
+          ? undefined
+          : true,
+      { timeoutMs: 30_000 },
     );
     await client.create(CustomResourceDefinition, {
       metadata: { name: 'widgets.clienttest.capstan.dev' },
@@ -280,12 +273,15 @@ describe('status subresource of a custom resource', () => {
         ],
       },
     });
-    await eventually(async () => {
-      const crd = await client.get(CustomResourceDefinition, { name: 'widgets.clienttest.capstan.dev' });
-      return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')
-        ? true
-        : undefined;
-    });
+    await eventually(
+      async () => {
+        const crd = await client.get(CustomResourceDefinition, { name: 'widgets.clienttest.capstan.dev' });
+        return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     // Established can precede the REST endpoint by a moment.
     await eventually(
       async () =>
@@ -293,6 +289,7 @@ describe('status subresource of a custom resource', () => {
           () => true,
           () => undefined,
         ),
+      { timeoutMs: 30_000 },
     );
   });
 
@@ -382,24 +379,30 @@ describe('delete', () => {
       expect(deleting.metadata.deletionTimestamp).toBeTruthy();
       expect(deleting.metadata.finalizers).toContain('foregroundDeletion');
     }
-    await eventually(async () =>
-      (await client.deleteIfExists(ConfigMap, key('fg-dependent'), {})) ? undefined : true,
+    await eventually(
+      async () => ((await client.deleteIfExists(ConfigMap, key('fg-dependent'), {})) ? undefined : true),
+      { timeoutMs: 30_000 },
     );
-    await eventually(async () =>
-      isNotFound(await errorOf(client.get(ConfigMap, key('fg-owner')))) ? true : undefined,
+    await eventually(
+      async () => (isNotFound(await errorOf(client.get(ConfigMap, key('fg-owner')))) ? true : undefined),
+      { timeoutMs: 30_000 },
     );
   });
 
   it('propagates Orphan: the dependent stays, without its owner reference', async () => {
     await ownerWithDependent('orphan');
     await client.delete(ConfigMap, key('orphan-owner'), { propagationPolicy: 'Orphan' });
-    await eventually(async () =>
-      isNotFound(await errorOf(client.get(ConfigMap, key('orphan-owner')))) ? true : undefined,
+    await eventually(
+      async () => (isNotFound(await errorOf(client.get(ConfigMap, key('orphan-owner')))) ? true : undefined),
+      { timeoutMs: 30_000 },
     );
-    const dependent = await eventually(async () => {
-      const d = await client.get(ConfigMap, key('orphan-dependent'));
-      return d.metadata.ownerReferences?.length ? undefined : d;
-    });
+    const dependent = await eventually(
+      async () => {
+        const d = await client.get(ConfigMap, key('orphan-dependent'));
+        return d.metadata.ownerReferences?.length ? undefined : d;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(dependent.metadata.ownerReferences ?? []).toEqual([]);
   });
 });
@@ -413,8 +416,9 @@ describe('eviction', () => {
   it('evicts a pod no budget protects', async () => {
     await client.create(Pod, pod('evictable', 'free'));
     await client.evict(key('evictable'), { gracePeriodSeconds: 0 });
-    await eventually(async () =>
-      isNotFound(await errorOf(client.get(Pod, key('evictable')))) ? true : undefined,
+    await eventually(
+      async () => (isNotFound(await errorOf(client.get(Pod, key('evictable')))) ? true : undefined),
+      { timeoutMs: 30_000 },
     );
   });
 
@@ -445,7 +449,7 @@ describe('watch', () => {
     await client.create(ConfigMap, configMap('watched', { v: '1' }, { watched: 'yes' }));
     await client.patch(ConfigMap, key('watched'), 'merge', { data: { v: '2' } });
     await client.delete(ConfigMap, key('watched'));
-    await eventually(async () => (events.length >= 3 ? true : undefined), 10_000);
+    await eventually(async () => (events.length >= 3 ? true : undefined));
     handle.stop();
     expect(closed).toBeUndefined();
     expect(

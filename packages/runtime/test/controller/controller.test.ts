@@ -10,6 +10,7 @@ import {
   type Request,
   type Result,
 } from '../../src/controller/index.js';
+import { eventually } from '../../src/testing/index.js';
 import { ExponentialRateLimiter } from '../../src/workqueue/index.js';
 import { type Gizmo, GizmoType, gizmoCrd } from './gizmo.js';
 
@@ -51,14 +52,6 @@ function startController(
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-}
-
 async function createGizmo(name: string, size = 1): Promise<Gizmo> {
   return client.create(GizmoType, { metadata: { name, namespace: env.namespace }, spec: { size } });
 }
@@ -67,7 +60,7 @@ describe('Controller on a real apiserver', () => {
   it('reconciles the owner when an owned object changes', async () => {
     const gizmo = await createGizmo('owner-a');
     const { calls } = startController(() => undefined);
-    await until(() => calls.length >= 1);
+    await eventually(() => calls.length >= 1);
     await client.create(ConfigMap, {
       metadata: {
         name: 'owned-a',
@@ -84,13 +77,13 @@ describe('Controller on a real apiserver', () => {
       },
       data: { v: '1' },
     });
-    await until(() => calls.length >= 2);
+    await eventually(() => calls.length >= 2);
     expect(calls.every((c) => c.key === `${env.namespace}/owner-a`)).toBe(true);
     const before = calls.length;
     await client.patch(ConfigMap, { namespace: env.namespace, name: 'owned-a' }, 'merge', {
       data: { v: '2' },
     });
-    await until(() => calls.length > before);
+    await eventually(() => calls.length > before);
     // A ConfigMap with no controller owner enqueues nothing.
     const settled = calls.length;
     await client.create(ConfigMap, { metadata: { name: 'unowned', namespace: env.namespace } });
@@ -105,7 +98,7 @@ describe('Controller on a real apiserver', () => {
       () => undefined,
       (b) => b.for(GizmoType, { predicates: [generationChanged] }),
     );
-    await until(() => calls.some((c) => c.key.endsWith('/pred')));
+    await eventually(() => calls.some((c) => c.key.endsWith('/pred')));
     const count = () => calls.filter((c) => c.key.endsWith('/pred')).length;
     const afterCreate = count();
     await client.patchStatus(GizmoType, { namespace: env.namespace, name: 'pred' }, 'merge', {
@@ -114,7 +107,7 @@ describe('Controller on a real apiserver', () => {
     await sleep(700);
     expect(count()).toBe(afterCreate);
     await client.patch(GizmoType, { namespace: env.namespace, name: 'pred' }, 'merge', { spec: { size: 2 } });
-    await until(() => count() > afterCreate);
+    await eventually(() => count() > afterCreate);
     await sleep(300);
     expect(count()).toBe(afterCreate + 1);
   });
@@ -124,7 +117,7 @@ describe('Controller on a real apiserver', () => {
     const { calls } = startController((request, call) =>
       request.name === 'later' && call === 1 ? { requeueAfter: 300 } : undefined,
     );
-    await until(() => calls.filter((c) => c.key.endsWith('/later')).length >= 2);
+    await eventually(() => calls.filter((c) => c.key.endsWith('/later')).length >= 2);
     const [first, second] = calls.filter((c) => c.key.endsWith('/later'));
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(280);
   });
@@ -140,7 +133,7 @@ describe('Controller on a real apiserver', () => {
       },
       (b) => b.for(GizmoType).withOptions({ rateLimiter: new ExponentialRateLimiter(40, 10_000) }),
     );
-    await until(() => calls.filter((c) => c.key.endsWith('/fails')).length >= 5, 15_000);
+    await eventually(() => calls.filter((c) => c.key.endsWith('/fails')).length >= 5, { timeoutMs: 15_000 });
     const times = calls.filter((c) => c.key.endsWith('/fails')).map((c) => c.at);
     const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
     // 40, 80, 160, 320 ms: each wait at least the base times 2^n (less a little timer slack).
@@ -163,7 +156,7 @@ describe('Controller on a real apiserver', () => {
       },
       (b) => b.for(GizmoType).withOptions({ rateLimiter: new ExponentialRateLimiter(10, 100) }),
     );
-    await until(() => calls.filter((c) => c.key.endsWith('/thrower')).length >= 3);
+    await eventually(() => calls.filter((c) => c.key.endsWith('/thrower')).length >= 3);
     expect(thrown).toBe(2);
   });
 
@@ -188,14 +181,14 @@ describe('Controller on a real apiserver', () => {
       },
       (b) => b.for(GizmoType).withOptions({ maxConcurrentReconciles: 4 }),
     );
-    await until(() => calls.length >= names.length);
+    await eventually(() => calls.length >= names.length);
     // Hammer one key while its reconcile runs: it must be reconciled again, but never concurrently.
     for (let i = 0; i < 10; i++) {
       await client.patch(GizmoType, { namespace: env.namespace, name: 'c0' }, 'merge', {
         spec: { size: 10 + i },
       });
     }
-    await until(() => calls.filter((c) => c.key.endsWith('/c0')).length >= 2);
+    await eventually(() => calls.filter((c) => c.key.endsWith('/c0')).length >= 2);
     await sleep(400);
     expect(maxSameKey).toBe(1);
     expect(maxTotal).toBeGreaterThan(1);

@@ -9,6 +9,7 @@ import { Lease } from '../../src/client/builtin.js';
 import { HttpTransport } from '../../src/client/http-transport.js';
 import { LeaderElector } from '../../src/manager/leader-election.js';
 import { MetricsRegistry } from '../../src/manager/metrics.js';
+import { eventually } from '../../src/testing/index.js';
 import { sample } from './prom-text.js';
 
 const env = useControlPlane('leader');
@@ -65,15 +66,6 @@ function setup(lease: string) {
   return { intervals, elector, read, assertNoOverlap };
 }
 
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<number> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now();
-}
-
 describe('LeaderElector on a real API server', () => {
   it('elects exactly one of two, writes a valid Lease and hands over at once on stop', async () => {
     const s = setup('handover');
@@ -81,7 +73,7 @@ describe('LeaderElector on a real API server', () => {
     const b = s.elector('replica-b');
     a.start();
     b.start();
-    await until(() => a.isLeader() || b.isLeader());
+    await eventually(() => a.isLeader() || b.isLeader(), { timeoutMs: 20_000 });
     // Give the standby a few retry periods to (wrongly) acquire too.
     await new Promise((r) => setTimeout(r, 1_500));
     expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1);
@@ -101,7 +93,7 @@ describe('LeaderElector on a real API server', () => {
     const stoppedAt = Date.now();
     await leader.stop();
     expect((await s.read()).spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
-    const tookOver = await until(() => standby.isLeader());
+    const tookOver = await eventually(() => standby.isLeader() && Date.now(), { timeoutMs: 20_000 });
     // At the standby's next try (≤ 500 ms × 2.2 with jitter), not after the 4 s lease duration.
     expect(tookOver - stoppedAt).toBeLessThan(2_500);
     expect((await s.read()).spec).toMatchObject({ holderIdentity: standby.identity, leaseTransitions: 1 });
@@ -121,7 +113,7 @@ describe('LeaderElector on a real API server', () => {
     const s = setup('paused');
     const a = s.elector('replica-a');
     a.start();
-    await until(() => a.isLeader());
+    await eventually(() => a.isLeader(), { timeoutMs: 20_000 });
     const b = s.elector('replica-b');
     b.start();
     await new Promise((r) => setTimeout(r, 1_000));
@@ -129,7 +121,7 @@ describe('LeaderElector on a real API server', () => {
 
     a.pauseRenewals();
     const pausedAt = Date.now();
-    await until(() => b.isLeader(), 15_000);
+    await eventually(() => b.isLeader(), { timeoutMs: 15_000 });
     const [first, second] = s.intervals;
     expect(first).toMatchObject({ who: 'replica-a', lost: true });
     // a gave up within its renew deadline (plus a retry period); b waited for the 4 s lease to expire.
@@ -143,7 +135,7 @@ describe('LeaderElector on a real API server', () => {
     const s = setup('race');
     const all = ['r1', 'r2', 'r3', 'r4'].map((who) => s.elector(who));
     for (const e of all) e.start();
-    await until(() => all.some((e) => e.isLeader()));
+    await eventually(() => all.some((e) => e.isLeader()), { timeoutMs: 20_000 });
     await new Promise((r) => setTimeout(r, 1_500));
     const leaders = all.filter((e) => e.isLeader());
     expect(leaders).toHaveLength(1);

@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, ConfigMap, HttpTransport, Lease } from '../../src/client/index.js';
 import { LeadershipLostError, Manager, type ManagerOptions } from '../../src/manager/index.js';
+import { eventually } from '../../src/testing/index.js';
 import { GizmoType, gizmoCrd } from '../controller/gizmo.js';
 
 const env = useControlPlane('manager');
@@ -67,14 +68,6 @@ function overlaps(spans: Span[]): Array<[Span, Span]> {
   return found;
 }
 
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
-
 describe('leader election between two managers', () => {
   it('lets exactly one lead; a graceful stop completes its reconcile and hands over at once', async () => {
     const client = new Client(new HttpTransport(env.kubeConfig));
@@ -83,7 +76,7 @@ describe('leader election between two managers', () => {
     // Default lease timings (15 s / 10 s); a quick retry so the standby notices the release fast.
     const timing = { retryPeriodMs: 300 };
     const a = busyManager('a', env.kubeConfig, env.namespace, spans, timing, 800);
-    await until(() => spans.length > 0, 20_000, 'first reconcile');
+    await eventually(() => spans.length > 0, { what: 'first reconcile', timeoutMs: 20_000 });
     const b = busyManager('b', env.kubeConfig, env.namespace, spans, timing, 800);
     const leader = spans[0]?.manager === 'a' ? a : b;
     const standby = leader === a ? b : a;
@@ -93,7 +86,10 @@ describe('leader election between two managers', () => {
     expect(new Set(spans.map((s) => s.manager))).toEqual(new Set([leader.id]));
 
     // "SIGTERM" while a reconcile runs: the manager's signal aborts mid-reconcile.
-    await until(() => spans.at(-1)?.end === undefined, 5_000, 'a reconcile in flight');
+    await eventually(() => spans.at(-1)?.end === undefined, {
+      what: 'a reconcile in flight',
+      timeoutMs: 5_000,
+    });
     const inFlight = spans.at(-1) as Span;
     const stoppedAt = Date.now();
     leader.stop.abort();
@@ -103,7 +99,10 @@ describe('leader election between two managers', () => {
     // Released (or already taken by the standby), never left to expire.
     expect(lease.spec?.holderIdentity === '' || lease.spec?.holderIdentity === standby.id).toBe(true);
 
-    await until(() => spans.some((s) => s.manager === standby.id), 5_000, 'standby takes over');
+    await eventually(() => spans.some((s) => s.manager === standby.id), {
+      what: 'standby takes over',
+      timeoutMs: 5_000,
+    });
     const takeoverMs =
       (spans.find((s) => s.manager === standby.id) as Span).start - Date.now() + (Date.now() - stoppedAt);
     expect(takeoverMs).toBeLessThan(5_000); // the lease is 15 s: this was the release, not expiry
@@ -120,13 +119,13 @@ describe('leader election between two managers', () => {
     const spans: Span[] = [];
     const timing = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250, id: 'paused-lease' };
     const a = busyManager('a', env.kubeConfig, env.namespace, spans, timing);
-    await until(() => spans.length > 0, 20_000, 'first reconcile');
+    await eventually(() => spans.length > 0, { what: 'first reconcile', timeoutMs: 20_000 });
     const b = busyManager('b', env.kubeConfig, env.namespace, spans, timing);
     await sleep(1_000);
     a.manager.elector?.pauseRenewals();
     // a loses the lease by its renew deadline and exits (the default); b takes over after expiry.
     expect(await a.done).toBeInstanceOf(LeadershipLostError);
-    await until(() => spans.some((s) => s.manager === 'b'), 10_000, 'b leads');
+    await eventually(() => spans.some((s) => s.manager === 'b'), { what: 'b leads' });
     await sleep(500);
     expect(overlaps(spans)).toEqual([]);
     b.stop.abort();
@@ -160,7 +159,10 @@ describe('metrics and probes', () => {
     // The Gizmo CRD is not installed yet: the informer cannot list, so the cache cannot sync.
     await env.plane.installCRDs([]).catch(() => undefined);
     const done = manager.start(stop.signal);
-    await until(() => manager.listening.probes !== undefined, 5_000, 'probes listening');
+    await eventually(() => manager.listening.probes !== undefined, {
+      what: 'probes listening',
+      timeoutMs: 5_000,
+    });
     const { probes, metrics } = manager.listening;
     const readyz = async () => (await fetch(`http://127.0.0.1:${probes}/readyz`)).status;
     const crdMissing = await client
@@ -171,7 +173,7 @@ describe('metrics and probes', () => {
     }
     expect((await fetch(`http://127.0.0.1:${probes}/healthz`)).status).toBe(200);
     await env.plane.installCRDs([gizmoCrd]);
-    await until(() => manager.cache.hasSynced(), 30_000, 'cache sync');
+    await eventually(() => manager.cache.hasSynced(), { what: 'cache sync', timeoutMs: 30_000 });
     expect(await readyz()).toBe(200);
 
     await client.create(GizmoType, {
@@ -185,12 +187,11 @@ describe('metrics and probes', () => {
     const scrape = async () => (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text();
     const value = (text: string, series: string) =>
       Number(text.match(new RegExp(`^${series} (\\S+)`, 'm'))?.[1] ?? 'NaN');
-    await until(() => failures === 3, 10_000, 'three failures');
+    await eventually(() => failures === 3, { what: 'three failures' });
     let text = '';
-    await until(
+    await eventually(
       () => value(text, 'controller_runtime_reconcile_total\\{controller="gizmos",result="success"\\}') >= 2,
-      10_000,
-      'two successes',
+      { what: 'two successes' },
     ).catch(async () => {
       text = await scrape();
     });
@@ -241,18 +242,17 @@ describe('an apiserver restart', () => {
       onLoss: 'standby' as const,
     };
     const a = busyManager('a', plane.kubeConfig, 'default', spans, timing);
-    await until(() => spans.length > 0, 20_000, 'first reconcile');
+    await eventually(() => spans.length > 0, { what: 'first reconcile', timeoutMs: 20_000 });
     const b = busyManager('b', plane.kubeConfig, 'default', spans, timing);
     await sleep(500);
     await plane.restartApiServer();
     await sleep(500);
     await plane.restartApiServer();
     const after = Date.now();
-    await until(
-      () => spans.some((s) => s.start > after + 3_000),
-      30_000,
-      'reconciling again after the restarts',
-    );
+    await eventually(() => spans.some((s) => s.start > after + 3_000), {
+      what: 'reconciling again after the restarts',
+      timeoutMs: 30_000,
+    });
     expect(overlaps(spans)).toEqual([]);
     expect([a, b].filter((m) => m.manager.elector?.isLeader())).toHaveLength(1);
     a.stop.abort();
