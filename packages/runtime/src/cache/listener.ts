@@ -3,7 +3,11 @@ import type { StoreChange } from './reflector.js';
 
 /** Reacts to changes of an informer's objects. Any method may be async; see {@link Listener}. */
 export interface EventHandler<T extends KubeObject = KubeObject> {
-  onAdd?(object: T): void | Promise<void>;
+  /**
+   * `initialList`: the object was already there when the informer started (its first list, or the
+   * replay a late handler gets), rather than created since; controllers queue it at low priority.
+   */
+  onAdd?(object: T, info: { initialList: boolean }): void | Promise<void>;
   /** For a periodic resync, `old === object`. */
   onUpdate?(old: T, object: T): void | Promise<void>;
   /** `finalStateUnknown`: the deletion was inferred by a relist; `object` is the last state seen. */
@@ -87,7 +91,7 @@ export class Listener<T extends KubeObject = KubeObject> {
   private deliver(change: StoreChange<T>): void | Promise<void> {
     switch (change.type) {
       case 'add':
-        return this.handler.onAdd?.(change.object);
+        return this.handler.onAdd?.(change.object, { initialList: change.initialList === true });
       case 'update':
         return this.handler.onUpdate?.(change.old, change.object);
       case 'delete':

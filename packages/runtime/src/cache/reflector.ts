@@ -15,7 +15,8 @@ import {
 
 /** A change of the store, as handlers see it. */
 export type StoreChange<T extends KubeObject = KubeObject> =
-  | { readonly type: 'add'; readonly object: T }
+  /** `initialList`: the object was in the first list (the informer's start), not added since. */
+  | { readonly type: 'add'; readonly object: T; readonly initialList?: boolean }
   | { readonly type: 'update'; readonly old: T; readonly object: T }
   /** `finalStateUnknown`: the object vanished while we were not watching (seen only by a relist). */
   | { readonly type: 'delete'; readonly object: T; readonly finalStateUnknown: boolean };
@@ -239,7 +240,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
       case 'Replace': {
         const diff = this.store.replace(event.items.map(this.transform));
         this.lastRv = event.resourceVersion;
-        for (const object of diff.added) this.emit({ type: 'add', object });
+        const initialList = !this.synced;
+        for (const object of diff.added) this.emit({ type: 'add', object, initialList });
         for (const u of diff.updated) this.emit({ type: 'update', old: u.old, object: u.new });
         for (const object of diff.deleted) this.emit({ type: 'delete', object, finalStateUnknown: true });
         if (!this.synced) {

@@ -95,7 +95,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
   addEventHandler(handler: EventHandler<T>): HandlerRegistration {
     const listener = new Listener<T>(handler, this.onHandlerError);
     // Replay and subscription happen in the same synchronous turn: no change can fall between them.
-    for (const object of this.reflector.store.list()) listener.push({ type: 'add', object });
+    for (const object of this.reflector.store.list())
+      listener.push({ type: 'add', object, initialList: true });
     if (this.reflector.hasSynced()) listener.markSyncPoint();
     this.listeners.add(listener);
     return {

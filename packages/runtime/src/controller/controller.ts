@@ -6,6 +6,7 @@ import type { KubeObject } from '../client/types.js';
 import { type Clock, realClock } from '../clock.js';
 import { defaultControllerRateLimiter } from '../workqueue/default-rate-limiter.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
+import type { WorkPriority } from '../workqueue/queue.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
 import { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
@@ -251,22 +252,25 @@ export class Controller {
 
   private handlerFor(source: Source) {
     const predicates = source.predicates ?? [];
-    const enqueue = (...objects: KubeObject[]) => {
+    const enqueue = (priority: WorkPriority, ...objects: KubeObject[]) => {
       // Distinct keys only: a second add of a key a worker just took would run it twice.
       const keys = new Set(objects.flatMap((o) => source.toRequests(o).map(requestKey)));
-      for (const key of keys) this.queue.add(key, source.description);
+      for (const key of keys) this.queue.add(key, source.description, priority);
     };
     return {
-      onAdd: (object: KubeObject) => {
-        if (predicates.every((p) => p.create?.(object) ?? true)) enqueue(object);
+      onAdd: (object: KubeObject, info?: { initialList: boolean }) => {
+        // What was there at start-up nobody is waiting on: it must not delay fresh edits.
+        if (predicates.every((p) => p.create?.(object) ?? true))
+          enqueue(info?.initialList ? 'low' : 'normal', object);
       },
       onUpdate: (old: KubeObject, object: KubeObject) => {
         if (!predicates.every((p) => p.update?.(old, object) ?? true)) return;
         // Both: an owner or map target may have changed, and the old one must learn it lost the object.
-        enqueue(old, object);
+        // A periodic resync (old === object) is housekeeping, like the initial list.
+        enqueue(old === object ? 'low' : 'normal', old, object);
       },
       onDelete: (object: KubeObject) => {
-        if (predicates.every((p) => p.delete?.(object) ?? true)) enqueue(object);
+        if (predicates.every((p) => p.delete?.(object) ?? true)) enqueue('normal', object);
       },
     };
   }

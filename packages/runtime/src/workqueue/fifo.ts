@@ -29,6 +29,11 @@ export class Fifo<T> {
     return item;
   }
 
+  /** The head, without removing it, or `undefined` when empty. */
+  peek(): T | undefined {
+    return this.head < this.items.length ? this.items[this.head] : undefined;
+  }
+
   /** The items from head to tail. */
   *[Symbol.iterator](): IterableIterator<T> {
     for (let i = this.head; i < this.items.length; i++) yield this.items[i] as T;

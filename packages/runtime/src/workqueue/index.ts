@@ -8,6 +8,7 @@ export {
   type GetResult,
   type KeyExplanation,
   type UnfinishedWork,
+  type WorkPriority,
   WorkQueue,
   type WorkQueueOptions,
 } from './queue.js';

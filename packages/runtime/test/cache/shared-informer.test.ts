@@ -32,6 +32,27 @@ function recorder(log: string[], tag = '') {
 }
 
 describe('SharedInformer', () => {
+  it('tells handlers which adds were in the initial list (or the replay) and which are new', async () => {
+    const { clock, cluster, informer } = setup();
+    const early: string[] = [];
+    const late: string[] = [];
+    const tagged = (log: string[]) => ({
+      onAdd: (o: Widget, info: { initialList: boolean }) =>
+        void log.push(`${o.metadata.name}:${info.initialList ? 'initial' : 'new'}`),
+    });
+    informer.addEventHandler(tagged(early));
+    cluster.seed(WidgetType, widget('a'), widget('b'));
+    informer.start();
+    await informer.waitForSync(1000);
+    await cluster.create(WidgetType, widget('c'));
+    await clock.advanceAsync(0);
+    informer.addEventHandler(tagged(late));
+    await cluster.create(WidgetType, widget('d'));
+    await clock.advanceAsync(0);
+    expect(early).toEqual(['a:initial', 'b:initial', 'c:new', 'd:new']);
+    expect(late).toEqual(['a:initial', 'b:initial', 'c:initial', 'd:new']);
+  });
+
   it('delivers adds, updates and deletes to every handler, in order', async () => {
     const { clock, cluster, informer } = setup();
     const a: string[] = [];

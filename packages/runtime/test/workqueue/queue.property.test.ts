@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WorkQueue } from '../../src/workqueue/index.js';
+import { type WorkPriority, WorkQueue } from '../../src/workqueue/index.js';
+import { ManualClock } from './manual-clock.js';
 
 async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -9,12 +10,19 @@ async function flush(): Promise<void> {
 const KEYS = ['a', 'b', 'c', 'd', 'e'] as const;
 const WORKERS = 4;
 
-type Command = { op: 'add'; key: string } | { op: 'get'; worker: number } | { op: 'done'; worker: number };
+type Command =
+  | { op: 'add'; key: string; priority: WorkPriority }
+  | { op: 'get'; worker: number }
+  | { op: 'done'; worker: number }
+  | { op: 'tick'; ms: number };
+
+const priority = fc.constantFrom<WorkPriority>('normal', 'low');
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ op: fc.constant('add' as const), key: fc.constantFrom(...KEYS) }),
+  fc.record({ op: fc.constant('add' as const), key: fc.constantFrom(...KEYS), priority }),
   fc.record({ op: fc.constant('get' as const), worker: fc.nat(WORKERS - 1) }),
   fc.record({ op: fc.constant('done' as const), worker: fc.nat(WORKERS - 1) }),
+  fc.record({ op: fc.constant('tick' as const), ms: fc.nat(30) }),
 );
 
 /**
@@ -22,7 +30,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
  * a key. Every event is stamped from one counter, so "after" means after in the interleaving.
  */
 class Simulation {
-  readonly q = new WorkQueue();
+  readonly clock = new ManualClock(0);
+  readonly q: WorkQueue;
   readonly holding: (string | undefined)[] = Array(WORKERS).fill(undefined);
   readonly waiting: boolean[] = Array(WORKERS).fill(false);
   private stamp = 0;
@@ -32,10 +41,14 @@ class Simulation {
   readonly handOuts = new Map<string, number>();
   readonly violations: string[] = [];
 
-  add(key: string): void {
+  constructor(lowPriorityAgingMs = 5_000) {
+    this.q = new WorkQueue({ clock: this.clock, lowPriorityAgingMs });
+  }
+
+  add(key: string, priority: WorkPriority = 'normal'): void {
     this.lastAdd.set(key, ++this.stamp);
     this.adds.set(key, (this.adds.get(key) ?? 0) + 1);
-    this.q.add(key);
+    this.q.add(key, undefined, priority);
   }
 
   get(worker: number): void {
@@ -74,13 +87,14 @@ class Simulation {
 }
 
 describe('WorkQueue properties', () => {
-  it('never hands one key to two workers, and processes every key after its last add', async () => {
+  it('never hands one key to two workers, and processes every key after its last add (any priorities, any aging)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(command, { maxLength: 60 }), async (commands) => {
-        const sim = new Simulation();
+      fc.asyncProperty(fc.array(command, { maxLength: 60 }), fc.nat(50), async (commands, agingMs) => {
+        const sim = new Simulation(agingMs);
         for (const c of commands) {
-          if (c.op === 'add') sim.add(c.key);
+          if (c.op === 'add') sim.add(c.key, c.priority);
           else if (c.op === 'get') sim.get(c.worker);
+          else if (c.op === 'tick') sim.clock.advance(c.ms);
           else sim.done(c.worker);
           await flush();
           expect(sim.violations).toEqual([]);
@@ -146,6 +160,69 @@ describe('WorkQueue properties', () => {
         },
       ),
       { numRuns: 1000 },
+    );
+  });
+
+  it('hands out every normal key before any low one while nothing has aged (model: two lists, promotion)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ key: fc.constantFrom(...KEYS), priority }), { minLength: 1, maxLength: 40 }),
+        async (adds) => {
+          const q = new WorkQueue({ clock: new ManualClock(0) });
+          const normal: string[] = [];
+          const low: string[] = [];
+          for (const { key, priority: p } of adds) {
+            q.add(key, undefined, p);
+            if (normal.includes(key)) continue;
+            if (low.includes(key)) {
+              if (p === 'normal') {
+                low.splice(low.indexOf(key), 1);
+                normal.push(key);
+              }
+              continue;
+            }
+            (p === 'normal' ? normal : low).push(key);
+          }
+          expect(q.len()).toBe(normal.length + low.length);
+          const got: string[] = [];
+          while (q.len() > 0) {
+            const r = await q.get();
+            if (!r.shutdown) got.push(r.key);
+          }
+          expect(got).toEqual([...normal, ...low]);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('never starves low keys: once aged, they get every other hand-out under a stream of normal adds', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (lowCount, agingMs, normalPerStep) => {
+          const clock = new ManualClock(0);
+          const q = new WorkQueue({ clock, lowPriorityAgingMs: agingMs });
+          for (let i = 0; i < lowCount; i++) q.add(`low-${i}`, undefined, 'low');
+          clock.advance(agingMs);
+          let next = 0;
+          const handedOut: string[] = [];
+          for (let step = 0; step < 2 * lowCount; step++) {
+            for (let j = 0; j < normalPerStep; j++) q.add(`edit-${next++}`);
+            const r = await q.get();
+            if (r.shutdown) throw new Error('unexpected shutdown');
+            handedOut.push(r.key);
+            q.done(r.key);
+          }
+          const lows = handedOut.filter((k) => k.startsWith('low-'));
+          // Every low key is out within 2n hand-outs, in order, and edits got the other half.
+          expect(lows).toEqual(Array.from({ length: lowCount }, (_, i) => `low-${i}`));
+          expect(handedOut.length - lows.length).toBe(lowCount);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

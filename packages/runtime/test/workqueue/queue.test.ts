@@ -263,4 +263,77 @@ describe('WorkQueue', () => {
     expect(q.snapshot()).toEqual([]);
     expect(q.explain('a')).toBeUndefined();
   });
+
+  describe('priorities with aging', () => {
+    it('runs a fresh edit before a queued initial list, and the list afterwards in order', async () => {
+      const clock = new ManualClock(0);
+      const q = new WorkQueue({ clock });
+      for (const k of ['cm-1', 'cm-2', 'cm-3']) q.add(k, 'initial list', 'low');
+      q.add('edited', 'update event');
+      expect(q.explain('cm-1')).toMatchObject({ state: 'queued', priority: 'low' });
+      expect(q.explain('edited')).not.toHaveProperty('priority');
+      const order: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await q.get();
+        if (!r.shutdown) order.push(r.key);
+      }
+      expect(order).toEqual(['edited', 'cm-1', 'cm-2', 'cm-3']);
+    });
+
+    it('a normal add promotes a queued low key, and a low add never demotes', async () => {
+      const q = new WorkQueue({ clock: new ManualClock(0) });
+      q.add('a', undefined, 'low');
+      q.add('b', undefined, 'low');
+      q.add('c');
+      q.add('b'); // promoted behind c
+      q.add('c', undefined, 'low'); // stays normal
+      const order: string[] = [];
+      while (q.len() > 0) {
+        const r = await q.get();
+        if (!r.shutdown) order.push(r.key);
+      }
+      expect(order).toEqual(['c', 'b', 'a']);
+    });
+
+    it('re-queues a key added again while processing with the priority of that add', async () => {
+      const q = new WorkQueue({ clock: new ManualClock(0) });
+      q.add('a');
+      await q.get();
+      q.add('a', 'resync', 'low');
+      q.add('b', undefined, 'low');
+      q.add('c');
+      q.done('a'); // a goes back as low, behind b
+      expect(q.explain('a')).toMatchObject({ state: 'queued', priority: 'low' });
+      const order: string[] = [];
+      while (q.len() > 0) {
+        const r = await q.get();
+        if (!r.shutdown) order.push(r.key);
+      }
+      expect(order).toEqual(['c', 'b', 'a']);
+    });
+
+    it('lets aged low keys alternate with normal ones', async () => {
+      const clock = new ManualClock(0);
+      const q = new WorkQueue({ clock, lowPriorityAgingMs: 100 });
+      q.add('low-1', undefined, 'low');
+      q.add('low-2', undefined, 'low');
+      clock.advance(99);
+      q.add('n-1');
+      q.add('n-2');
+      q.add('n-3');
+      const first = await q.get();
+      expect(first).toEqual({ key: 'n-1', shutdown: false }); // not aged yet
+      clock.advance(1);
+      const order: string[] = [];
+      while (q.len() > 0) {
+        const r = await q.get();
+        if (!r.shutdown) order.push(r.key);
+      }
+      expect(order).toEqual(['low-1', 'n-2', 'low-2', 'n-3']);
+    });
+
+    it('refuses a negative aging time', () => {
+      expect(() => new WorkQueue({ lowPriorityAgingMs: -1 })).toThrow(RangeError);
+    });
+  });
 });
