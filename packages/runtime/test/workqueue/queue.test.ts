@@ -2,6 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { type GetResult, WorkQueue, type WorkQueueMetrics } from '../../src/workqueue/index.js';
 import { ManualClock } from './manual-clock.js';
 
+/** Hands out every queued key, in order. */
+async function takeAll(q: WorkQueue): Promise<string[]> {
+  const keys: string[] = [];
+  while (q.len() > 0) {
+    const r = await q.get();
+    if (!r.shutdown) keys.push(r.key);
+  }
+  return keys;
+}
+
 /** Lets pending promise callbacks run. */
 async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -287,11 +297,7 @@ describe('WorkQueue', () => {
       q.add('c');
       q.add('b'); // promoted behind c
       q.add('c', undefined, 'low'); // stays normal
-      const order: string[] = [];
-      while (q.len() > 0) {
-        const r = await q.get();
-        if (!r.shutdown) order.push(r.key);
-      }
+      const order = await takeAll(q);
       expect(order).toEqual(['c', 'b', 'a']);
     });
 
@@ -304,11 +310,7 @@ describe('WorkQueue', () => {
       q.add('c');
       q.done('a'); // a goes back as low, behind b
       expect(q.explain('a')).toMatchObject({ state: 'queued', priority: 'low' });
-      const order: string[] = [];
-      while (q.len() > 0) {
-        const r = await q.get();
-        if (!r.shutdown) order.push(r.key);
-      }
+      const order = await takeAll(q);
       expect(order).toEqual(['c', 'b', 'a']);
     });
 
@@ -324,11 +326,7 @@ describe('WorkQueue', () => {
       const first = await q.get();
       expect(first).toEqual({ key: 'n-1', shutdown: false }); // not aged yet
       clock.advance(1);
-      const order: string[] = [];
-      while (q.len() > 0) {
-        const r = await q.get();
-        if (!r.shutdown) order.push(r.key);
-      }
+      const order = await takeAll(q);
       expect(order).toEqual(['low-1', 'n-2', 'low-2', 'n-3']);
     });
 
