@@ -160,13 +160,15 @@ describe.each([
       async () => {
         const n = await admin.get(Node, { name: node });
         const a = n.metadata.annotations ?? {};
+        // The OS labels may land in a later write than the clear (os-release is read at start).
         return a[k.rebootInProgress] === 'false' &&
           a[k.rebootNeeded] === 'false' &&
-          n.spec?.unschedulable !== true
+          n.spec?.unschedulable !== true &&
+          n.metadata.labels?.[l.version] === '3975.2.1'
           ? n
           : undefined;
       },
-      { what: 'cleared and uncordoned', timeoutMs: 20_000 },
+      { what: 'cleared, uncordoned and labelled with the new version', timeoutMs: 20_000 },
     );
     expect(back.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
     expect(back.metadata.labels?.[l.version]).toBe('3975.2.1');
