@@ -14,7 +14,8 @@ import {
   resolveProtocol,
 } from '@capstan/coordinator';
 import { ControlPlane } from '@capstan/envtest';
-import { Client, createLogger, HttpTransport, Manager, Namespace } from '@capstan/runtime';
+import { Client, createLogger, HttpTransport, Manager, Namespace, Node, Pod } from '@capstan/runtime';
+import { applyManifest, serviceAccountKubeConfig } from './identities.js';
 import { SimulatedMachine } from './machine.js';
 import { FleetObserver, type GroupPlan, type GroupView } from './observer.js';
 import { clock, LiveView } from './view.js';
@@ -114,6 +115,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       fileURLToPath(import.meta.resolve('@capstan/coordinator/deploy/crds/rebootgroups.yaml')),
     ]);
     await admin.create(Namespace, { metadata: { name: NAMESPACE } });
+    // Each operator runs as its service account, with the RBAC its deploy/ folder publishes.
+    await applyManifest(admin, fileURLToPath(import.meta.resolve('@capstan/coordinator/deploy/rbac.yaml')));
+    await applyManifest(admin, fileURLToPath(import.meta.resolve('@capstan/agent/deploy/rbac.yaml')));
+    const coordinatorIdentity = await serviceAccountKubeConfig(plane, NAMESPACE, 'capstan-coordinator', (c) =>
+      c.list(Node, { limit: 1 }),
+    );
+    const agentIdentity = await serviceAccountKubeConfig(plane, NAMESPACE, 'capstan-agent', (c) =>
+      c.list(Pod, { limit: 1 }),
+    );
+    view.say(
+      `Identities: the coordinator runs as ${NAMESPACE}/capstan-coordinator and every agent as ${NAMESPACE}/capstan-agent, with the RBAC of their deploy/rbac.yaml`,
+    );
     for (const g of GROUPS) {
       await admin.create(RebootGroupType, {
         metadata: { name: g.name },
@@ -138,9 +151,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     cleanups.push(() => observer.stop());
     observer.onTransition((t) => view.transition(t, observer.snapshot().groups));
 
-    // The coordinator, as its Deployment would run it: its own manager, leader election on.
+    // The coordinator, as its Deployment would run it: its own manager and identity, leader election on.
     const coordinatorManager = Manager.create({
-      kubeConfig: plane.kubeConfig,
+      kubeConfig: coordinatorIdentity,
       leaderElection: { id: 'capstan-coordinator', namespace: NAMESPACE },
       metricsBindAddress: '0',
       healthProbeBindAddress: '0',
@@ -175,7 +188,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
             version: FROM_VERSION,
             protocol: protocolName,
             rebootDownMs,
-            kubeConfig: plane.kubeConfig,
+            kubeConfig: agentIdentity,
             admin,
             logger,
             onFault,
