@@ -77,12 +77,7 @@ export async function applyAll(client: Client, objects: KubeObject[]): Promise<v
 export async function agentIdentity(env: SharedControlPlane) {
   const admin = new Client(new HttpTransport(env.kubeConfig));
   await applyAll(admin, loadManifest('rbac.yaml', env.namespace));
-  const ns = env.namespace;
-  const kubeConfig = await env.plane.userKubeConfig(`system:serviceaccount:${ns}:capstan-agent`, [
-    'system:serviceaccounts',
-    `system:serviceaccounts:${ns}`,
-    'system:authenticated',
-  ]);
+  const kubeConfig = await env.plane.serviceAccountKubeConfig(env.namespace, 'capstan-agent');
   const client = new Client(new HttpTransport(kubeConfig));
   await eventually(
     async () => {

@@ -118,11 +118,7 @@ beforeAll(async () => {
     for (const s of obj.subjects ?? []) s.namespace = env.namespace;
     await admin.create(type, obj);
   }
-  saKubeConfig = await env.plane.userKubeConfig(`system:serviceaccount:${env.namespace}:${SA}`, [
-    'system:serviceaccounts',
-    `system:serviceaccounts:${env.namespace}`,
-    'system:authenticated',
-  ]);
+  saKubeConfig = await env.plane.serviceAccountKubeConfig(env.namespace, SA);
   saClient = new Client(new HttpTransport(saKubeConfig));
 
   // The example groups, restricted to this run's nodes, plus a group for FleetLock clients.

@@ -42,8 +42,8 @@ export async function applyManifest(admin: Client, path: string): Promise<void> 
 }
 
 /**
- * A KubeConfig that authenticates as service account `namespace/name` (a client certificate with
- * the groups the API server gives service accounts), once `probe` shows its RBAC is in force.
+ * A KubeConfig that authenticates as service account `namespace/name`, once `probe` shows its
+ * RBAC is in force.
  */
 export async function serviceAccountKubeConfig(
   plane: ControlPlane,
@@ -51,11 +51,7 @@ export async function serviceAccountKubeConfig(
   name: string,
   probe: (client: Client) => Promise<unknown>,
 ): Promise<KubeConfig> {
-  const kubeConfig = await plane.userKubeConfig(`system:serviceaccount:${namespace}:${name}`, [
-    'system:serviceaccounts',
-    `system:serviceaccounts:${namespace}`,
-    'system:authenticated',
-  ]);
+  const kubeConfig = await plane.serviceAccountKubeConfig(namespace, name);
   const client = new Client(new HttpTransport(kubeConfig));
   // RBAC reaches the authorizer through an informer: a fresh binding may take a moment.
   await eventually(

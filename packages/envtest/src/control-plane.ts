@@ -220,6 +220,19 @@ export class ControlPlane {
   }
 
   /**
+   * A KubeConfig that authenticates as service account `namespace/name`: user
+   * `system:serviceaccount:<namespace>:<name>` with the groups the API server gives service
+   * accounts, so RBAC bound to the service account (as in a Deployment's manifests) applies.
+   */
+  serviceAccountKubeConfig(namespace: string, name: string): Promise<KubeConfig & { path: string }> {
+    return this.userKubeConfig(`system:serviceaccount:${namespace}:${name}`, [
+      'system:serviceaccounts',
+      `system:serviceaccounts:${namespace}`,
+      'system:authenticated',
+    ]);
+  }
+
+  /**
    * Installs (creates or replaces) CRDs from YAML files or objects and waits until each is
    * Established. The objects are sent as they are: client-node's model serializer would drop keys
    * it does not model, such as `x-kubernetes-int-or-string`.
