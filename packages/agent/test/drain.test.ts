@@ -27,7 +27,6 @@ import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js'
 import {
   agentIdentity,
   annotate,
-  applyAll,
   bind,
   createNode,
   fakeKubelet,
@@ -384,7 +383,7 @@ describe('boots and grants', () => {
 describe('deploy/daemonset.yaml', () => {
   it('is accepted by the API server and runs the agent as root with the host bus, on every node', async () => {
     const [manifest] = loadManifest('daemonset.yaml', env.namespace);
-    await applyAll(admin, [manifest!]);
+    await env.plane.createObjects([manifest!], { ignoreExisting: true });
     const ds = await admin.get(DaemonSet, { namespace: env.namespace, name: 'capstan-agent' });
     interface Spec {
       serviceAccountName: string;

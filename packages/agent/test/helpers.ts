@@ -4,70 +4,31 @@
  * reboot-needed source a test sets by hand.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readManifests } from '@capstan/envtest';
 import type { SharedControlPlane } from '@capstan/envtest/vitest';
-import {
-  Client,
-  ClusterRole,
-  ClusterRoleBinding,
-  DaemonSet,
-  Event,
-  HttpTransport,
-  isAlreadyExists,
-  type KubeObject,
-  Node,
-  Pod,
-  type ResourceType,
-  Role,
-  RoleBinding,
-  ServiceAccount,
-} from '@capstan/runtime';
+import { Client, Event, HttpTransport, type KubeObject, Node, Pod } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
-import { parseAllDocuments } from 'yaml';
 import type { RebootNeededSource, SourceStatus } from '../src/sources/source.js';
 
 export const DEPLOY_NAMESPACE = 'capstan-system';
-
-const KINDS: Record<string, ResourceType> = {
-  ServiceAccount,
-  ClusterRole,
-  ClusterRoleBinding,
-  Role,
-  RoleBinding,
-  DaemonSet,
-} as unknown as Record<string, ResourceType>;
 
 /** Reads a deploy/ manifest, moved into `namespace`; cluster-scoped and `default` names get a suffix. */
 export function loadManifest(file: string, namespace: string): KubeObject[] {
   const path = fileURLToPath(new URL(`../deploy/${file}`, import.meta.url));
   const rename = (name: string) => `${name}-${namespace}`;
-  return parseAllDocuments(readFileSync(path, 'utf8'))
-    .map((d) => d.toJSON() as KubeObject | null)
-    .filter((o): o is KubeObject => o !== null)
-    .map((o) => {
-      const text = JSON.stringify(o).replaceAll(
-        `"namespace":"${DEPLOY_NAMESPACE}"`,
-        `"namespace":"${namespace}"`,
-      );
-      const obj = JSON.parse(text) as KubeObject & { roleRef?: { kind: string; name: string } };
-      const clusterScoped = obj.kind === 'ClusterRole' || obj.kind === 'ClusterRoleBinding';
-      if (clusterScoped || obj.metadata.namespace === 'default')
-        obj.metadata.name = rename(obj.metadata.name ?? '');
-      if (obj.roleRef) obj.roleRef.name = rename(obj.roleRef.name);
-      return obj;
-    });
-}
-
-/** Creates every object (an existing one is left as is). */
-export async function applyAll(client: Client, objects: KubeObject[]): Promise<void> {
-  for (const object of objects) {
-    const type = KINDS[object.kind ?? ''];
-    if (!type) throw new Error(`no type for ${object.kind}`);
-    await client.create(type, object).catch((err: unknown) => {
-      if (!isAlreadyExists(err)) throw err;
-    });
-  }
+  return readManifests(path).map((o) => {
+    const text = JSON.stringify(o).replaceAll(
+      `"namespace":"${DEPLOY_NAMESPACE}"`,
+      `"namespace":"${namespace}"`,
+    );
+    const obj = JSON.parse(text) as KubeObject & { roleRef?: { kind: string; name: string } };
+    const clusterScoped = obj.kind === 'ClusterRole' || obj.kind === 'ClusterRoleBinding';
+    if (clusterScoped || obj.metadata.namespace === 'default')
+      obj.metadata.name = rename(obj.metadata.name ?? '');
+    if (obj.roleRef) obj.roleRef.name = rename(obj.roleRef.name);
+    return obj;
+  });
 }
 
 /**
@@ -75,8 +36,7 @@ export async function applyAll(client: Client, objects: KubeObject[]): Promise<v
  * service account, once the API server authorizes it.
  */
 export async function agentIdentity(env: SharedControlPlane) {
-  const admin = new Client(new HttpTransport(env.kubeConfig));
-  await applyAll(admin, loadManifest('rbac.yaml', env.namespace));
+  await env.plane.createObjects(loadManifest('rbac.yaml', env.namespace), { ignoreExisting: true });
   const kubeConfig = await env.plane.serviceAccountKubeConfig(env.namespace, 'capstan-agent');
   const client = new Client(new HttpTransport(kubeConfig));
   await eventually(

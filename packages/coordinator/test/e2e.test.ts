@@ -1,11 +1,5 @@
-/**
- * The coordinator on a real API server (envtest), installed from its manifests and running as its
- * own service account: 12 nodes with simulated agents in two groups (control plane: one at a time,
- * first; workers: 25%), killed and restarted mid-rollout; then FleetLock over HTTP on the same
- * budget. Any 403 fails the suite.
- */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import {
   Client,
@@ -15,15 +9,10 @@ import {
   type KubeObject,
   Manager,
   Node,
-  type ResourceType,
-  Role,
-  RoleBinding,
-  ServiceAccount,
   SharedInformer,
 } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import {
   addCoordinator,
   type CoordinatorHandle,
@@ -62,10 +51,6 @@ interface Running {
 const stopped: Running[] = [];
 let current: Running | undefined;
 
-function docs(path: string): KubeObject[] {
-  return parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJSON() as KubeObject);
-}
-
 function startCoordinator(identity: string): Running {
   const manager = Manager.create({
     kubeConfig: saKubeConfig,
@@ -99,30 +84,22 @@ beforeAll(async () => {
   await env.plane.installCRDs([deploy('crds/rebootgroups.yaml')]);
 
   // The manifests, moved into this test's namespace, with cluster-scoped names made unique.
-  const kinds: Record<string, ResourceType> = {
-    ServiceAccount,
-    ClusterRole,
-    ClusterRoleBinding,
-    Role,
-    RoleBinding,
-  };
-  for (const doc of docs(deploy('rbac.yaml'))) {
-    const type = kinds[doc.kind as string] as ResourceType;
-    const obj = structuredClone(doc) as KubeObject & {
-      subjects?: Array<{ namespace?: string }>;
-      roleRef?: { name: string };
-    };
-    if (type.namespaced) obj.metadata.namespace = env.namespace;
-    else obj.metadata.name = `${obj.metadata.name}-${run}`;
-    if (doc.kind === 'ClusterRoleBinding') (obj.roleRef as { name: string }).name = `${SA}-${run}`;
+  const rbac = readManifests(deploy('rbac.yaml')) as Array<
+    KubeObject & { subjects?: Array<{ namespace?: string }>; roleRef?: { name: string } }
+  >;
+  for (const obj of rbac) {
+    if (obj.kind === 'ClusterRole' || obj.kind === 'ClusterRoleBinding')
+      obj.metadata.name = `${obj.metadata.name}-${run}`;
+    else obj.metadata.namespace = env.namespace;
+    if (obj.kind === 'ClusterRoleBinding') (obj.roleRef as { name: string }).name = `${SA}-${run}`;
     for (const s of obj.subjects ?? []) s.namespace = env.namespace;
-    await admin.create(type, obj);
   }
+  await env.plane.createObjects(rbac);
   saKubeConfig = await env.plane.serviceAccountKubeConfig(env.namespace, SA);
   saClient = new Client(new HttpTransport(saKubeConfig));
 
   // The example groups, restricted to this run's nodes, plus a group for FleetLock clients.
-  for (const g of docs(deploy('examples/rebootgroups.yaml')) as RebootGroup[]) {
+  for (const g of readManifests(deploy('examples/rebootgroups.yaml')) as RebootGroup[]) {
     g.metadata.name = `${run}-${g.metadata.name}`;
     g.spec.nodeSelector = { ...g.spec.nodeSelector, matchLabels: { [RUN]: run, pool: 'agents' } };
     await admin.create(RebootGroupType, g);

@@ -13,9 +13,9 @@ import {
   resolveBudget,
   resolveProtocol,
 } from '@capstan/coordinator';
-import { ControlPlane } from '@capstan/envtest';
+import { ControlPlane, readManifests } from '@capstan/envtest';
 import { Client, createLogger, HttpTransport, Manager, Namespace, Node, Pod } from '@capstan/runtime';
-import { applyManifest, serviceAccountKubeConfig } from './identities.js';
+import { serviceAccountKubeConfig } from './identities.js';
 import { SimulatedMachine } from './machine.js';
 import { FleetObserver, type GroupPlan, type GroupView } from './observer.js';
 import { clock, LiveView } from './view.js';
@@ -116,8 +116,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     ]);
     await admin.create(Namespace, { metadata: { name: NAMESPACE } });
     // Each operator runs as its service account, with the RBAC its deploy/ folder publishes.
-    await applyManifest(admin, fileURLToPath(import.meta.resolve('@capstan/coordinator/deploy/rbac.yaml')));
-    await applyManifest(admin, fileURLToPath(import.meta.resolve('@capstan/agent/deploy/rbac.yaml')));
+    for (const operator of ['coordinator', 'agent']) {
+      const rbac = fileURLToPath(import.meta.resolve(`@capstan/${operator}/deploy/rbac.yaml`));
+      await plane.createObjects(readManifests(rbac));
+    }
     const coordinatorIdentity = await serviceAccountKubeConfig(plane, NAMESPACE, 'capstan-coordinator', (c) =>
       c.list(Node, { limit: 1 }),
     );

@@ -1,45 +1,12 @@
 /**
- * The operators' own identities: the demo applies their deploy/rbac.yaml as published and runs the
- * coordinator and every agent as their service accounts, so a permission the manifests forgot
- * fails the demo instead of hiding behind an admin certificate.
+ * The operators' own identities: the demo runs the coordinator and every agent as their service
+ * accounts, bound by their published deploy/rbac.yaml, so a permission the manifests forgot fails
+ * the demo instead of hiding behind an admin certificate.
  */
-import { readFileSync } from 'node:fs';
 import type { ControlPlane } from '@capstan/envtest';
-import {
-  Client,
-  ClusterRole,
-  ClusterRoleBinding,
-  HttpTransport,
-  isForbidden,
-  type KubeObject,
-  type ResourceType,
-  Role,
-  RoleBinding,
-  ServiceAccount,
-} from '@capstan/runtime';
+import { Client, HttpTransport, isForbidden } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
-
-const KINDS: Record<string, ResourceType> = {
-  ServiceAccount,
-  ClusterRole,
-  ClusterRoleBinding,
-  Role,
-  RoleBinding,
-} as unknown as Record<string, ResourceType>;
-
-/** Creates every object of a manifest file (RBAC kinds only). */
-export async function applyManifest(admin: Client, path: string): Promise<void> {
-  const objects = parseAllDocuments(readFileSync(path, 'utf8'))
-    .map((d) => d.toJSON() as KubeObject | null)
-    .filter((o): o is KubeObject => o !== null);
-  for (const object of objects) {
-    const type = KINDS[object.kind ?? ''];
-    if (!type) throw new Error(`${path}: the demo does not apply ${object.kind} objects`);
-    await admin.create(type, object);
-  }
-}
 
 /**
  * A KubeConfig that authenticates as service account `namespace/name`, once `probe` shows its

@@ -13,10 +13,10 @@ export interface CrdObject {
   metadata?: { name?: string };
 }
 
-import { parseAllDocuments } from 'yaml';
 import { type Assets, resolveAssets } from './assets.js';
 import { CertificateAuthority, type CertPair, writeServiceAccountKeys } from './certs.js';
 import { kubeConfigFor, kubeConfigYaml, writeKubeConfig } from './kubeconfig.js';
+import { createManifestObjects, type ManifestObject, readManifests } from './manifests.js';
 import { freePort } from './ports.js';
 import { ManagedProcess } from './process.js';
 
@@ -233,6 +233,18 @@ export class ControlPlane {
   }
 
   /**
+   * Creates objects as the admin, as `kubectl create -f` does (read them with `readManifests`).
+   * With `ignoreExisting`, objects that exist already are left as they are.
+   */
+  createObjects(objects: ManifestObject[], options: { ignoreExisting?: boolean } = {}): Promise<void> {
+    return createManifestObjects(
+      (method, path, body) => this.adminRequest(method, path, body),
+      objects,
+      options,
+    );
+  }
+
+  /**
    * Installs (creates or replaces) CRDs from YAML files or objects and waits until each is
    * Established. The objects are sent as they are: client-node's model serializer would drop keys
    * it does not model, such as `x-kubernetes-int-or-string`.
@@ -437,9 +449,7 @@ function startApiServer(assets: Assets, workDir: string, args: string[]): Manage
 }
 
 function readCrdFile(path: string): CrdObject[] {
-  return parseAllDocuments(readFileSync(path, 'utf8'))
-    .map((doc) => doc.toJS() as CrdObject | null)
-    .filter((doc): doc is CrdObject => doc?.kind === 'CustomResourceDefinition');
+  return readManifests(path).filter((doc) => doc.kind === 'CustomResourceDefinition') as CrdObject[];
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

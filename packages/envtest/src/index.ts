@@ -18,6 +18,7 @@ export {
   type CrdObject,
   type StartOptions,
 } from './control-plane.js';
+export { type ManifestObject, readManifests } from './manifests.js';
 export { etcdVersion, kubernetesVersion } from './versions.js';
 
 import { ControlPlane, type StartOptions } from './control-plane.js';
