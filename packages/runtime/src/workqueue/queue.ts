@@ -282,11 +282,6 @@ export class WorkQueue<K extends string = string> {
     return out;
   }
 
-  /** True while a worker holds `key`. */
-  protected isProcessing(key: K): boolean {
-    return this.entries.get(key)?.processing === true;
-  }
-
   /** Records the reason for an add request; subclasses call it for requests that do not add yet. */
   protected noteAdd(key: K, reason: string | undefined): void {
     this.note(key, reason, this.clock.now());
