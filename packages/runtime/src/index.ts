@@ -13,7 +13,6 @@ export {
   CacheSyncError,
   compactForCache,
   deepFreeze,
-  dropManagedFields,
   type EventHandler,
   type HandlerRegistration,
   type IndexFunction,

@@ -12,7 +12,6 @@ export {
 } from './informer-cache.js';
 export { type EventHandler, Listener } from './listener.js';
 export {
-  dropManagedFields,
   Reflector,
   type ReflectorErrorInfo,
   type ReflectorOptions,

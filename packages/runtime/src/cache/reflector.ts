@@ -53,17 +53,6 @@ export interface ReflectorOptions<T extends KubeObject> {
 }
 
 /**
- * The default transform: drops `metadata.managedFields`, which nobody reads from a cache and which
- * is often a third of an object's size. Returns a shallow copy (structure shared) rather than
- * deleting in place, which would push V8 into slower, larger dictionary-mode objects.
- */
-export function dropManagedFields<T extends KubeObject>(object: T): T {
-  if (object.metadata?.managedFields === undefined) return object;
-  const { managedFields: _dropped, ...metadata } = object.metadata;
-  return { ...object, metadata };
-}
-
-/**
  * Keeps a {@link Store} equal to the server's objects of one kind (and selection): lists, then
  * watches, forever, until stopped. Runs the {@link step} machine and owns what it leaves out:
  * applying events to the store, backoff on errors, and reporting.

@@ -125,10 +125,6 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     this.listeners.clear();
   }
 
-  get isStarted(): boolean {
-    return this.started && !this.stopped;
-  }
-
   /** True once the first complete list is in the store. */
   hasSynced(): boolean {
     return this.reflector.hasSynced();

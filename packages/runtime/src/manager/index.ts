@@ -1,12 +1,18 @@
-export { type BindAddress, formatBindAddress, parseBindAddress } from './bind-address.js';
+export { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
+export { managerOptionsFromFlags, ownNamespace } from './cli/manager-options.js';
+export {
+  type OptionsOutput,
+  type ParsedOptions,
+  type ParseOptionsConfig,
+  parseStandardOptions,
+  type StandardOptions,
+} from './cli/options.js';
 export { formatDuration, parseDuration } from './duration.js';
-export { managerOptionsFromFlags, ownNamespace } from './from-options.js';
 export {
   LeaderElector,
   type LeaderElectorOptions,
-  microTime,
   type StoppedLeadingInfo,
-} from './leader-election.js';
+} from './leaderelection/leader-elector.js';
 export {
   createLogger,
   type LogContext,
@@ -17,20 +23,17 @@ export {
   loggerFor,
 } from './logger.js';
 export { type LeaderElectionOptions, LeadershipLostError, Manager, type ManagerOptions } from './manager.js';
-export { MetricsRegistry, type MetricsRegistryOptions, type RestRequestInfo } from './metrics.js';
 export {
-  type OptionsOutput,
-  type ParsedOptions,
-  type ParseOptionsConfig,
-  parseStandardOptions,
-  type StandardOptions,
-} from './options.js';
+  MetricsRegistry,
+  type MetricsRegistryOptions,
+  type RestRequestInfo,
+} from './metrics/metrics-registry.js';
 export {
   type Check,
   ProbesServer,
   type ProbesServerOptions,
   type ProbesServerPorts,
 } from './probes-server.js';
+export { runManager, signalOnTerminate } from './run-manager.js';
 export type { Runnable, RunnableScope } from './runnable.js';
-export { runManager, signalOnTerminate } from './signals.js';
 export { Tokens } from './tokens.js';

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type BindAddress, formatBindAddress, parseBindAddress } from './bind-address.js';
+import { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
 import type { Logger } from './logger.js';
 
 /**

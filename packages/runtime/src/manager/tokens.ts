@@ -4,7 +4,7 @@ import type { Client } from '../client/client.js';
 import type { ApiTransport } from '../client/transport.js';
 import type { EventRecorder } from '../helpers/event-recorder.js';
 import type { Logger } from './logger.js';
-import type { MetricsRegistry } from './metrics.js';
+import type { MetricsRegistry } from './metrics/metrics-registry.js';
 
 /**
  * Injection tokens of the manager's container. Reconcilers take what they need with

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dropManagedFields, SharedInformer, storeKey } from '../../src/cache/index.js';
+import { compactForCache, SharedInformer, storeKey } from '../../src/cache/index.js';
 import { ApiError } from '../../src/client/errors.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
 import { type Widget, Widget as WidgetType } from '../testing/fixtures.js';
@@ -213,7 +213,7 @@ async function runScenario(ops: Op[], asyncHandler: boolean, seed: number) {
   // Heal: no more faults, no latency; let time pass until every backoff has run out.
   cluster.clearFaults();
   cluster.latencyMs = 0;
-  const server = () => cluster.objects(WidgetType).map(dropManagedFields);
+  const server = () => cluster.objects(WidgetType).map(compactForCache);
   const converged = () => {
     const want = server();
     return (

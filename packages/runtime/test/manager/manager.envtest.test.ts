@@ -6,6 +6,7 @@ import { Client, ConfigMap, HttpTransport, Lease } from '../../src/client/index.
 import { LeadershipLostError, Manager, type ManagerOptions } from '../../src/manager/index.js';
 import { eventually } from '../../src/testing/index.js';
 import { GizmoType, gizmoCrd } from '../controller/gizmo.js';
+import { leaseOutage } from './leaderelection/lease-outage.js';
 
 const env = useControlPlane('manager');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -29,8 +30,10 @@ function busyManager(
   leaderElection: Partial<NonNullable<ManagerOptions['leaderElection']>>,
   workMs = 50,
 ) {
+  // The manager's own view of the server, in which the test can cut off its Lease requests.
+  const outage = leaseOutage(new HttpTransport(kubeConfig));
   const manager = Manager.create({
-    kubeConfig,
+    transport: outage.transport,
     namespace,
     logLevel: 'silent',
     metricsBindAddress: '0',
@@ -52,7 +55,7 @@ function busyManager(
     () => 'stopped' as const,
     (err: unknown) => err,
   );
-  return { id, manager, stop, done };
+  return { id, manager, stop, done, outage };
 }
 
 function overlaps(spans: Span[]): Array<[Span, Span]> {
@@ -111,7 +114,7 @@ describe('leader election between two managers', () => {
     expect(await standby.done).toBe('stopped');
   });
 
-  it('with renewals paused, the leader steps down before the standby can lead: never both at once', async () => {
+  it('with its lease requests cut off, the leader steps down before the standby can lead: never both at once', async () => {
     const client = new Client(new HttpTransport(env.kubeConfig));
     await client
       .create(ConfigMap, { metadata: { name: 'paused', namespace: env.namespace } })
@@ -122,7 +125,7 @@ describe('leader election between two managers', () => {
     await eventually(() => spans.length > 0, { what: 'first reconcile', timeoutMs: 20_000 });
     const b = busyManager('b', env.kubeConfig, env.namespace, spans, timing);
     await sleep(1_000);
-    a.manager.elector?.pauseRenewals();
+    a.outage.cut();
     // a loses the lease by its renew deadline and exits (the default); b takes over after expiry.
     expect(await a.done).toBeInstanceOf(LeadershipLostError);
     await eventually(() => spans.some((s) => s.manager === 'b'), { what: 'b leads' });

@@ -1,9 +1,9 @@
 import { Counter, register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { MetricsRegistry } from '../../src/manager/metrics.js';
-import { ManualClock } from '../../src/testing/manual-clock.js';
-import { WorkQueue } from '../../src/workqueue/queue.js';
-import { sample } from './prom-text.js';
+import { MetricsRegistry } from '../../../src/manager/metrics/metrics-registry.js';
+import { ManualClock } from '../../../src/testing/manual-clock.js';
+import { WorkQueue } from '../../../src/workqueue/queue.js';
+import { sample } from '../prom-text.js';
 
 describe('MetricsRegistry controller metrics', () => {
   it('starts every reconcile result at zero and counts each outcome', async () => {

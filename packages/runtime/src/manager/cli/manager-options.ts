@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { loadKubeConfig } from '../client/kubeconfig.js';
-import type { ManagerOptions } from './manager.js';
+import { loadKubeConfig } from '../../client/kubeconfig.js';
+import type { ManagerOptions } from '../manager.js';
 import type { StandardOptions } from './options.js';
 
 const serviceAccountNamespace = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';

@@ -4,7 +4,7 @@
  * (never the process-wide default one), so two managers in one process, or two tests, do not clash.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { WorkQueueMetrics } from '../workqueue/metrics.js';
+import type { WorkQueueMetrics } from '../../workqueue/metrics.js';
 
 /** The `result` label of `controller_runtime_reconcile_total`. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';

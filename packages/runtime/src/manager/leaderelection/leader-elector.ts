@@ -11,11 +11,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Lease } from '../client/builtin.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
-import type { ApiTransport } from '../client/transport.js';
-import { type Clock, realClock, sleep, type TimerHandle } from '../clock.js';
-import type { Logger } from './logger.js';
+import { Lease } from '../../client/builtin.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../client/errors.js';
+import type { ApiTransport } from '../../client/transport.js';
+import { type Clock, realClock, sleep, type TimerHandle } from '../../clock.js';
+import type { Logger } from '../logger.js';
+import { electionRecord, heldSpec, type LeaseSpec, microTime, releasedSpec } from './lease-record.js';
 
 /** Why leadership ended. */
 export interface StoppedLeadingInfo {
@@ -56,8 +57,6 @@ export interface LeaderElectorOptions {
   logger?: Logger;
 }
 
-type LeaseSpec = NonNullable<Lease['spec']>;
-
 interface Observation {
   /** The leader election fields of the lease, as JSON: what "changed" compares. */
   readonly json: string;
@@ -72,11 +71,6 @@ const DEFAULT_LEASE_DURATION_MS = 15_000;
 const DEFAULT_RENEW_DEADLINE_MS = 10_000;
 const DEFAULT_RETRY_PERIOD_MS = 2_000;
 const DEFAULT_JITTER = 1.2;
-
-/** Formats milliseconds since the epoch as a Kubernetes MicroTime. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
-}
 
 /**
  * Campaigns for a Lease and keeps it renewed while leading.
@@ -105,7 +99,6 @@ export class LeaderElector {
   private reportedLeader: string | undefined;
   /** Set while we lead; aborted when we stop leading. */
   private leadership: AbortController | undefined;
-  private paused = false;
   private stopper: AbortController | undefined;
   private running: Promise<void> | undefined;
 
@@ -141,16 +134,6 @@ export class LeaderElector {
   /** The holder of the lease when we last read it (`''` when released), if we read it. */
   leader(): string | undefined {
     return this.observed?.spec.holderIdentity;
-  }
-
-  /** Fault injection: skip renewals (they count as failures) until {@link resumeRenewals}. */
-  pauseRenewals(): void {
-    this.paused = true;
-  }
-
-  /** Lets renewals go out again. */
-  resumeRenewals(): void {
-    this.paused = false;
   }
 
   /** Runs {@link run} in the background; `stop()` ends it. */
@@ -234,7 +217,7 @@ export class LeaderElector {
           break;
         }
         const started = this.clock.now();
-        const renewed = !this.paused && (await this.tryAcquireOrRenew());
+        const renewed = await this.tryAcquireOrRenew();
         if (leadership.signal.aborted) break;
         if (renewed) {
           arm(started);
@@ -275,19 +258,10 @@ export class LeaderElector {
     const durationMs = (spec.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
     if (holder !== '' && holder !== this.identity && observation.at + durationMs > now) return false;
 
-    const ours = holder === this.identity;
-    const next: LeaseSpec = {
-      ...spec,
-      holderIdentity: this.identity,
-      leaseDurationSeconds: this.leaseDurationSeconds(),
-      acquireTime: ours && spec.acquireTime ? spec.acquireTime : microTime(now),
-      renewTime: microTime(now),
-      leaseTransitions: (spec.leaseTransitions ?? 0) + (ours ? 0 : 1),
-    };
     try {
       const written = await this.transport.update(Lease, {
         ...lease,
-        spec: next,
+        spec: heldSpec(spec, this.identity, this.leaseDurationSeconds(), now),
       });
       this.observe(written);
       return true;
@@ -326,7 +300,6 @@ export class LeaderElector {
   private async release(): Promise<void> {
     const observed = this.observed;
     if (!observed || observed.spec.holderIdentity !== this.identity) return;
-    const now = microTime(this.clock.now());
     try {
       const released = await this.transport.update(Lease, {
         apiVersion: 'coordination.k8s.io/v1',
@@ -336,14 +309,7 @@ export class LeaderElector {
           namespace: this.options.namespace,
           resourceVersion: observed.resourceVersion,
         },
-        spec: {
-          ...observed.spec,
-          holderIdentity: '',
-          leaseDurationSeconds: 1,
-          acquireTime: now,
-          renewTime: now,
-          leaseTransitions: observed.spec.leaseTransitions ?? 0,
-        },
+        spec: releasedSpec(observed.spec, this.clock.now()),
       });
       this.observe(released);
       this.log('info', 'released the leader lease');
@@ -355,13 +321,7 @@ export class LeaderElector {
   /** Records what we read or wrote; its time changes only when the record itself changed. */
   private observe(lease: Lease): Observation {
     const spec = lease.spec ?? {};
-    const json = JSON.stringify([
-      spec.holderIdentity ?? '',
-      spec.leaseDurationSeconds ?? null,
-      spec.acquireTime ?? null,
-      spec.renewTime ?? null,
-      spec.leaseTransitions ?? null,
-    ]);
+    const json = electionRecord(spec);
     const previous = this.observed;
     const at = previous && previous.json === json ? previous.at : this.clock.now();
     const observation = { json, spec, resourceVersion: lease.metadata.resourceVersion, at };

@@ -5,12 +5,13 @@
  */
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Lease } from '../../src/client/builtin.js';
-import { HttpTransport } from '../../src/client/http-transport.js';
-import { LeaderElector } from '../../src/manager/leader-election.js';
-import { MetricsRegistry } from '../../src/manager/metrics.js';
-import { eventually } from '../../src/testing/index.js';
-import { sample } from './prom-text.js';
+import { Lease } from '../../../src/client/builtin.js';
+import { HttpTransport } from '../../../src/client/http-transport.js';
+import { LeaderElector } from '../../../src/manager/leaderelection/leader-elector.js';
+import { MetricsRegistry } from '../../../src/manager/metrics/metrics-registry.js';
+import { eventually } from '../../../src/testing/index.js';
+import { sample } from '../prom-text.js';
+import { type LeaseOutage, leaseOutage } from './lease-outage.js';
 
 const env = useControlPlane('leader');
 const MICROTIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
@@ -37,8 +38,10 @@ afterEach(async () => {
 
 function setup(lease: string) {
   const intervals: Interval[] = [];
+  const outages = new Map<LeaderElector, LeaseOutage>();
   const elector = (who: string) => {
-    const e = new LeaderElector(transport, {
+    const outage = leaseOutage(transport);
+    const e = new LeaderElector(outage.transport, {
       name: lease,
       namespace: env.namespace,
       identity: who,
@@ -53,8 +56,11 @@ function setup(lease: string) {
       },
     });
     electors.push(e);
+    outages.set(e, outage);
     return e;
   };
+  /** Cuts `e` off from its Lease, so its renewals fail. */
+  const cut = (e: LeaderElector) => outages.get(e)?.cut();
   const read = () => transport.get(Lease, { namespace: env.namespace, name: lease });
   const assertNoOverlap = () => {
     const sorted = [...intervals].sort((a, b) => a.start - b.start);
@@ -63,7 +69,7 @@ function setup(lease: string) {
       expect((sorted[i - 1] as Interval).end as number).toBeLessThanOrEqual((sorted[i] as Interval).start);
     }
   };
-  return { intervals, elector, read, assertNoOverlap };
+  return { intervals, elector, cut, read, assertNoOverlap };
 }
 
 describe('LeaderElector on a real API server', () => {
@@ -119,7 +125,7 @@ describe('LeaderElector on a real API server', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect(b.isLeader()).toBe(false);
 
-    a.pauseRenewals();
+    s.cut(a);
     const pausedAt = Date.now();
     await eventually(() => b.isLeader(), { timeoutMs: 15_000 });
     const [first, second] = s.intervals;

@@ -1,18 +1,23 @@
 /**
  * Leader election on the in-memory FakeCluster with a manual clock: who leads, hand-over on
  * release, stepping down at the renew deadline, and — over simulated timelines with latency,
- * faults, pauses and restarts — that two electors never believe they lead at the same time.
+ * faults, lease outages and restarts — that two electors never believe they lead at the same time.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Lease } from '../../src/client/builtin.js';
-import { apiError } from '../../src/client/errors.js';
-import type { ApiTransport } from '../../src/client/transport.js';
-import { LeaderElector, type LeaderElectorOptions, microTime } from '../../src/manager/leader-election.js';
-import { MetricsRegistry } from '../../src/manager/metrics.js';
-import { FakeCluster } from '../../src/testing/fake-cluster.js';
-import { ManualClock } from '../../src/testing/manual-clock.js';
-import { sample } from './prom-text.js';
+import { Lease } from '../../../src/client/builtin.js';
+import { apiError } from '../../../src/client/errors.js';
+import type { ApiTransport } from '../../../src/client/transport.js';
+import {
+  LeaderElector,
+  type LeaderElectorOptions,
+} from '../../../src/manager/leaderelection/leader-elector.js';
+import { microTime } from '../../../src/manager/leaderelection/lease-record.js';
+import { MetricsRegistry } from '../../../src/manager/metrics/metrics-registry.js';
+import { FakeCluster } from '../../../src/testing/fake-cluster.js';
+import { ManualClock } from '../../../src/testing/manual-clock.js';
+import { sample } from '../prom-text.js';
+import { type LeaseOutage, leaseOutage } from './lease-outage.js';
 
 const NS = 'capstan-system';
 const NAME = 'widget-operator-lock';
@@ -32,6 +37,7 @@ function world(options: { latencyMs?: number } = {}) {
   const intervals: Interval[] = [];
   const newLeaders = new Map<string, string[]>();
   const signals = new Map<string, AbortSignal[]>();
+  const outages = new Map<LeaderElector, LeaseOutage>();
 
   function elector(
     who: string,
@@ -39,7 +45,8 @@ function world(options: { latencyMs?: number } = {}) {
   ): LeaderElector {
     newLeaders.set(who, []);
     signals.set(who, []);
-    return new LeaderElector(extra.transport ?? cluster, {
+    const outage = leaseOutage(extra.transport ?? cluster);
+    const elector = new LeaderElector(outage.transport, {
       name: NAME,
       namespace: NS,
       identity: who,
@@ -58,7 +65,13 @@ function world(options: { latencyMs?: number } = {}) {
       onNewLeader: (id) => newLeaders.get(who)?.push(id),
       ...extra,
     });
+    outages.set(elector, outage);
+    return elector;
   }
+
+  /** Cuts `e` off from its Lease, so its renewals fail, until {@link restore}. */
+  const cut = (e: LeaderElector | undefined) => (e ? outages.get(e)?.cut() : undefined);
+  const restore = (e: LeaderElector | undefined) => (e ? outages.get(e)?.restore() : undefined);
 
   const lease = () => cluster.getObject(Lease, { namespace: NS, name: NAME });
 
@@ -81,7 +94,19 @@ function world(options: { latencyMs?: number } = {}) {
     }
   }
 
-  return { clock, cluster, intervals, newLeaders, signals, elector, lease, assertNoOverlap, run };
+  return {
+    clock,
+    cluster,
+    intervals,
+    newLeaders,
+    signals,
+    elector,
+    cut,
+    restore,
+    lease,
+    assertNoOverlap,
+    run,
+  };
 }
 
 describe('LeaderElector', () => {
@@ -168,7 +193,7 @@ describe('LeaderElector', () => {
     expect(a.isLeader()).toBe(true);
     const lastRenewal = Date.parse(w.lease()?.spec?.renewTime as string);
 
-    a.pauseRenewals();
+    w.cut(a);
     await w.run(30_000, [a, b]);
 
     const [first, second] = w.intervals;
@@ -183,8 +208,8 @@ describe('LeaderElector', () => {
     expect(w.lease()?.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
     w.assertNoOverlap();
 
-    // a's campaign is over; once resumed, a can campaign again as a standby.
-    a.resumeRenewals();
+    // a's campaign is over; once its connection is back, a can campaign again as a standby.
+    w.restore(a);
     a.start();
     await w.run(10_000, [a, b]);
     expect(a.isLeader()).toBe(false);
@@ -362,10 +387,10 @@ describe('LeaderElector', () => {
                 await w.run(a.ms, electors, 250);
                 break;
               case 'pause':
-                electors[a.who]?.pauseRenewals();
+                w.cut(electors[a.who]);
                 break;
               case 'resume':
-                electors[a.who]?.resumeRenewals();
+                w.restore(electors[a.who]);
                 break;
               case 'stop':
                 void electors[a.who]?.stop();
@@ -374,7 +399,7 @@ describe('LeaderElector', () => {
                 start(a.who);
                 break;
               case 'pauseLeader':
-                electors.find((e) => e.isLeader())?.pauseRenewals();
+                w.cut(electors.find((e) => e.isLeader()));
                 break;
               case 'stopLeader':
                 void electors.find((e) => e.isLeader())?.stop();
@@ -390,7 +415,7 @@ describe('LeaderElector', () => {
           }
           // With everyone healthy again, someone leads within a lease duration plus retries.
           w.cluster.clearFaults();
-          for (const e of electors) e.resumeRenewals();
+          for (const e of electors) w.restore(e);
           for (let i = 0; i < electors.length; i++) start(i);
           await w.run(40_000, electors, 250);
           expect(electors.filter((e) => e.isLeader())).toHaveLength(1);
