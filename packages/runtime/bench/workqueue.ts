@@ -1,4 +1,4 @@
-import { RateLimitingQueue } from '@capstan/runtime';
+import { WorkQueue } from '@capstan/runtime';
 
 /** The least a de-duplicating FIFO must do: the floor our queue's semantics are measured against. */
 class PlainDedupQueue {
@@ -29,7 +29,7 @@ export async function workqueueThroughput(
   const names = Array.from({ length: keys }, (_, i) => `ns/obj-${i}`);
   const ops = keys * rounds;
 
-  const queue = new RateLimitingQueue<string>({ name: 'bench' });
+  const queue = new WorkQueue<string>({ name: 'bench' });
   let t = performance.now();
   for (let r = 0; r < rounds; r++) {
     for (const key of names) queue.add(key);

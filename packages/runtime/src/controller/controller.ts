@@ -6,9 +6,8 @@ import type { KubeObject } from '../client/types.js';
 import { type Clock, realClock } from '../clock.js';
 import { defaultControllerRateLimiter } from '../workqueue/default-rate-limiter.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
-import type { WorkPriority } from '../workqueue/queue.js';
+import { type WorkPriority, WorkQueue } from '../workqueue/queue.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
-import { RateLimitingQueue } from '../workqueue/rate-limiting-queue.js';
 import { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
 import { applyOutcome, classify, resultLabel } from './outcome.js';
 import type { Predicate } from './predicates.js';
@@ -58,8 +57,8 @@ export class ReconcileTimeoutError extends Error {
  * reconciled by two workers at once, and that a key changed during its reconcile is reconciled again.
  */
 export class Controller {
-  private currentQueue: RateLimitingQueue<string>;
-  private readonly makeQueue: () => RateLimitingQueue<string>;
+  private currentQueue: WorkQueue<string>;
+  private readonly makeQueue: () => WorkQueue<string>;
   private readonly sources: Array<{ source: Source; registration?: HandlerRegistration }> = [];
   private readonly workers: PQueue;
   private readonly log: Logger;
@@ -87,7 +86,7 @@ export class Controller {
     const rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
     // One limiter for the controller's life: failure counts survive a restart of the queue.
     this.makeQueue = () =>
-      new RateLimitingQueue<string>({
+      new WorkQueue<string>({
         name,
         clock: this.clock,
         rateLimiter,
@@ -101,7 +100,7 @@ export class Controller {
   }
 
   /** The work queue of the current run (for introspection: metrics and the debug endpoint). */
-  get queue(): RateLimitingQueue<string> {
+  get queue(): WorkQueue<string> {
     return this.currentQueue;
   }
 
@@ -201,7 +200,7 @@ export class Controller {
   }
 
   /** One reconcile of one key, from get to done. Never throws. */
-  private async process(key: string, queue: RateLimitingQueue<string>): Promise<void> {
+  private async process(key: string, queue: WorkQueue<string>): Promise<void> {
     const request = parseRequestKey(key);
     const reconcileId = randomUUID();
     const log = this.log.child({ namespace: request.namespace, name: request.name, reconcileId });

@@ -1,5 +1,5 @@
 import { isTerminal } from '../client/errors.js';
-import type { RateLimitingQueue } from '../workqueue/index.js';
+import type { WorkQueue } from '../workqueue/index.js';
 import type { Result } from './reconciler.js';
 
 /** How a reconcile ended, as the `result` label of `controller_runtime_reconcile_total`. */
@@ -25,7 +25,7 @@ export function classify(result: Result | undefined | void, error: unknown, thre
  * error → rate-limited requeue; terminal error → forget, no retry; requeueAfter → forget the
  * backoff and add after the delay; requeue → rate-limited requeue; success → forget.
  */
-export function applyOutcome(queue: RateLimitingQueue<string>, key: string, outcome: Outcome): void {
+export function applyOutcome(queue: WorkQueue<string>, key: string, outcome: Outcome): void {
   switch (outcome.kind) {
     case 'success':
     case 'terminal':

@@ -1,5 +1,8 @@
+/**
+ * The work queue (`@capstan/runtime/workqueue`): a de-duplicating, delaying, rate-limited queue
+ * with priorities, and the rate limiters that pace its retries.
+ */
 export { defaultControllerRateLimiter } from './default-rate-limiter.js';
-export { DelayingQueue } from './delaying-queue.js';
 export { ExponentialRateLimiter } from './exponential-rate-limiter.js';
 export { FastSlowRateLimiter } from './fast-slow-rate-limiter.js';
 export { MaxOfRateLimiter } from './max-of-rate-limiter.js';
@@ -13,5 +16,4 @@ export {
   type WorkQueueOptions,
 } from './queue.js';
 export type { RateLimiter } from './rate-limiter.js';
-export { RateLimitingQueue, type RateLimitingQueueOptions } from './rate-limiting-queue.js';
 export { type TokenBucketOptions, TokenBucketRateLimiter } from './token-bucket-rate-limiter.js';

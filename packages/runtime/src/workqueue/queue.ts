@@ -1,12 +1,18 @@
 import { type Clock, realClock } from '../clock.js';
-import { Fifo } from './fifo.js';
+import { BackoffLedger } from './backoff-ledger.js';
+import { defaultControllerRateLimiter } from './default-rate-limiter.js';
+import { DelayedAdds } from './delayed-adds.js';
+import { KeyTable, type WorkPriority } from './key-table.js';
 import { noopWorkQueueMetrics, type WorkQueueMetrics } from './metrics.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+export type { WorkPriority } from './key-table.js';
 
 /** What {@link WorkQueue.get} resolves to: a key to work on, or the news that the queue is shut down. */
 export type GetResult<K> = { key: K; shutdown: false } | { shutdown: true };
 
-/** Construction options shared by every queue. */
-export interface WorkQueueOptions {
+/** Options of a {@link WorkQueue}. */
+export interface WorkQueueOptions<K = string> {
   /** Names the queue in metrics and debug output. Defaults to `"workqueue"`. */
   name?: string;
   /** The time source for latencies and delays. Defaults to {@link realClock}. */
@@ -18,13 +24,9 @@ export interface WorkQueueOptions {
    * for one with normal keys instead of waiting for the normal ones to run out. Default 5 s.
    */
   lowPriorityAgingMs?: number;
+  /** Decides retry delays. Defaults to {@link defaultControllerRateLimiter} on the queue's clock. */
+  rateLimiter?: RateLimiter<K>;
 }
-
-/**
- * How urgent an add is. `low` is for work nobody is waiting on, such as the events of an
- * informer's initial list: a fresh edit (`normal`) is handed out before it. See {@link WorkQueue}.
- */
-export type WorkPriority = 'normal' | 'low';
 
 /** Where a key stands, for a debug endpoint: see {@link WorkQueue.snapshot}. */
 export interface KeyExplanation<K> {
@@ -63,76 +65,46 @@ type Waiter<K> = {
   onAbort: () => void;
 };
 
-/** Everything the queue knows about one key; the entry exists while the queue holds the key in any form. */
-interface KeyEntry {
-  /** Needs processing: queued, or processing and added again (then re-queued on `done`). */
-  dirty: boolean;
-  /** Held by a worker. Never true while `queued` is set, so no second worker can get the key. */
-  processing: boolean;
-  /** Which list holds the key while it waits for a worker. */
-  queued: WorkPriority | undefined;
-  /** Priority of the pending work: the highest of the adds since the key became dirty. */
-  priority: WorkPriority;
-  /** When the key became dirty, for queue latency. */
-  dirtySince: number;
-  /** When the key entered its list, for aging. */
-  queuedAt: number;
-  /** When a worker took the key, for work duration and unfinished work. */
-  processingSince: number;
-  /** The last add request, for `explain`; `lastAddAt` undefined when none was noted. */
-  reason: string | undefined;
-  lastAddAt: number | undefined;
-}
-
 /**
- * A de-duplicating work queue with client-go semantics: a key added many times before a worker
- * takes it is processed once; a key is never held by two workers at once; a key added while it
- * is being processed is processed again after {@link WorkQueue.done}.
+ * The work queue controllers use: de-duplicating, delaying and rate-limited, with client-go's
+ * semantics. A key added many times before a worker takes it is processed once; a key is never
+ * held by two workers at once; a key added while it is being processed is processed again after
+ * {@link WorkQueue.done}. Workers loop on `get` → work → `done`. After {@link WorkQueue.shutDown},
+ * adds are ignored, `get` still hands out what is already queued and reports `shutdown` once the
+ * queue is empty.
  *
- * Workers loop on `get` → work → `done`. After {@link WorkQueue.shutDown}, adds are ignored, `get`
- * still hands out what is already queued and reports `shutdown` once the queue is empty.
+ * It is composed of three parts, each owning one idea: a {@link KeyTable} (dirty, queued and
+ * processing keys; **priorities with aging**), {@link DelayedAdds} (adds due later, on the clock)
+ * and a {@link BackoffLedger} (**backoff that events cannot poison**). This class holds what they
+ * share: the clock, metrics, waiting workers and shutdown, and keeps one rule between them: the
+ * table drops a key only when no delayed add of it is pending.
  *
- * **Priorities with aging** (beyond client-go). Keys added with priority `low` (controllers use it
- * for an informer's initial list) wait while `normal` keys are queued, so an edit made during a
- * 10,000-object start-up runs at once instead of behind the whole list. A low key that has waited
- * `lowPriorityAgingMs` ages: while aged low keys and normal keys are both queued, hand-outs
- * alternate between them, so low work always progresses (no starvation, unlike a strict priority
- * queue) and normal work keeps at least half of the hand-outs. A normal add of a queued low key
- * promotes it. Within one priority, keys are handed out in the order they were queued.
+ * Plain adds still run a key at once while it backs off, so a user's fix is seen without waiting
+ * out the backoff; {@link WorkQueue.forget} drops a pending retry that only the rate limiter asked
+ * for (client-go would run the key once more for nothing), while delays asked for with `addAfter`
+ * stay.
  */
 export class WorkQueue<K extends string = string> {
   /** The queue's name, for metric labels and debug output. */
   readonly name: string;
-  protected readonly clock: Clock;
-  protected readonly metrics: WorkQueueMetrics;
-  private readonly agingMs: number;
-
-  /** Every key the queue holds in any form. */
-  private readonly entries = new Map<K, KeyEntry>();
-  /**
-   * Keys waiting for a worker, per priority, oldest first. A key may also sit in a list it has
-   * left (promoted, or handed out and queued again): such stale places are skipped, as only the
-   * list named by its entry's `queued` counts. `counts` holds the live numbers.
-   */
-  private readonly lists: Record<WorkPriority, Fifo<K>> = { normal: new Fifo<K>(), low: new Fifo<K>() };
-  private readonly counts: Record<WorkPriority, number> = { normal: 0, low: 0 };
-  /** The last hand-out was an aged low key: the next one goes to a normal key if any. */
-  private lastWasAgedLow = false;
-  /** Number of keys held by workers. */
-  private processingCount = 0;
-
+  private readonly clock: Clock;
+  private readonly metrics: WorkQueueMetrics;
+  private readonly keys: KeyTable<K>;
+  private readonly delayed: DelayedAdds<K>;
+  private readonly backoff: BackoffLedger<K>;
   /** Pending `get` calls. Invariant: non-empty only while nothing is queued and not shutting down. */
   private readonly waiters: Waiter<K>[] = [];
   /** Resolvers of `shutDownWithDrain`, released when processing empties (or on `shutDown`). */
   private drainWaiters: Array<() => void> = [];
   private shutdown = false;
 
-  constructor(options: WorkQueueOptions = {}) {
+  constructor(options: WorkQueueOptions<K> = {}) {
     this.name = options.name ?? 'workqueue';
     this.clock = options.clock ?? realClock;
     this.metrics = options.metrics ?? noopWorkQueueMetrics;
-    this.agingMs = options.lowPriorityAgingMs ?? 5_000;
-    if (!(this.agingMs >= 0)) throw new RangeError('lowPriorityAgingMs must be ≥ 0');
+    this.keys = new KeyTable<K>(options.lowPriorityAgingMs ?? 5_000);
+    this.delayed = new DelayedAdds<K>(this.clock, (key, reason) => this.add(key, reason));
+    this.backoff = new BackoffLedger<K>(options.rateLimiter ?? defaultControllerRateLimiter<K>(this.clock));
   }
 
   /**
@@ -140,23 +112,52 @@ export class WorkQueue<K extends string = string> {
    * processed is re-queued when its worker calls `done`. Ignored after shutdown.
    *
    * @param reason free text kept for {@link WorkQueue.snapshot}, e.g. `"update event"`.
-   * @param priority `low` for work nobody waits on (see the class notes); default `normal`.
+   * @param priority `low` for work nobody waits on (see {@link KeyTable}); default `normal`.
    */
   add(key: K, reason?: string, priority: WorkPriority = 'normal'): void {
     if (this.shutdown) return;
-    const now = this.clock.now();
-    const entry = this.note(key, reason, now);
-    if (entry.dirty) {
-      if (priority === 'normal' && entry.priority === 'low') this.promote(key, entry, now);
-      return;
-    }
-    entry.dirty = true;
-    entry.priority = priority;
-    entry.dirtySince = now;
+    const outcome = this.keys.add(key, reason, priority, this.clock.now());
+    if (outcome === 'merged') return;
     this.metrics.onAdd();
-    // A worker holds it: `done` will queue it, so it can never run twice at once.
-    if (entry.processing) return;
-    this.enqueue(key, entry, now);
+    if (outcome === 'queued') this.queued();
+  }
+
+  /**
+   * Adds `key` after `ms` milliseconds; `ms <= 0` adds it now. If the key is already waiting, the
+   * earlier of the two times is kept. The key is not removed from the queue meanwhile: a plain
+   * `add` still runs it at once. Ignored after shutdown.
+   *
+   * @param reason free text kept for {@link WorkQueue.snapshot}.
+   */
+  addAfter(key: K, ms: number, reason?: string): void {
+    this.schedule(key, ms, reason, false);
+  }
+
+  /**
+   * Adds `key` after the delay its {@link BackoffLedger} gives for one more failure; while the key
+   * is still in backoff, it waits for the existing deadline and the failure is not counted.
+   * Ignored after shutdown.
+   *
+   * @param reason free text kept for {@link WorkQueue.snapshot}.
+   */
+  addRateLimited(key: K, reason?: string): void {
+    if (this.shutdown) return;
+    this.metrics.onRetry();
+    this.schedule(key, this.backoff.retryDelay(key, this.clock.now()), reason, true);
+  }
+
+  /**
+   * Clears the failures of `key` (call it after a success) and drops a pending retry that only
+   * `addRateLimited` asked for. The key's place in the queue, if any, is kept.
+   */
+  forget(key: K): void {
+    this.backoff.forget(key);
+    if (this.delayed.size > 0 && this.delayed.cancelBackoff(key)) this.keys.releaseIfIdle(key);
+  }
+
+  /** Failures of `key` counted by the rate limiter since it was last forgotten. */
+  numRequeues(key: K): number {
+    return this.backoff.failures(key);
   }
 
   /**
@@ -167,7 +168,7 @@ export class WorkQueue<K extends string = string> {
    *   is handed out, so a stopping worker does not leave a waiter behind to swallow a key.
    */
   get(signal?: AbortSignal): Promise<GetResult<K>> {
-    if (this.len() > 0) return Promise.resolve(this.handOut());
+    if (this.keys.queued > 0) return Promise.resolve(this.handOut());
     if (this.shutdown) return Promise.resolve({ shutdown: true });
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -191,26 +192,24 @@ export class WorkQueue<K extends string = string> {
    * the queue now. Calling `done` for a key that is not being processed does nothing.
    */
   done(key: K): void {
-    const entry = this.entries.get(key);
-    if (!entry?.processing) return;
-    entry.processing = false;
-    this.processingCount--;
     const now = this.clock.now();
+    const entry = this.keys.finish(key, now);
+    if (entry === undefined) return;
     this.metrics.onWorkDuration((now - entry.processingSince) / 1000);
-    this.afterDone(key, now);
-    if (entry.dirty) this.enqueue(key, entry, now);
+    this.backoff.finished(key, now);
+    if (entry.dirty) this.queued();
     else this.release(key);
-    if (this.processingCount === 0) this.releaseDrainWaiters();
+    if (this.keys.processing === 0) this.releaseDrainWaiters();
   }
 
   /** The number of keys waiting for a worker (not counting keys being processed). */
   len(): number {
-    return this.counts.normal + this.counts.low;
+    return this.keys.queued;
   }
 
   /**
-   * Stops accepting adds and wakes idle workers with `shutdown`. Work in flight is not waited
-   * for; a pending {@link WorkQueue.shutDownWithDrain} stops waiting too.
+   * Stops accepting adds, drops pending delayed adds and wakes idle workers with `shutdown`. Work
+   * in flight is not waited for; a pending {@link WorkQueue.shutDownWithDrain} stops waiting too.
    */
   shutDown(): void {
     this.beginShutdown();
@@ -223,7 +222,7 @@ export class WorkQueue<K extends string = string> {
    */
   shutDownWithDrain(): Promise<void> {
     this.beginShutdown();
-    if (this.processingCount === 0) return Promise.resolve();
+    if (this.keys.processing === 0) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
@@ -237,8 +236,7 @@ export class WorkQueue<K extends string = string> {
     const now = this.clock.now();
     let total = 0;
     let longest = 0;
-    for (const entry of this.entries.values()) {
-      if (!entry.processing) continue;
+    for (const [, entry] of this.keys.processingEntries()) {
       const seconds = (now - entry.processingSince) / 1000;
       total += seconds;
       longest = Math.max(longest, seconds);
@@ -248,8 +246,8 @@ export class WorkQueue<K extends string = string> {
 
   /** Where `key` stands, or `undefined` when the queue holds nothing for it. */
   explain(key: K): KeyExplanation<K> | undefined {
-    const entry = this.entries.get(key);
-    const readyAt = this.readyAt(key);
+    const entry = this.keys.get(key);
+    const readyAt = this.delayed.get(key)?.readyAt;
     const processing = entry?.processing === true;
     const dirty = entry?.dirty === true;
     if (!processing && !dirty && readyAt === undefined) return undefined;
@@ -257,10 +255,10 @@ export class WorkQueue<K extends string = string> {
       key,
       state: processing ? 'processing' : dirty ? 'queued' : 'waiting',
       rerun: processing && dirty,
-      failures: this.failures(key),
+      failures: this.backoff.failures(key),
     };
     if (entry?.reason !== undefined) explanation.reason = entry.reason;
-    if (entry?.lastAddAt !== undefined) explanation.lastAddedAt = entry.lastAddAt;
+    if (entry !== undefined) explanation.lastAddedAt = entry.lastAddAt;
     if (readyAt !== undefined) explanation.readyAt = readyAt;
     if (dirty && entry?.priority === 'low') explanation.priority = 'low';
     return explanation;
@@ -269,11 +267,9 @@ export class WorkQueue<K extends string = string> {
   /** {@link WorkQueue.explain} for every key the queue holds: processing, then queued, then waiting. */
   snapshot(): KeyExplanation<K>[] {
     const keys = new Set<K>();
-    for (const [key, entry] of this.entries) if (entry.processing) keys.add(key);
-    for (const priority of ['normal', 'low'] as const) {
-      for (const key of this.lists[priority]) if (this.entries.get(key)?.queued === priority) keys.add(key);
-    }
-    for (const key of this.waitingKeys()) keys.add(key);
+    for (const [key] of this.keys.processingEntries()) keys.add(key);
+    for (const key of this.keys.queuedKeys()) keys.add(key);
+    for (const key of this.delayed.keys()) keys.add(key);
     const out: KeyExplanation<K>[] = [];
     for (const key of keys) {
       const e = this.explain(key);
@@ -282,133 +278,47 @@ export class WorkQueue<K extends string = string> {
     return out;
   }
 
-  /** Records the reason for an add request; subclasses call it for requests that do not add yet. */
-  protected noteAdd(key: K, reason: string | undefined): void {
-    this.note(key, reason, this.clock.now());
-  }
-
-  /** Forgets the bookkeeping of a key the queue no longer holds in any form. */
-  protected release(key: K): void {
-    const entry = this.entries.get(key);
-    if (entry && !entry.dirty && !entry.processing && this.readyAt(key) === undefined) {
-      this.entries.delete(key);
+  /** A delayed add: `backoff` marks a rate-limited retry, which `forget` may drop later. */
+  private schedule(key: K, ms: number, reason: string | undefined, backoff: boolean): void {
+    if (this.shutdown) return;
+    if (!(ms > 0)) {
+      this.add(key, reason);
+      return;
     }
+    const now = this.clock.now();
+    this.keys.note(key, reason, now);
+    this.delayed.schedule(key, now + ms, reason, backoff);
   }
 
-  /** Hook: a key was just handed to a worker at `now`. */
-  protected afterHandOut(_key: K, _now: number): void {}
-
-  /** Hook: a worker just finished `key` at `now` (before any re-queue). */
-  protected afterDone(_key: K, _now: number): void {}
-
-  /** Hook: shutdown began. */
-  protected afterShutdown(): void {}
-
-  /** Hook: when a delayed add of `key` is due, if one is pending. */
-  protected readyAt(_key: K): number | undefined {
-    return undefined;
-  }
-
-  /** Hook: keys with only a delayed add pending. */
-  protected waitingKeys(): Iterable<K> {
-    return [];
-  }
-
-  /** Hook: failures counted for `key`. */
-  protected failures(_key: K): number {
-    return 0;
-  }
-
-  /** The key's entry (created if new) with this add request recorded. */
-  private note(key: K, reason: string | undefined, now: number): KeyEntry {
-    let entry = this.entries.get(key);
-    if (entry === undefined) {
-      entry = {
-        dirty: false,
-        processing: false,
-        queued: undefined,
-        priority: 'normal',
-        dirtySince: now,
-        queuedAt: now,
-        processingSince: now,
-        reason,
-        lastAddAt: now,
-      };
-      this.entries.set(key, entry);
-    } else {
-      entry.reason = reason;
-      entry.lastAddAt = now;
-    }
-    return entry;
-  }
-
-  private enqueue(key: K, entry: KeyEntry, now: number): void {
-    entry.queued = entry.priority;
-    entry.queuedAt = now;
-    this.lists[entry.priority].push(key);
-    this.counts[entry.priority]++;
-    this.metrics.onDepth(this.len());
-    // Hand keys straight to idle workers; the invariant on `waiters` holds again afterwards.
-    while (this.waiters.length > 0 && this.len() > 0) {
+  /** A key just went into the table's lists: report the depth, hand keys straight to idle workers. */
+  private queued(): void {
+    this.metrics.onDepth(this.keys.queued);
+    // The invariant on `waiters` holds again afterwards.
+    while (this.waiters.length > 0 && this.keys.queued > 0) {
       const waiter = this.waiters.shift() as Waiter<K>;
       waiter.signal?.removeEventListener('abort', waiter.onAbort);
       waiter.resolve(this.handOut());
     }
   }
 
-  /** A normal add for a dirty low key: its pending work becomes normal, at the back of that list. */
-  private promote(key: K, entry: KeyEntry, now: number): void {
-    entry.priority = 'normal';
-    if (entry.queued !== 'low') return; // processing: `done` queues it as normal
-    this.counts.low--;
-    this.lists.normal.push(key);
-    this.counts.normal++;
-    entry.queued = 'normal';
-    entry.queuedAt = now;
-  }
-
-  /** The live head of a list, dropping stale places. */
-  private head(priority: WorkPriority): K | undefined {
-    const list = this.lists[priority];
-    for (;;) {
-      const key = list.peek();
-      if (key === undefined || this.entries.get(key)?.queued === priority) return key;
-      list.shift();
-    }
-  }
-
-  /** Which list the next hand-out takes from; see the class notes. */
-  private pick(now: number): WorkPriority {
-    if (this.counts.low === 0) return 'normal';
-    if (this.counts.normal === 0) return 'low';
-    const low = this.entries.get(this.head('low') as K) as KeyEntry;
-    const aged = now - low.queuedAt >= this.agingMs;
-    return aged && !this.lastWasAgedLow ? 'low' : 'normal';
-  }
-
   /** Moves the next key to processing. The caller has checked that a key is queued. */
   private handOut(): GetResult<K> {
     const now = this.clock.now();
-    const priority = this.pick(now);
-    this.lastWasAgedLow = priority === 'low' && this.counts.normal > 0;
-    const key = this.head(priority) as K;
-    this.lists[priority].shift();
-    this.counts[priority]--;
-    this.metrics.onDepth(this.len());
-    const entry = this.entries.get(key) as KeyEntry;
-    entry.queued = undefined;
-    entry.dirty = false;
-    entry.processing = true;
-    entry.processingSince = now;
-    this.processingCount++;
+    const { key, entry } = this.keys.take(now);
+    this.metrics.onDepth(this.keys.queued);
     this.metrics.onQueueLatency((now - entry.dirtySince) / 1000);
-    this.afterHandOut(key, now);
+    this.backoff.handedOut(key, now);
     return { key, shutdown: false };
+  }
+
+  /** Forgets the bookkeeping of a key the queue no longer holds in any form. */
+  private release(key: K): void {
+    if (this.delayed.get(key) === undefined) this.keys.releaseIfIdle(key);
   }
 
   private beginShutdown(): void {
     this.shutdown = true;
-    this.afterShutdown();
+    this.delayed.clear();
     // Nothing is queued whenever someone waits, so every waiter learns of the shutdown.
     for (const waiter of this.waiters.splice(0)) {
       waiter.signal?.removeEventListener('abort', waiter.onAbort);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/testing/manual-clock.js';
 import { type WorkPriority, WorkQueue } from '../../src/workqueue/index.js';
-import { ManualClock } from './manual-clock.js';
 
 async function flush(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();

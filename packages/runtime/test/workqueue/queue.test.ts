@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/testing/manual-clock.js';
 import { type GetResult, WorkQueue, type WorkQueueMetrics } from '../../src/workqueue/index.js';
-import { ManualClock } from './manual-clock.js';
 
 /** Hands out every queued key, in order. */
 async function takeAll(q: WorkQueue): Promise<string[]> {

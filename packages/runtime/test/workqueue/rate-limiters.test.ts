@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/testing/manual-clock.js';
 import {
   defaultControllerRateLimiter,
   ExponentialRateLimiter,
@@ -8,7 +9,6 @@ import {
   type RateLimiter,
   TokenBucketRateLimiter,
 } from '../../src/workqueue/index.js';
-import { ManualClock } from './manual-clock.js';
 
 describe('ExponentialRateLimiter', () => {
   it('doubles from the base delay per failure of a key, independently per key', () => {

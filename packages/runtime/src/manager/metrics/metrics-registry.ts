@@ -68,7 +68,7 @@ const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** 
  *
  * @example
  * const metrics = new MetricsRegistry();
- * const queue = new RateLimitingQueue({ name: 'widgets', metrics: metrics.workQueueMetrics('widgets', 'widgets') });
+ * const queue = new WorkQueue({ name: 'widgets', metrics: metrics.workQueueMetrics('widgets', 'widgets') });
  * metrics.registerQueue(queue);
  * new Counter({ name: 'widgets_resized_total', help: '...', registers: [metrics.registry] });
  */

@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DelayingQueue, type GetResult } from '../../src/workqueue/index.js';
-import { ManualClock } from './manual-clock.js';
+import { ManualClock } from '../../src/testing/manual-clock.js';
+import { type GetResult, WorkQueue } from '../../src/workqueue/index.js';
 
 function keyOf(r: GetResult<string>): string {
   if (r.shutdown) throw new Error('unexpected shutdown');
   return r.key;
 }
 
-describe('DelayingQueue', () => {
+describe('WorkQueue: delayed adds', () => {
   it('adds a key once its delay has passed, not before', () => {
     const clock = new ManualClock();
-    const q = new DelayingQueue({ clock });
+    const q = new WorkQueue({ clock });
     q.addAfter('a', 100);
     expect(q.len()).toBe(0);
     clock.advance(99);
@@ -21,7 +21,7 @@ describe('DelayingQueue', () => {
   });
 
   it('adds at once when the delay is zero or negative', () => {
-    const q = new DelayingQueue({ clock: new ManualClock() });
+    const q = new WorkQueue({ clock: new ManualClock() });
     q.addAfter('a', 0);
     q.addAfter('b', -5);
     expect(q.len()).toBe(2);
@@ -29,7 +29,7 @@ describe('DelayingQueue', () => {
 
   it('keeps the earliest time when a waiting key is delayed again', () => {
     const clock = new ManualClock();
-    const q = new DelayingQueue({ clock });
+    const q = new WorkQueue({ clock });
     q.addAfter('a', 100);
     q.addAfter('a', 500); // later: ignored
     clock.advance(100);
@@ -40,12 +40,12 @@ describe('DelayingQueue', () => {
     expect(q.len()).toBe(2);
     clock.advance(1000);
     expect(q.len()).toBe(2); // nothing left to fire twice
-    expect(clock.pending()).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
   });
 
   it('fires keys in order of their ready times', async () => {
     const clock = new ManualClock();
-    const q = new DelayingQueue({ clock });
+    const q = new WorkQueue({ clock });
     q.addAfter('c', 30);
     q.addAfter('a', 10);
     q.addAfter('b', 20);
@@ -55,7 +55,7 @@ describe('DelayingQueue', () => {
 
   it('wakes a waiting worker when a delayed key becomes ready', async () => {
     const clock = new ManualClock();
-    const q = new DelayingQueue({ clock });
+    const q = new WorkQueue({ clock });
     const got = q.get();
     q.addAfter('a', 1000);
     clock.advance(1000);
@@ -64,7 +64,7 @@ describe('DelayingQueue', () => {
 
   it('a plain add of a waiting key runs it now; the delayed add still fires later', async () => {
     const clock = new ManualClock();
-    const q = new DelayingQueue({ clock });
+    const q = new WorkQueue({ clock });
     q.addAfter('a', 1000);
     q.add('a');
     expect(keyOf(await q.get())).toBe('a');
@@ -75,10 +75,10 @@ describe('DelayingQueue', () => {
 
   it('drops pending delayed adds and their timer on shutdown', () => {
     const clock = new ManualClock();
-    const q = new DelayingQueue({ clock });
+    const q = new WorkQueue({ clock });
     q.addAfter('a', 100);
     q.shutDown();
-    expect(clock.pending()).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
     q.addAfter('b', 100);
     clock.advance(1000);
     expect(q.len()).toBe(0);
@@ -87,7 +87,7 @@ describe('DelayingQueue', () => {
 
   it('explains waiting keys with their ready time and reason', () => {
     const clock = new ManualClock(0);
-    const q = new DelayingQueue({ clock });
+    const q = new WorkQueue({ clock });
     q.addAfter('a', 250, 'requeueAfter');
     expect(q.snapshot()).toEqual([
       {
@@ -116,7 +116,7 @@ describe('DelayingQueue', () => {
         ),
         async (requests) => {
           const clock = new ManualClock(0);
-          const q = new DelayingQueue({ clock });
+          const q = new WorkQueue({ clock });
           const earliest = new Map<string, number>();
           for (const [key, delay] of requests) {
             q.addAfter(key, delay);
@@ -132,7 +132,7 @@ describe('DelayingQueue', () => {
             }
           }
           expect(arrivals).toEqual(earliest);
-          expect(clock.pending()).toBe(0);
+          expect(clock.pendingTimers()).toBe(0);
         },
       ),
       { numRuns: 1000 },

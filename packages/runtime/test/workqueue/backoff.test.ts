@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/testing/manual-clock.js';
 import {
   ExponentialRateLimiter,
   type GetResult,
-  RateLimitingQueue,
+  WorkQueue,
   type WorkQueueMetrics,
 } from '../../src/workqueue/index.js';
-import { ManualClock } from './manual-clock.js';
 
 function keyOf(r: GetResult<string>): string {
   if (r.shutdown) throw new Error('unexpected shutdown');
@@ -25,18 +25,18 @@ function setup(baseMs = 1000, maxMs = 1_000_000) {
       retries++;
     },
   };
-  const q = new RateLimitingQueue({ clock, metrics, rateLimiter: new ExponentialRateLimiter(baseMs, maxMs) });
+  const q = new WorkQueue({ clock, metrics, rateLimiter: new ExponentialRateLimiter(baseMs, maxMs) });
   return { clock, q, retries: () => retries };
 }
 
 /** Runs one reconcile of `key` (which must be queued) that fails. */
-async function failOnce(q: RateLimitingQueue, key = 'k'): Promise<void> {
+async function failOnce(q: WorkQueue, key = 'k'): Promise<void> {
   expect(keyOf(await q.get())).toBe(key);
   q.addRateLimited(key, 'reconcile failed');
   q.done(key);
 }
 
-describe('RateLimitingQueue', () => {
+describe('WorkQueue: rate-limited retries', () => {
   it('retries after the delay the rate limiter gives, counting failures', async () => {
     const { clock, q, retries } = setup();
     q.add('k');
@@ -71,7 +71,7 @@ describe('RateLimitingQueue', () => {
 
   it('uses the default controller rate limiter when none is given', async () => {
     const clock = new ManualClock(0);
-    const q = new RateLimitingQueue({ clock });
+    const q = new WorkQueue({ clock });
     q.add('k');
     await failOnce(q);
     clock.advance(4);
@@ -154,7 +154,7 @@ describe('RateLimitingQueue', () => {
       q.forget('k'); // the early run succeeded
       q.done('k');
       expect(q.snapshot()).toEqual([]);
-      expect(clock.pending()).toBe(0);
+      expect(clock.pendingTimers()).toBe(0);
       clock.advance(10_000);
       expect(q.len()).toBe(0);
     });
