@@ -1,4 +1,5 @@
-import { ConfigMap, generationChanged, type Manager } from '@capstan/runtime';
+import { generationChanged, type Manager } from '@capstan/runtime';
+import { ConfigMap } from '@capstan/runtime/client';
 import { GreetingType } from './api.js';
 import { GreetingReconciler } from './reconciler.js';
 
@@ -12,5 +13,5 @@ export function addGreetingController(manager: Manager) {
     .named('greeting')
     .for(GreetingType, { predicates: [generationChanged] })
     .owns(ConfigMap)
-    .build(manager.container.resolve(GreetingReconciler));
+    .build(new GreetingReconciler(manager.client, manager.events));
 }

@@ -3,7 +3,6 @@
  * The Greeting controller's main: standard flags → manager → controller → run until SIGTERM.
  *   node dist/main.js --kubeconfig ~/.kube/config --leader-elect --leader-election-id greeting
  */
-import 'reflect-metadata';
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
 import { addGreetingController } from './controller.js';
 

@@ -1,28 +1,25 @@
 import {
-  Client,
-  ConfigMap,
+  type Client,
   createOrUpdate,
-  EventRecorder,
+  type EventRecorder,
   isNotFound,
   type ReconcileContext,
   type Reconciler,
   type Request,
   setCondition,
   setControllerReference,
-  Tokens,
 } from '@capstan/runtime';
-import { inject, injectable } from 'tsyringe';
+import { ConfigMap } from '@capstan/runtime/client';
 import { configMapNameFor, type Greeting, GreetingType, renderGreeting } from './api.js';
 
 /**
  * Makes a Greeting's ConfigMap exist with the rendered message, owned by the Greeting (so it is
  * garbage-collected with it, and a change to it brings us back here), and reports a Ready condition.
  */
-@injectable()
 export class GreetingReconciler implements Reconciler {
   constructor(
-    @inject(Tokens.Client) private readonly client: Client,
-    @inject(Tokens.EventRecorder) private readonly events: EventRecorder,
+    private readonly client: Client,
+    private readonly events: EventRecorder,
   ) {}
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<void> {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '@capstan/envtest/vitest';
-import { Client, ConfigMap, HttpTransport, isInvalid, Manager } from '@capstan/runtime';
+import { Client, isInvalid, Manager } from '@capstan/runtime';
+import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addGreetingController, type Greeting, GreetingType } from '../src/index.js';

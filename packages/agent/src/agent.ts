@@ -10,15 +10,14 @@ import {
   isNotFound,
   isTooManyRequests,
   type Logger,
-  type LogLevel,
   Manager,
   type ManagerOptions,
-  Node,
-  Pod,
   type ReconcileContext,
   type Request,
   type Result,
 } from '@capstan/runtime';
+import { Node, Pod } from '@capstan/runtime/client';
+import { type LogLevel } from '@capstan/runtime/manager';
 import { InhibitUnsupportedError, Logind } from './dbus/logind.js';
 import { RebootFailedError } from './dbus/reboot-failed-error.js';
 import {

@@ -1,7 +1,8 @@
 /**
  * The agent's command-line flags (besides the standard ones) and what they build.
  */
-import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+import { type ParseOptionsConfig } from '@capstan/runtime';
+import { parseDuration } from '@capstan/runtime/manager';
 import type { AgentOptions } from './agent.js';
 import { PROTOCOL_NAMES, type ProtocolName } from './keys.js';
 import { SentinelCommandSource } from './sources/sentinel-command-source.js';

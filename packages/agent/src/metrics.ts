@@ -1,4 +1,4 @@
-import type { MetricsRegistry } from '@capstan/runtime';
+import { type MetricsRegistry } from '@capstan/runtime/manager';
 
 /** The manager's prom-client registry (typed through the runtime, which owns prom-client). */
 type Registry = MetricsRegistry['registry'];

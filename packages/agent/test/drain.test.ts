@@ -7,16 +7,15 @@
  */
 import { capstanProtocol, coordinatorKeys } from '@capstan/coordinator';
 import { useControlPlane } from '@capstan/envtest/vitest';
+import { Client, parseStandardOptions } from '@capstan/runtime';
 import {
-  Client,
   DaemonSet,
   Deployment,
   HttpTransport,
   Node,
   Pod,
   PodDisruptionBudget,
-  parseStandardOptions,
-} from '@capstan/runtime';
+} from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import type { SharedControlPlane } from '@capstan/envtest/vitest';
-import { Client, Event, HttpTransport, type KubeObject, Node, Pod } from '@capstan/runtime';
+import { Client, type KubeObject } from '@capstan/runtime';
+import { Event, HttpTransport, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import type { RebootNeededSource, SourceStatus } from '../src/sources/source.js';
 

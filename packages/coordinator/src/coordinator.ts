@@ -6,14 +6,13 @@
 import {
   type Clock,
   type Controller,
-  formatDuration,
   type Manager,
-  Node,
   type ParseOptionsConfig,
   type Predicate,
-  parseDuration,
   realClock,
 } from '@capstan/runtime';
+import { Node } from '@capstan/runtime/client';
+import { formatDuration, parseDuration } from '@capstan/runtime/manager';
 import { maxUnavailableProblem } from './api/budget.js';
 import type { RebootGroupSpec } from './api/reboot-group.js';
 import { FleetLockServer } from './fleetlock.js';

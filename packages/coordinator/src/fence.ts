@@ -21,15 +21,8 @@
  * Every claim that succeeds was preceded by a `begin` that resolved the previous claim, and the
  * fresh list came after it, so each slot is taken from a snapshot that holds every slot taken before.
  */
-import {
-  type Client,
-  type Clock,
-  isAlreadyExists,
-  isConflict,
-  isNotFound,
-  Lease,
-  Node,
-} from '@capstan/runtime';
+import { type Client, type Clock, isAlreadyExists, isConflict, isNotFound } from '@capstan/runtime';
+import { Lease, Node } from '@capstan/runtime/client';
 import { CAPSTAN_PREFIX } from './api/protocol.js';
 
 /** Annotation on the fence Lease naming the write in flight: `{"node":..., "resourceVersion":...}`. */

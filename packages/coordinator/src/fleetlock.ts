@@ -21,16 +21,9 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type Client,
-  type Clock,
-  isConflict,
-  isNotFound,
-  type Logger,
-  Node,
-  parseBindAddress,
-  type Runnable,
-} from '@capstan/runtime';
+import { type Client, type Clock, isConflict, isNotFound, type Logger } from '@capstan/runtime';
+import { Node } from '@capstan/runtime/client';
+import { parseBindAddress, type Runnable } from '@capstan/runtime/manager';
 import { coordinatorKeys } from './api/coordinator-keys.js';
 import { CAPSTAN_PREFIX, FALSE, TRUE } from './api/protocol.js';
 import type { CoordinatorMetrics } from './metrics.js';

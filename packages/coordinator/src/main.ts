@@ -5,13 +5,8 @@
  *   node dist/main.js --leader-elect --default-max-unavailable 25% --fleetlock-bind-address :9090
  */
 import 'reflect-metadata';
-import {
-  Manager,
-  managerOptionsFromFlags,
-  ownNamespace,
-  parseStandardOptions,
-  runManager,
-} from '@capstan/runtime';
+import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
+import { ownNamespace } from '@capstan/runtime/manager';
 import {
   addCoordinator,
   addCoordinatorFlags,

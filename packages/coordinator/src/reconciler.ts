@@ -17,11 +17,11 @@ import {
   isConflict,
   isNotFound,
   type Logger,
-  Node,
   type ReconcileContext,
   type Reconciler,
   type Result,
 } from '@capstan/runtime';
+import { Node } from '@capstan/runtime/client';
 import { coordinatorKeys } from './api/coordinator-keys.js';
 import { parseDuration } from './api/duration.js';
 import type { Protocol } from './api/protocol.js';

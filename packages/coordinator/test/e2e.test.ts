@@ -1,16 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
-import {
-  Client,
-  ClusterRole,
-  ClusterRoleBinding,
-  HttpTransport,
-  type KubeObject,
-  Manager,
-  Node,
-  SharedInformer,
-} from '@capstan/runtime';
+import { Client, type KubeObject, Manager } from '@capstan/runtime';
+import { SharedInformer } from '@capstan/runtime/cache';
+import { ClusterRole, ClusterRoleBinding, HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,7 +1,8 @@
 /**
  * The reconciler, the grant fence and the wiring on the test kit, scenario by scenario.
  */
-import { Client, Event, Lease, Manager, Node, parseStandardOptions } from '@capstan/runtime';
+import { Client, Manager, parseStandardOptions } from '@capstan/runtime';
+import { Event, Lease, Node } from '@capstan/runtime/client';
 import { FakeCluster, ManualClock } from '@capstan/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import {

@@ -5,7 +5,8 @@
  * a number of writes or be interleaved by a fast-check scheduler.
  */
 
-import { type ApiTransport, Client, Lease, Node } from '@capstan/runtime';
+import { Client } from '@capstan/runtime';
+import { type ApiTransport, Lease, Node } from '@capstan/runtime/client';
 import { FakeCluster, type ManualClock } from '@capstan/runtime/testing';
 import type fc from 'fast-check';
 import {

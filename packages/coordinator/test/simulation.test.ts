@@ -12,7 +12,7 @@
  * world writes nothing.
  */
 
-import { Node } from '@capstan/runtime';
+import { Node } from '@capstan/runtime/client';
 import { ManualClock } from '@capstan/runtime/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -4,7 +4,8 @@
  * boot ID through the status subresource), comes back Ready, clears needed and in-progress, and
  * uncordons what it cordoned once the grant is withdrawn.
  */
-import { type Client, isConflict, Node } from '@capstan/runtime';
+import { type Client, isConflict } from '@capstan/runtime';
+import { Node } from '@capstan/runtime/client';
 import { capstanProtocol, type Protocol } from '../src/index.js';
 
 type Stage = 'idle' | 'draining' | 'down' | 'booted';

@@ -14,7 +14,9 @@ import {
   resolveProtocol,
 } from '@capstan/coordinator';
 import { ControlPlane, readManifests } from '@capstan/envtest';
-import { Client, createLogger, HttpTransport, Manager, Namespace, Node, Pod } from '@capstan/runtime';
+import { Client, Manager } from '@capstan/runtime';
+import { HttpTransport, Namespace, Node, Pod } from '@capstan/runtime/client';
+import { createLogger } from '@capstan/runtime/manager';
 import { serviceAccountKubeConfig } from './identities.js';
 import { SimulatedMachine } from './machine.js';
 import { FleetObserver, type GroupPlan, type GroupView } from './observer.js';

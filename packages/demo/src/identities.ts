@@ -4,7 +4,8 @@
  * the demo instead of hiding behind an admin certificate.
  */
 import type { ControlPlane } from '@capstan/envtest';
-import { Client, HttpTransport, isForbidden } from '@capstan/runtime';
+import { Client, isForbidden } from '@capstan/runtime';
+import { HttpTransport } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 

@@ -17,7 +17,8 @@ import {
   startPrivateBus,
   UpdateStatus,
 } from '@capstan/agent';
-import { type Client, type Logger, Node } from '@capstan/runtime';
+import { type Client, type Logger } from '@capstan/runtime';
+import { Node } from '@capstan/runtime/client';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 /** Options of {@link SimulatedMachine.start}. */

@@ -5,7 +5,8 @@
  * so every count is the count of a state the cluster really passed through.
  */
 import { coordinatorKeys, type Protocol } from '@capstan/coordinator';
-import { type ApiTransport, type Node, Node as NodeType, SharedInformer } from '@capstan/runtime';
+import { SharedInformer } from '@capstan/runtime/cache';
+import { type ApiTransport, type Node, Node as NodeType } from '@capstan/runtime/client';
 
 /** Where a node is in its update, as the live view names it. */
 export type NodePhase =

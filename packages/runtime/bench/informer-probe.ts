@@ -4,7 +4,8 @@
  *   node --expose-gc informer-probe.js <ours|client-node> <kubeconfig> <namespace> <count>
  */
 
-import { ConfigMap, HttpTransport, SharedInformer } from '@capstan/runtime';
+import { SharedInformer } from '@capstan/runtime/cache';
+import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 
 const [which, kubeconfig, namespace, countText] = process.argv.slice(2) as [string, string, string, string];

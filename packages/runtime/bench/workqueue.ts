@@ -1,4 +1,4 @@
-import { WorkQueue } from '@capstan/runtime';
+import { WorkQueue } from '@capstan/runtime/workqueue';
 
 /** The least a de-duplicating FIFO must do: the floor our queue's semantics are measured against. */
 class PlainDedupQueue {

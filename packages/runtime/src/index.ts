@@ -1,38 +1,56 @@
 /**
  * @packageDocumentation
  * `@capstan/runtime`: write Kubernetes controllers in TypeScript with controller-runtime's
- * semantics — a typed client, list/watch reflectors feeding a shared indexed cache, a rate-limited
- * work queue, controllers and a builder, and a manager (leader election, metrics, probes, events,
- * graceful shutdown). The in-memory test kit lives at `@capstan/runtime/testing`.
+ * semantics. The root holds what an operator's `main` and reconcilers use every day: the manager
+ * and its flags, the client and its errors, the reconciler's types, predicates, and the helpers
+ * (conditions, finalizers, owner references, createOrUpdate, events). Everything else lives in a
+ * subpath per concept: `@capstan/runtime/client` (transports, built-in kinds, selectors),
+ * `/cache` (reflectors, stores, informers), `/workqueue`, `/controller` (builder, controller),
+ * `/manager` (leader election, metrics, logging, flags) and `/testing` (fake cluster, manual clock).
  */
-import 'reflect-metadata';
-
 export {
-  Backoff,
-  type BackoffOptions,
-  CacheSyncError,
-  compactForCache,
-  deepFreeze,
-  type EventHandler,
-  type HandlerRegistration,
-  type IndexFunction,
-  InformerCache,
-  type InformerCacheOptions,
-  type InformerRestriction,
-  type ReadableStore,
-  Reflector,
-  type ReflectorErrorInfo,
-  type ReflectorOptions,
-  SharedInformer,
-  type SharedInformerOptions,
-  Store,
-  type StoreChange,
-  type StoreDiff,
-  storeKey,
-} from './cache/index.js';
-export * from './client/index.js';
+  ApiError,
+  Client,
+  defineResource,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isTooManyRequests,
+  type KubeObject,
+  type ObjectKey,
+  type ObjectMeta,
+  type ResourceType,
+  TerminalError,
+} from './client/index.js';
 export { type Clock, realClock, sleep, type TimerHandle } from './clock.js';
-export * from './controller/index.js';
+export {
+  annotationsChanged,
+  type Controller,
+  type ControllerBuilder,
+  generationChanged,
+  labelsChanged,
+  or,
+  type Predicate,
+  predicate,
+  type ReconcileContext,
+  type ReconcileFunction,
+  type Reconciler,
+  type Request,
+  type Result,
+  requestKey,
+  resourceVersionChanged,
+} from './controller/index.js';
 export * from './helpers/index.js';
-export * from './manager/index.js';
-export * from './workqueue/index.js';
+export {
+  type Logger,
+  Manager,
+  type ManagerOptions,
+  managerOptionsFromFlags,
+  type ParseOptionsConfig,
+  parseStandardOptions,
+  runManager,
+  type StandardOptions,
+} from './manager/index.js';

@@ -1,16 +1,49 @@
 /**
- * The client module: the transport seam (`ApiTransport`), the HTTP transport for real servers, the
- * typed `Client` reconcilers use, errors, built-in kinds and kubeconfig loading.
+ * The client (`@capstan/runtime/client`): the typed {@link Client} reconcilers use, the
+ * `ApiTransport` seam with its HTTP implementation for real servers, object and option types,
+ * errors, label and field selectors, the built-in kinds and kubeconfig loading. How requests are
+ * built and responses decoded stays inside.
  */
 export * from './builtin.js';
 export type { CachedReader } from './cached-reader.js';
-export * from './client.js';
-export * from './errors.js';
-export * from './http-transport.js';
-export * from './http-watch.js';
-export * from './kubeconfig.js';
-export * from './response-error.js';
-export * from './rest-request.js';
-export type * from './transport.js';
+export {
+  type ApplyConfiguration,
+  type ApplyOptions,
+  Client,
+  type ClientListOptions,
+  type ClientOptions,
+  type ReadOptions,
+} from './client.js';
+export {
+  ApiError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isTerminal,
+  isTooManyRequests,
+  TerminalError,
+} from './errors.js';
+export {
+  HttpTransport,
+  type HttpTransportOptions,
+  type RequestMetric,
+  RequestTimeoutError,
+} from './http-transport.js';
+export { WatchIdleTimeoutError } from './http-watch.js';
+export { type LoadKubeConfigOptions, loadKubeConfig } from './kubeconfig.js';
+export {
+  type FieldRequirement,
+  type FieldSelector,
+  type LabelOperator,
+  type LabelRequirement,
+  type LabelSelector,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorParseError,
+} from './selectors.js';
+export type { ApiTransport, WatchCallbacks, WatchHandle } from './transport.js';
 export * from './types.js';
-export * from './watch-decoder.js';

@@ -1,3 +1,8 @@
+/**
+ * Controllers (`@capstan/runtime/controller`): the builder (for/owns/watches), the controller that
+ * runs a reconciler on a work queue, predicates, and the reconciler's types. How a reconcile's
+ * outcome becomes a queue operation stays inside.
+ */
 export { ControllerBuilder, controllerOwnerRequests, type SourceOptions } from './builder.js';
 export {
   Controller,
@@ -7,7 +12,6 @@ export {
   type Source,
 } from './controller.js';
 export { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
-export { applyOutcome, classify, type Outcome } from './outcome.js';
 export {
   annotationsChanged,
   generationChanged,

@@ -1,3 +1,8 @@
+/**
+ * The manager (`@capstan/runtime/manager`): runs an operator's controllers and other runnables
+ * with a shared client and cache, leader election, metrics and probes, and a graceful stop; the
+ * standard command-line flags of an operator's `main`; structured logging.
+ */
 export { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
 export { managerOptionsFromFlags, ownNamespace } from './cli/manager-options.js';
 export {
@@ -28,12 +33,6 @@ export {
   type MetricsRegistryOptions,
   type RestRequestInfo,
 } from './metrics/metrics-registry.js';
-export {
-  type Check,
-  ProbesServer,
-  type ProbesServerOptions,
-  type ProbesServerPorts,
-} from './probes-server.js';
+export type { Check, ProbesServerPorts } from './probes-server.js';
 export { runManager, signalOnTerminate } from './run-manager.js';
 export type { Runnable, RunnableScope } from './runnable.js';
-export { Tokens } from './tokens.js';

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type DependencyContainer, type InjectionToken, container as rootContainer } from 'tsyringe';
 import { InformerCache, type InformerCacheOptions } from '../cache/informer-cache.js';
 import { Client } from '../client/client.js';
 import { HttpTransport } from '../client/http-transport.js';
@@ -14,7 +13,6 @@ import { createLogger, type LogFormat, type Logger, type LogLevel } from './logg
 import { MetricsRegistry } from './metrics/metrics-registry.js';
 import { type Check, ProbesServer, type ProbesServerPorts } from './probes-server.js';
 import type { Runnable, RunnableScope } from './runnable.js';
-import { Tokens } from './tokens.js';
 
 /** Leader election settings; see {@link LeaderElector} for the semantics. */
 export interface LeaderElectionOptions {
@@ -91,23 +89,28 @@ class ManagedControllerBuilder extends ControllerBuilder {
 }
 
 /**
- * Runs an operator: one container holding the KubeConfig, client, shared cache, event recorder,
- * logger and metrics; controllers built from it; leader election; `/metrics`, `/healthz` and
- * `/readyz`; and a graceful stop. An operator's `main` is a few lines:
+ * Runs an operator: the client, shared cache, event recorder, logger and metrics, as fields that
+ * reconcilers take through their constructors (no container: plain constructors and reconcile
+ * functions both work, and a DI container of the user's choice can be fed from these fields);
+ * controllers built from it; leader election; `/metrics`, `/healthz` and `/readyz`; and a
+ * graceful stop. An operator's `main` is a few lines:
  *
  * @example
  * const manager = Manager.create({ kubeConfig, leaderElection: { id: 'widgets', namespace: 'ops' } });
  * manager.controllerBuilder().for(Widget).owns(ConfigMap).build(new WidgetReconciler(manager.client));
- * await manager.start(signalOnTerm());
+ * await runManager(manager); // SIGTERM stops it gracefully
  */
 export class Manager {
-  /** The dependency-injection container (a child of tsyringe's root); resolve reconcilers from it. */
-  readonly container: DependencyContainer;
+  /** The transport every part of this manager speaks through (the test kit's FakeCluster in unit tests). */
   readonly transport: ApiTransport;
+  /** The client reconcilers use: reads from the shared cache, writes to the server. */
   readonly client: Client;
+  /** The shared informer cache: one informer per kind and restriction, for every controller. */
   readonly cache: InformerCache;
   readonly logger: Logger;
+  /** The registry behind `/metrics`; operators register their own series on it. */
   readonly metrics: MetricsRegistry;
+  /** Records `events.k8s.io/v1` Events as this manager's `eventSource`. */
   readonly events: EventRecorder;
   /** Set when leader election is on. */
   readonly elector: LeaderElector | undefined;
@@ -171,25 +174,9 @@ export class Manager {
     this.probes.setDebugProvider(() =>
       Object.fromEntries(this.controllers.map((c) => [c.name, c.queue.snapshot()])),
     );
-
-    this.container = rootContainer.createChildContainer();
-    const register = (token: InjectionToken<unknown>, value: unknown) =>
-      this.container.registerInstance(token, value);
-    if (options.kubeConfig) register(Tokens.KubeConfig, options.kubeConfig);
-    register(Tokens.Transport, this.transport);
-    register(Tokens.Client, this.client);
-    register(Client, this.client);
-    register(Tokens.Cache, this.cache);
-    register(InformerCache, this.cache);
-    register(Tokens.EventRecorder, this.events);
-    register(EventRecorder, this.events);
-    register(Tokens.Logger, this.logger);
-    register(Tokens.Metrics, this.metrics);
-    register(MetricsRegistry, this.metrics);
-    register(Tokens.Manager, this);
   }
 
-  /** Builds a manager and its container. Nothing runs until {@link Manager.start}. */
+  /** Builds a manager. Nothing runs until {@link Manager.start}. */
   static create(options: ManagerOptions): Manager {
     return new Manager(options);
   }
