@@ -5,11 +5,11 @@
  * exec plugins, token files); the requests themselves go through `node:https` with one keep-alive
  * agent, so that watches have no whole-request timeout and lists stream into one buffer.
  */
-import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { type Clock, realClock, type TimerHandle } from '../clock.js';
+import { AgentPool } from './agent-pool.js';
 import { HttpWatch } from './http-watch.js';
 import { errorFromResponse } from './response-error.js';
 import {
@@ -101,9 +101,7 @@ export class HttpTransport implements ApiTransport {
   private readonly watchIdleTimeoutMs: number;
   private readonly clock: Clock;
   private readonly userAgent: string;
-  private agent: http.Agent | undefined;
-  /** Digest of the TLS material `agent` was built with; new material (rotated certs) → new agent. */
-  private agentKey = '';
+  private readonly agents: AgentPool;
 
   /** @throws Error when the kubeconfig has no current cluster. */
   constructor(
@@ -115,6 +113,7 @@ export class HttpTransport implements ApiTransport {
     this.server = new URL(cluster.server);
     this.basePath = this.server.pathname.replace(/\/+$/, '');
     this.client = this.server.protocol === 'http:' ? http : https;
+    this.agents = new AgentPool(this.client === https);
     this.proxied = Boolean(cluster.proxyUrl);
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
@@ -255,9 +254,7 @@ export class HttpTransport implements ApiTransport {
 
   /** Closes pooled connections. Requests and watches still running are not affected. */
   close(): void {
-    this.agent?.destroy();
-    this.agent = undefined;
-    this.agentKey = '';
+    this.agents.close();
   }
 
   /** One non-watch request: sends `body`, reads the whole answer, maps a non-2xx to an ApiError. */
@@ -327,30 +324,8 @@ export class HttpTransport implements ApiTransport {
     };
     // Called per request, not once: tokens from exec plugins and token files expire and rotate.
     await this.kubeConfig.applyToHTTPSOptions(options);
-    if (!this.proxied) options.agent = this.pooledAgent(options);
+    if (!this.proxied) options.agent = this.agents.agentFor(options);
     return options;
-  }
-
-  // client-node builds a fresh agent on every call (no connection reuse); keep one keep-alive agent
-  // per set of TLS material instead.
-  private pooledAgent(options: https.RequestOptions): http.Agent {
-    const key = tlsDigest(options);
-    if (this.agent && key === this.agentKey) return this.agent;
-    this.agent =
-      this.client === https
-        ? new https.Agent({
-            keepAlive: true,
-            ca: options.ca,
-            cert: options.cert,
-            key: options.key,
-            pfx: options.pfx,
-            passphrase: options.passphrase,
-            rejectUnauthorized: options.rejectUnauthorized,
-            servername: options.servername,
-          })
-        : new http.Agent({ keepAlive: true });
-    this.agentKey = key;
-    return this.agent;
   }
 
   /** Destroys `request` with a RequestTimeoutError once `requestTimeoutMs` have passed. */
@@ -391,17 +366,4 @@ function readAll(stream: http.IncomingMessage): Promise<string> {
     stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     stream.on('error', reject);
   });
-}
-
-function tlsDigest(options: https.RequestOptions): string {
-  const hash = createHash('sha256');
-  for (const part of [options.ca, options.cert, options.key, options.pfx, options.passphrase]) {
-    for (const item of Array.isArray(part) ? part : [part]) {
-      if (item === undefined) hash.update('\0-');
-      else if (typeof item === 'string' || Buffer.isBuffer(item)) hash.update('\0+').update(item);
-      else hash.update('\0?').update(JSON.stringify(item));
-    }
-  }
-  hash.update(`\0${String(options.rejectUnauthorized)}\0${options.servername ?? ''}`);
-  return hash.digest('hex');
 }
