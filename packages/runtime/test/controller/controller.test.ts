@@ -1,8 +1,13 @@
-import { useControlPlane } from '@capstan/envtest/vitest';
+/**
+ * The controller on the in-memory cluster and a manual clock: what a reconcile's outcome does to
+ * the queue (requeueAfter, backoff, terminal errors, panics), owner mapping, predicates and the
+ * one-worker-per-key rule, each on virtual time, so timings are exact and nothing sleeps.
+ */
 import { pino } from 'pino';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InformerCache } from '../../src/cache/index.js';
-import { Client, ConfigMap, HttpTransport, TerminalError } from '../../src/client/index.js';
+import { Client, ConfigMap, TerminalError } from '../../src/client/index.js';
+import { sleep } from '../../src/clock.js';
 import {
   type Controller,
   ControllerBuilder,
@@ -10,25 +15,33 @@ import {
   type Request,
   type Result,
 } from '../../src/controller/index.js';
-import { eventually } from '../../src/testing/index.js';
+import { FakeCluster, ManualClock } from '../../src/testing/index.js';
 import { ExponentialRateLimiter } from '../../src/workqueue/index.js';
-import { type Gizmo, GizmoType, gizmoCrd } from './gizmo.js';
+import { type Gizmo, GizmoType } from './gizmo.js';
 
-const env = useControlPlane('controller');
-let client: Client;
-let transport: HttpTransport;
-const running: Array<{ cache: InformerCache; controller: Controller }> = [];
+const env = { namespace: 'controller-test' };
 const silent = pino({ level: 'silent' });
+let clock: ManualClock;
+let cluster: FakeCluster;
+let client: Client;
+const running: Array<{ cache: InformerCache; controller: Controller }> = [];
 
-beforeAll(async () => {
-  await env.plane.installCRDs([gizmoCrd]);
-  transport = new HttpTransport(env.kubeConfig);
-  client = new Client(transport);
-});
+/** A fresh cluster and clock for each test. */
+function world() {
+  clock = new ManualClock();
+  cluster = new FakeCluster({ clock, kinds: [GizmoType, ConfigMap] });
+  client = new Client(cluster);
+}
 
 afterEach(async () => {
   for (const { cache, controller } of running.splice(0)) {
-    await controller.stop();
+    // Reconciles may be sleeping on the virtual clock: move it until they are drained.
+    let stopped = false;
+    const stopping = controller.stop().then(() => {
+      stopped = true;
+    });
+    while (!stopped) await clock.advanceAsync(100);
+    await stopping;
     await cache.stop();
   }
 });
@@ -38,11 +51,11 @@ function startController(
   reconcile: (request: Request) => Promise<Result | undefined> | Result | undefined,
   configure: (b: ControllerBuilder) => ControllerBuilder = (b) => b.for(GizmoType).owns(ConfigMap),
 ) {
-  const cache = new InformerCache(transport);
+  const cache = new InformerCache(cluster, { clock });
   const calls: Array<{ key: string; at: number }> = [];
-  const builder = new ControllerBuilder(cache, { logger: silent }, { namespace: env.namespace });
+  const builder = new ControllerBuilder(cache, { logger: silent, clock }, { namespace: env.namespace });
   const controller = configure(builder).build(async (request) => {
-    calls.push({ key: `${request.namespace}/${request.name}`, at: Date.now() });
+    calls.push({ key: `${request.namespace}/${request.name}`, at: clock.now() });
     return reconcile(request);
   });
   cache.start();
@@ -51,12 +64,25 @@ function startController(
   return { calls, controller, cache };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Moves virtual time in small steps until `done()` holds (at most a virtual minute). */
+async function eventually(done: () => boolean, what = 'the condition'): Promise<void> {
+  for (let waited = 0; waited <= 60_000; waited += 10) {
+    if (done()) return;
+    await clock.advanceAsync(10);
+  }
+  throw new Error(`${what} did not hold within a virtual minute`);
+}
+
+/** Lets `ms` of virtual time pass, with everything that runs in it. */
+const pass = (ms: number) => clock.advanceAsync(ms);
+
 async function createGizmo(name: string, size = 1): Promise<Gizmo> {
   return client.create(GizmoType, { metadata: { name, namespace: env.namespace }, spec: { size } });
 }
 
-describe('Controller on a real apiserver', () => {
+describe('Controller', () => {
+  beforeEach(world);
+
   it('reconciles the owner when an owned object changes', async () => {
     const gizmo = await createGizmo('owner-a');
     const { calls } = startController(() => undefined);
@@ -87,7 +113,7 @@ describe('Controller on a real apiserver', () => {
     // A ConfigMap with no controller owner enqueues nothing.
     const settled = calls.length;
     await client.create(ConfigMap, { metadata: { name: 'unowned', namespace: env.namespace } });
-    await sleep(500);
+    await pass(500);
     expect(calls.length).toBe(settled);
     await client.delete(GizmoType, { namespace: env.namespace, name: 'owner-a' });
   });
@@ -104,11 +130,11 @@ describe('Controller on a real apiserver', () => {
     await client.patchStatus(GizmoType, { namespace: env.namespace, name: 'pred' }, 'merge', {
       status: { seen: 1 },
     });
-    await sleep(700);
+    await pass(700);
     expect(count()).toBe(afterCreate);
     await client.patch(GizmoType, { namespace: env.namespace, name: 'pred' }, 'merge', { spec: { size: 2 } });
     await eventually(() => count() > afterCreate);
-    await sleep(300);
+    await pass(300);
     expect(count()).toBe(afterCreate + 1);
   });
 
@@ -136,7 +162,7 @@ describe('Controller on a real apiserver', () => {
       },
       (b) => b.for(GizmoType).withOptions({ rateLimiter: new ExponentialRateLimiter(40, 10_000) }),
     );
-    await eventually(() => calls.filter((c) => c.key.endsWith('/fails')).length >= 5, { timeoutMs: 15_000 });
+    await eventually(() => calls.filter((c) => c.key.endsWith('/fails')).length >= 5);
     const times = calls.filter((c) => c.key.endsWith('/fails')).map((c) => c.at);
     const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
     // 40, 80, 160, 320 ms: each wait at least the base times 2^n (less a little timer slack).
@@ -177,7 +203,7 @@ describe('Controller on a real apiserver', () => {
         total++;
         maxSameKey = Math.max(maxSameKey, n);
         maxTotal = Math.max(maxTotal, total);
-        await sleep(150);
+        await sleep(clock, 150);
         inFlight.set(request.name, (inFlight.get(request.name) ?? 1) - 1);
         total--;
         return undefined;
@@ -192,7 +218,7 @@ describe('Controller on a real apiserver', () => {
       });
     }
     await eventually(() => calls.filter((c) => c.key.endsWith('/c0')).length >= 2);
-    await sleep(400);
+    await pass(400);
     expect(maxSameKey).toBe(1);
     expect(maxTotal).toBeGreaterThan(1);
   });
