@@ -1,3 +1,8 @@
+/**
+ * The client and HttpTransport against a real kube-apiserver (the run's shared envtest control
+ * plane, with the garbage collector and disruption controllers running): the status subresource,
+ * delete preconditions and propagation, eviction, watch.
+ */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMap, CustomResourceDefinition, Pod, PodDisruptionBudget } from '../../src/client/builtin.js';
 import { isConflict, isNotFound, isTooManyRequests } from '../../src/client/errors.js';

@@ -1,3 +1,7 @@
+/**
+ * The client and HttpTransport against a real kube-apiserver (the run's shared envtest control
+ * plane): CRUD, lists and pages, patches, server-side apply.
+ */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigMap, Pod } from '../../src/client/builtin.js';
 import { Client } from '../../src/client/client.js';

@@ -1,3 +1,4 @@
+/** The world the leader election unit tests run in: electors on one FakeCluster and ManualClock. */
 import { expect } from 'vitest';
 import { Lease } from '../../../src/client/builtin.js';
 import type { ApiTransport } from '../../../src/client/transport.js';
@@ -20,7 +21,7 @@ export interface Interval {
   lost?: boolean;
 }
 
-/** The world the leader election unit tests run in: electors on one FakeCluster and ManualClock. */
+/** A set of electors on one cluster and clock, recording when each believed it led. */
 export function world(options: { latencyMs?: number } = {}) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const cluster = new FakeCluster({ clock, kinds: [Lease], latencyMs: options.latencyMs ?? 0 });

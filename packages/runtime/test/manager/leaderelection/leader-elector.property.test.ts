@@ -1,7 +1,6 @@
 /**
- * Leader election on the in-memory FakeCluster with a manual clock: who leads, hand-over on
- * release, stepping down at the renew deadline, and — over simulated timelines with latency,
- * faults, lease outages and restarts — that two electors never believe they lead at the same time.
+ * Leader election over simulated timelines with latency, faults, lease outages and restarts, on
+ * the in-memory FakeCluster with a manual clock: two electors never believe they lead at once.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,7 @@
+/**
+ * Leader election on the in-memory FakeCluster with a manual clock: who leads, hand-over on
+ * release, stepping down at the renew deadline, take-over after expiry, unsafe durations.
+ */
 import { describe, expect, it } from 'vitest';
 import { Lease } from '../../../src/client/builtin.js';
 import type { ApiTransport } from '../../../src/client/transport.js';
