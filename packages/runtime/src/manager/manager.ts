@@ -217,7 +217,10 @@ export class Manager {
     );
   }
 
-  /** Adds a runnable: `leader` (default) runs only while leading, `always` on every replica. */
+  /**
+   * Adds a runnable: `leader` (default) runs only while leading, `always` on every replica, both
+   * once the caches have synced; `server` on every replica from the start (see {@link RunnableScope}).
+   */
   add(runnable: Runnable, scope: RunnableScope = 'leader'): void {
     if (this.started) throw new Error('add runnables before start');
     this.runnables.push({ runnable, scope });
@@ -237,8 +240,8 @@ export class Manager {
   }
 
   /**
-   * Starts the servers and caches, waits for the caches to sync, then runs the runnables (the
-   * leader-only ones once the lease is won) until `signal` aborts. Then stops gracefully: stops
+   * Starts the probes server and the `server` runnables, then the caches; once they have synced,
+   * runs the other runnables (the leader-only ones once the lease is won) until `signal` aborts. Then stops gracefully: stops
    * taking work, lets in-flight reconciles finish (up to the graceful timeout), releases the lease,
    * stops the caches and servers, and resolves. Rejects if a runnable fails or, with
    * `onLoss: 'exit'`, with {@link LeadershipLostError} when the lease is lost.
@@ -263,15 +266,13 @@ export class Manager {
       }
     };
     try {
+      launch(this.scoped('server'), stopAll);
       this.cache.start();
       await this.cache.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 120_000, stopAll).catch((err) => {
         if (!stopAll.aborted) throw err;
       });
-      launch(
-        this.runnables.filter((r) => r.scope === 'always'),
-        stopAll,
-      );
-      const leaderOnly = this.runnables.filter((r) => r.scope === 'leader');
+      launch(this.scoped('always'), stopAll);
+      const leaderOnly = this.scoped('leader');
       if (!this.elector) launch(leaderOnly, stopAll);
       else campaigning = this.campaign(leaderOnly, stopAll, failure, launch);
       if (!stopAll.aborted)
@@ -319,6 +320,10 @@ export class Manager {
         return;
       }
     }
+  }
+
+  private scoped(scope: RunnableScope): Array<{ runnable: Runnable }> {
+    return this.runnables.filter((r) => r.scope === scope);
   }
 
   private async withTimeout(work: Promise<unknown>, ms: number): Promise<void> {

@@ -8,5 +8,12 @@ export interface Runnable {
   start(signal: AbortSignal): Promise<void>;
 }
 
-/** Where a runnable may run: only on the leader (controllers, by default) or on every replica. */
-export type RunnableScope = 'leader' | 'always';
+/**
+ * When and where a runnable runs:
+ * - `leader` (controllers, the default): on the leader only, once the caches have synced;
+ * - `always`: on every replica, once the caches have synced;
+ * - `server`: on every replica from the start, before the caches sync: servers that something
+ *   else may wait on (a webhook server: a conversion webhook must answer before a cache of its
+ *   kind can sync).
+ */
+export type RunnableScope = 'leader' | 'always' | 'server';
