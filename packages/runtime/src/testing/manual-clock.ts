@@ -91,6 +91,24 @@ export class ManualClock implements Clock {
   }
 
   /**
+   * Moves time forward in steps of `stepMs` (as {@link advanceAsync}) until `done()` holds, for
+   * tests that wait on virtual time for what a real-time test would poll for.
+   * @throws when `done()` still does not hold after `maxMs` of virtual time.
+   */
+  async advanceUntil(
+    done: () => boolean,
+    what = 'the condition',
+    stepMs = 10,
+    maxMs = 60_000,
+  ): Promise<void> {
+    for (let waited = 0; waited <= maxMs; waited += stepMs) {
+      if (done()) return;
+      await this.advanceAsync(stepMs);
+    }
+    throw new Error(`${what} did not hold within ${maxMs} ms of virtual time`);
+  }
+
+  /**
    * Fires timers (synchronously) until none is left, moving time to each one's due time.
    * @throws when more than `limit` timers fire (a timer that re-arms itself forever).
    */

@@ -1,12 +1,12 @@
 /**
- * Priorities in a running controller (on the in-memory cluster): what the informer's initial list
+ * Priorities in a running controller (on the in-memory cluster and a manual clock): what the informer's initial list
  * brings is queued at low priority, so an object edited during start-up is reconciled first.
  */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InformerCache } from '../../src/cache/index.js';
 import { type Controller, ControllerBuilder } from '../../src/controller/index.js';
-import { eventually, FakeCluster } from '../../src/testing/index.js';
+import { FakeCluster, ManualClock } from '../../src/testing/index.js';
 import { Widget, widget } from '../testing/fixtures.js';
 
 const running: Array<{ cache: InformerCache; controller: Controller }> = [];
@@ -22,7 +22,11 @@ afterEach(async () => {
 
 describe('initial list at low priority', () => {
   it('reconciles an object created during start-up before the rest of the initial list', async () => {
-    const cluster = new FakeCluster({ kinds: [Widget] });
+    const clock = new ManualClock();
+    const cluster = new FakeCluster({ clock, kinds: [Widget] });
+    /** Moves virtual time until `done()` holds. */
+    const eventually = (done: () => boolean, options: { what: string }) =>
+      clock.advanceUntil(done, options.what);
     const initial = Array.from({ length: 50 }, (_, i) => widget(`initial-${String(i).padStart(2, '0')}`));
     cluster.seed(Widget, ...initial);
 
@@ -32,8 +36,8 @@ describe('initial list at low priority', () => {
     });
     gates.push(release);
     const order: string[] = [];
-    const cache = new InformerCache(cluster);
-    const controller = new ControllerBuilder(cache, { logger: pino({ level: 'silent' }) })
+    const cache = new InformerCache(cluster, { clock });
+    const controller = new ControllerBuilder(cache, { logger: pino({ level: 'silent' }), clock })
       .named('widgets')
       .for(Widget)
       .withOptions({ maxConcurrentReconciles: 1 })

@@ -64,4 +64,17 @@ describe('ManualClock', () => {
     rearm();
     expect(() => clock.runAll(50)).toThrow(/more than 50/);
   });
+
+  it('advanceUntil moves time until the condition holds, and fails when it never does', async () => {
+    const clock = new ManualClock(0);
+    let fired = false;
+    clock.setTimeout(() => {
+      fired = true;
+    }, 250);
+    await clock.advanceUntil(() => fired, 'the timer', 100);
+    expect(clock.now()).toBe(300);
+    await expect(clock.advanceUntil(() => false, 'nothing', 100, 1_000)).rejects.toThrow(
+      'nothing did not hold within 1000 ms of virtual time',
+    );
+  });
 });
