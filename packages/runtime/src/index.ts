@@ -4,7 +4,7 @@
  * semantics. The root holds what an operator's `main` and reconcilers use every day: the manager
  * and its flags, the client and its errors, the reconciler's types, predicates, and the helpers
  * (conditions, finalizers, owner references, createOrUpdate, events). Everything else lives in a
- * subpath per concept: `@capstan/runtime/client` (transports, built-in kinds, selectors),
+ * subpath per concept: `@capstan/runtime/client` (transports, built-in kinds),
  * `/cache` (reflectors, stores, informers), `/workqueue`, `/controller` (builder, controller),
  * `/manager` (leader election, metrics, logging, flags) and `/testing` (fake cluster, manual clock).
  */

@@ -1,8 +1,8 @@
 /**
  * The client (`@capstan/runtime/client`): the typed {@link Client} reconcilers use, the
  * `ApiTransport` seam with its HTTP implementation for real servers, object and option types,
- * errors, label and field selectors, the built-in kinds and kubeconfig loading. How requests are
- * built and responses decoded stays inside.
+ * errors, the built-in kinds and kubeconfig loading. How requests are built and responses decoded
+ * stays inside.
  */
 export * from './builtin.js';
 export type { CachedReader } from './cached-reader.js';
@@ -34,16 +34,5 @@ export {
 } from './http-transport.js';
 export { WatchIdleTimeoutError } from './http-watch.js';
 export { type LoadKubeConfigOptions, loadKubeConfig } from './kubeconfig.js';
-export {
-  type FieldRequirement,
-  type FieldSelector,
-  type LabelOperator,
-  type LabelRequirement,
-  type LabelSelector,
-  matchesLabels,
-  parseFieldSelector,
-  parseLabelSelector,
-  SelectorParseError,
-} from './selectors.js';
 export type { ApiTransport, WatchCallbacks, WatchHandle } from './transport.js';
 export * from './types.js';
