@@ -327,6 +327,7 @@ export class WorkQueue<K extends string = string> {
   }
 
   private releaseDrainWaiters(): void {
+    if (this.drainWaiters.length === 0) return;
     const waiters = this.drainWaiters;
     this.drainWaiters = [];
     for (const resolve of waiters) resolve();
