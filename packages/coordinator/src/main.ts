@@ -4,7 +4,6 @@
  * the `capstan-coordinator` Lease by default) → controller (+ FleetLock) → run until SIGTERM.
  *   node dist/main.js --leader-elect --default-max-unavailable 25% --fleetlock-bind-address :9090
  */
-import 'reflect-metadata';
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
 import { ownNamespace } from '@capstan/runtime/manager';
 import {
