@@ -241,9 +241,9 @@ export class Manager {
 
   /**
    * Starts the probes server and the `server` runnables, then the caches; once they have synced,
-   * runs the other runnables (the leader-only ones once the lease is won) until `signal` aborts. Then stops gracefully: stops
-   * taking work, lets in-flight reconciles finish (up to the graceful timeout), releases the lease,
-   * stops the caches and servers, and resolves. Rejects if a runnable fails or, with
+   * runs the other runnables (the leader-only ones once the lease is won) until `signal` aborts.
+   * Then stops gracefully: stops taking work, lets in-flight reconciles finish (up to the graceful
+   * timeout), releases the lease, stops the caches and servers, and resolves. Rejects if a runnable fails or, with
    * `onLoss: 'exit'`, with {@link LeadershipLostError} when the lease is lost.
    */
   async start(signal: AbortSignal): Promise<void> {
