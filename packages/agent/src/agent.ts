@@ -3,7 +3,7 @@
  * reboot-needed source, whose reconcile asks {@link decide} for the next action and carries it out
  * (node patches, pod listing and evictions, the reboot through logind) until the answer is "wait".
  */
-import type { Protocol } from '@capstan/coordinator';
+import { type Protocol, type ProtocolName, protocolOf } from '@capstan/reboot-protocol';
 import {
   type Controller,
   isConflict,
@@ -35,7 +35,6 @@ import {
   type OsFacts,
   type PodFacts,
 } from './decide.js';
-import { type ProtocolName, protocolOf } from './keys.js';
 import { AgentMetrics } from './metrics.js';
 import { readOsRelease } from './os-release.js';
 import type { RebootNeededSource, SourceStatus } from './sources/source.js';

@@ -10,13 +10,14 @@
  * (`agent-made-unschedulable`); after the process starts, clear needed/in-progress and start no
  * cycle until the grant is withdrawn.
  */
-import { coordinatorKeys, type Protocol } from '@capstan/coordinator';
 import {
   AGENT_FAILURE_ANNOTATION,
   type AgentFailureReason,
+  coordinatorKeys,
   formatAgentFailure,
+  type Protocol,
   parseAgentFailure,
-} from './keys.js';
+} from '@capstan/reboot-protocol';
 import type { SourceStatus } from './sources/source.js';
 
 const TRUE = 'true';

@@ -9,7 +9,6 @@ export * from './agent.js';
 export * from './dbus/index.js';
 export * from './decide.js';
 export * from './flags.js';
-export * from './keys.js';
 export * from './metrics.js';
 export * from './os-release.js';
 export * from './sources/index.js';

@@ -1,4 +1,10 @@
-import { capstanProtocol, coordinatorKeys, fluoProtocol } from '@capstan/coordinator';
+import {
+  AGENT_FAILURE_ANNOTATION,
+  capstanProtocol,
+  coordinatorKeys,
+  fluoProtocol,
+  formatAgentFailure,
+} from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,7 +17,6 @@ import {
   type NodeFacts,
   type PodFacts,
 } from '../src/decide.js';
-import { AGENT_FAILURE_ANNOTATION, formatAgentFailure } from '../src/keys.js';
 
 const k = capstanProtocol.annotations;
 const l = capstanProtocol.labels;

@@ -21,6 +21,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CAPSTAN_PREFIX, coordinatorKeys, FALSE, TRUE } from '@capstan/reboot-protocol';
 import {
   type Client,
   type Clock,
@@ -31,8 +32,6 @@ import {
   parseBindAddress,
   type Runnable,
 } from '@capstan/runtime';
-import { coordinatorKeys } from './api/coordinator-keys.js';
-import { CAPSTAN_PREFIX, FALSE, TRUE } from './api/protocol.js';
 import type { CoordinatorMetrics } from './metrics.js';
 import { DEFAULT_GROUP_NAME } from './planner/plan.js';
 import type { CoordinatorReconciler } from './reconciler.js';

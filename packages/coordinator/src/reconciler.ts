@@ -10,6 +10,8 @@
  * An unchanged world writes nothing: the planner's plan of its own result is empty, and status is
  * written only when it changed.
  */
+
+import { coordinatorKeys, type Protocol } from '@capstan/reboot-protocol';
 import {
   type Client,
   type Clock,
@@ -22,9 +24,7 @@ import {
   type Reconciler,
   type Result,
 } from '@capstan/runtime';
-import { coordinatorKeys } from './api/coordinator-keys.js';
 import { parseDuration } from './api/duration.js';
-import type { Protocol } from './api/protocol.js';
 import type {
   RebootGroup,
   RebootGroupCondition,

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
+import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import {
   Client,
   ClusterRole,
@@ -16,8 +17,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addCoordinator,
   type CoordinatorHandle,
-  capstanProtocol,
-  coordinatorKeys,
   FLEETLOCK_HOLDER_KEY,
   type RebootGroup,
   RebootGroupType,

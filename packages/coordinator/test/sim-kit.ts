@@ -5,15 +5,13 @@
  * a number of writes or be interleaved by a fast-check scheduler.
  */
 
+import { capstanProtocol, coordinatorKeys, type Protocol } from '@capstan/reboot-protocol';
 import { type ApiTransport, Client, Lease, Node } from '@capstan/runtime';
 import { FakeCluster, type ManualClock } from '@capstan/runtime/testing';
 import type fc from 'fast-check';
 import {
   type CoordinatorOptions,
   CoordinatorReconciler,
-  capstanProtocol,
-  coordinatorKeys,
-  type Protocol,
   type RebootGroup,
   type RebootGroupSpec,
   RebootGroupType,

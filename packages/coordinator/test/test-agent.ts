@@ -4,8 +4,9 @@
  * boot ID through the status subresource), comes back Ready, clears needed and in-progress, and
  * uncordons what it cordoned once the grant is withdrawn.
  */
+
+import { capstanProtocol, type Protocol } from '@capstan/reboot-protocol';
 import { type Client, isConflict, Node } from '@capstan/runtime';
-import { capstanProtocol, type Protocol } from '../src/index.js';
 
 type Stage = 'idle' | 'draining' | 'down' | 'booted';
 

@@ -13,9 +13,16 @@
  *   served by request time, while |D| < budget, where D is the group's nodes in flight or
  *   otherwise unavailable.
  */
+
+import {
+  capstanProtocol,
+  coordinatorKeys,
+  formatTimestamp,
+  type Protocol,
+  RESERVED_PREFIXES,
+  TRUE,
+} from '@capstan/reboot-protocol';
 import { resolveBudget } from '../api/budget.js';
-import { coordinatorKeys, formatTimestamp } from '../api/coordinator-keys.js';
-import { capstanProtocol, FLUO_PREFIX, type Protocol, TRUE } from '../api/protocol.js';
 import type {
   QueueEntry,
   RebootGroupCondition,
@@ -83,7 +90,6 @@ export interface Plan {
   findings: Finding[];
 }
 
-const RESERVED_PREFIXES = ['reboot.capstan.dev/', FLUO_PREFIX, 'container-linux-update.v1.coreos.com/'];
 
 function byRequest(
   a: { facts: NodeFacts; draft: NodeDraft },

@@ -2,17 +2,16 @@
  * The invariants of reboot.md as fast-check properties over arbitrary snapshots (garbage
  * included), each checked against independent oracles rather than the planner's own reading.
  */
+
+import { fluoProtocol, type Protocol, parseTimestamp } from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyWrite,
   applyWrites,
-  fluoProtocol,
   type NamedRebootGroup,
   type NodeSnapshot,
   type Plan,
-  type Protocol,
-  parseTimestamp,
   plan,
 } from '../../src/index.js';
 import {

@@ -1,5 +1,6 @@
+import { fluoProtocol } from '@capstan/reboot-protocol';
 import { describe, expect, it } from 'vitest';
-import { applyWrites, fluoProtocol, type NodeSnapshot, type PlanInput, plan } from '../../src/index.js';
+import { applyWrites, type NodeSnapshot, type PlanInput, plan } from '../../src/index.js';
 import { A, asking, byName, countsOracle, group, K, L, MINUTE, NOW, node, ts, writeFor } from './fixtures.js';
 
 /** Plans and applies, returning the new nodes and the plan. */
