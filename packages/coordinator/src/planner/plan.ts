@@ -90,7 +90,6 @@ export interface Plan {
   findings: Finding[];
 }
 
-
 function byRequest(
   a: { facts: NodeFacts; draft: NodeDraft },
   b: { facts: NodeFacts; draft: NodeDraft },
