@@ -1,5 +1,4 @@
 export { type BindAddress, formatBindAddress, parseBindAddress } from './bind-address.js';
-export { formatDuration, parseDuration } from './duration.js';
 export { managerOptionsFromFlags, ownNamespace } from './from-options.js';
 export {
   LeaderElector,

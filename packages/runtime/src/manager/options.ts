@@ -3,8 +3,8 @@
  * operators name them, so that manifests written for Go operators carry over.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { formatDuration, parseDuration } from '../helpers/duration.js';
 import { parseBindAddress } from './bind-address.js';
-import { formatDuration, parseDuration } from './duration.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './logger.js';
 
 /** The standard flags, parsed. Durations are in milliseconds. */

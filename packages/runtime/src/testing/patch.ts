@@ -5,6 +5,10 @@
  * (including a failed `test`).
  */
 import { apiError } from '../client/errors.js';
+import { jsonEqual } from '../helpers/json-equal.js';
+
+/** Deep equality of JSON values (one implementation, in the runtime's helpers). */
+export { jsonEqual };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -20,21 +24,6 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else result[key] = mergePatch(result[key], value);
   }
   return result;
-}
-
-/** Deep equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 /** One RFC 6902 operation. */

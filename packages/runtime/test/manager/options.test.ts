@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../src/manager/duration.js';
+import { formatDuration, parseDuration } from '../../src/helpers/duration.js';
 import { type ParseOptionsConfig, parseStandardOptions } from '../../src/manager/options.js';
 
 class Exit extends Error {
