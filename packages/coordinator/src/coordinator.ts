@@ -74,8 +74,6 @@ export function addCoordinator(
   const controller = manager
     .controllerBuilder()
     .named('reboot-coordinator')
-    // Every RebootGroup event maps to the one key, through the watch below.
-    .for(RebootGroupType, { predicates: [{ create: () => false, update: () => false, delete: () => false }] })
     .watches(RebootGroupType, toCluster)
     .watches(Node, toCluster, { ...(selector ? { labelSelector: selector } : {}), predicates: [nodeChanged] })
     .withOptions({ maxConcurrentReconciles: 1 })
