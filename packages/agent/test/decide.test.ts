@@ -11,12 +11,11 @@ import {
   type AgentMemory,
   type AgentView,
   type DecisionConfig,
-  decide,
-  grantFacts,
   INITIAL_MEMORY,
   type NodeFacts,
   type PodFacts,
-} from '../src/decide.js';
+} from '../src/api/index.js';
+import { decide, grantFacts } from '../src/decide.js';
 
 const k = capstanProtocol.annotations;
 const l = capstanProtocol.labels;
