@@ -85,7 +85,7 @@ export function addCoordinator(
       bind,
       {
         client: manager.client,
-        reconciler,
+        planner: reconciler.planner,
         clock,
         metrics,
         logger: manager.logger.child({ component: 'fleetlock' }),

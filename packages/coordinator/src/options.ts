@@ -52,5 +52,6 @@ export function plannerOptionsOf(options: CoordinatorOptions): PlannerOptions {
     defaultGroupName: options.defaultGroupName ?? DEFAULT_GROUP_NAME,
     ...(options.defaultGroup ? { defaultGroup: options.defaultGroup } : {}),
     defaultGrantTimeoutMs: options.defaultGrantTimeoutMs ?? DEFAULT_GRANT_TIMEOUT_MS,
+    ...(options.resyncPeriodMs !== undefined ? { horizonMs: options.resyncPeriodMs } : {}),
   };
 }

@@ -3,8 +3,6 @@
  * annotation protocol the agents speak is its own package, `@capstan/reboot-protocol`.
  */
 export * from './budget.js';
-export * from './duration.js';
-export * from './label-selector.js';
 export * from './reboot-group.js';
 export * from './reboot-window.js';
 export * from './validation.js';

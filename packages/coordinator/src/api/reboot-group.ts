@@ -3,7 +3,7 @@
  * resource (`reboot.capstan.dev/v1alpha1`). The schema in `deploy/crds/rebootgroups.yaml` refuses
  * what a schema can; {@link validateRebootGroup} reports the rest.
  */
-import type { LabelSelector } from './label-selector.js';
+import type { LabelSelectorSpec } from '@capstan/runtime';
 import type { RebootWindow } from './reboot-window.js';
 
 /** API group of the coordinator's resources. */
@@ -25,7 +25,7 @@ export const rebootGroupResource = Object.freeze({
 /** The policy of one group of nodes. */
 export interface RebootGroupSpec {
   /** Nodes in the group. Empty matches every node. A node matched by several groups is a finding. */
-  nodeSelector?: LabelSelector;
+  nodeSelector?: LabelSelectorSpec;
   /**
    * The group's budget: how many of its nodes may be in flight or otherwise unavailable at once.
    * A count (≥ 1) or a percentage of the group's nodes (`"25%"`, rounded down, at least 1).

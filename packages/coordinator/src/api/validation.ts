@@ -4,9 +4,8 @@
  * written before the schema (or with validation off) reach the coordinator too. The reconciler
  * turns the problems into the group's `Valid` condition; the planner holds an invalid group.
  */
+import { readDuration, selectorProblems } from '@capstan/runtime';
 import { maxUnavailableProblem } from './budget.js';
-import { parseDuration } from './duration.js';
-import { selectorProblems } from './label-selector.js';
 import { isKnownTimeZone, parseClock, WEEKDAYS } from './reboot-window.js';
 
 /** One problem with a `RebootGroup`: where (a field path) and what. */
@@ -86,7 +85,7 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
   problems.push(...annotationListProblems(spec.beforeRebootAnnotations, 'spec.beforeRebootAnnotations'));
   problems.push(...annotationListProblems(spec.afterRebootAnnotations, 'spec.afterRebootAnnotations'));
   if (spec.grantTimeout !== undefined) {
-    const ms = parseDuration(spec.grantTimeout);
+    const ms = readDuration(spec.grantTimeout);
     if (ms === undefined || ms <= 0) {
       problems.push({
         path: 'spec.grantTimeout',

@@ -22,13 +22,7 @@ import { eventsOf, type PlannedEvent } from './events.js';
 import type { Finding } from './finding.js';
 import { inspectValues } from './garbage.js';
 import { failedNodeFindings, gateOf } from './gate.js';
-import {
-  assignNodes,
-  byOrder,
-  type GroupPolicy,
-  type NamedRebootGroup,
-  resolveGroups,
-} from './group-policy.js';
+import { assignNodes, byOrder, type NamedRebootGroup, resolveGroups } from './group-policy.js';
 import type { NodeSnapshot } from './node-snapshot.js';
 import { NodeDraft, readFacts } from './node-state.js';
 import type { NodeWrite } from './node-write.js';

@@ -2,22 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   isWindowOpen,
   isWithinWindows,
-  matchesSelector,
-  parseDuration,
   resolveBudget,
   snapshotNode,
   validateRebootGroup,
 } from '../../src/index.js';
-
-describe('durations', () => {
-  it('parses Go durations', () => {
-    expect(parseDuration('30m')).toBe(1_800_000);
-    expect(parseDuration('1h30m')).toBe(5_400_000);
-    expect(parseDuration('1.5h')).toBe(5_400_000);
-    expect(parseDuration('250ms')).toBe(250);
-    for (const bad of ['', '30', '-5m', '5 m', 'm', 30, null]) expect(parseDuration(bad)).toBeUndefined();
-  });
-});
 
 describe('budget', () => {
   it('rounds percentages down with a floor of one', () => {
@@ -29,26 +17,6 @@ describe('budget', () => {
     expect(resolveBudget('100%', 7)).toBe(7);
     expect(resolveBudget(-4, 7)).toBe(1);
     expect(resolveBudget('150%', 7)).toBe(1);
-  });
-});
-
-describe('label selectors', () => {
-  it('ANDs matchLabels and expressions', () => {
-    const sel = {
-      matchLabels: { role: 'worker' },
-      matchExpressions: [
-        { key: 'zone', operator: 'In' as const, values: ['a', 'b'] },
-        { key: 'gpu', operator: 'DoesNotExist' as const },
-      ],
-    };
-    expect(matchesSelector(sel, { role: 'worker', zone: 'a' })).toBe(true);
-    expect(matchesSelector(sel, { role: 'worker', zone: 'c' })).toBe(false);
-    expect(matchesSelector(sel, { role: 'worker', zone: 'a', gpu: '' })).toBe(false);
-    expect(matchesSelector({}, {})).toBe(true);
-    expect(matchesSelector({ matchExpressions: [{ key: 'x', operator: 'NotIn', values: ['1'] }] }, {})).toBe(
-      true,
-    );
-    expect(matchesSelector({ matchExpressions: [{ key: 'x', operator: 'Exists' }] }, { x: '' })).toBe(true);
   });
 });
 
