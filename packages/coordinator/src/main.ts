@@ -12,12 +12,8 @@ import {
   parseStandardOptions,
   runManager,
 } from '@capstan/runtime';
-import {
-  addCoordinator,
-  addCoordinatorFlags,
-  type CoordinatorFlags,
-  coordinatorOptionsFromFlags,
-} from './coordinator.js';
+import { addCoordinator } from './coordinator.js';
+import { addCoordinatorFlags, type CoordinatorFlags, coordinatorOptionsFromFlags } from './flags.js';
 
 const { standard, extra } = parseStandardOptions<CoordinatorFlags>(process.argv.slice(2), {
   name: 'capstan-coordinator',
