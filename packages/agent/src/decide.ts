@@ -27,7 +27,6 @@ import { draining } from './phases/drain.js';
 import { abandoning, aborting } from './phases/ending.js';
 import {
   diff,
-  type GrantFacts,
   grantFacts,
   type PhaseInput,
   type PhaseStep,
@@ -71,8 +70,14 @@ export function decide(view: AgentView, memory: AgentMemory, config: DecisionCon
   );
 }
 
+/** The phases before a cycle can run: they report (or not) on their own. */
+const STARTING: ReadonlySet<AgentPhase> = new Set(['Rebooting', 'Starting', 'AwaitingGrantClear']);
+
 function stepOf(input: PhaseInput): PhaseStep {
   const phase = phaseOf(input);
+  // Every phase of a running cycle first brings the status report up to date.
+  const reporting = STARTING.has(phase) ? undefined : report(input);
+  if (reporting) return reporting;
   switch (phase) {
     case 'Rebooting':
       return rebooting(input);
@@ -80,17 +85,6 @@ function stepOf(input: PhaseInput): PhaseStep {
       return starting(input);
     case 'AwaitingGrantClear':
       return awaitingGrantClear(input);
-    default:
-      // Every phase of a running cycle first brings the status report up to date.
-      return report(input, input.grant) ?? running(phase, input);
-  }
-}
-
-function running(
-  phase: Exclude<AgentPhase, 'Rebooting' | 'Starting' | 'AwaitingGrantClear'>,
-  input: PhaseInput,
-) {
-  switch (phase) {
     case 'Abandoning':
       return abandoning(input);
     case 'Aborting':
@@ -107,7 +101,7 @@ function running(
 }
 
 /** Reports what the source says (the coordinator reads reboot-needed); undefined when up to date. */
-function report({ view, memory, config }: PhaseInput, f: GrantFacts): Decision | undefined {
+function report({ view, memory, config, grant: f }: PhaseInput): Decision | undefined {
   const wanted = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
   const patch = diff(view.node, reportTarget(view, config.protocol, wanted));
   return patch && patchDecision(f.inProgress ? 'Draining' : 'Idle', 'reporting status', patch, memory);
