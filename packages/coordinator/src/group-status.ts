@@ -7,6 +7,7 @@ import {
   type Client,
   type Condition,
   isConflict,
+  isJsonObject,
   isNotFound,
   jsonEqual,
   setCondition,
@@ -16,16 +17,12 @@ import type { Plan } from './planner/plan.js';
 import type { World } from './planner-service.js';
 import { RebootGroupType } from './resources.js';
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The conditions a status already holds that can carry a transition time forward. */
 function previousConditions(status: Record<string, unknown>): Condition[] {
   const list = Array.isArray(status.conditions) ? status.conditions : [];
   return list.filter(
     (c): c is Condition =>
-      isRecord(c) && typeof c.type === 'string' && typeof c.lastTransitionTime === 'string',
+      isJsonObject(c) && typeof c.type === 'string' && typeof c.lastTransitionTime === 'string',
   );
 }
 
@@ -45,7 +42,7 @@ export async function writeGroupStatuses(
     const name = group.metadata?.name;
     const computed = name ? p.groupStatus[name] : undefined;
     if (!name || !computed) continue;
-    const existing: Record<string, unknown> = isRecord(group.status) ? group.status : {};
+    const existing: Record<string, unknown> = isJsonObject(group.status) ? group.status : {};
     const before = previousConditions(existing);
     const generation = typeof group.metadata.generation === 'number' ? group.metadata.generation : undefined;
     const at = new Date(now);

@@ -3,7 +3,7 @@
  * resource (`reboot.capstan.dev/v1alpha1`). The schema in `deploy/crds/rebootgroups.yaml` refuses
  * what a schema can; {@link validateRebootGroup} reports the rest.
  */
-import type { LabelSelectorSpec } from '@capstan/runtime';
+import type { ConditionInput, LabelSelectorSpec } from '@capstan/runtime';
 import type { RebootWindow } from './reboot-window.js';
 
 /** API group of the coordinator's resources. */
@@ -52,15 +52,11 @@ export interface RebootGroupSpec {
   paused?: boolean;
 }
 
-/** A condition as the planner computes it; the reconciler adds transition times. */
-export interface RebootGroupCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
-}
+/**
+ * A condition as the planner computes it (`metav1.Condition` without its transition time, which
+ * the reconciler keeps across rounds with the runtime's `setCondition`).
+ */
+export type RebootGroupCondition = ConditionInput;
 
 /** Why a node that asks for a reboot is not scheduled yet. */
 export type WaitReason =

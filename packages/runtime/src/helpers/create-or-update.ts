@@ -1,7 +1,7 @@
 import type { Client } from '../client/client.js';
 import { isNotFound } from '../client/errors.js';
 import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
-import { jsonEqual } from './json-equal.js';
+import { isJsonObject, jsonEqual } from './json-equal.js';
 
 /** What {@link createOrUpdate} and {@link createOrPatch} did. */
 export type OperationResult = 'created' | 'updated' | 'unchanged';
@@ -9,19 +9,16 @@ export type OperationResult = 'created' | 'updated' | 'unchanged';
 /** Changes a (copy of the) object in place toward its desired state; may be async. */
 export type MutateFunction<T extends KubeObject> = (object: T) => void | Promise<void>;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The RFC 7386 merge patch that turns `from` into `to` (null removes a field). */
 export function mergePatchBetween(from: unknown, to: unknown): unknown {
-  if (!isObject(from) || !isObject(to)) return to;
+  if (!isJsonObject(from) || !isJsonObject(to)) return to;
   const patch: Record<string, unknown> = {};
   for (const key of Object.keys(from)) {
     if (to[key] === undefined && from[key] !== undefined) patch[key] = null;
   }
   for (const [key, value] of Object.entries(to)) {
     if (value === undefined || jsonEqual(from[key], value)) continue;
-    patch[key] = isObject(value) && isObject(from[key]) ? mergePatchBetween(from[key], value) : value;
+    patch[key] = isJsonObject(value) && isJsonObject(from[key]) ? mergePatchBetween(from[key], value) : value;
   }
   return patch;
 }

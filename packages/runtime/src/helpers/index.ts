@@ -17,7 +17,7 @@ export {
 export { formatDuration, parseDuration, readDuration } from './duration.js';
 export { type EventInput, EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 export { addFinalizer, hasFinalizer, removeFinalizer } from './finalizers.js';
-export { jsonEqual } from './json-equal.js';
+export { isJsonObject, jsonEqual } from './json-equal.js';
 export { labelSelectorFromSpec, matchesSelector, selectorProblems } from './label-selector.js';
 export { conditionalMergePatch, type MetadataEdits } from './merge-patch.js';
 export {

@@ -1,3 +1,8 @@
+/** Whether `v` is a JSON object (not null, not an array): a map of fields. */
+export function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /**
  * Equality of JSON values as the API server sees them: key order does not matter, and a key whose
  * value is `undefined` is the same as a missing key (it is not serialized). Used to tell whether
