@@ -25,13 +25,13 @@ import {
   type Result,
 } from '@capstan/runtime';
 import {
+  type AgentAction,
   type AgentMemory,
   type AgentView,
   type Decision,
   type DecisionConfig,
   INITIAL_MEMORY,
   type NodeFacts,
-  type NodePatch,
   type OsFacts,
   type PodFacts,
 } from './api/types.js';
@@ -63,6 +63,8 @@ export interface AgentReconcilerDeps {
   /** Called with every decision, before it is carried out. */
   onDecision?: (decision: Decision) => void;
 }
+
+type PatchAction = Extract<AgentAction, { kind: 'patch' }>;
 
 const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 /** Steps of one reconcile before it hands the node back to the queue (a second later). */
@@ -129,9 +131,8 @@ export class AgentReconciler implements Reconciler {
             ? { requeueAfter: Math.ceil(action.recheckAfterMs) }
             : undefined;
         case 'patch': {
-          const patched = await this.patch(node, decision, action.patch);
-          node = patched;
-          fresh = patched !== undefined;
+          node = await this.patch(node, decision, action);
+          fresh = node !== undefined;
           pods = undefined;
           continue;
         }
@@ -170,8 +171,8 @@ export class AgentReconciler implements Reconciler {
   }
 
   /** Writes a decision's patch; the patched node, or undefined when someone else wrote first. */
-  private async patch(node: Node, decision: Decision, patch: NodePatch): Promise<Node | undefined> {
-    if (decision.action.kind !== 'patch') return node;
+  private async patch(node: Node, decision: Decision, action: PatchAction): Promise<Node | undefined> {
+    const { patch, failure, event } = action;
     // Uncordoning removes the field, as `kubectl uncordon` leaves it.
     const spec =
       patch.unschedulable === undefined ? {} : { spec: { unschedulable: patch.unschedulable ? true : null } };
@@ -184,7 +185,6 @@ export class AgentReconciler implements Reconciler {
       return undefined; // someone else wrote: read again and decide again
     }
     this.memory = decision.memory;
-    const { failure, event } = decision.action;
     if (failure === 'DrainFailed') this.deps.metrics.drainFailures.inc();
     if (event) this.deps.events.record(Node, patched, event);
     if (failure || event?.type === 'Warning') this.deps.log.warn({ why: decision.why }, decision.phase);
