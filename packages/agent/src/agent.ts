@@ -1,49 +1,31 @@
 /**
- * The update agent: a controller on its own Node (a field-selected informer), fed by a
- * reboot-needed source, whose reconcile asks {@link decide} for the next action and carries it out
- * (node patches, pod listing and evictions, the reboot through logind) until the answer is "wait".
+ * The update agent wired into a manager: a controller on its own Node (a field-selected informer)
+ * whose reconciler ({@link AgentReconciler}) decides and acts, fed by a runnable that follows the
+ * reboot-needed source and enqueues the node on every change. {@link addAgent} adds one to a
+ * manager; {@link startAgent} runs one in-process under a manager of its own.
  */
-import type { Protocol } from '@capstan/coordinator';
+import { type Protocol, type ProtocolName, protocolOf } from '@capstan/reboot-protocol';
 import {
+  type Clock,
   type Controller,
-  isConflict,
-  isNotFound,
-  isTooManyRequests,
   type Logger,
   Manager,
   type ManagerOptions,
-  type ReconcileContext,
-  type Request,
-  type Result,
+  realClock,
 } from '@capstan/runtime';
-import { Node, Pod } from '@capstan/runtime/client';
-import { type LogLevel } from '@capstan/runtime/manager';
+import { Node } from '@capstan/runtime/client';
+import type { LogLevel } from '@capstan/runtime/manager';
+import type { AgentMemory, AgentPhase, Decision } from './api/types.js';
 import { InhibitUnsupportedError, Logind } from './dbus/logind.js';
-import { RebootFailedError } from './dbus/reboot-failed-error.js';
-import {
-  type AgentMemory,
-  type AgentPhase,
-  type AgentView,
-  type Decision,
-  type DecisionConfig,
-  decide,
-  INITIAL_MEMORY,
-  labelValue,
-  type NodeFacts,
-  type NodePatch,
-  type OsFacts,
-  type PodFacts,
-} from './decide.js';
-import { type ProtocolName, protocolOf } from './keys.js';
+import { labelValue } from './decide.js';
 import { AgentMetrics } from './metrics.js';
 import { readOsRelease } from './os-release.js';
+import { DEFAULT_EVICTION_RETRY } from './phases/eviction-backoff.js';
+import { AgentReconciler, type Rebooter } from './reconciler.js';
 import type { RebootNeededSource, SourceStatus } from './sources/source.js';
 import { UpdateEngineSource } from './sources/update-engine-source.js';
 
-/** What reboots the machine; {@link Logind} by default. Must throw when the reboot is refused. */
-export interface Rebooter {
-  reboot(): Promise<void>;
-}
+export { nodeFacts, type Rebooter } from './reconciler.js';
 
 /** Options of an {@link Agent}. Durations in milliseconds. */
 export interface AgentOptions {
@@ -73,8 +55,8 @@ export interface AgentOptions {
   evictionRetryMaxMs?: number;
   /** How often to look at evicted pods that are still terminating. Default 1 s. */
   podPollMs?: number;
-  /** The clock (ms since the epoch); default `Date.now`. */
-  now?: () => number;
+  /** The clock decisions and backoffs read; default the wall clock. */
+  clock?: Clock;
 }
 
 /** What an agent is doing, for logs, tests and the demo. */
@@ -84,9 +66,6 @@ export interface AgentState {
   memory: AgentMemory;
   source: SourceStatus | undefined;
 }
-
-const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
-const MAX_STEPS = 50;
 
 /**
  * One node's update agent, wired into a {@link Manager}: a controller named `reboot-agent` on the
@@ -98,51 +77,62 @@ const MAX_STEPS = 50;
 export class Agent {
   readonly nodeName: string;
   readonly protocol: Protocol;
-  readonly metrics = new AgentMetrics();
+  readonly metrics: AgentMetrics;
   readonly controller: Controller;
-  private readonly config: DecisionConfig;
+  readonly reconciler: AgentReconciler;
   private readonly source: RebootNeededSource;
-  private readonly rebooter: Rebooter;
   private readonly logind: Logind | undefined;
-  private readonly now: () => number;
   private readonly log: Logger;
-  private memory: AgentMemory = INITIAL_MEMORY;
-  private sourceStatus: SourceStatus | undefined;
-  private sourceKnown = false;
-  private os: OsFacts | undefined;
   private last: Decision | undefined;
   private readonly listeners = new Set<(state: AgentState) => void>();
 
   constructor(
-    private readonly manager: Manager,
+    manager: Manager,
     private readonly options: AgentOptions,
   ) {
     if (!options.nodeName) throw new RangeError('the agent needs a node name');
     this.nodeName = options.nodeName;
     this.protocol = protocolOf(options.protocol);
-    this.now = options.now ?? Date.now;
     this.log = manager.logger.child({ agent: this.nodeName });
-    this.config = {
-      protocol: this.protocol,
-      drainTimeoutMs: options.drainTimeoutMs ?? 10 * 60_000,
-      forceReboot: options.forceReboot ?? false,
-      failureBackoffMs: options.failureBackoffMs ?? 5 * 60_000,
-      podPollMs: options.podPollMs ?? 1_000,
-    };
+    this.metrics = new AgentMetrics(manager.metrics.registry);
     const address = options.busAddress !== undefined ? { address: options.busAddress } : {};
     this.source = options.source ?? new UpdateEngineSource(address);
-    if (options.rebooter) this.rebooter = options.rebooter;
+    let rebooter: Rebooter;
+    if (options.rebooter) rebooter = options.rebooter;
     else {
       this.logind = new Logind(address);
-      this.rebooter = this.logind;
+      rebooter = this.logind;
     }
+    this.reconciler = new AgentReconciler({
+      nodeName: this.nodeName,
+      client: manager.client,
+      events: manager.events,
+      clock: options.clock ?? realClock,
+      log: this.log,
+      metrics: this.metrics,
+      rebooter,
+      config: {
+        protocol: this.protocol,
+        drainTimeoutMs: options.drainTimeoutMs ?? 10 * 60_000,
+        forceReboot: options.forceReboot ?? false,
+        failureBackoffMs: options.failureBackoffMs ?? 5 * 60_000,
+        podPollMs: options.podPollMs ?? 1_000,
+      },
+      ...(options.drainGracePeriodSeconds !== undefined
+        ? { drainGracePeriodSeconds: options.drainGracePeriodSeconds }
+        : {}),
+      evictionRetry: {
+        initialMs: options.evictionRetryMinMs ?? DEFAULT_EVICTION_RETRY.initialMs,
+        maxMs: options.evictionRetryMaxMs ?? DEFAULT_EVICTION_RETRY.maxMs,
+      },
+      onDecision: (decision) => this.observe(decision),
+    });
     this.controller = manager
       .controllerBuilder()
       .named('reboot-agent')
       .for(Node, { fieldSelector: `metadata.name=${this.nodeName}` })
-      .build({ reconcile: (request, context) => this.reconcile(request, context) });
+      .build(this.reconciler);
     manager.add({ name: 'reboot-needed-source', start: (signal) => this.follow(signal) }, 'always');
-    this.metrics.register(manager.metrics.registry);
   }
 
   /** The latest decision: phase, why, memory and the source's status. */
@@ -150,8 +140,8 @@ export class Agent {
     return {
       phase: this.last?.phase ?? 'NotStarted',
       why: this.last?.why ?? '',
-      memory: this.memory,
-      source: this.sourceStatus,
+      memory: this.reconciler.memory,
+      source: this.reconciler.source,
     };
   }
 
@@ -167,10 +157,7 @@ export class Agent {
     const unlock = await this.takeInhibitorLock();
     try {
       await this.source.start((status) => {
-        this.sourceStatus = status;
-        if (status.error === undefined) this.sourceKnown = true;
-        else this.log.warn({ error: status.error }, 'reboot-needed source cannot tell');
-        this.metrics.rebootNeeded.set(status.rebootNeeded ? 1 : 0);
+        this.reconciler.sourceReported(status);
         this.controller.enqueue({ name: this.nodeName }, 'reboot-needed source');
       });
       if (!signal.aborted)
@@ -184,7 +171,7 @@ export class Agent {
   private async readOs(): Promise<void> {
     try {
       const os = await readOsRelease(this.options.osReleasePath);
-      this.os = { id: os.id, version: labelValue(os.version) ?? labelValue(os.versionId) };
+      this.reconciler.os = { id: os.id, version: labelValue(os.version) ?? labelValue(os.versionId) };
     } catch (err) {
       this.log.warn({ err }, 'cannot read os-release: the id and version labels are not written');
     }
@@ -205,85 +192,6 @@ export class Agent {
     }
   }
 
-  /** Decides and acts until the decision is to wait. */
-  private async reconcile(request: Request, context: ReconcileContext): Promise<Result | undefined> {
-    if (request.name !== this.nodeName) return undefined;
-    let node: Node | undefined;
-    let fresh = false;
-    let pods: PodFacts[] | undefined;
-    for (let step = 0; step < MAX_STEPS; step++) {
-      if (context.signal.aborted) return undefined;
-      if (!node) {
-        try {
-          node = await this.manager.client.get(Node, { name: this.nodeName }, { direct: true });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-          this.log.warn('my Node does not exist (yet)');
-          return { requeueAfter: 30_000 };
-        }
-        fresh = true;
-      }
-      const view: AgentView = {
-        now: this.now(),
-        node: nodeFacts(node),
-        source: this.sourceStatus,
-        sourceKnown: this.sourceKnown,
-        os: this.os,
-        ...(pods ? { pods } : {}),
-      };
-      const decision = decide(view, this.memory, this.config);
-      this.observe(decision);
-      const action = decision.action;
-      switch (action.kind) {
-        case 'wait':
-          this.memory = decision.memory;
-          return action.recheckAfterMs !== undefined
-            ? { requeueAfter: Math.ceil(action.recheckAfterMs) }
-            : undefined;
-        case 'patch': {
-          let patched: Node;
-          try {
-            patched = await this.patchNode(node, action.patch);
-          } catch (err) {
-            if (!isConflict(err)) throw err;
-            node = undefined; // someone else wrote: read again and decide again
-            continue;
-          }
-          this.memory = decision.memory;
-          if (action.failure === 'DrainFailed') this.metrics.drainFailures.inc();
-          if (action.event) this.manager.events.record(Node, patched, action.event);
-          if (action.failure || action.event?.type === 'Warning')
-            this.log.warn({ why: decision.why }, decision.phase);
-          node = patched;
-          fresh = true;
-          pods = undefined;
-          continue;
-        }
-        case 'listPods':
-          pods = await this.listPods();
-          this.memory = decision.memory;
-          fresh = false;
-          continue;
-        case 'evict':
-          await this.evict(action.pods, node);
-          pods = undefined;
-          node = undefined;
-          continue;
-        case 'reboot':
-          // Reboot only on what the API says right now: read the node once more if needed.
-          if (!fresh) {
-            node = undefined;
-            continue;
-          }
-          await this.reboot(decision, node, action.forced);
-          node = undefined;
-          pods = undefined;
-          continue;
-      }
-    }
-    return { requeueAfter: 1_000 };
-  }
-
   private observe(decision: Decision): void {
     const changed = decision.phase !== this.last?.phase || decision.why !== this.last?.why;
     this.last = decision;
@@ -298,121 +206,10 @@ export class Agent {
       }
     }
   }
-
-  /** A merge patch conditional on the resourceVersion the decision saw (Conflict otherwise). */
-  private patchNode(node: Node, patch: NodePatch): Promise<Node> {
-    const metadata: Record<string, unknown> = { resourceVersion: node.metadata.resourceVersion };
-    if (Object.keys(patch.annotations).length > 0) metadata.annotations = patch.annotations;
-    if (Object.keys(patch.labels).length > 0) metadata.labels = patch.labels;
-    const body: Record<string, unknown> = { metadata };
-    // Uncordoning removes the field, as `kubectl uncordon` leaves it.
-    if (patch.unschedulable !== undefined) body.spec = { unschedulable: patch.unschedulable ? true : null };
-    return this.manager.client.patch(Node, { name: this.nodeName }, 'merge', body);
-  }
-
-  private async listPods(): Promise<PodFacts[]> {
-    const { items } = await this.manager.client.list(Pod, {
-      fieldSelector: `spec.nodeName=${this.nodeName}`,
-    });
-    return items.map((pod) => ({
-      namespace: pod.metadata.namespace ?? '',
-      name: pod.metadata.name ?? '',
-      uid: pod.metadata.uid ?? '',
-      daemonSet: (pod.metadata.ownerReferences ?? []).some(
-        (r) => r.controller === true && r.kind === 'DaemonSet',
-      ),
-      mirror: pod.metadata.annotations?.[MIRROR_ANNOTATION] !== undefined,
-      terminating: pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
-    }));
-  }
-
-  /** Evicts each pod once; a refusal (429) or error backs the next round off. */
-  private async evict(pods: readonly PodFacts[], node: Node): Promise<void> {
-    const grace = this.options.drainGracePeriodSeconds;
-    const refused: string[] = [];
-    for (const pod of pods) {
-      try {
-        await this.manager.client.evict(
-          { namespace: pod.namespace, name: pod.name },
-          {
-            preconditions: { uid: pod.uid },
-            ...(grace !== undefined && grace >= 0 ? { gracePeriodSeconds: grace } : {}),
-          },
-        );
-        this.metrics.evictions.inc({ result: 'evicted' });
-      } catch (err) {
-        if (isNotFound(err) || isConflict(err)) {
-          // Gone already, or replaced by a pod of the same name (the uid precondition failed).
-          this.metrics.evictions.inc({ result: 'gone' });
-        } else if (isTooManyRequests(err)) {
-          this.metrics.evictions.inc({ result: 'blocked' });
-          refused.push(`${pod.namespace}/${pod.name}`);
-        } else {
-          this.metrics.evictions.inc({ result: 'error' });
-          this.log.warn({ err, pod: `${pod.namespace}/${pod.name}` }, 'eviction failed; retrying');
-          refused.push(`${pod.namespace}/${pod.name}`);
-        }
-      }
-    }
-    const min = this.options.evictionRetryMinMs ?? 1_000;
-    const max = this.options.evictionRetryMaxMs ?? 10_000;
-    if (refused.length === 0) {
-      this.memory = { ...this.memory, blockedRounds: 0, nextEvictionAt: undefined };
-      return;
-    }
-    const rounds = this.memory.blockedRounds;
-    const delay = Math.min(max, min * 2 ** Math.min(rounds, 30));
-    this.memory = { ...this.memory, blockedRounds: rounds + 1, nextEvictionAt: this.now() + delay };
-    if (rounds === 0) {
-      this.manager.events.record(Node, node, {
-        type: 'Warning',
-        reason: 'EvictionBlocked',
-        action: 'Drain',
-        note: `eviction refused (a disruption budget allows none now) for ${refused.join(', ')}; retrying with backoff`,
-      });
-    }
-  }
-
-  /** Asks logind to reboot; a failure becomes a failure to report (event, annotation, metric). */
-  private async reboot(decision: Decision, node: Node, forced: boolean): Promise<void> {
-    this.manager.events.record(Node, node, {
-      type: forced ? 'Warning' : 'Normal',
-      reason: 'Rebooting',
-      action: 'Reboot',
-      note: decision.why,
-    });
-    try {
-      await this.rebooter.reboot();
-    } catch (err) {
-      const reason = err instanceof RebootFailedError ? err.reason : 'error';
-      const message = err instanceof Error ? err.message : String(err);
-      this.metrics.rebootFailures.inc({ reason });
-      this.log.error({ err }, 'reboot failed');
-      this.memory = {
-        ...this.memory,
-        failure: { reason: 'RebootFailed', message: `reboot failed: ${message}` },
-      };
-      return;
-    }
-    this.metrics.reboots.inc();
-    this.memory = decision.memory;
-    this.log.info('logind accepted the reboot');
-  }
-}
-
-/** The facts decisions read from a Node. */
-export function nodeFacts(node: Node): NodeFacts {
-  return {
-    name: node.metadata.name ?? '',
-    annotations: node.metadata.annotations ?? {},
-    labels: node.metadata.labels ?? {},
-    unschedulable: node.spec?.unschedulable === true,
-    bootID: typeof node.status?.nodeInfo?.bootID === 'string' ? node.status.nodeInfo.bootID : '',
-  };
 }
 
 /** Adds an agent for `options.nodeName` to `manager`; start the manager to run it. */
-export function createAgent(manager: Manager, options: AgentOptions): Agent {
+export function addAgent(manager: Manager, options: AgentOptions): Agent {
   return new Agent(manager, options);
 }
 
@@ -449,7 +246,7 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
     logLevel: logLevel ?? 'silent',
     ...(logger ? { logger } : {}),
   });
-  const agent = new Agent(manager, agentOptions);
+  const agent = addAgent(manager, agentOptions);
   const abort = new AbortController();
   const done = manager.start(abort.signal);
   done.catch(() => {}); // observed through `done` or `stop()`

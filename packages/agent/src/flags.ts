@@ -1,10 +1,10 @@
 /**
  * The agent's command-line flags (besides the standard ones) and what they build.
  */
-import { type ParseOptionsConfig } from '@capstan/runtime';
-import { parseDuration } from '@capstan/runtime/manager';
+
+import { PROTOCOL_NAMES, type ProtocolName } from '@capstan/reboot-protocol';
+import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
 import type { AgentOptions } from './agent.js';
-import { PROTOCOL_NAMES, type ProtocolName } from './keys.js';
 import { SentinelCommandSource } from './sources/sentinel-command-source.js';
 import { SentinelFileSource } from './sources/sentinel-file-source.js';
 import type { RebootNeededSource } from './sources/source.js';

@@ -5,7 +5,7 @@
  *   NODE_NAME=worker-1 node dist/main.js --source update-engine --drain-timeout 10m
  */
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
-import { createAgent } from './agent.js';
+import { addAgent } from './agent.js';
 import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from './flags.js';
 
 const { standard, extra } = parseStandardOptions<AgentFlags>(process.argv.slice(2), {
@@ -25,5 +25,5 @@ const manager = Manager.create({
   eventSource: 'reboot.capstan.dev/agent',
   fieldManager: 'capstan-agent',
 });
-createAgent(manager, options);
+addAgent(manager, options);
 await runManager(manager);

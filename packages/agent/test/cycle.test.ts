@@ -7,15 +7,20 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { capstanProtocol, coordinatorKeys, fluoProtocol, type Protocol } from '@capstan/coordinator';
 import { useControlPlane } from '@capstan/envtest/vitest';
+import {
+  AGENT_FAILURE_ANNOTATION,
+  capstanProtocol,
+  coordinatorKeys,
+  fluoProtocol,
+  type Protocol,
+} from '@capstan/reboot-protocol';
 import { Client } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';
 import { UpdateStatus } from '../src/dbus/update-engine.js';
-import { AGENT_FAILURE_ANNOTATION } from '../src/keys.js';
 import { FakeLogind } from '../src/testing/fake-logind.js';
 import { FakeUpdateEngine } from '../src/testing/fake-update-engine.js';
 import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js';

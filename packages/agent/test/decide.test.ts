@@ -1,17 +1,21 @@
-import { capstanProtocol, coordinatorKeys, fluoProtocol } from '@capstan/coordinator';
+import {
+  AGENT_FAILURE_ANNOTATION,
+  capstanProtocol,
+  coordinatorKeys,
+  fluoProtocol,
+  formatAgentFailure,
+} from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type AgentMemory,
   type AgentView,
   type DecisionConfig,
-  decide,
-  grantFacts,
   INITIAL_MEMORY,
   type NodeFacts,
   type PodFacts,
-} from '../src/decide.js';
-import { AGENT_FAILURE_ANNOTATION, formatAgentFailure } from '../src/keys.js';
+} from '../src/api/index.js';
+import { decide, grantFacts, phaseOf } from '../src/decide.js';
 
 const k = capstanProtocol.annotations;
 const l = capstanProtocol.labels;
@@ -353,6 +357,21 @@ describe('agent safety (invariant 5) as properties of decide', () => {
         }
       }),
       { numRuns: 5_000 },
+    );
+  });
+
+  it('acts only in its own phase: pods in Draining, the reboot in Rebooting, a waiting backoff, and always settles', () => {
+    fc.assert(
+      fc.property(inputs, ({ node: n, memory, pods, needed, force }) => {
+        const v = view(n, { source: { rebootNeeded: needed }, ...(pods ? { pods } : {}) });
+        const d = decide(v, memory, { ...config, forceReboot: force });
+        const named = phaseOf({ view: v, memory, config, grant: grantFacts(n, capstanProtocol) });
+        if (d.action.kind === 'evict' || d.action.kind === 'listPods') expect(d.phase).toBe('Draining');
+        if (d.action.kind === 'reboot') expect(d.phase).toBe('Rebooting');
+        if (d.phase === 'Backoff') expect(d.action).toMatchObject({ kind: 'wait' });
+        if (named === 'Rebooting') expect(d).toMatchObject({ phase: 'Rebooting', action: { kind: 'wait' } });
+      }),
+      { numRuns: 2_000 },
     );
   });
 });

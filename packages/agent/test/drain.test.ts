@@ -5,8 +5,9 @@
  * private dbus-daemon. The test plays the coordinator (reboot-ok + granted boot id), the scheduler
  * (pod bindings) and the kubelet (pod readiness, boot IDs).
  */
-import { capstanProtocol, coordinatorKeys } from '@capstan/coordinator';
+
 import { useControlPlane } from '@capstan/envtest/vitest';
+import { AGENT_FAILURE_ANNOTATION, capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Client, parseStandardOptions } from '@capstan/runtime';
 import {
   DaemonSet,
@@ -20,7 +21,6 @@ import { eventually } from '@capstan/runtime/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';
 import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from '../src/flags.js';
-import { AGENT_FAILURE_ANNOTATION } from '../src/keys.js';
 import { FakeLogind } from '../src/testing/fake-logind.js';
 import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js';
 import {

@@ -21,9 +21,10 @@
  * Every claim that succeeds was preceded by a `begin` that resolved the previous claim, and the
  * fresh list came after it, so each slot is taken from a snapshot that holds every slot taken before.
  */
+
+import { CAPSTAN_PREFIX } from '@capstan/reboot-protocol';
 import { type Client, type Clock, isAlreadyExists, isConflict, isNotFound } from '@capstan/runtime';
 import { Lease, Node } from '@capstan/runtime/client';
-import { CAPSTAN_PREFIX } from './api/protocol.js';
 
 /** Annotation on the fence Lease naming the write in flight: `{"node":..., "resourceVersion":...}`. */
 export const FENCE_PENDING_KEY = `${CAPSTAN_PREFIX}pending-grant`;

@@ -21,14 +21,19 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Client, type Clock, isConflict, isNotFound, type Logger } from '@capstan/runtime';
+import { CAPSTAN_PREFIX, coordinatorKeys, FALSE, TRUE } from '@capstan/reboot-protocol';
+import {
+  type Client,
+  type Clock,
+  conditionalMergePatch,
+  isConflict,
+  isNotFound,
+  type Logger,
+} from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import { parseBindAddress, type Runnable } from '@capstan/runtime/manager';
-import { coordinatorKeys } from './api/coordinator-keys.js';
-import { CAPSTAN_PREFIX, FALSE, TRUE } from './api/protocol.js';
 import type { CoordinatorMetrics } from './metrics.js';
-import { DEFAULT_GROUP_NAME } from './planner/plan.js';
-import type { CoordinatorReconciler } from './reconciler.js';
+import type { PlannerService } from './planner-service.js';
 
 /** Marks a node's request as a FleetLock client's; the value is the client's id. */
 export const FLEETLOCK_HOLDER_KEY = `${CAPSTAN_PREFIX}fleetlock-id`;
@@ -80,7 +85,8 @@ class HttpError extends Error {
 /** What the server needs. */
 export interface FleetLockDeps {
   client: Client;
-  reconciler: CoordinatorReconciler;
+  /** Which group a node is in and why it waits: the planner's answers, read from the cache. */
+  planner: PlannerService;
   clock: Clock;
   metrics?: CoordinatorMetrics;
   logger?: Logger;
@@ -163,15 +169,14 @@ export class FleetLockServer implements Runnable {
 
   /** The node of a client, checked against its FleetLock group; undefined when no node matches. */
   private async locate(id: string, group: string): Promise<{ node: Node; groupName: string } | undefined> {
-    const world = await this.deps.reconciler.readWorld(false);
+    const { planner } = this.deps;
+    const world = await planner.readWorld(false);
     const node = world.nodes.find((n) =>
       clientMatchesMachine(id, n.status?.nodeInfo?.machineID as string | undefined),
     );
     if (!node) return undefined;
-    const { plan } = this.deps.reconciler.planFor(world, this.deps.clock.now());
-    const home = plan.membership[node.metadata.name ?? ''] ?? '';
-    const defaultName = this.deps.reconciler.options.defaultGroupName ?? DEFAULT_GROUP_NAME;
-    const wanted = group === FLEETLOCK_DEFAULT_GROUP ? defaultName : group;
+    const home = planner.groupOf(world, node.metadata.name ?? '', this.deps.clock.now()) ?? '';
+    const wanted = group === FLEETLOCK_DEFAULT_GROUP ? planner.defaultGroupName : group;
     if (home !== wanted) {
       throw new HttpError(409, {
         kind: 'failed_group_mismatch',
@@ -183,7 +188,7 @@ export class FleetLockServer implements Runnable {
 
   private holds(node: Node, id: string): boolean {
     const a = node.metadata.annotations ?? {};
-    return a[FLEETLOCK_HOLDER_KEY] === id && a[this.deps.reconciler.protocol.annotations.rebootOk] === TRUE;
+    return a[FLEETLOCK_HOLDER_KEY] === id && a[this.deps.planner.protocol.annotations.rebootOk] === TRUE;
   }
 
   private async preReboot(id: string, group: string, signal: AbortSignal): Promise<void> {
@@ -191,7 +196,7 @@ export class FleetLockServer implements Runnable {
     if (!found)
       throw new HttpError(404, { kind: 'failed_node_lookup', value: `no node has machine ID ${id}` });
     const name = found.node.metadata.name as string;
-    const keys = this.deps.reconciler.protocol.annotations;
+    const keys = this.deps.planner.protocol.annotations;
     if (this.holds(found.node, id)) return;
     await this.edit(name, (node) => {
       const a = node.metadata.annotations ?? {};
@@ -207,12 +212,11 @@ export class FleetLockServer implements Runnable {
     // The request is on the node: the reconciler grants it when the budget allows.
     const deadline = this.deps.clock.now() + this.waitMs;
     for (;;) {
-      const world = await this.deps.reconciler.readWorld(false);
+      const world = await this.deps.planner.readWorld(false);
       const node = world.nodes.find((n) => n.metadata.name === name);
       if (node && this.holds(node, id)) return;
       if (signal.aborted || this.deps.clock.now() >= deadline) {
-        const { plan } = this.deps.reconciler.planFor(world, this.deps.clock.now());
-        const waiting = plan.groupStatus[found.groupName]?.queue.find((q) => q.node === name);
+        const waiting = this.deps.planner.waitingEntry(world, name, this.deps.clock.now());
         throw new HttpError(409, {
           kind: 'failed_lock_semaphore_full',
           value: waiting ? `${waiting.reason}: ${waiting.message}` : `node ${name} waits for its grant`,
@@ -225,8 +229,8 @@ export class FleetLockServer implements Runnable {
   private async steadyState(id: string, group: string): Promise<void> {
     const found = await this.locate(id, group);
     if (!found) return; // nothing can be held by an unknown client
-    const keys = this.deps.reconciler.protocol.annotations;
-    const withdrawn = this.deps.reconciler.protocol.withdraw === 'false' ? FALSE : null;
+    const keys = this.deps.planner.protocol.annotations;
+    const withdrawn = this.deps.planner.protocol.withdraw === 'false' ? FALSE : null;
     await this.edit(found.node.metadata.name as string, (node) => {
       const a = node.metadata.annotations ?? {};
       if (a[FLEETLOCK_HOLDER_KEY] !== id) return undefined; // not the holder: change nothing
@@ -263,9 +267,8 @@ export class FleetLockServer implements Runnable {
       const annotations = change(node);
       if (!annotations) return;
       try {
-        await this.deps.client.patch(Node, { name }, 'merge', {
-          metadata: { resourceVersion: node.metadata.resourceVersion, annotations },
-        });
+        const body = conditionalMergePatch(node.metadata.resourceVersion, { annotations });
+        await this.deps.client.patch(Node, { name }, 'merge', body);
         return;
       } catch (err) {
         if (!isConflict(err) || attempt + 1 >= WRITE_ATTEMPTS) throw err;

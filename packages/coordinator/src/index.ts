@@ -1,21 +1,19 @@
 /**
  * @packageDocumentation
- * The reboot coordinator: the annotation protocol shared with the update agents, the
- * `RebootGroup` resource, the pure planner that decides grants within each group's budget, and
- * the reconciler, grant fence and FleetLock server that apply its plans to a cluster.
+ * The reboot coordinator: the `RebootGroup` resource, the pure planner that decides grants within
+ * each group's budget, and the reconciler, grant fence and FleetLock server that apply its plans
+ * to a cluster. The annotation protocol it shares with the agents is `@capstan/reboot-protocol`.
  */
 export * from './api/index.js';
-export {
-  addCoordinator,
-  addCoordinatorFlags,
-  type CoordinatorFlags,
-  type CoordinatorHandle,
-  coordinatorOptionsFromFlags,
-} from './coordinator.js';
+export { addCoordinator, type CoordinatorHandle } from './coordinator.js';
 export * from './fence.js';
+export * from './flags.js';
 export * from './fleetlock.js';
+export * from './group-status.js';
 export * from './metrics.js';
 export * from './options.js';
 export * from './planner/index.js';
+export * from './planner-service.js';
 export * from './reconciler.js';
 export * from './resources.js';
+export * from './round-report.js';

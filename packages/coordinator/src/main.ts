@@ -4,14 +4,11 @@
  * the `capstan-coordinator` Lease by default) → controller (+ FleetLock) → run until SIGTERM.
  *   node dist/main.js --leader-elect --default-max-unavailable 25% --fleetlock-bind-address :9090
  */
+import 'reflect-metadata';
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
 import { ownNamespace } from '@capstan/runtime/manager';
-import {
-  addCoordinator,
-  addCoordinatorFlags,
-  type CoordinatorFlags,
-  coordinatorOptionsFromFlags,
-} from './coordinator.js';
+import { addCoordinator } from './coordinator.js';
+import { addCoordinatorFlags, type CoordinatorFlags, coordinatorOptionsFromFlags } from './flags.js';
 
 const { standard, extra } = parseStandardOptions<CoordinatorFlags>(process.argv.slice(2), {
   name: 'capstan-coordinator',

@@ -1,5 +1,5 @@
 /** How a coordinator is configured: from flags in `main`, or directly by an in-process caller. */
-import { capstanProtocol, fluoProtocol, type Protocol } from './api/protocol.js';
+import { type Protocol, type ProtocolName, protocolOf } from '@capstan/reboot-protocol';
 import type { RebootGroupSpec } from './api/reboot-group.js';
 import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, type PlannerOptions } from './planner/plan.js';
 
@@ -9,7 +9,7 @@ export interface CoordinatorOptions {
    * Which annotation keys to speak: `capstan` (ours, default) or `fluo` (the Flatcar Linux Update
    * Operator's, byte for byte, so FLUO agents can be coordinated).
    */
-  protocol?: 'capstan' | 'fluo' | Protocol;
+  protocol?: ProtocolName | Protocol;
   /** Group of the nodes no `RebootGroup` selects; default `default`. */
   defaultGroupName?: string;
   /** Policy of that group when no `RebootGroup` has its name (default: one at a time, order 1000). */
@@ -45,19 +45,13 @@ export interface FleetLockOptions {
   waitMs?: number;
 }
 
-/** The protocol object an option names. */
-export function resolveProtocol(protocol: CoordinatorOptions['protocol']): Protocol {
-  if (protocol === undefined || protocol === 'capstan') return capstanProtocol;
-  if (protocol === 'fluo') return fluoProtocol;
-  return protocol;
-}
-
 /** The planner's options out of the coordinator's. */
 export function plannerOptionsOf(options: CoordinatorOptions): PlannerOptions {
   return {
-    protocol: resolveProtocol(options.protocol),
+    protocol: protocolOf(options.protocol),
     defaultGroupName: options.defaultGroupName ?? DEFAULT_GROUP_NAME,
     ...(options.defaultGroup ? { defaultGroup: options.defaultGroup } : {}),
     defaultGrantTimeoutMs: options.defaultGrantTimeoutMs ?? DEFAULT_GRANT_TIMEOUT_MS,
+    ...(options.resyncPeriodMs !== undefined ? { horizonMs: options.resyncPeriodMs } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
+import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Client, type KubeObject, Manager } from '@capstan/runtime';
 import { SharedInformer } from '@capstan/runtime/cache';
 import { ClusterRole, ClusterRoleBinding, HttpTransport, Node } from '@capstan/runtime/client';
@@ -9,8 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addCoordinator,
   type CoordinatorHandle,
-  capstanProtocol,
-  coordinatorKeys,
   FLEETLOCK_HOLDER_KEY,
   type RebootGroup,
   RebootGroupType,

@@ -1,6 +1,8 @@
 /**
  * The reconciler, the grant fence and the wiring on the test kit, scenario by scenario.
  */
+
+import { capstanProtocol, coordinatorKeys, fluoProtocol } from '@capstan/reboot-protocol';
 import { Client, Manager, parseStandardOptions } from '@capstan/runtime';
 import { Event, Lease, Node } from '@capstan/runtime/client';
 import { FakeCluster, ManualClock } from '@capstan/runtime/testing';
@@ -10,13 +12,10 @@ import {
   addCoordinatorFlags,
   type CoordinatorFlags,
   CoordinatorReconciler,
-  capstanProtocol,
   clientMatchesMachine,
-  coordinatorKeys,
   coordinatorOptionsFromFlags,
   FENCE_PENDING_KEY,
   FENCE_POISON_KEY,
-  fluoProtocol,
   GrantFence,
   plan,
   type RebootGroup,

@@ -5,6 +5,7 @@
  * a number of writes or be interleaved by a fast-check scheduler.
  */
 
+import { capstanProtocol, coordinatorKeys, type Protocol } from '@capstan/reboot-protocol';
 import { Client } from '@capstan/runtime';
 import { type ApiTransport, Lease, Node } from '@capstan/runtime/client';
 import { FakeCluster, type ManualClock } from '@capstan/runtime/testing';
@@ -12,9 +13,6 @@ import type fc from 'fast-check';
 import {
   type CoordinatorOptions,
   CoordinatorReconciler,
-  capstanProtocol,
-  coordinatorKeys,
-  type Protocol,
   type RebootGroup,
   type RebootGroupSpec,
   RebootGroupType,

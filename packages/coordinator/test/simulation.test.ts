@@ -12,11 +12,12 @@
  * world writes nothing.
  */
 
+import { fluoProtocol } from '@capstan/reboot-protocol';
 import { Node } from '@capstan/runtime/client';
 import { ManualClock } from '@capstan/runtime/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FENCE_POISON_KEY, fluoProtocol, type RebootGroupSpec } from '../src/index.js';
+import { FENCE_POISON_KEY, type RebootGroupSpec } from '../src/index.js';
 import { MINUTE, Sim, type SimConfig } from './sim-kit.js';
 
 const START = Date.UTC(2025, 0, 6, 19, 0, 0); // a Monday, 19:00 UTC

@@ -4,9 +4,10 @@
  * boot ID through the status subresource), comes back Ready, clears needed and in-progress, and
  * uncordons what it cordoned once the grant is withdrawn.
  */
-import { type Client, isConflict } from '@capstan/runtime';
+
+import { capstanProtocol, type Protocol } from '@capstan/reboot-protocol';
+import { type Client, conditionalMergePatch, isConflict } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
-import { capstanProtocol, type Protocol } from '../src/index.js';
 
 type Stage = 'idle' | 'draining' | 'down' | 'booted';
 
@@ -83,13 +84,9 @@ export class TestAgent {
     switch (this.stage) {
       case 'idle':
         if (ok && needed) {
-          await this.client.patch(Node, { name: this.name }, 'merge', {
-            metadata: {
-              resourceVersion: rv,
-              annotations: { [P.rebootInProgress]: 'true', [P.agentMadeUnschedulable]: 'true' },
-            },
-            spec: { unschedulable: true },
-          });
+          const edits = { annotations: { [P.rebootInProgress]: 'true', [P.agentMadeUnschedulable]: 'true' } };
+          const body = conditionalMergePatch(rv, edits, { spec: { unschedulable: true } });
+          await this.client.patch(Node, { name: this.name }, 'merge', body);
           this.stage = 'draining';
         }
         break;
@@ -105,14 +102,14 @@ export class TestAgent {
         });
         this.stage = 'booted';
         break;
-      case 'booted':
+      case 'booted': {
         if (ok) break;
-        await this.client.patch(Node, { name: this.name }, 'merge', {
-          metadata: { resourceVersion: rv, annotations: { [P.agentMadeUnschedulable]: 'false' } },
-          spec: { unschedulable: false },
-        });
+        const edits = { annotations: { [P.agentMadeUnschedulable]: 'false' } };
+        const body = conditionalMergePatch(rv, edits, { spec: { unschedulable: false } });
+        await this.client.patch(Node, { name: this.name }, 'merge', body);
         this.stage = 'idle';
         break;
+      }
     }
   }
 }

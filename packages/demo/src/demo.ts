@@ -6,14 +6,9 @@
  */
 import { createWriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  addCoordinator,
-  type RebootGroup,
-  RebootGroupType,
-  resolveBudget,
-  resolveProtocol,
-} from '@capstan/coordinator';
+import { addCoordinator, type RebootGroup, RebootGroupType, resolveBudget } from '@capstan/coordinator';
 import { ControlPlane, readManifests } from '@capstan/envtest';
+import { protocolOf } from '@capstan/reboot-protocol';
 import { Client, Manager } from '@capstan/runtime';
 import { HttpTransport, Namespace, Node, Pod } from '@capstan/runtime/client';
 import { createLogger } from '@capstan/runtime/manager';
@@ -80,7 +75,7 @@ const GROUPS: Array<Omit<GroupPlan, 'budget'> & { controlPlane: boolean }> = [
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const out = options.out ?? process.stdout;
   const protocolName = options.protocol ?? 'capstan';
-  const protocol = resolveProtocol(protocolName);
+  const protocol = protocolOf(protocolName);
   const rebootDownMs = options.rebootDownMs ?? 10_000;
   const timeoutMs = options.timeoutMs ?? 6 * 60_000;
   const groups: GroupPlan[] = GROUPS.map(({ controlPlane: _, ...g }) => ({

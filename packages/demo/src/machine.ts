@@ -17,7 +17,7 @@ import {
   startPrivateBus,
   UpdateStatus,
 } from '@capstan/agent';
-import { type Client, type Logger } from '@capstan/runtime';
+import type { Client, Logger } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { KubeConfig } from '@kubernetes/client-node';
 

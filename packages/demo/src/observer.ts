@@ -4,7 +4,7 @@
  * or not Ready) after every watch event. Watch events of one kind arrive in resourceVersion order,
  * so every count is the count of a state the cluster really passed through.
  */
-import { coordinatorKeys, type Protocol } from '@capstan/coordinator';
+import { coordinatorKeys, type Protocol } from '@capstan/reboot-protocol';
 import { SharedInformer } from '@capstan/runtime/cache';
 import { type ApiTransport, type Node, Node as NodeType } from '@capstan/runtime/client';
 

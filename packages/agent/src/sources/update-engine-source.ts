@@ -1,3 +1,4 @@
+import { backoffDelay } from '@capstan/runtime';
 import type dbus from 'dbus-next';
 import { BusConnection, dbusErrorName } from '../dbus/connection.js';
 import {
@@ -45,7 +46,8 @@ export class UpdateEngineSource implements RebootNeededSource {
   private conn: BusConnection | undefined;
   private stopped = true;
   private retryTimer: NodeJS.Timeout | undefined;
-  private retryDelayMs: number;
+  /** Failures in a row since the last success: the backoff exponent. */
+  private failures = 0;
   /** Unique name of update_engine's current instance; signals from anyone else are ignored. */
   private owner: string | undefined;
   /** Bumped by each GetStatus round and when update_engine leaves, so stale replies are dropped. */
@@ -56,7 +58,6 @@ export class UpdateEngineSource implements RebootNeededSource {
     this.callTimeoutMs = options.callTimeoutMs ?? 10_000;
     this.retryMinMs = options.retryMinMs ?? 500;
     this.retryMaxMs = options.retryMaxMs ?? 30_000;
-    this.retryDelayMs = this.retryMinMs;
   }
 
   async start(onChange: (status: SourceStatus) => void): Promise<void> {
@@ -129,7 +130,7 @@ export class UpdateEngineSource implements RebootNeededSource {
       if (owner === undefined) {
         // Not an error to retry: NameOwnerChanged tells us when it starts.
         this.reporter?.error(`update_engine (${UPDATE_ENGINE_NAME}) is not running`);
-        this.retryDelayMs = this.retryMinMs;
+        this.failures = 0;
         return;
       }
       this.owner = owner;
@@ -142,7 +143,7 @@ export class UpdateEngineSource implements RebootNeededSource {
       });
       if (!current()) return;
       this.apply(statusFromBody(reply.body));
-      this.retryDelayMs = this.retryMinMs;
+      this.failures = 0;
     } catch (err) {
       if (!current()) return;
       const name = dbusErrorName(err);
@@ -203,8 +204,7 @@ export class UpdateEngineSource implements RebootNeededSource {
     if (this.stopped) return;
     this.reporter?.error(message);
     clearTimeout(this.retryTimer);
-    const delay = this.retryDelayMs;
-    this.retryDelayMs = Math.min(this.retryDelayMs * 2, this.retryMaxMs);
+    const delay = backoffDelay(this.failures++, { initialMs: this.retryMinMs, maxMs: this.retryMaxMs });
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       if (!this.stopped) void this.track(retry());

@@ -3,7 +3,8 @@
  * resource (`reboot.capstan.dev/v1alpha1`). The schema in `deploy/crds/rebootgroups.yaml` refuses
  * what a schema can; {@link validateRebootGroup} reports the rest.
  */
-import type { LabelSelector } from './label-selector.js';
+import type { ConditionInput } from '@capstan/runtime';
+import type { LabelSelectorSpec } from '@capstan/runtime/client';
 import type { RebootWindow } from './reboot-window.js';
 
 /** API group of the coordinator's resources. */
@@ -25,7 +26,7 @@ export const rebootGroupResource = Object.freeze({
 /** The policy of one group of nodes. */
 export interface RebootGroupSpec {
   /** Nodes in the group. Empty matches every node. A node matched by several groups is a finding. */
-  nodeSelector?: LabelSelector;
+  nodeSelector?: LabelSelectorSpec;
   /**
    * The group's budget: how many of its nodes may be in flight or otherwise unavailable at once.
    * A count (≥ 1) or a percentage of the group's nodes (`"25%"`, rounded down, at least 1).
@@ -52,15 +53,11 @@ export interface RebootGroupSpec {
   paused?: boolean;
 }
 
-/** A condition as the planner computes it; the reconciler adds transition times. */
-export interface RebootGroupCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
-}
+/**
+ * A condition as the planner computes it (`metav1.Condition` without its transition time, which
+ * the reconciler keeps across rounds with the runtime's `setCondition`).
+ */
+export type RebootGroupCondition = ConditionInput;
 
 /** Why a node that asks for a reboot is not scheduled yet. */
 export type WaitReason =

@@ -4,19 +4,14 @@
  * written before the schema (or with validation off) reach the coordinator too. The reconciler
  * turns the problems into the group's `Valid` condition; the planner holds an invalid group.
  */
+import { isJsonObject, readDuration, selectorProblems } from '@capstan/runtime';
 import { maxUnavailableProblem } from './budget.js';
-import { parseDuration } from './duration.js';
-import { selectorProblems } from './label-selector.js';
 import { isKnownTimeZone, parseClock, WEEKDAYS } from './reboot-window.js';
 
 /** One problem with a `RebootGroup`: where (a field path) and what. */
 export interface RebootGroupProblem {
   path: string;
   message: string;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function annotationListProblems(list: unknown, path: string): RebootGroupProblem[] {
@@ -33,7 +28,7 @@ function annotationListProblems(list: unknown, path: string): RebootGroupProblem
 
 /** Problems with a group's spec (field paths start at `spec`); empty when it is usable. */
 export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
-  if (!isRecord(spec)) return [{ path: 'spec', message: 'must be an object' }];
+  if (!isJsonObject(spec)) return [{ path: 'spec', message: 'must be an object' }];
   const problems: RebootGroupProblem[] = [];
   for (const message of selectorProblems(spec.nodeSelector, 'spec.nodeSelector')) {
     const [path, ...rest] = message.split(': ');
@@ -50,7 +45,7 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
     } else {
       spec.windows.forEach((w: unknown, i) => {
         const at = `spec.windows[${i}]`;
-        if (!isRecord(w)) {
+        if (!isJsonObject(w)) {
           problems.push({ path: at, message: 'must be an object' });
           return;
         }
@@ -86,7 +81,7 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
   problems.push(...annotationListProblems(spec.beforeRebootAnnotations, 'spec.beforeRebootAnnotations'));
   problems.push(...annotationListProblems(spec.afterRebootAnnotations, 'spec.afterRebootAnnotations'));
   if (spec.grantTimeout !== undefined) {
-    const ms = parseDuration(spec.grantTimeout);
+    const ms = readDuration(spec.grantTimeout);
     if (ms === undefined || ms <= 0) {
       problems.push({
         path: 'spec.grantTimeout',
@@ -105,10 +100,10 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
  * not visible here: the planner reports it.
  */
 export function validateRebootGroup(obj: unknown): RebootGroupProblem[] {
-  if (!isRecord(obj)) return [{ path: '', message: 'must be an object' }];
+  if (!isJsonObject(obj)) return [{ path: '', message: 'must be an object' }];
   const problems: RebootGroupProblem[] = [];
   const meta = obj.metadata;
-  if (!isRecord(meta) || typeof meta.name !== 'string' || meta.name === '') {
+  if (!isJsonObject(meta) || typeof meta.name !== 'string' || meta.name === '') {
     problems.push({ path: 'metadata.name', message: 'must be set' });
   }
   problems.push(...validateRebootGroupSpec(obj.spec));

@@ -2,8 +2,7 @@
  * Values the protocol does not allow. Read as unset (never thrown on), reported as findings, and
  * — for the coordinator's own keys — cleaned up, so the finding is made once.
  */
-import { coordinatorKeys, parseTimestamp } from '../api/coordinator-keys.js';
-import { FALSE, TRUE } from '../api/protocol.js';
+import { coordinatorKeys, FALSE, parseTimestamp, TRUE } from '@capstan/reboot-protocol';
 import type { Finding } from './finding.js';
 import type { GroupPolicy } from './group-policy.js';
 import { isUsableBootId, type NodeDraft } from './node-state.js';

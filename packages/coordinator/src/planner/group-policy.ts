@@ -2,8 +2,9 @@
  * Groups as the planner uses them: each `RebootGroup` spec resolved once (timeout, hooks,
  * validity), the default group for nodes no selector matches, and which node belongs where.
  */
-import { parseDuration } from '../api/duration.js';
-import { matchesSelector } from '../api/label-selector.js';
+
+import { RESERVED_PREFIXES } from '@capstan/reboot-protocol';
+import { matchesSelector, readDuration } from '@capstan/runtime';
 import type { RebootGroupSpec } from '../api/reboot-group.js';
 import { type RebootGroupProblem, validateRebootGroupSpec } from '../api/validation.js';
 import type { Finding } from './finding.js';
@@ -42,7 +43,7 @@ export function resolveGroup(
   spec: RebootGroupSpec,
   defaultGrantTimeoutMs: number,
   virtual: boolean,
-  reservedPrefixes: readonly string[],
+  reservedPrefixes: readonly string[] = RESERVED_PREFIXES,
 ): GroupPolicy {
   const problems = validateRebootGroupSpec(spec);
   const safe = (typeof spec === 'object' && spec !== null ? spec : {}) as RebootGroupSpec;
@@ -58,7 +59,7 @@ export function resolveGroup(
       }
     }
   }
-  const timeout = parseDuration(safe.grantTimeout);
+  const timeout = readDuration(safe.grantTimeout);
   return {
     name,
     spec: safe,
@@ -112,4 +113,43 @@ export function assignNodes(
     members.get(home.name)?.push(node);
   }
   return members;
+}
+
+/** The groups of a round: each spec resolved once, duplicates reported and dropped, the default group added. */
+export function resolveGroups(
+  input: readonly NamedRebootGroup[],
+  defaults: { name: string; spec: RebootGroupSpec; grantTimeoutMs: number },
+  findings: Finding[],
+): { groups: GroupPolicy[]; defaultGroup: GroupPolicy } {
+  const groups: GroupPolicy[] = [];
+  for (const g of input) {
+    if (groups.some((o) => o.name === g.name)) {
+      findings.push({
+        kind: 'DuplicateGroup',
+        severity: 'Warning',
+        group: g.name,
+        message: `two groups are named ${g.name}; the second is ignored`,
+      });
+      continue;
+    }
+    groups.push(resolveGroup(g.name, g.spec, defaults.grantTimeoutMs, false));
+  }
+  let defaultGroup = groups.find((g) => g.name === defaults.name);
+  if (!defaultGroup) {
+    const spec = { ...defaults.spec };
+    delete spec.nodeSelector;
+    defaultGroup = resolveGroup(defaults.name, spec, defaults.grantTimeoutMs, true);
+    groups.push(defaultGroup);
+  }
+  for (const g of groups) {
+    if (g.problems.length > 0) {
+      findings.push({
+        kind: 'InvalidGroup',
+        severity: 'Warning',
+        group: g.name,
+        message: `group ${g.name} is invalid and grants nothing new: ${g.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+      });
+    }
+  }
+  return { groups, defaultGroup };
 }

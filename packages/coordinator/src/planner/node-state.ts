@@ -8,8 +8,14 @@
  * after-reboot label) → Returning (reboot-ok withdrawn; waiting for Ready and uncordoned) → Idle
  * (grant records cleared, rebooted-at stamped). The failure marker is orthogonal to the phase.
  */
-import { coordinatorKeys, parseTimestamp } from '../api/coordinator-keys.js';
-import { FALSE, type Protocol, readFlag, TRUE } from '../api/protocol.js';
+import {
+  coordinatorKeys,
+  FALSE,
+  type Protocol,
+  parseTimestamp,
+  readFlag,
+  TRUE,
+} from '@capstan/reboot-protocol';
 import type { NodeSnapshot } from './node-snapshot.js';
 import type { NodeWrite, PlannedAction } from './node-write.js';
 

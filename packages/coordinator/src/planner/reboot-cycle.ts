@@ -3,8 +3,7 @@
  * looking at the others (requests, revocation, grant records, verification, release, return,
  * timeouts). Budget, order, windows and fairness are group decisions, made in `plan.ts`.
  */
-import { coordinatorKeys, type FailureReason, formatTimestamp } from '../api/coordinator-keys.js';
-import { TRUE } from '../api/protocol.js';
+import { coordinatorKeys, type FailureReason, formatTimestamp, TRUE } from '@capstan/reboot-protocol';
 import type { Finding } from './finding.js';
 import type { GroupPolicy } from './group-policy.js';
 import { isUsableBootId, type NodeDraft } from './node-state.js';

@@ -1,71 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  capstanProtocol,
-  coordinatorKeys,
-  fluoProtocol,
   isWindowOpen,
   isWithinWindows,
-  matchesSelector,
-  parseDuration,
-  parseTimestamp,
-  readFlag,
   resolveBudget,
   snapshotNode,
   validateRebootGroup,
 } from '../../src/index.js';
-
-describe('protocol', () => {
-  it('names every role under its prefix, FLUO byte for byte', () => {
-    const f = 'flatcar-linux-update.v1.flatcar-linux.net/';
-    expect(fluoProtocol.annotations).toEqual({
-      rebootNeeded: `${f}reboot-needed`,
-      rebootOk: `${f}reboot-ok`,
-      rebootInProgress: `${f}reboot-in-progress`,
-      rebootPaused: `${f}reboot-paused`,
-      status: `${f}status`,
-      newVersion: `${f}new-version`,
-      lastCheckedTime: `${f}last-checked-time`,
-      agentMadeUnschedulable: `${f}agent-made-unschedulable`,
-    });
-    expect(fluoProtocol.labels.beforeReboot).toBe(`${f}before-reboot`);
-    expect(fluoProtocol.labels.afterReboot).toBe(`${f}after-reboot`);
-    expect(fluoProtocol.withdraw).toBe('false');
-    expect(capstanProtocol.annotations.rebootOk).toBe('reboot.capstan.dev/reboot-ok');
-    expect(capstanProtocol.withdraw).toBe('remove');
-  });
-
-  it('keeps our bookkeeping under our prefix, apart from every protocol key', () => {
-    const ours = Object.values(coordinatorKeys);
-    expect(ours.every((k) => k.startsWith('reboot.capstan.dev/'))).toBe(true);
-    const roles = [...Object.values(capstanProtocol.annotations), ...Object.values(capstanProtocol.labels)];
-    expect(ours.filter((k) => roles.includes(k))).toEqual([]);
-  });
-
-  it('reads only the exact string "true" as true, flagging anything but true/false/absent', () => {
-    expect(readFlag({ k: 'true' }, 'k')).toEqual({ value: true, garbage: false });
-    expect(readFlag({ k: 'false' }, 'k')).toEqual({ value: false, garbage: false });
-    expect(readFlag({}, 'k')).toEqual({ value: false, garbage: false });
-    expect(readFlag({ k: 'True' }, 'k')).toEqual({ value: false, garbage: true });
-  });
-});
-
-describe('timestamps and durations', () => {
-  it('parses RFC 3339 only', () => {
-    expect(parseTimestamp('2025-01-06T12:00:00.000Z')).toBe(Date.UTC(2025, 0, 6, 12));
-    expect(parseTimestamp('2025-01-06T13:00:00+01:00')).toBe(Date.UTC(2025, 0, 6, 12));
-    for (const bad of ['-5', '1736164800', 'yesterday', '2025-13-45T99:99:99Z', '', 'x'.repeat(100)]) {
-      expect(parseTimestamp(bad)).toBeUndefined();
-    }
-  });
-
-  it('parses Go durations', () => {
-    expect(parseDuration('30m')).toBe(1_800_000);
-    expect(parseDuration('1h30m')).toBe(5_400_000);
-    expect(parseDuration('1.5h')).toBe(5_400_000);
-    expect(parseDuration('250ms')).toBe(250);
-    for (const bad of ['', '30', '-5m', '5 m', 'm', 30, null]) expect(parseDuration(bad)).toBeUndefined();
-  });
-});
 
 describe('budget', () => {
   it('rounds percentages down with a floor of one', () => {
@@ -77,26 +17,6 @@ describe('budget', () => {
     expect(resolveBudget('100%', 7)).toBe(7);
     expect(resolveBudget(-4, 7)).toBe(1);
     expect(resolveBudget('150%', 7)).toBe(1);
-  });
-});
-
-describe('label selectors', () => {
-  it('ANDs matchLabels and expressions', () => {
-    const sel = {
-      matchLabels: { role: 'worker' },
-      matchExpressions: [
-        { key: 'zone', operator: 'In' as const, values: ['a', 'b'] },
-        { key: 'gpu', operator: 'DoesNotExist' as const },
-      ],
-    };
-    expect(matchesSelector(sel, { role: 'worker', zone: 'a' })).toBe(true);
-    expect(matchesSelector(sel, { role: 'worker', zone: 'c' })).toBe(false);
-    expect(matchesSelector(sel, { role: 'worker', zone: 'a', gpu: '' })).toBe(false);
-    expect(matchesSelector({}, {})).toBe(true);
-    expect(matchesSelector({ matchExpressions: [{ key: 'x', operator: 'NotIn', values: ['1'] }] }, {})).toBe(
-      true,
-    );
-    expect(matchesSelector({ matchExpressions: [{ key: 'x', operator: 'Exists' }] }, { x: '' })).toBe(true);
   });
 });
 

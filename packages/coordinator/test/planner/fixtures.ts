@@ -2,15 +2,13 @@
  * Builders, an independent oracle of the budget count, and fast-check arbitraries shared by the
  * planner tests.
  */
+
+import { capstanProtocol, coordinatorKeys, formatTimestamp, type Protocol } from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import {
-  capstanProtocol,
-  coordinatorKeys,
-  formatTimestamp,
   type NamedRebootGroup,
   type NodeSnapshot,
   type NodeWrite,
-  type Protocol,
   type RebootGroupSpec,
 } from '../../src/index.js';
 

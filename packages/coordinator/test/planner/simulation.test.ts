@@ -8,16 +8,15 @@
  * and the slots the coordinator gave out never exceed a budget. Liveness: once faults stop and time
  * passes, every node that asked has rebooted and nothing is left in flight.
  */
+
+import { capstanProtocol, fluoProtocol, type Protocol } from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyWrite,
-  capstanProtocol,
-  fluoProtocol,
   type NamedRebootGroup,
   type NodeSnapshot,
   type NodeWrite,
-  type Protocol,
   plan,
   type RebootGroupSpec,
 } from '../../src/index.js';

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { backoffDelay } from '../helpers/backoff-delay.js';
 
 /** Parameters of {@link Backoff}; the defaults are client-go's reflector backoff. */
 export interface BackoffOptions {
@@ -48,7 +49,11 @@ export class Backoff {
   next(): number {
     const now = this.clock.now();
     if (this.lastRetryAt !== undefined && now - this.lastRetryAt >= this.resetAfterMs) this.attempt = 0;
-    const base = Math.min(this.maxMs, this.initialMs * this.factor ** this.attempt);
+    const base = backoffDelay(this.attempt, {
+      initialMs: this.initialMs,
+      maxMs: this.maxMs,
+      factor: this.factor,
+    });
     const delay = Math.min(this.maxMs, Math.round(base * (1 + this.jitter * this.random())));
     this.attempt++;
     this.lastRetryAt = now + delay;

@@ -159,7 +159,11 @@ function requirementText(r: LabelRequirement): string {
  */
 export function parseLabelSelector(selector: string | undefined): LabelSelector {
   const text = (selector ?? '').trim();
-  const requirements = text === '' ? [] : splitTerms(text).map((t) => parseLabelTerm(text, t));
+  return labelSelectorOf(text === '' ? [] : splitTerms(text).map((t) => parseLabelTerm(text, t)));
+}
+
+/** A selector of requirements already checked (parsed from text, or read from a `LabelSelectorSpec`). */
+export function labelSelectorOf(requirements: readonly LabelRequirement[]): LabelSelector {
   return {
     requirements,
     empty: requirements.length === 0,

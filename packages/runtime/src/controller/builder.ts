@@ -29,6 +29,10 @@ export function controllerOwnerRequests(owner: ResourceType, object: KubeObject)
  * other kinds that affect it (`watches` with a map function), predicates and options.
  * Informers come from the shared cache, so controllers watching the same kind share one.
  *
+ * `for` is optional: a controller whose keys are not objects of one kind (a single key for the
+ * whole cluster, say) is `named` and built from `watches` alone. `owns` needs `for`: the owner
+ * kind is what an owned object's events map to.
+ *
  * @example
  * new ControllerBuilder(cache)
  *   .for(Widget, { predicates: [generationChanged] })
@@ -39,7 +43,9 @@ export class ControllerBuilder {
   private forType: ResourceType | undefined;
   private name: string | undefined;
   private options: ControllerOptions = {};
-  private readonly pending: Array<(forType: ResourceType) => Source> = [];
+  private readonly pending: Array<(forType: ResourceType | undefined) => Source> = [];
+  /** Filters applied to the events of every source, before each source's own predicates. */
+  private readonly eventFilters: Predicate[] = [];
 
   constructor(
     private readonly cache: InformerCache,
@@ -60,9 +66,15 @@ export class ControllerBuilder {
 
   /** A kind this controller creates and owns: each event enqueues the object's controller owner. */
   owns<T extends KubeObject>(type: ResourceType<T>, options: SourceOptions<T> = {}): this {
-    this.pending.push((forType) =>
-      this.source(type, options, (object) => controllerOwnerRequests(forType, object), `owns ${type.kind}`),
-    );
+    this.pending.push((forType) => {
+      if (!forType) throw new Error(`owns(${type.kind}) needs for(kind): the owner kind`);
+      return this.source(
+        type,
+        options,
+        (object) => controllerOwnerRequests(forType, object),
+        `owns ${type.kind}`,
+      );
+    });
     return this;
   }
 
@@ -76,7 +88,17 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Names the controller (metrics, logs); default: the `for` kind in lower case. */
+  /**
+   * Filters the events of every source (`for`, `owns` and `watches`, whichever order they were
+   * declared in), as controller-runtime's `WithEventFilter`: an event enqueues only when every
+   * filter and the source's own predicates pass it.
+   */
+  withEventFilter(filter: Predicate): this {
+    this.eventFilters.push(filter);
+    return this;
+  }
+
+  /** Names the controller (metrics, logs); default: the `for` kind in lower case; needed without `for`. */
   named(name: string): this {
     this.name = name;
     return this;
@@ -91,9 +113,12 @@ export class ControllerBuilder {
   /** Builds the controller; start it with `controller.start(signal)` (the manager does). */
   build(reconciler: Reconciler | ReconcileFunction): Controller {
     const forType = this.forType;
-    if (!forType) throw new Error('a controller needs for(kind) before build()');
+    const name = this.name ?? forType?.kind.toLowerCase();
+    if (!name) throw new Error('a controller without for(kind) needs named(name)');
+    if (this.pending.length === 0)
+      throw new Error(`controller ${name} watches nothing: add for() or watches()`);
     const r: Reconciler = typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler;
-    const controller = new Controller(this.name ?? forType.kind.toLowerCase(), r, this.options, this.deps);
+    const controller = new Controller(name, r, this.options, this.deps);
     for (const make of this.pending) controller.watch(make(forType));
     return controller;
   }
@@ -106,6 +131,7 @@ export class ControllerBuilder {
   ): Source {
     const { predicates, ...restriction } = options;
     const informer = this.cache.informerFor(type, { ...this.defaultRestriction, ...restriction });
-    return { informer, toRequests, predicates: predicates ?? [], description } as unknown as Source;
+    const filters = [...this.eventFilters, ...(predicates ?? [])];
+    return { informer, toRequests, predicates: filters, description } as unknown as Source;
   }
 }

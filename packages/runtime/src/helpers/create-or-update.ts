@@ -1,6 +1,7 @@
 import type { Client } from '../client/client.js';
 import { isNotFound } from '../client/errors.js';
 import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
+import { isJsonObject, jsonEqual } from './json-equal.js';
 
 /** What {@link createOrUpdate} and {@link createOrPatch} did. */
 export type OperationResult = 'created' | 'updated' | 'unchanged';
@@ -8,31 +9,16 @@ export type OperationResult = 'created' | 'updated' | 'unchanged';
 /** Changes a (copy of the) object in place toward its desired state; may be async. */
 export type MutateFunction<T extends KubeObject> = (object: T) => void | Promise<void>;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a).filter((k) => a[k] !== undefined);
-    if (keys.length !== Object.keys(b).filter((k) => b[k] !== undefined).length) return false;
-    return keys.every((k) => jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
-
 /** The RFC 7386 merge patch that turns `from` into `to` (null removes a field). */
 export function mergePatchBetween(from: unknown, to: unknown): unknown {
-  if (!isObject(from) || !isObject(to)) return to;
+  if (!isJsonObject(from) || !isJsonObject(to)) return to;
   const patch: Record<string, unknown> = {};
   for (const key of Object.keys(from)) {
     if (to[key] === undefined && from[key] !== undefined) patch[key] = null;
   }
   for (const [key, value] of Object.entries(to)) {
     if (value === undefined || jsonEqual(from[key], value)) continue;
-    patch[key] = isObject(value) && isObject(from[key]) ? mergePatchBetween(from[key], value) : value;
+    patch[key] = isJsonObject(value) && isJsonObject(from[key]) ? mergePatchBetween(from[key], value) : value;
   }
   return patch;
 }

@@ -1,3 +1,4 @@
+export { type BackoffCurve, backoffDelay } from './backoff-delay.js';
 export {
   type Condition,
   type ConditionInput,
@@ -13,8 +14,19 @@ export {
   mergePatchBetween,
   type OperationResult,
 } from './create-or-update.js';
+export { formatDuration, parseDuration, readDuration } from './duration.js';
 export { type EventInput, EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 export { addFinalizer, hasFinalizer, removeFinalizer } from './finalizers.js';
+export { isJsonObject, jsonEqual } from './json-equal.js';
+export { labelSelectorFromSpec, matchesSelector, selectorProblems } from './label-selector.js';
+export { conditionalMergePatch, type MetadataEdits } from './merge-patch.js';
+export {
+  type Distribution,
+  type MetricLabels,
+  type MetricSpec,
+  MetricsFactory,
+  Tally,
+} from './metrics-factory.js';
 export {
   AlreadyOwnedError,
   isControlledBy,

@@ -12,7 +12,6 @@ export {
   parseStandardOptions,
   type StandardOptions,
 } from './cli/options.js';
-export { formatDuration, parseDuration } from './duration.js';
 export {
   LeaderElector,
   type LeaderElectorOptions,

@@ -5,36 +5,22 @@
  * (including a failed `test`).
  */
 import { apiError } from '../client/errors.js';
+import { isJsonObject, jsonEqual } from '../helpers/json-equal.js';
+
+/** Deep equality of JSON values (one implementation, in the runtime's helpers). */
+export { jsonEqual };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** RFC 7386: objects merge key by key, `null` deletes, anything else (arrays too) replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return structuredClone(patch);
-  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  if (!isJsonObject(patch)) return structuredClone(patch);
+  const result: Record<string, unknown> = isJsonObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);
   }
   return result;
-}
-
-/** Deep equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 /** One RFC 6902 operation. */
@@ -62,7 +48,7 @@ function parentOf(doc: Json, tokens: string[], pointer: string): { parent: Json;
   for (const t of tokens.slice(0, -1)) {
     const next: Json | undefined = Array.isArray(cur)
       ? cur[Number(t)]
-      : isObject(cur)
+      : isJsonObject(cur)
         ? (cur as Record<string, Json>)[t]
         : undefined;
     if (next === undefined) throw unprocessable(`path "${pointer}" does not exist`);
@@ -74,7 +60,11 @@ function parentOf(doc: Json, tokens: string[], pointer: string): { parent: Json;
 function getAt(doc: Json, pointer: string): Json {
   let cur: Json | undefined = doc;
   for (const t of parsePointer(pointer)) {
-    cur = Array.isArray(cur) ? cur[Number(t)] : isObject(cur) ? (cur as Record<string, Json>)[t] : undefined;
+    cur = Array.isArray(cur)
+      ? cur[Number(t)]
+      : isJsonObject(cur)
+        ? (cur as Record<string, Json>)[t]
+        : undefined;
     if (cur === undefined) throw unprocessable(`path "${pointer}" does not exist`);
   }
   return cur as Json;
@@ -94,7 +84,7 @@ function add(doc: Json, pointer: string, value: Json): Json {
   if (tokens.length === 0) return value;
   const { parent, last } = parentOf(doc, tokens, pointer);
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, last, pointer, true), 0, value);
-  else if (isObject(parent)) (parent as Record<string, Json>)[last] = value;
+  else if (isJsonObject(parent)) (parent as Record<string, Json>)[last] = value;
   else throw unprocessable(`path "${pointer}" does not exist`);
   return doc;
 }
@@ -104,7 +94,7 @@ function remove(doc: Json, pointer: string): Json {
   if (tokens.length === 0) return null;
   const { parent, last } = parentOf(doc, tokens, pointer);
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, last, pointer, false), 1);
-  else if (isObject(parent) && Object.hasOwn(parent, last)) delete (parent as Record<string, Json>)[last];
+  else if (isJsonObject(parent) && Object.hasOwn(parent, last)) delete (parent as Record<string, Json>)[last];
   else throw unprocessable(`path "${pointer}" does not exist`);
   return doc;
 }
@@ -118,7 +108,7 @@ export function jsonPatch(target: unknown, operations: unknown): unknown {
     throw apiError(400, 'BadRequest', 'a JSON patch must be an array of operations');
   let doc = structuredClone(target) as Json;
   for (const raw of operations as JsonPatchOperation[]) {
-    if (!isObject(raw) || typeof raw.path !== 'string') {
+    if (!isJsonObject(raw) || typeof raw.path !== 'string') {
       throw apiError(400, 'BadRequest', `malformed JSON patch operation ${JSON.stringify(raw)}`);
     }
     const value = structuredClone(raw.value) as Json;

@@ -1,3 +1,4 @@
+import { backoffDelay } from '../helpers/backoff-delay.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /**
@@ -22,8 +23,7 @@ export class ExponentialRateLimiter<K = string> implements RateLimiter<K> {
   when(key: K): number {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    // 2^n overflows to Infinity for large n; the cap absorbs it.
-    return Math.min(this.baseMs * 2 ** n, this.maxMs);
+    return backoffDelay(n, { initialMs: this.baseMs, maxMs: this.maxMs });
   }
 
   forget(key: K): void {

@@ -3,7 +3,7 @@
  * operators name them, so that manifests written for Go operators carry over.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { formatDuration, parseDuration } from '../duration.js';
+import { formatDuration, parseDuration } from '../../helpers/duration.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logger.js';
 import { parseBindAddress } from './bind-address.js';
 

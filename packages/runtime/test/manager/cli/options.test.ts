@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { formatDuration, parseDuration } from '../../../src/helpers/duration.js';
 import { type ParseOptionsConfig, parseStandardOptions } from '../../../src/manager/cli/options.js';
-import { formatDuration, parseDuration } from '../../../src/manager/duration.js';
 
 class Exit extends Error {
   constructor(readonly code: number) {

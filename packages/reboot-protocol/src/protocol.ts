@@ -18,6 +18,12 @@ export const CAPSTAN_PREFIX = 'reboot.capstan.dev/';
 /** The prefix of the Flatcar Linux Update Operator (FLUO) protocol. */
 export const FLUO_PREFIX = 'flatcar-linux-update.v1.flatcar-linux.net/';
 
+/** The prefix of the older Container Linux Update Operator (CLUO), FLUO's ancestor. */
+export const CLUO_PREFIX = 'container-linux-update.v1.coreos.com/';
+
+/** Prefixes whose keys belong to a reboot protocol: never usable as hook annotations. */
+export const RESERVED_PREFIXES: readonly string[] = Object.freeze([CAPSTAN_PREFIX, FLUO_PREFIX, CLUO_PREFIX]);
+
 /** The string a protocol boolean holds when set. */
 export const TRUE = 'true';
 
@@ -141,6 +147,23 @@ export const capstanProtocol: Protocol = protocolFor(CAPSTAN_PREFIX, 'capstan', 
  * `reboot-ok` withdrawn by writing `"false"`. Use it to coordinate FLUO agents.
  */
 export const fluoProtocol: Protocol = protocolFor(FLUO_PREFIX, 'fluo', 'false');
+
+/** Protocol names accepted by `--protocol` (agent and coordinator alike). */
+export const PROTOCOL_NAMES = ['capstan', 'fluo'] as const;
+
+/** One of {@link PROTOCOL_NAMES}. */
+export type ProtocolName = (typeof PROTOCOL_NAMES)[number];
+
+/**
+ * The protocol called `name` (default {@link capstanProtocol}), or the protocol itself.
+ * @throws RangeError for a name that is not one of {@link PROTOCOL_NAMES}.
+ */
+export function protocolOf(protocol: ProtocolName | Protocol | undefined): Protocol {
+  if (protocol === undefined || protocol === 'capstan') return capstanProtocol;
+  if (protocol === 'fluo') return fluoProtocol;
+  if (typeof protocol === 'string') throw new RangeError(`unknown protocol "${protocol}" (capstan or fluo)`);
+  return protocol;
+}
 
 /** The update engine statuses an agent may write to the `status` annotation. */
 export const UPDATE_STATUSES = [

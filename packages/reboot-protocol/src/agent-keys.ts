@@ -1,23 +1,8 @@
 /**
- * The agent's view of the annotation protocol: the protocol keys come from the coordinator's
- * published API (the agent imports nothing else of it); the agent's own bookkeeping lives under
- * our prefix in both protocols, so a FLUO operator ignores it.
+ * The agent's own bookkeeping on its node. It lives under our prefix in both protocols, so a FLUO
+ * operator ignores it; the coordinator may read it, never writes it.
  */
-import { capstanProtocol, fluoProtocol, type Protocol } from '@capstan/coordinator';
-
-/** Protocol names accepted by `--protocol`. */
-export const PROTOCOL_NAMES = ['capstan', 'fluo'] as const;
-
-/** One of {@link PROTOCOL_NAMES}. */
-export type ProtocolName = (typeof PROTOCOL_NAMES)[number];
-
-/** The protocol called `name`, or the protocol itself. */
-export function protocolOf(protocol: ProtocolName | Protocol | undefined): Protocol {
-  if (protocol === undefined || protocol === 'capstan') return capstanProtocol;
-  if (protocol === 'fluo') return fluoProtocol;
-  if (typeof protocol === 'string') throw new RangeError(`unknown protocol "${protocol}" (capstan or fluo)`);
-  return protocol;
-}
+import { CAPSTAN_PREFIX } from './protocol.js';
 
 /**
  * Written by the agent when a reboot cycle was abandoned: `<Reason> <RFC 3339 time>: <message>`,
@@ -26,7 +11,7 @@ export function protocolOf(protocol: ProtocolName | Protocol | undefined): Proto
  * cycle starts only once the failure backoff has passed since it. It stays until the next cycle
  * starts, so an operator sees why the last one failed.
  */
-export const AGENT_FAILURE_ANNOTATION = 'reboot.capstan.dev/agent-failure';
+export const AGENT_FAILURE_ANNOTATION = `${CAPSTAN_PREFIX}agent-failure`;
 
 /** Why the agent abandoned a reboot cycle. */
 export type AgentFailureReason = 'DrainFailed' | 'RebootFailed';

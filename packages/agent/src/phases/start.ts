@@ -1,0 +1,59 @@
+/**
+ * The phases of a freshly started process. A start is what a boot looks like: the agent clears
+ * `reboot-needed` and `reboot-in-progress`, uncordons only what it cordoned, and starts no cycle
+ * on a grant from before this boot until the coordinator withdraws it (FLUO's reboot-loop guard).
+ */
+import { FALSE } from '@capstan/reboot-protocol';
+import type { Decision } from '../api/types.js';
+import { diff, type PhaseInput, type PhaseStep, patchDecision, reportTarget } from './facts.js';
+
+/** `Starting`: the start-of-process cleanup, or resuming a cycle this very boot began. */
+export function starting({ view, memory, config, grant: f }: PhaseInput): PhaseStep {
+  const { node } = view;
+  const k = config.protocol.annotations;
+  // A grant fenced to this very boot proves no reboot happened since it: the process restarted
+  // mid-cycle (pod restart), so the cycle resumes instead of being thrown away.
+  if (f.grantFencedToThisBoot && (f.inProgress || f.needed)) return { settle: { ...memory, booted: true } };
+  const cleanup = diff(node, {
+    annotations: {
+      [k.rebootNeeded]: FALSE,
+      [k.rebootInProgress]: FALSE,
+      ...(f.agentMade ? { [k.agentMadeUnschedulable]: FALSE } : {}),
+    },
+    labels: { [config.protocol.labels.rebootNeeded]: FALSE },
+    ...(f.agentMade && node.unschedulable ? { unschedulable: false } : {}),
+  });
+  if (!cleanup) return { settle: { ...memory, booted: true, awaitingGrantClear: f.ok } };
+  const decision: Decision = patchDecision(
+    'Starting',
+    'agent started: clearing reboot-needed and reboot-in-progress',
+    cleanup,
+    memory,
+  );
+  if (cleanup.unschedulable === false) {
+    decision.action = {
+      kind: 'patch',
+      patch: cleanup,
+      event: {
+        type: 'Normal',
+        reason: 'Uncordoned',
+        action: 'Uncordon',
+        note: 'agent started: uncordoned the node it had cordoned',
+      },
+    };
+  }
+  return decision;
+}
+
+/** `AwaitingGrantClear`: started with a grant from an earlier boot; report, ask nothing, wait. */
+export function awaitingGrantClear({ view, memory, config, grant: f }: PhaseInput): PhaseStep {
+  if (!f.ok) return { settle: { ...memory, awaitingGrantClear: false } };
+  const report = diff(view.node, reportTarget(view, config.protocol, false));
+  if (report) return patchDecision('AwaitingGrantClear', 'reporting status', report, memory);
+  return {
+    phase: 'AwaitingGrantClear',
+    why: `agent started with ${config.protocol.annotations.rebootOk}=true from before this boot; waiting for the coordinator to withdraw it`,
+    action: { kind: 'wait' },
+    memory,
+  };
+}

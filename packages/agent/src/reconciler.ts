@@ -1,0 +1,269 @@
+/**
+ * The agent's reconciler: reads its Node (and, while draining, its pods), asks {@link decide} for
+ * the next action, carries it out (a conditional node patch, pod listing and evictions, the
+ * reboot through logind), and decides again until the answer is "wait".
+ *
+ * Every node write is a merge patch carrying the resourceVersion the decision saw: a decision
+ * made from a stale read never lands (Conflict), the node is read again and decided again. The
+ * reboot is asked only right after a fresh read of the node.
+ */
+import {
+  type BackoffCurve,
+  type Client,
+  type Clock,
+  conditionalMergePatch,
+  type EventRecorder,
+  isConflict,
+  isNotFound,
+  isTooManyRequests,
+  type Logger,
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  type Result,
+} from '@capstan/runtime';
+import { Node, Pod } from '@capstan/runtime/client';
+import {
+  type AgentAction,
+  type AgentMemory,
+  type AgentView,
+  type Decision,
+  type DecisionConfig,
+  INITIAL_MEMORY,
+  type NodeFacts,
+  type OsFacts,
+  type PodFacts,
+} from './api/types.js';
+import { RebootFailedError } from './dbus/reboot-failed-error.js';
+import { decide } from './decide.js';
+import type { AgentMetrics } from './metrics.js';
+import { afterEvictions } from './phases/eviction-backoff.js';
+import type { SourceStatus } from './sources/source.js';
+
+/** What reboots the machine; `Logind` by default. Must throw when the reboot is refused. */
+export interface Rebooter {
+  reboot(): Promise<void>;
+}
+
+/** What the reconciler needs. */
+export interface AgentReconcilerDeps {
+  nodeName: string;
+  client: Client;
+  events: EventRecorder;
+  clock: Clock;
+  log: Logger;
+  metrics: AgentMetrics;
+  rebooter: Rebooter;
+  config: DecisionConfig;
+  /** Grace period given to evicted pods, in seconds; negative or absent uses each pod's own. */
+  drainGracePeriodSeconds?: number;
+  /** Delays between eviction rounds that were refused. */
+  evictionRetry: BackoffCurve;
+  /** Called with every decision, before it is carried out. */
+  onDecision?: (decision: Decision) => void;
+}
+
+type PatchAction = Extract<AgentAction, { kind: 'patch' }>;
+
+const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
+/** Steps of one reconcile before it hands the node back to the queue (a second later). */
+const MAX_STEPS = 50;
+
+/** The facts decisions read from a Node. */
+export function nodeFacts(node: Node): NodeFacts {
+  return {
+    name: node.metadata.name ?? '',
+    annotations: node.metadata.annotations ?? {},
+    labels: node.metadata.labels ?? {},
+    unschedulable: node.spec?.unschedulable === true,
+    bootID: typeof node.status?.nodeInfo?.bootID === 'string' ? node.status.nodeInfo.bootID : '',
+  };
+}
+
+/** The update agent's reconciler, for its own Node. */
+export class AgentReconciler implements Reconciler {
+  /** What the agent remembers in this process (see {@link AgentMemory}). */
+  memory: AgentMemory = INITIAL_MEMORY;
+  /** The reboot-needed source's latest status. */
+  source: SourceStatus | undefined;
+  /** Whether the source ever reported without error. */
+  sourceKnown = false;
+  /** What os-release says, once read. */
+  os: OsFacts | undefined;
+
+  constructor(private readonly deps: AgentReconcilerDeps) {}
+
+  /** Records a status from the reboot-needed source. */
+  sourceReported(status: SourceStatus): void {
+    this.source = status;
+    if (status.error === undefined) this.sourceKnown = true;
+    else this.deps.log.warn({ error: status.error }, 'reboot-needed source cannot tell');
+    this.deps.metrics.rebootNeeded.set(status.rebootNeeded ? 1 : 0);
+  }
+
+  /** Decides and acts until the decision is to wait. */
+  async reconcile(request: Request, context: ReconcileContext): Promise<Result | undefined> {
+    const { nodeName } = this.deps;
+    if (request.name !== nodeName) return undefined;
+    let node: Node | undefined;
+    let fresh = false;
+    let pods: PodFacts[] | undefined;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      if (context.signal.aborted) return undefined;
+      if (!node) {
+        try {
+          node = await this.deps.client.get(Node, { name: nodeName }, { direct: true });
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+          this.deps.log.warn('my Node does not exist (yet)');
+          return { requeueAfter: 30_000 };
+        }
+        fresh = true;
+      }
+      const decision = decide(this.viewOf(node, pods), this.memory, this.deps.config);
+      this.deps.onDecision?.(decision);
+      const action = decision.action;
+      switch (action.kind) {
+        case 'wait':
+          this.memory = decision.memory;
+          return action.recheckAfterMs !== undefined
+            ? { requeueAfter: Math.ceil(action.recheckAfterMs) }
+            : undefined;
+        case 'patch': {
+          node = await this.patch(node, decision, action);
+          fresh = node !== undefined;
+          pods = undefined;
+          continue;
+        }
+        case 'listPods':
+          pods = await this.listPods();
+          this.memory = decision.memory;
+          fresh = false;
+          continue;
+        case 'evict':
+          await this.evict(action.pods, node);
+          pods = undefined;
+          node = undefined;
+          continue;
+        case 'reboot':
+          // Reboot only on what the API says right now: read the node once more if needed.
+          if (fresh) {
+            await this.reboot(decision, node, action.forced);
+            pods = undefined;
+          }
+          node = undefined;
+          continue;
+      }
+    }
+    return { requeueAfter: 1_000 };
+  }
+
+  private viewOf(node: Node, pods: PodFacts[] | undefined): AgentView {
+    return {
+      now: this.deps.clock.now(),
+      node: nodeFacts(node),
+      source: this.source,
+      sourceKnown: this.sourceKnown,
+      os: this.os,
+      ...(pods ? { pods } : {}),
+    };
+  }
+
+  /** Writes a decision's patch; the patched node, or undefined when someone else wrote first. */
+  private async patch(node: Node, decision: Decision, action: PatchAction): Promise<Node | undefined> {
+    const { patch, failure, event } = action;
+    // Uncordoning removes the field, as `kubectl uncordon` leaves it.
+    const spec =
+      patch.unschedulable === undefined ? {} : { spec: { unschedulable: patch.unschedulable ? true : null } };
+    let patched: Node;
+    try {
+      const body = conditionalMergePatch(node.metadata.resourceVersion, patch, spec);
+      patched = await this.deps.client.patch(Node, { name: this.deps.nodeName }, 'merge', body);
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      return undefined; // someone else wrote: read again and decide again
+    }
+    this.memory = decision.memory;
+    if (failure === 'DrainFailed') this.deps.metrics.drainFailures.inc();
+    if (event) this.deps.events.record(Node, patched, event);
+    if (failure || event?.type === 'Warning') this.deps.log.warn({ why: decision.why }, decision.phase);
+    return patched;
+  }
+
+  private async listPods(): Promise<PodFacts[]> {
+    const { items } = await this.deps.client.list(Pod, {
+      fieldSelector: `spec.nodeName=${this.deps.nodeName}`,
+    });
+    return items.map((pod) => ({
+      namespace: pod.metadata.namespace ?? '',
+      name: pod.metadata.name ?? '',
+      uid: pod.metadata.uid ?? '',
+      daemonSet: (pod.metadata.ownerReferences ?? []).some(
+        (r) => r.controller === true && r.kind === 'DaemonSet',
+      ),
+      mirror: pod.metadata.annotations?.[MIRROR_ANNOTATION] !== undefined,
+      terminating: pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
+    }));
+  }
+
+  /** Evicts each pod once; a refusal (429) or error backs the next round off. */
+  private async evict(pods: readonly PodFacts[], node: Node): Promise<void> {
+    const grace = this.deps.drainGracePeriodSeconds;
+    const { metrics } = this.deps;
+    const refused: string[] = [];
+    for (const pod of pods) {
+      const name = `${pod.namespace}/${pod.name}`;
+      try {
+        await this.deps.client.evict(
+          { namespace: pod.namespace, name: pod.name },
+          {
+            preconditions: { uid: pod.uid },
+            ...(grace !== undefined && grace >= 0 ? { gracePeriodSeconds: grace } : {}),
+          },
+        );
+        metrics.evictions.inc({ result: 'evicted' });
+      } catch (err) {
+        if (isNotFound(err) || isConflict(err)) {
+          // Gone already, or replaced by a pod of the same name (the uid precondition failed).
+          metrics.evictions.inc({ result: 'gone' });
+        } else if (isTooManyRequests(err)) {
+          metrics.evictions.inc({ result: 'blocked' });
+          refused.push(name);
+        } else {
+          metrics.evictions.inc({ result: 'error' });
+          this.deps.log.warn({ err, pod: name }, 'eviction failed; retrying');
+          refused.push(name);
+        }
+      }
+    }
+    const after = afterEvictions(this.memory, refused, this.deps.clock.now(), this.deps.evictionRetry);
+    this.memory = after.memory;
+    if (after.event) this.deps.events.record(Node, node, after.event);
+  }
+
+  /** Asks logind to reboot; a failure becomes a failure to report (event, annotation, metric). */
+  private async reboot(decision: Decision, node: Node, forced: boolean): Promise<void> {
+    this.deps.events.record(Node, node, {
+      type: forced ? 'Warning' : 'Normal',
+      reason: 'Rebooting',
+      action: 'Reboot',
+      note: decision.why,
+    });
+    try {
+      await this.deps.rebooter.reboot();
+    } catch (err) {
+      const reason = err instanceof RebootFailedError ? err.reason : 'error';
+      const message = err instanceof Error ? err.message : String(err);
+      this.deps.metrics.rebootFailures.inc({ reason });
+      this.deps.log.error({ err }, 'reboot failed');
+      this.memory = {
+        ...this.memory,
+        failure: { reason: 'RebootFailed', message: `reboot failed: ${message}` },
+      };
+      return;
+    }
+    this.deps.metrics.reboots.inc();
+    this.memory = decision.memory;
+    this.deps.log.info('logind accepted the reboot');
+  }
+}

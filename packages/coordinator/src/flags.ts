@@ -1,0 +1,109 @@
+/** The coordinator's command-line flags (besides the standard ones) and the options they make. */
+import { formatDuration, type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+import { maxUnavailableProblem } from './api/budget.js';
+import type { RebootGroupSpec } from './api/reboot-group.js';
+import type { CoordinatorOptions } from './options.js';
+import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, DEFAULT_GROUP_SPEC } from './planner/plan.js';
+
+type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
+
+/** The coordinator's own flags, as commander names them. */
+export interface CoordinatorFlags {
+  protocol: string;
+  defaultGroupName: string;
+  defaultMaxUnavailable: string;
+  defaultOrder: string;
+  defaultGrantTimeout: string;
+  defaultBeforeRebootAnnotation: string[];
+  defaultAfterRebootAnnotation: string[];
+  nodeSelector?: string;
+  fenceLeaseName: string;
+  resyncPeriod: string;
+  fleetlockBindAddress: string;
+  fleetlockWait: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Adds the coordinator's flags to a command (use as `parseStandardOptions`' `extend`). */
+export function addCoordinatorFlags(command: Command): void {
+  command
+    .option('--protocol <name>', 'annotation protocol: capstan or fluo (FLUO-compatible keys)', 'capstan')
+    .option('--default-group-name <name>', 'reboot group of nodes no RebootGroup selects', DEFAULT_GROUP_NAME)
+    .option(
+      '--default-max-unavailable <n|pct>',
+      'budget of the default group: a count or a percentage like 25%',
+      String(DEFAULT_GROUP_SPEC.maxUnavailable),
+    )
+    .option(
+      '--default-order <n>',
+      'order of the default group (lower goes first)',
+      String(DEFAULT_GROUP_SPEC.order),
+    )
+    .option(
+      '--default-grant-timeout <duration>',
+      'grant timeout of groups that set none',
+      formatDuration(DEFAULT_GRANT_TIMEOUT_MS),
+    )
+    .option(
+      '--default-before-reboot-annotation <key>',
+      'before-reboot check of the default group (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--default-after-reboot-annotation <key>',
+      'after-reboot check of the default group (repeatable)',
+      collect,
+      [],
+    )
+    .option('--node-selector <selector>', 'coordinate only nodes matching this label selector')
+    .option(
+      '--fence-lease-name <name>',
+      'name of the grant fence Lease in the coordinator namespace',
+      'capstan-coordinator-fence',
+    )
+    .option('--resync-period <duration>', 'longest time between two planning rounds', '30s')
+    .option('--fleetlock-bind-address <address>', 'serve FleetLock here, e.g. :9090 ("0": off)', '0')
+    .option(
+      '--fleetlock-wait <duration>',
+      'how long a pre-reboot waits for its grant before answering',
+      '5s',
+    );
+}
+
+/**
+ * Turns the flags into {@link CoordinatorOptions}.
+ * @param namespace the coordinator's namespace (the fence Lease lives there).
+ * @throws Error naming the flag when a value is unusable.
+ */
+export function coordinatorOptionsFromFlags(flags: CoordinatorFlags, namespace: string): CoordinatorOptions {
+  if (flags.protocol !== 'capstan' && flags.protocol !== 'fluo') {
+    throw new Error(`--protocol must be capstan or fluo, got "${flags.protocol}"`);
+  }
+  const raw = flags.defaultMaxUnavailable.trim();
+  const maxUnavailable: number | string = /^\d+$/.test(raw) ? Number(raw) : raw;
+  const problem = maxUnavailableProblem(maxUnavailable);
+  if (problem) throw new Error(`--default-max-unavailable ${problem}`);
+  const order = Number(flags.defaultOrder);
+  if (!Number.isSafeInteger(order))
+    throw new Error(`--default-order must be an integer, got "${flags.defaultOrder}"`);
+  const grantTimeoutMs = parseDuration(flags.defaultGrantTimeout);
+  if (!(grantTimeoutMs > 0)) throw new Error('--default-grant-timeout must be positive');
+  const defaultGroup: RebootGroupSpec = { maxUnavailable, order };
+  if (flags.defaultBeforeRebootAnnotation.length > 0)
+    defaultGroup.beforeRebootAnnotations = flags.defaultBeforeRebootAnnotation;
+  if (flags.defaultAfterRebootAnnotation.length > 0)
+    defaultGroup.afterRebootAnnotations = flags.defaultAfterRebootAnnotation;
+  return {
+    protocol: flags.protocol,
+    defaultGroupName: flags.defaultGroupName,
+    defaultGroup,
+    defaultGrantTimeoutMs: grantTimeoutMs,
+    ...(flags.nodeSelector ? { nodeSelector: flags.nodeSelector } : {}),
+    namespace,
+    fenceName: flags.fenceLeaseName,
+    resyncPeriodMs: parseDuration(flags.resyncPeriod),
+    fleetlock: { bindAddress: flags.fleetlockBindAddress, waitMs: parseDuration(flags.fleetlockWait) },
+  };
+}

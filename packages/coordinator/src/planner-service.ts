@@ -1,0 +1,74 @@
+/**
+ * The planner as a service to the parts of the coordinator that need its answers: the reconciler
+ * (which applies plans) and the FleetLock server (which asks which group a node is in and why it
+ * waits). It reads the world through the client and plans with the coordinator's options; it
+ * writes nothing.
+ */
+import type { Protocol } from '@capstan/reboot-protocol';
+import type { Client } from '@capstan/runtime';
+import { Node } from '@capstan/runtime/client';
+import type { QueueEntry, RebootGroup } from './api/reboot-group.js';
+import { type CoordinatorOptions, plannerOptionsOf } from './options.js';
+import { type NodeSnapshot, snapshotNode } from './planner/node-snapshot.js';
+import { type Plan, type PlannerOptions, plan } from './planner/plan.js';
+import { RebootGroupType } from './resources.js';
+
+/** What the coordinator plans from. */
+export interface World {
+  nodes: readonly Node[];
+  groups: readonly RebootGroup[];
+}
+
+/** Reads the world; by default from the manager's cache. Tests pass stale snapshots. */
+export type WorldReader = () => Promise<World> | World;
+
+/** Reads the world and plans it with the coordinator's options. */
+export class PlannerService {
+  /** The keys the coordinator speaks. */
+  readonly protocol: Protocol;
+  /** The group of nodes no RebootGroup selects. */
+  readonly defaultGroupName: string;
+  private readonly options: PlannerOptions;
+  private readonly nodeSelector: string | undefined;
+
+  constructor(
+    coordinator: CoordinatorOptions,
+    private readonly client: Client,
+  ) {
+    this.options = plannerOptionsOf(coordinator);
+    this.protocol = this.options.protocol as Protocol;
+    this.defaultGroupName = this.options.defaultGroupName as string;
+    this.nodeSelector = coordinator.nodeSelector?.trim() || undefined;
+  }
+
+  /** Lists the world through the client: from the cache, or from the API server (`direct`). */
+  async readWorld(direct: boolean): Promise<World> {
+    const selector = this.nodeSelector;
+    const [nodes, groups] = await Promise.all([
+      this.client.list(Node, { ...(selector ? { labelSelector: selector } : {}), direct }),
+      this.client.list(RebootGroupType, { direct }),
+    ]);
+    return { nodes: nodes.items, groups: groups.items };
+  }
+
+  /** Plans from a world at `now` (pure), with the snapshots planned from. */
+  planFor(world: World, now: number): { plan: Plan; nodes: NodeSnapshot[] } {
+    const nodes = world.nodes.map(snapshotNode);
+    const groups = world.groups
+      .filter((g) => typeof g.metadata?.name === 'string' && g.metadata.name !== '')
+      .map((g) => ({ name: g.metadata.name as string, spec: g.spec }));
+    return { plan: plan({ nodes, groups, now, options: this.options }), nodes };
+  }
+
+  /** The group `node` belongs to in `world` at `now`, if the node is in it. */
+  groupOf(world: World, node: string, now: number): string | undefined {
+    return this.planFor(world, now).plan.membership[node];
+  }
+
+  /** Why `node` waits in its group's queue at `now`, if it does. */
+  waitingEntry(world: World, node: string, now: number): QueueEntry | undefined {
+    const { plan: p } = this.planFor(world, now);
+    const group = p.membership[node];
+    return group === undefined ? undefined : p.groupStatus[group]?.queue.find((q) => q.node === node);
+  }
+}

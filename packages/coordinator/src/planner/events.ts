@@ -1,0 +1,64 @@
+/**
+ * The events a plan's writes announce on their nodes, once the writes are applied: what was done
+ * (scheduled, granted, verified, released, ...) and, for a failure marker, why.
+ */
+import { coordinatorKeys } from '@capstan/reboot-protocol';
+import type { NodeWrite, PlannedAction } from './node-write.js';
+
+/** An event to record on a node when its write was applied. */
+export interface PlannedEvent {
+  node: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  note: string;
+}
+
+const EVENT_OF: Partial<Record<PlannedAction, Omit<PlannedEvent, 'node'>>> = {
+  Scheduled: {
+    type: 'Normal',
+    reason: 'RebootScheduled',
+    note: 'scheduled for a reboot; waiting for before-reboot checks',
+  },
+  Revoked: {
+    type: 'Normal',
+    reason: 'RebootRevoked',
+    note: 'stopped asking before its grant; schedule revoked',
+  },
+  Granted: { type: 'Normal', reason: 'RebootGranted', note: 'reboot granted' },
+  GrantAdopted: {
+    type: 'Warning',
+    reason: 'GrantAdopted',
+    note: 'reboot-ok found without our grant records; adopted',
+  },
+  RebootVerified: { type: 'Normal', reason: 'RebootVerified', note: 'rebooted into a new boot ID and Ready' },
+  Released: { type: 'Normal', reason: 'RebootReleased', note: 'grant released' },
+  Completed: {
+    type: 'Normal',
+    reason: 'RebootCompleted',
+    note: 'back Ready and schedulable; reboot cycle complete',
+  },
+  MarkedFailed: {
+    type: 'Warning',
+    reason: 'RebootFailed',
+    note: 'grant timed out; the node is marked failed',
+  },
+};
+
+/** The events of `writes`, in order, naming each node's group. */
+export function eventsOf(
+  writes: readonly NodeWrite[],
+  membership: Readonly<Record<string, string>>,
+): PlannedEvent[] {
+  const events: PlannedEvent[] = [];
+  for (const write of writes) {
+    const group = membership[write.node] ?? '';
+    for (const action of write.actions) {
+      const e = EVENT_OF[action];
+      if (!e) continue;
+      let note = `${e.note} (group ${group})`;
+      if (action === 'MarkedFailed') note = `${note}: ${write.setAnnotations[coordinatorKeys.failed] ?? ''}`;
+      events.push({ node: write.node, ...e, note });
+    }
+  }
+  return events;
+}

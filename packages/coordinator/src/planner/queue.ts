@@ -1,0 +1,114 @@
+/**
+ * The queue of a group: its asking and scheduled nodes, first come first served by request time
+ * (ties by name). Behind a closed gate every one waits. Otherwise, in order: an asking node is
+ * scheduled while |D| < budget (the only step that takes a slot), and a scheduled node whose
+ * before-reboot annotations are all `"true"` is granted. Whoever is not granted is told why.
+ */
+import { coordinatorKeys, formatTimestamp, TRUE } from '@capstan/reboot-protocol';
+import type { QueueEntry, WaitReason } from '../api/reboot-group.js';
+import type { Finding } from './finding.js';
+import type { Gate } from './gate.js';
+import type { GroupPolicy } from './group-policy.js';
+import { isUsableBootId, type NodeDraft, type NodeFacts } from './node-state.js';
+import { hooksPassed } from './reboot-cycle.js';
+
+/** What one group's queue is served from. */
+export interface QueueInput {
+  group: GroupPolicy;
+  drafts: readonly NodeDraft[];
+  gate: Gate | undefined;
+  budget: number;
+  now: number;
+}
+
+/** The queue served: who waits and why, and the drafts that took a slot this round (in order). */
+export interface ServedQueue {
+  queue: QueueEntry[];
+  consuming: NodeDraft[];
+  findings: Finding[];
+}
+
+type Candidate = { draft: NodeDraft; facts: NodeFacts };
+
+function byRequest(a: Candidate, b: Candidate): number {
+  const ta = a.facts.requestedAt ?? Number.POSITIVE_INFINITY;
+  const tb = b.facts.requestedAt ?? Number.POSITIVE_INFINITY;
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return a.draft.name < b.draft.name ? -1 : a.draft.name > b.draft.name ? 1 : 0;
+}
+
+function schedule(draft: NodeDraft, group: GroupPolicy): void {
+  draft.setLabel(draft.protocol.labels.beforeReboot, TRUE);
+  // Fresh hook answers for this cycle: a stale "true" from an earlier one must not count.
+  draft.removeAnnotations(group.beforeHooks);
+  draft.record('Scheduled');
+}
+
+function grant(draft: NodeDraft, group: GroupPolicy, now: number): void {
+  draft.setAnnotation(draft.protocol.annotations.rebootOk, TRUE);
+  draft.setAnnotation(coordinatorKeys.grantedBootId, draft.node.bootID);
+  draft.setAnnotation(coordinatorKeys.grantedAt, formatTimestamp(now));
+  draft.removeLabel(draft.protocol.labels.beforeReboot);
+  draft.removeAnnotations(group.beforeHooks);
+  draft.removeAnnotation(coordinatorKeys.requestedAt);
+  draft.record('Granted');
+}
+
+/** Serves one group's queue, editing the drafts it schedules and grants. */
+export function serveQueue({ group: g, drafts, gate, budget, now }: QueueInput): ServedQueue {
+  const counted = new Set(drafts.filter((d) => d.facts().counts).map((d) => d.name));
+  const queue: QueueEntry[] = [];
+  const consuming: NodeDraft[] = [];
+  const findings: Finding[] = [];
+  const wait = ({ draft, facts }: Candidate, reason: WaitReason, message: string): void => {
+    queue.push({ node: draft.name, requestedAt: formatTimestamp(facts.requestedAt ?? now), reason, message });
+  };
+  const warn = (draft: NodeDraft, kind: Finding['kind'], message: string): void => {
+    findings.push({ kind, severity: 'Warning', node: draft.name, group: g.name, message });
+  };
+  const candidates = drafts
+    .map((draft) => ({ draft, facts: draft.facts() }))
+    .filter(({ facts }) => facts.phase === 'Asking' || facts.phase === 'Scheduled')
+    .sort(byRequest);
+  for (const c of candidates) {
+    const { draft, facts } = c;
+    if (gate) {
+      wait(c, gate.reason, gate.message);
+      continue;
+    }
+    if (!isUsableBootId(draft.node.bootID)) {
+      warn(
+        draft,
+        'MissingBootID',
+        `node ${draft.name} asks for a reboot but reports no boot ID; a grant could not be fenced`,
+      );
+      wait(c, 'NoBootID', 'the node reports no status.nodeInfo.bootID');
+      continue;
+    }
+    if (facts.inProgress) {
+      warn(
+        draft,
+        'RebootInProgressWithoutGrant',
+        `node ${draft.name} says a reboot is in progress but holds no grant`,
+      );
+      wait(c, 'RebootInProgressWithoutGrant', 'the agent says a reboot is in progress without a grant');
+      continue;
+    }
+    if (facts.phase === 'Asking') {
+      if (counted.size >= budget) {
+        wait(c, 'BudgetExhausted', `${counted.size} of ${budget} nodes unavailable or in flight`);
+        continue;
+      }
+      schedule(draft, g);
+      counted.add(draft.name);
+      if (!draft.countedBefore) consuming.push(draft);
+    }
+    if (hooksPassed(draft, g.beforeHooks)) {
+      grant(draft, g, now);
+    } else {
+      const missing = g.beforeHooks.filter((k) => draft.annotations[k] !== TRUE);
+      wait(c, 'WaitingForBeforeRebootAnnotations', `waiting for ${missing.join(', ')}`);
+    }
+  }
+  return { queue, consuming, findings };
+}

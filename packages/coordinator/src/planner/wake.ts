@@ -1,0 +1,43 @@
+/**
+ * When the next round is due without any event: a grant reaching its timeout, a window opening
+ * for a group whose nodes wait outside it, or at the latest the horizon (the resync period).
+ * The rules are the group policy's (its grant timeout, its windows), not re-derived here.
+ */
+import { isWithinWindows } from '../api/reboot-window.js';
+import type { GroupPolicy } from './group-policy.js';
+import type { NodeFacts } from './node-state.js';
+
+const MINUTE = 60_000;
+
+/** What the wake-up is computed from. */
+export interface WakeInput {
+  now: number;
+  /** The longest wait: the resync period. */
+  horizonMs: number;
+  /** Every group and the facts of its nodes as the round found them (before its writes). */
+  groups: ReadonlyArray<{ policy: GroupPolicy; nodes: readonly NodeFacts[]; outsideWindowWaiting: boolean }>;
+}
+
+/** Milliseconds until the next time-based event (at least 1, at most the horizon). */
+export function wakeAfter({ now, horizonMs, groups }: WakeInput): number {
+  let wake = horizonMs;
+  for (const { policy, nodes } of groups) {
+    for (const f of nodes) {
+      if (f.grantedAt === undefined || f.failed) continue;
+      const due = f.grantedAt + policy.grantTimeoutMs - now;
+      if (due > 0) wake = Math.min(wake, due + 1);
+    }
+  }
+  for (const { policy, outsideWindowWaiting } of groups) {
+    if (!outsideWindowWaiting) continue;
+    const windows = Array.isArray(policy.spec.windows) ? policy.spec.windows : undefined;
+    // Windows are minute-grained: look at each minute boundary until one is open.
+    for (let t = MINUTE - (now % MINUTE); t < wake; t += MINUTE) {
+      if (isWithinWindows(windows, now + t)) {
+        wake = Math.min(wake, t);
+        break;
+      }
+    }
+  }
+  return Math.max(1, wake);
+}

@@ -1,0 +1,56 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { MetricsFactory } from '../../src/helpers/index.js';
+
+describe('MetricsFactory', () => {
+  it('makes counters and gauges that read back and scrape as Prometheus text', async () => {
+    const registry = new Registry();
+    const metrics = new MetricsFactory(registry);
+    const evictions = metrics.counter({
+      name: 't_evictions_total',
+      help: 'Evictions.',
+      labelNames: ['result'],
+    });
+    const needed = metrics.gauge({ name: 't_needed', help: 'Needed.' });
+    evictions.inc({ result: 'evicted' });
+    evictions.inc({ result: 'evicted' }, 2);
+    evictions.inc({ result: 'blocked' });
+    needed.set(1);
+    expect(evictions.value({ result: 'evicted' })).toBe(3);
+    expect(evictions.value({ result: 'error' })).toBe(0);
+    expect(evictions.total()).toBe(4);
+    expect(needed.value()).toBe(1);
+    const text = await registry.metrics();
+    expect(text).toContain('# TYPE t_evictions_total counter');
+    expect(text).toContain('t_evictions_total{result="evicted"} 3');
+    expect(text).toContain('t_needed 1');
+  });
+
+  it('keys a series by its labels whatever their order, and reset drops every series', () => {
+    const gauge = new MetricsFactory(new Registry()).gauge({
+      name: 't_nodes',
+      help: 'Nodes.',
+      labelNames: ['group', 'state'],
+    });
+    gauge.set(2, { group: 'a', state: 'idle' });
+    gauge.set(5, { state: 'idle', group: 'a' });
+    expect(gauge.total()).toBe(5);
+    gauge.reset();
+    expect(gauge.total()).toBe(0);
+  });
+
+  it('hands out the same series on a registry twice instead of failing on the name', async () => {
+    const registry = new Registry();
+    const first = new MetricsFactory(registry).counter({ name: 't_grants_total', help: 'Grants.' });
+    const second = new MetricsFactory(registry).counter({ name: 't_grants_total', help: 'Grants.' });
+    expect(second).toBe(first);
+    const h1 = new MetricsFactory(registry).histogram({ name: 't_seconds', help: 'S.', buckets: [1, 10] });
+    const h2 = new MetricsFactory(registry).histogram({ name: 't_seconds', help: 'S.', buckets: [1, 10] });
+    h1.observe({}, 5);
+    h2.observe({}, 50);
+    expect(await registry.metrics()).toContain('t_seconds_count 2');
+    expect(() => new MetricsFactory(registry).gauge({ name: 't_seconds', help: 'S.' })).toThrow(
+      'metric t_seconds is already registered as another kind',
+    );
+  });
+});
