@@ -7,28 +7,61 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import type { SharedControlPlane } from '@capstan/envtest/vitest';
-import { Client, Event, HttpTransport, type KubeObject, Node, Pod } from '@capstan/runtime';
+import { Client, defineResource, Event, HttpTransport, type KubeObject, Node, Pod } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
 import type { RebootNeededSource, SourceStatus } from '../src/sources/source.js';
 
 export const DEPLOY_NAMESPACE = 'capstan-system';
 
-/** Reads a deploy/ manifest, moved into `namespace`; cluster-scoped and `default` names get a suffix. */
+const CLUSTER_SCOPED = [
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+];
+
+/**
+ * Reads a deploy/ manifest, moved into `namespace` (also the service account in policies' user
+ * names); cluster-scoped and `default` names get a suffix, and so do the names that refer to them.
+ */
 export function loadManifest(file: string, namespace: string): KubeObject[] {
   const path = fileURLToPath(new URL(`../deploy/${file}`, import.meta.url));
   const rename = (name: string) => `${name}-${namespace}`;
   return readManifests(path).map((o) => {
-    const text = JSON.stringify(o).replaceAll(
-      `"namespace":"${DEPLOY_NAMESPACE}"`,
-      `"namespace":"${namespace}"`,
-    );
-    const obj = JSON.parse(text) as KubeObject & { roleRef?: { kind: string; name: string } };
-    const clusterScoped = obj.kind === 'ClusterRole' || obj.kind === 'ClusterRoleBinding';
-    if (clusterScoped || obj.metadata.namespace === 'default')
+    const text = JSON.stringify(o)
+      .replaceAll(`"namespace":"${DEPLOY_NAMESPACE}"`, `"namespace":"${namespace}"`)
+      .replaceAll(`system:serviceaccount:${DEPLOY_NAMESPACE}:`, `system:serviceaccount:${namespace}:`);
+    const obj = JSON.parse(text) as KubeObject & {
+      roleRef?: { kind: string; name: string };
+      spec?: { policyName?: string };
+    };
+    if (CLUSTER_SCOPED.includes(obj.kind ?? '') || obj.metadata.namespace === 'default')
       obj.metadata.name = rename(obj.metadata.name ?? '');
     if (obj.roleRef) obj.roleRef.name = rename(obj.roleRef.name);
+    if (obj.spec?.policyName) obj.spec.policyName = rename(obj.spec.policyName);
     return obj;
   });
+}
+
+const policyTypes = {
+  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
+} as const;
+
+/** Deletes the admission policies and bindings among `objects` (read with {@link loadManifest}). */
+export async function removePolicies(client: Client, objects: KubeObject[]): Promise<void> {
+  for (const o of objects) {
+    const plural = policyTypes[o.kind as keyof typeof policyTypes];
+    if (!plural) continue;
+    const type = defineResource({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      kind: o.kind as string,
+      plural,
+      namespaced: false,
+    });
+    await client.deleteIfExists(type, { name: o.metadata.name ?? '' });
+  }
 }
 
 /**
