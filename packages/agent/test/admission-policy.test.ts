@@ -16,7 +16,6 @@ import {
   createLogger,
   DaemonSet,
   HttpTransport,
-  isForbidden,
   isNotFound,
   type KubeObject,
   Node,
@@ -68,16 +67,15 @@ async function createPod(name: string, node: string, owner?: DaemonSet): Promise
   } as Pod);
 }
 
-/** The message of the 403 `write` was denied with; fails when it was not denied. */
-async function denial(write: () => Promise<unknown>): Promise<string> {
-  try {
-    await write();
-  } catch (err) {
-    if (isForbidden(err)) return (err as ApiError).message;
-    throw err;
-  }
-  throw new Error('the write was admitted');
-}
+/** What a write the policy denies rejects with. */
+const forbidden = (text: string) => ({ code: 403, message: expect.stringContaining(text) });
+
+/** The message `write` was refused with ('' when it was admitted). */
+const refusal = (write: Promise<unknown>) =>
+  write.then(
+    () => '',
+    (err: ApiError) => err.message,
+  );
 
 /** Whether the pod is there, being deleted, or gone. */
 async function podState(key: {
@@ -119,15 +117,15 @@ beforeAll(async () => {
   // RBAC and the policies reach the API server through informers: wait until both deny (dry runs).
   await eventually(
     async () => {
-      const message = await denial(() =>
+      const message = await refusal(
         patchNode(agent, nodeB, { metadata: { annotations: { probe: 'x' } } }, true),
-      ).catch(() => '');
-      const evict = await denial(() =>
+      );
+      const evict = await refusal(
         agent.evict(
           { namespace: env.namespace, name: 'web-b' },
           { preconditions: { uid: pods.webB?.metadata.uid ?? '' }, dryRun: true },
         ),
-      ).catch(() => '');
+      );
       return message.includes('capstan-agent-nodes') && evict.includes('capstan-agent-evictions');
     },
     { what: 'the agent policies to take effect', timeoutMs: 20_000 },
@@ -166,14 +164,13 @@ describe('the agent with a token bound to its pod on node A', () => {
   });
 
   it('may not patch node B, not even its own keys there', async () => {
-    const message = await denial(() =>
+    await expect(
       patchNode(agent, nodeB, {
         metadata: { annotations: { [capstanProtocol.annotations.rebootNeeded]: 'true' } },
       }),
-    );
-    expect(message).toContain(`the update agent on node ${nodeA} may not write node ${nodeB}`);
-    expect(await denial(() => patchNode(agent, nodeB, { spec: { unschedulable: true } }))).toContain(
-      'may not write node',
+    ).rejects.toMatchObject(forbidden(`the update agent on node ${nodeA} may not write node ${nodeB}`));
+    await expect(patchNode(agent, nodeB, { spec: { unschedulable: true } })).rejects.toMatchObject(
+      forbidden('may not write node'),
     );
   });
 
@@ -183,28 +180,23 @@ describe('the agent with a token bound to its pod on node A', () => {
     ['the grant fence', coordinatorKeys.grantedBootId],
     ['the pause', capstanProtocol.annotations.rebootPaused],
   ])('may not set %s on its own node', async (_, key) => {
-    const message = await denial(() =>
+    await expect(
       patchNode(agent, nodeA, { metadata: { annotations: { [key]: 'true' } } }),
-    );
-    expect(message).toContain(`may not change annotations ${key}`);
+    ).rejects.toMatchObject(forbidden(`may not change annotations ${key}`));
   });
 
   it('may not change other labels (the coordinator’s hook labels included), taints or other spec fields', async () => {
-    expect(
-      await denial(() => patchNode(agent, nodeA, { metadata: { labels: { 'example.com/pool': 'green' } } })),
-    ).toContain('may not change labels example.com/pool');
-    expect(
-      await denial(() =>
-        patchNode(agent, nodeA, { metadata: { labels: { [capstanProtocol.labels.beforeReboot]: 'true' } } }),
-      ),
-    ).toContain(`may not change labels ${capstanProtocol.labels.beforeReboot}`);
-    expect(
-      await denial(() =>
-        patchNode(agent, nodeA, { spec: { taints: [{ key: 'example.com/x', effect: 'NoSchedule' }] } }),
-      ),
-    ).toContain('may change only spec.unschedulable');
-    expect(await denial(() => patchNode(agent, nodeA, { spec: { providerID: 'fake://a' } }))).toContain(
-      'may change only spec.unschedulable',
+    await expect(
+      patchNode(agent, nodeA, { metadata: { labels: { 'example.com/pool': 'green' } } }),
+    ).rejects.toMatchObject(forbidden('may not change labels example.com/pool'));
+    await expect(
+      patchNode(agent, nodeA, { metadata: { labels: { [capstanProtocol.labels.beforeReboot]: 'true' } } }),
+    ).rejects.toMatchObject(forbidden(`may not change labels ${capstanProtocol.labels.beforeReboot}`));
+    await expect(
+      patchNode(agent, nodeA, { spec: { taints: [{ key: 'example.com/x', effect: 'NoSchedule' }] } }),
+    ).rejects.toMatchObject(forbidden('may change only spec.unschedulable'));
+    await expect(patchNode(agent, nodeA, { spec: { providerID: 'fake://a' } })).rejects.toMatchObject(
+      forbidden('may change only spec.unschedulable'),
     );
     const node = await admin.get(Node, { name: nodeA });
     expect(node.metadata.labels?.['example.com/pool']).toBe('blue');
@@ -215,12 +207,14 @@ describe('the agent with a token bound to its pod on node A', () => {
     const key = (p: Pod) => ({ namespace: env.namespace, name: p.metadata.name ?? '' });
     const webA = pods.webA as Pod;
     const webB = pods.webB as Pod;
-    expect(
-      await denial(() => agent.evict(key(webB), { preconditions: { uid: webB.metadata.uid ?? '' } })),
-    ).toContain(
-      `the update agent on node ${nodeA} may not evict pod ${env.namespace}/web-b on node ${nodeB}`,
+    await expect(
+      agent.evict(key(webB), { preconditions: { uid: webB.metadata.uid ?? '' } }),
+    ).rejects.toMatchObject(
+      forbidden(
+        `the update agent on node ${nodeA} may not evict pod ${env.namespace}/web-b on node ${nodeB}`,
+      ),
     );
-    expect(await denial(() => agent.evict(key(webA)))).toContain('must name the uid');
+    await expect(agent.evict(key(webA))).rejects.toMatchObject(forbidden('must name the uid'));
     await agent.evict(key(webA), { preconditions: { uid: webA.metadata.uid ?? '' }, gracePeriodSeconds: 0 });
     expect(await podState(key(webA))).toBe('gone');
     expect(await podState(key(webB))).toBe('running');
@@ -230,10 +224,9 @@ describe('the agent with a token bound to its pod on node A', () => {
     const unbound = new Client(
       new HttpTransport(await env.plane.serviceAccountKubeConfig(env.namespace, SA)),
     );
-    const message = await denial(() =>
+    await expect(
       patchNode(unbound, nodeA, { metadata: { annotations: { [capstanProtocol.annotations.status]: 'x' } } }),
-    );
-    expect(message).toContain("the update agent's token names no node");
+    ).rejects.toMatchObject(forbidden("the update agent's token names no node"));
   });
 
   it('passes the start-up check for node A only; an unbound identity fails it unless allowed', async () => {
