@@ -28,6 +28,7 @@ import { AGENT_FAILURE_ANNOTATION } from '../src/keys.js';
 import { NodeIdentityError, verifyNodeIdentity } from '../src/node-identity.js';
 import {
   createNode,
+  createPodOn,
   forbiddenCount,
   loadManifest,
   ManualSource,
@@ -43,29 +44,8 @@ let nodeA: string;
 let nodeB: string;
 const pods: Record<string, Pod> = {};
 
-/** A pod bound to `node` (as the scheduler leaves it); `owner` makes it the DaemonSet's. */
-async function createPod(name: string, node: string, owner?: DaemonSet): Promise<Pod> {
-  return admin.create(Pod, {
-    metadata: {
-      name,
-      namespace: env.namespace,
-      ...(owner
-        ? {
-            ownerReferences: [
-              {
-                apiVersion: 'apps/v1',
-                kind: 'DaemonSet',
-                name: owner.metadata.name ?? '',
-                uid: owner.metadata.uid ?? '',
-                controller: true,
-              },
-            ],
-          }
-        : {}),
-    },
-    spec: { nodeName: node, serviceAccountName: SA, containers: [{ name: 'main', image: 'example/app' }] },
-  } as Pod);
-}
+const createPod = (name: string, node: string, owner?: DaemonSet) =>
+  createPodOn(admin, env.namespace, name, node, owner);
 
 /** What a write the policy denies rejects with. */
 const forbidden = (text: string) => ({ code: 403, message: expect.stringContaining(text) });

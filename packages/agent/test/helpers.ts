@@ -7,7 +7,16 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import type { SharedControlPlane } from '@capstan/envtest/vitest';
-import { Client, defineResource, Event, HttpTransport, type KubeObject, Node, Pod } from '@capstan/runtime';
+import {
+  Client,
+  type DaemonSet,
+  defineResource,
+  Event,
+  HttpTransport,
+  type KubeObject,
+  Node,
+  Pod,
+} from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
 import type { RebootNeededSource, SourceStatus } from '../src/sources/source.js';
 
@@ -100,6 +109,34 @@ export async function agentIdentity(env: SharedControlPlane) {
 /** A name unique on the shared cluster (nodes are cluster-scoped). */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Creates a pod of the agent's service account bound to `node` (as the scheduler leaves it), e.g.
+ * to mint a token bound to it; `owner` makes it that DaemonSet's pod, which the drain leaves alone.
+ */
+export function createPodOn(
+  client: Client,
+  namespace: string,
+  name: string,
+  node: string,
+  owner?: DaemonSet,
+): Promise<Pod> {
+  const controller = owner && {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+  };
+  return client.create(Pod, {
+    metadata: { name, namespace, ...(controller ? { ownerReferences: [controller] } : {}) },
+    spec: {
+      nodeName: node,
+      serviceAccountName: 'capstan-agent',
+      containers: [{ name: 'main', image: 'example/app' }],
+    },
+  } as Pod);
 }
 
 /** Creates a Node and sets its boot ID through the status subresource. */
