@@ -60,7 +60,12 @@ beforeAll(async () => {
     metadata: {
       name: node,
       labels: { 'example.com/pool': 'blue' },
-      annotations: { 'example.com/drained': 'true', [P.annotations.rebootNeeded]: 'true' },
+      annotations: {
+        'example.com/drained': 'true',
+        [P.annotations.rebootNeeded]: 'true',
+        'node.alpha.kubernetes.io/ttl': '0',
+        'cluster.x-k8s.io/machine': 'm-0',
+      },
     },
     spec: {},
   });
@@ -122,6 +127,12 @@ describe('the coordinator under its admission policy', () => {
       await expect(
         patch(coordinator, { metadata: { annotations: { [key]: 'false' } } }),
       ).rejects.toMatchObject(forbidden(`may not change annotations ${key}`));
+    }
+    // System and Cluster API annotations are not hook answers: not even removed.
+    for (const key of ['node.alpha.kubernetes.io/ttl', 'cluster.x-k8s.io/machine']) {
+      await expect(patch(coordinator, { metadata: { annotations: { [key]: null } } })).rejects.toMatchObject(
+        forbidden(`may not change annotations ${key}`),
+      );
     }
     // Hook answers may be removed, never given.
     await expect(
