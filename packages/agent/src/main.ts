@@ -7,11 +7,15 @@
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
 import { addAgent } from './agent.js';
 import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from './flags.js';
+import { addNodeIdentityFlags, type NodeIdentityFlags, verifyNodeIdentity } from './node-identity.js';
 
-const { standard, extra } = parseStandardOptions<AgentFlags>(process.argv.slice(2), {
+const { standard, extra } = parseStandardOptions<AgentFlags & NodeIdentityFlags>(process.argv.slice(2), {
   name: 'capstan-agent',
   description: 'Reports whether this node needs a reboot; when granted, cordons, drains and reboots it.',
-  extend: addAgentFlags,
+  extend: (cmd) => {
+    addAgentFlags(cmd);
+    addNodeIdentityFlags(cmd);
+  },
 });
 let options: ReturnType<typeof agentOptionsFromFlags>;
 try {
@@ -25,5 +29,14 @@ const manager = Manager.create({
   eventSource: 'reboot.capstan.dev/agent',
   fieldManager: 'capstan-agent',
 });
+try {
+  await verifyNodeIdentity(manager.client, options.nodeName, {
+    allowUnboundToken: extra.allowUnboundToken,
+    logger: manager.logger,
+  });
+} catch (err) {
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exit(1);
+}
 addAgent(manager, options);
 await runManager(manager);

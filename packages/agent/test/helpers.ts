@@ -7,29 +7,62 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import type { SharedControlPlane } from '@capstan/envtest/vitest';
-import { Client, type KubeObject } from '@capstan/runtime';
-import { Event, HttpTransport, Node, Pod } from '@capstan/runtime/client';
+import { Client, defineResource, type KubeObject } from '@capstan/runtime';
+import { type DaemonSet, Event, HttpTransport, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import type { RebootNeededSource, SourceStatus } from '../src/sources/source.js';
 
 export const DEPLOY_NAMESPACE = 'capstan-system';
 
-/** Reads a deploy/ manifest, moved into `namespace`; cluster-scoped and `default` names get a suffix. */
+const CLUSTER_SCOPED = [
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+];
+
+/**
+ * Reads a deploy/ manifest, moved into `namespace` (also the service account in policies' user
+ * names); cluster-scoped and `default` names get a suffix, and so do the names that refer to them.
+ */
 export function loadManifest(file: string, namespace: string): KubeObject[] {
   const path = fileURLToPath(new URL(`../deploy/${file}`, import.meta.url));
   const rename = (name: string) => `${name}-${namespace}`;
   return readManifests(path).map((o) => {
-    const text = JSON.stringify(o).replaceAll(
-      `"namespace":"${DEPLOY_NAMESPACE}"`,
-      `"namespace":"${namespace}"`,
-    );
-    const obj = JSON.parse(text) as KubeObject & { roleRef?: { kind: string; name: string } };
-    const clusterScoped = obj.kind === 'ClusterRole' || obj.kind === 'ClusterRoleBinding';
-    if (clusterScoped || obj.metadata.namespace === 'default')
+    const text = JSON.stringify(o)
+      .replaceAll(`"namespace":"${DEPLOY_NAMESPACE}"`, `"namespace":"${namespace}"`)
+      .replaceAll(`system:serviceaccount:${DEPLOY_NAMESPACE}:`, `system:serviceaccount:${namespace}:`);
+    const obj = JSON.parse(text) as KubeObject & {
+      roleRef?: { kind: string; name: string };
+      spec?: { policyName?: string };
+    };
+    if (CLUSTER_SCOPED.includes(obj.kind ?? '') || obj.metadata.namespace === 'default')
       obj.metadata.name = rename(obj.metadata.name ?? '');
     if (obj.roleRef) obj.roleRef.name = rename(obj.roleRef.name);
+    if (obj.spec?.policyName) obj.spec.policyName = rename(obj.spec.policyName);
     return obj;
   });
+}
+
+const policyTypes = {
+  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
+} as const;
+
+/** Deletes the admission policies and bindings among `objects` (read with {@link loadManifest}). */
+export async function removePolicies(client: Client, objects: KubeObject[]): Promise<void> {
+  for (const o of objects) {
+    const plural = policyTypes[o.kind as keyof typeof policyTypes];
+    if (!plural) continue;
+    const type = defineResource({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      kind: o.kind as string,
+      plural,
+      namespaced: false,
+    });
+    await client.deleteIfExists(type, { name: o.metadata.name ?? '' });
+  }
 }
 
 /**
@@ -68,6 +101,34 @@ export async function agentIdentity(env: SharedControlPlane) {
 /** A name unique on the shared cluster (nodes are cluster-scoped). */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Creates a pod of the agent's service account bound to `node` (as the scheduler leaves it), e.g.
+ * to mint a token bound to it; `owner` makes it that DaemonSet's pod, which the drain leaves alone.
+ */
+export function createPodOn(
+  client: Client,
+  namespace: string,
+  name: string,
+  node: string,
+  owner?: DaemonSet,
+): Promise<Pod> {
+  const controller = owner && {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+  };
+  return client.create(Pod, {
+    metadata: { name, namespace, ...(controller ? { ownerReferences: [controller] } : {}) },
+    spec: {
+      nodeName: node,
+      serviceAccountName: 'capstan-agent',
+      containers: [{ name: 'main', image: 'example/app' }],
+    },
+  } as Pod);
 }
 
 /** Creates a Node and sets its boot ID through the status subresource. */

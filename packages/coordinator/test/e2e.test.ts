@@ -15,6 +15,7 @@ import {
   RebootGroupType,
   zincatiId,
 } from '../src/index.js';
+import { policyFor, policyInForce, removePolicy } from './policy-kit.js';
 import { holdsSlot } from './sim-kit.js';
 import { machineIdOf, TestAgent } from './test-agent.js';
 
@@ -27,6 +28,7 @@ const SA = 'capstan-coordinator';
 let admin: Client;
 let run: string;
 let saClient: Client;
+let policy: KubeObject[] | undefined;
 let saKubeConfig: Awaited<ReturnType<typeof env.plane.userKubeConfig>>;
 const cp = ['cp-0', 'cp-1', 'cp-2'];
 const workers = Array.from({ length: 9 }, (_, i) => `w-${i}`);
@@ -89,6 +91,9 @@ beforeAll(async () => {
   await env.plane.createObjects(rbac);
   saKubeConfig = await env.plane.serviceAccountKubeConfig(env.namespace, SA);
   saClient = new Client(new HttpTransport(saKubeConfig));
+  // The admission policy deploy/ ships, for this run's service account: the rollout runs under it.
+  policy = policyFor(env.namespace);
+  await env.plane.createObjects(policy);
 
   // The example groups, restricted to this run's nodes, plus a group for FleetLock clients.
   for (const g of readManifests(deploy('examples/rebootgroups.yaml')) as RebootGroup[]) {
@@ -115,6 +120,7 @@ beforeAll(async () => {
     await admin.create(Node, { metadata: { name: full(n), labels } });
     await TestAgent.writeStatus(admin, full(n), true, 0);
   }
+  await policyInForce(saClient, full(cp[0] as string));
 });
 
 afterAll(async () => {
@@ -125,6 +131,7 @@ afterAll(async () => {
     await admin?.deleteIfExists(RebootGroupType, { name: `${run}-${g}` });
   await admin?.deleteIfExists(ClusterRole, { name: `${SA}-${run}` });
   await admin?.deleteIfExists(ClusterRoleBinding, { name: `${SA}-${run}` });
+  if (policy) await removePolicy(admin, policy);
 });
 
 function groupOf(name: string): string {

@@ -10,9 +10,10 @@ import { addCoordinator, type RebootGroup, RebootGroupType, resolveBudget } from
 import { ControlPlane, readManifests } from '@capstan/envtest';
 import { protocolOf } from '@capstan/reboot-protocol';
 import { Client, Manager } from '@capstan/runtime';
-import { HttpTransport, Namespace, Node, Pod } from '@capstan/runtime/client';
+import { DaemonSet, HttpTransport, Namespace, Node } from '@capstan/runtime/client';
 import { createLogger } from '@capstan/runtime/manager';
-import { serviceAccountKubeConfig } from './identities.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { agentPodKubeConfig, policiesInForce, serviceAccountKubeConfig } from './identities.js';
 import { SimulatedMachine } from './machine.js';
 import { FleetObserver, type GroupPlan, type GroupView } from './observer.js';
 import { clock, LiveView } from './view.js';
@@ -112,19 +113,21 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       fileURLToPath(import.meta.resolve('@capstan/coordinator/deploy/crds/rebootgroups.yaml')),
     ]);
     await admin.create(Namespace, { metadata: { name: NAMESPACE } });
-    // Each operator runs as its service account, with the RBAC its deploy/ folder publishes.
+    // Each operator runs as its service account, with the RBAC and admission policy its deploy/
+    // folder publishes; the agent's DaemonSet is there for its pods to belong to.
+    const deploy = (operator: string, file: string) =>
+      readManifests(fileURLToPath(import.meta.resolve(`@capstan/${operator}/deploy/${file}`)));
     for (const operator of ['coordinator', 'agent']) {
-      const rbac = fileURLToPath(import.meta.resolve(`@capstan/${operator}/deploy/rbac.yaml`));
-      await plane.createObjects(readManifests(rbac));
+      await plane.createObjects(deploy(operator, 'rbac.yaml'));
+      await plane.createObjects(deploy(operator, 'admission-policy.yaml'));
     }
+    await plane.createObjects(deploy('agent', 'daemonset.yaml'));
+    const daemonSet = await admin.get(DaemonSet, { namespace: NAMESPACE, name: 'capstan-agent' });
     const coordinatorIdentity = await serviceAccountKubeConfig(plane, NAMESPACE, 'capstan-coordinator', (c) =>
       c.list(Node, { limit: 1 }),
     );
-    const agentIdentity = await serviceAccountKubeConfig(plane, NAMESPACE, 'capstan-agent', (c) =>
-      c.list(Pod, { limit: 1 }),
-    );
     view.say(
-      `Identities: the coordinator runs as ${NAMESPACE}/capstan-coordinator and every agent as ${NAMESPACE}/capstan-agent, with the RBAC of their deploy/rbac.yaml`,
+      `Identities: the coordinator runs as ${NAMESPACE}/capstan-coordinator and every agent as ${NAMESPACE}/capstan-agent with a token bound to its DaemonSet pod on its node, under the RBAC and admission policies of their deploy/`,
     );
     for (const g of GROUPS) {
       await admin.create(RebootGroupType, {
@@ -173,9 +176,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     );
 
     const machines: SimulatedMachine[] = [];
+    const agentIdentities = new Map<string, KubeConfig>();
     cleanups.push(() => Promise.all(machines.map((m) => m.stop())));
     for (const g of GROUPS) {
       for (const name of g.nodes) {
+        const kubeConfig = await agentPodKubeConfig(plane, daemonSet, name);
+        agentIdentities.set(name, kubeConfig);
         machines.push(
           await SimulatedMachine.start({
             name,
@@ -187,7 +193,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
             version: FROM_VERSION,
             protocol: protocolName,
             rebootDownMs,
-            kubeConfig: agentIdentity,
+            kubeConfig,
             admin,
             logger,
             onFault,
@@ -209,6 +215,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     await waitUntil('every agent to report its node', () =>
       observer.snapshot().nodes.every((n) => n.phase === 'up to date' && n.version === FROM_VERSION),
     );
+    const [first, second] = machines.map((m) => m.name) as [string, string];
+    const refused = await policiesInForce(
+      agentIdentities.get(first) as KubeConfig,
+      coordinatorIdentity,
+      first,
+      second,
+    );
+    view.say(`Admission policies in force: refused ${refused.join('; ')}`);
     view.say(
       `Every agent reports Flatcar ${FROM_VERSION}. An update to ${TO_VERSION} is staged on every node:`,
     );

@@ -1,13 +1,36 @@
 /**
  * The operators' own identities: the demo runs the coordinator and every agent as their service
- * accounts, bound by their published deploy/rbac.yaml, so a permission the manifests forgot fails
- * the demo instead of hiding behind an admin certificate.
+ * accounts, bound by their published deploy/rbac.yaml and held in by their deploy/admission-policy.yaml,
+ * so a permission the manifests forgot fails the demo instead of hiding behind an admin certificate.
+ * Each agent runs as its DaemonSet pod on its node would: with a token bound to a pod on that node.
  */
-import type { ControlPlane } from '@capstan/envtest';
-import { Client, isForbidden } from '@capstan/runtime';
-import { HttpTransport } from '@capstan/runtime/client';
+import { type ControlPlane, podBoundKubeConfig } from '@capstan/envtest';
+import { type ApiError, Client, isForbidden } from '@capstan/runtime';
+import { type DaemonSet, HttpTransport, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
+
+/** Waits until `probe`, run as `kubeConfig`, is no longer refused (RBAC reaches the authorizer through an informer). */
+async function authorized(
+  kubeConfig: KubeConfig,
+  who: string,
+  probe: (client: Client) => Promise<unknown>,
+): Promise<KubeConfig> {
+  const client = new Client(new HttpTransport(kubeConfig));
+  await eventually(
+    async () => {
+      try {
+        await probe(client);
+        return true;
+      } catch (err) {
+        if (isForbidden(err)) return false;
+        throw err;
+      }
+    },
+    { what: `the RBAC of ${who} to take effect`, timeoutMs: 15_000 },
+  );
+  return kubeConfig;
+}
 
 /**
  * A KubeConfig that authenticates as service account `namespace/name`, once `probe` shows its
@@ -19,20 +42,91 @@ export async function serviceAccountKubeConfig(
   name: string,
   probe: (client: Client) => Promise<unknown>,
 ): Promise<KubeConfig> {
-  const kubeConfig = await plane.serviceAccountKubeConfig(namespace, name);
-  const client = new Client(new HttpTransport(kubeConfig));
-  // RBAC reaches the authorizer through an informer: a fresh binding may take a moment.
-  await eventually(
-    async () => {
-      try {
-        await probe(client);
-        return true;
-      } catch (err) {
-        if (isForbidden(err)) return false;
-        throw err;
-      }
+  return authorized(await plane.serviceAccountKubeConfig(namespace, name), `${namespace}/${name}`, probe);
+}
+
+/** The name of the pod standing for the agent DaemonSet's pod on `node`. */
+export const agentPodName = (node: string) => `capstan-agent-${node}`;
+
+/**
+ * The agent's identity on `node`: a Pod standing for the DaemonSet's pod there (bound to the node
+ * and controlled by the DaemonSet, so the agent's drain leaves it in place) and a token bound to
+ * that pod, which names the node (what the admission policy checks). No kubelet runs it: the agent
+ * itself runs in this process.
+ */
+export async function agentPodKubeConfig(
+  plane: ControlPlane,
+  daemonSet: DaemonSet,
+  node: string,
+): Promise<KubeConfig> {
+  const admin = new Client(new HttpTransport(plane.kubeConfig));
+  const namespace = daemonSet.metadata.namespace ?? '';
+  const template = (daemonSet.spec as { template: { metadata: { labels: Record<string, string> } } })
+    .template;
+  const pod = await admin.create(Pod, {
+    metadata: {
+      name: agentPodName(node),
+      namespace,
+      labels: template.metadata.labels,
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          name: daemonSet.metadata.name ?? '',
+          uid: daemonSet.metadata.uid ?? '',
+          controller: true,
+        },
+      ],
     },
-    { what: `the RBAC of ${namespace}/${name} to take effect`, timeoutMs: 15_000 },
+    spec: {
+      nodeName: node,
+      serviceAccountName: 'capstan-agent',
+      containers: [{ name: 'agent', image: 'ghcr.io/capstan/agent:0.1.0' }],
+    },
+  } as Pod);
+  const kubeConfig = await podBoundKubeConfig(
+    plane.kubeConfig,
+    namespace,
+    'capstan-agent',
+    pod.metadata.name ?? '',
   );
-  return kubeConfig;
+  return authorized(kubeConfig, `the agent on ${node}`, (c) =>
+    c.list(Pod, { namespace, fieldSelector: `spec.nodeName=${node}`, limit: 1 }),
+  );
+}
+
+/**
+ * Shows that the admission policies are in force: the agent of `node` may not label `other`, and
+ * the coordinator may not cordon `node` (dry runs). Resolves with what was refused, for the view.
+ */
+export async function policiesInForce(
+  agent: KubeConfig,
+  coordinator: KubeConfig,
+  node: string,
+  other: string,
+): Promise<string[]> {
+  const refused = async (what: string, write: (c: Client) => Promise<unknown>, c: Client) =>
+    eventually(
+      async () =>
+        write(c).then(
+          () => undefined,
+          (err: ApiError) =>
+            isForbidden(err) && err.message.includes('ValidatingAdmissionPolicy') ? what : undefined,
+        ),
+      { what: `the admission policy to refuse ${what}`, timeoutMs: 15_000 },
+    );
+  const dryRun = { dryRun: true };
+  return [
+    await refused(
+      `the agent on ${node} labelling ${other}`,
+      (c) =>
+        c.patch(Node, { name: other }, 'merge', { metadata: { labels: { 'example.com/x': 'y' } } }, dryRun),
+      new Client(new HttpTransport(agent)),
+    ),
+    await refused(
+      `the coordinator cordoning ${node}`,
+      (c) => c.patch(Node, { name: node }, 'merge', { spec: { unschedulable: true } }, dryRun),
+      new Client(new HttpTransport(coordinator)),
+    ),
+  ];
 }

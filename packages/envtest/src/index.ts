@@ -19,6 +19,7 @@ export {
   type StartOptions,
 } from './control-plane.js';
 export { type ManifestObject, readManifests } from './manifests.js';
+export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
 export { etcdVersion, kubernetesVersion } from './versions.js';
 
 import { ControlPlane, type StartOptions } from './control-plane.js';
