@@ -37,3 +37,4 @@ export * from './controller/index.js';
 export * from './helpers/index.js';
 export * from './manager/index.js';
 export * from './workqueue/index.js';
+export * from './webhook/index.js';

@@ -1,4 +1,9 @@
-export { ControllerBuilder, controllerOwnerRequests, type SourceOptions } from './builder.js';
+export {
+  type AdmissionWebhooks,
+  ControllerBuilder,
+  controllerOwnerRequests,
+  type SourceOptions,
+} from './builder.js';
 export {
   Controller,
   type ControllerDeps,
