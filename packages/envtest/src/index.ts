@@ -20,6 +20,13 @@ export {
 } from './control-plane.js';
 export { type ManifestObject, readManifests } from './manifests.js';
 export { etcdVersion, kubernetesVersion } from './versions.js';
+export {
+  installWebhooks,
+  type WebhookConfiguration,
+  type WebhookInstallOptions,
+  WebhookInstallation,
+  WebhookServingCert,
+} from './webhooks.js';
 
 import { ControlPlane, type StartOptions } from './control-plane.js';
 
