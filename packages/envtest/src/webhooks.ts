@@ -74,14 +74,14 @@ export class WebhookServingCert {
     return this.authority.certPem;
   }
 
-  /**
-   * Writes a newly issued pair over the old one. With `newAuthority`, a new CA signs it (call
-   * `beforeWrite` to make clients trust the new CA first).
-   */
-  async rotate(options: { newAuthority?: boolean; beforeWrite?: () => Promise<void> } = {}): Promise<void> {
-    if (options.newAuthority) this.authority = await newAuthority();
-    await options.beforeWrite?.();
-    await this.write();
+  /** Writes a newly issued pair over the old one, signed by the current CA. */
+  rotate(): Promise<void> {
+    return this.write();
+  }
+
+  /** Makes a new CA current; the next {@link WebhookServingCert.rotate} issues from it. */
+  async replaceAuthority(): Promise<void> {
+    this.authority = await newAuthority();
   }
 
   /** Removes the folder if this created it. */
@@ -165,10 +165,17 @@ export class WebhookInstallation {
    * on: calls succeed again only once the server serves the new certificate.
    */
   async rotate(options: { newAuthority?: boolean } = {}): Promise<void> {
-    await this.serving.rotate({
-      newAuthority: options.newAuthority,
-      beforeWrite: options.newAuthority ? () => this.apply() : undefined,
-    });
+    if (options.newAuthority) await this.trustNewAuthority();
+    await this.serving.rotate();
+  }
+
+  /**
+   * Makes a new CA the only one the configurations and CRDs trust, without touching the files: until
+   * the next {@link WebhookInstallation.rotate}, the server's certificate is refused.
+   */
+  async trustNewAuthority(): Promise<void> {
+    await this.serving.replaceAuthority();
+    await this.apply();
   }
 
   /** Deletes the configurations and the CRDs it installed, and its certificate folder. */

@@ -114,7 +114,8 @@ describe('the webhook server', () => {
 
   it('serves a rotated certificate without a restart, and keeps the old one while a pair is broken', async () => {
     const before = await servedFingerprint(port);
-    await cert.rotate({ newAuthority: true });
+    await cert.replaceAuthority();
+    await cert.rotate();
     const expected = new X509Certificate(readFileSync(join(cert.certDir, 'tls.crt'))).fingerprint256;
     expect(expected).not.toBe(before);
     await eventually(async () => (await servedFingerprint(port)) === expected, { what: 'the new certificate served' });
