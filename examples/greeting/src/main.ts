@@ -13,7 +13,8 @@ const { standard, extra } = parseStandardOptions<{ enableWebhooks: boolean }>(pr
   name: 'greeting-controller',
   description: 'Reconciles Greeting resources into ConfigMaps.',
   defaults: { leaderElectionId: 'greeting-controller' },
-  extend: (command) => command.option('--enable-webhooks', 'serve the defaulting and validating webhooks', false),
+  extend: (command) =>
+    command.option('--enable-webhooks', 'serve the defaulting and validating webhooks', false),
 });
 const manager = Manager.create({
   ...managerOptionsFromFlags(standard),

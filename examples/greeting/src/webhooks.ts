@@ -49,7 +49,13 @@ function checkRecipients(greeting: Greeting): Warnings {
       seen.add(recipient);
       return [];
     }
-    return [{ field: `spec.recipients[${i}]`, message: `Duplicate value: ${JSON.stringify(recipient)}`, reason: 'FieldValueDuplicate' }];
+    return [
+      {
+        field: `spec.recipients[${i}]`,
+        message: `Duplicate value: ${JSON.stringify(recipient)}`,
+        reason: 'FieldValueDuplicate',
+      },
+    ];
   });
   if (causes.length > 0) throw invalid('Greeting', greeting.metadata.name, causes);
   return greeting.spec?.recipients?.length ? undefined : ['no recipients: the greeting has a single line'];

@@ -8,7 +8,13 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import { ApiError, Client, ConfigMap, HttpTransport, Manager } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addGreetingController, DEFAULT_MESSAGE, type Greeting, GreetingType, PROTECTED_ANNOTATION } from '../src/index.js';
+import {
+  addGreetingController,
+  DEFAULT_MESSAGE,
+  type Greeting,
+  GreetingType,
+  PROTECTED_ANNOTATION,
+} from '../src/index.js';
 
 const env = useControlPlane('greeting-webhooks');
 const deploy = (file: string) => fileURLToPath(new URL(`../deploy/${file}`, import.meta.url));
@@ -77,7 +83,10 @@ describe('the Greeting webhooks', () => {
   it('deny an update naming a recipient twice, with our message and the field path', async () => {
     const current = await client.get(GreetingType, key('plain'));
     const err = await denial(
-      client.update(GreetingType, { ...current, spec: { ...current.spec, recipients: ['Ada', 'Linus', 'Ada'] } }),
+      client.update(GreetingType, {
+        ...current,
+        spec: { ...current.spec, recipients: ['Ada', 'Linus', 'Ada'] },
+      }),
     );
     expect(err.code).toBe(422);
     expect(err.reason).toBe('Invalid');
@@ -96,10 +105,14 @@ describe('the Greeting webhooks', () => {
     });
     const err = await denial(client.delete(GreetingType, key('kept')));
     expect(err.code).toBe(403);
-    expect(err.message).toContain(`Greeting kept is protected: remove the ${PROTECTED_ANNOTATION} annotation`);
+    expect(err.message).toContain(
+      `Greeting kept is protected: remove the ${PROTECTED_ANNOTATION} annotation`,
+    );
     expect((await client.get(GreetingType, key('kept'))).metadata.deletionTimestamp).toBeUndefined();
 
-    await client.patch(GreetingType, key('kept'), 'merge', { metadata: { annotations: { [PROTECTED_ANNOTATION]: null } } });
+    await client.patch(GreetingType, key('kept'), 'merge', {
+      metadata: { annotations: { [PROTECTED_ANNOTATION]: null } },
+    });
     await client.delete(GreetingType, key('kept'));
   });
 });

@@ -23,8 +23,8 @@ export { etcdVersion, kubernetesVersion } from './versions.js';
 export {
   installWebhooks,
   type WebhookConfiguration,
-  type WebhookInstallOptions,
   WebhookInstallation,
+  type WebhookInstallOptions,
   WebhookServingCert,
 } from './webhooks.js';
 

@@ -16,7 +16,12 @@ import { freePort } from './ports.js';
 
 /** A webhook configuration as plain JSON (as read from YAML, e.g. controller-gen's output). */
 export interface WebhookConfiguration extends ManifestObject {
-  webhooks?: Array<{ name: string; clientConfig?: ClientConfig; namespaceSelector?: unknown; [k: string]: unknown }>;
+  webhooks?: Array<{
+    name: string;
+    clientConfig?: ClientConfig;
+    namespaceSelector?: unknown;
+    [k: string]: unknown;
+  }>;
 }
 
 interface ClientConfig {
@@ -104,7 +109,8 @@ export class WebhookServingCert {
   }
 }
 
-const newAuthority = () => CertificateAuthority.create(`capstan-envtest-webhook-ca-${randomBytes(3).toString('hex')}`);
+const newAuthority = () =>
+  CertificateAuthority.create(`capstan-envtest-webhook-ca-${randomBytes(3).toString('hex')}`);
 
 /** Installed webhooks: where to serve them, and how to rotate the certificate or remove them. */
 export class WebhookInstallation {
@@ -129,7 +135,8 @@ export class WebhookInstallation {
   static async install(plane: ControlPlane, options: WebhookInstallOptions): Promise<WebhookInstallation> {
     const port = options.port ?? (await freePort());
     const read = (items: Array<string | WebhookConfiguration> | undefined, kind: string) =>
-      (items ?? []).flatMap((i) => (typeof i === 'string' ? readManifests(i) : [structuredClone(i)]))
+      (items ?? [])
+        .flatMap((i) => (typeof i === 'string' ? readManifests(i) : [structuredClone(i)]))
         .filter((o) => o.kind === kind) as WebhookConfiguration[];
     const configurations = [
       ...read(options.mutating, 'MutatingWebhookConfiguration').map((object) => ({
@@ -158,7 +165,6 @@ export class WebhookInstallation {
     return `https://${this.host}:${this.port}${path}`;
   }
 
-
   /**
    * Issues a new serving certificate and writes it over the old one, as cert-manager does. With
    * `newAuthority`, a new CA signs it and the configurations and CRDs trust only that CA from now
@@ -184,7 +190,11 @@ export class WebhookInstallation {
       await kubeRequest(this.plane, 'DELETE', `${ADMISSION}/${resource}/${object.metadata?.name}`);
     }
     for (const crd of this.crds) {
-      await kubeRequest(this.plane, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name}`);
+      await kubeRequest(
+        this.plane,
+        'DELETE',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name}`,
+      );
     }
     this.serving.remove();
   }
@@ -200,7 +210,9 @@ export class WebhookInstallation {
     }
     for (const crd of this.crds) {
       const spec = (crd as { spec?: { conversion?: Record<string, unknown> } }).spec;
-      const conversion = spec?.conversion as { strategy?: string; webhook?: Record<string, unknown> } | undefined;
+      const conversion = spec?.conversion as
+        | { strategy?: string; webhook?: Record<string, unknown> }
+        | undefined;
       if (conversion?.strategy !== 'Webhook') continue;
       const webhook = conversion.webhook ?? {};
       const path = pathOf(webhook.clientConfig as ClientConfig | undefined, '/convert');
@@ -221,7 +233,10 @@ export class WebhookInstallation {
  * const hooks = await installWebhooks(plane, { mutating: ['deploy/webhooks.yaml'], namespace: env.namespace });
  * const manager = Manager.create({ kubeConfig, webhook: { host: hooks.host, port: hooks.port, certDir: hooks.certDir } });
  */
-export function installWebhooks(plane: ControlPlane, options: WebhookInstallOptions): Promise<WebhookInstallation> {
+export function installWebhooks(
+  plane: ControlPlane,
+  options: WebhookInstallOptions,
+): Promise<WebhookInstallation> {
   return WebhookInstallation.install(plane, options);
 }
 
@@ -242,18 +257,24 @@ function scope(object: WebhookConfiguration, namespace: string | undefined): voi
   }
 }
 
-async function createOrReplace(plane: ControlPlane, collection: string, object: ManifestObject): Promise<void> {
+async function createOrReplace(
+  plane: ControlPlane,
+  collection: string,
+  object: ManifestObject,
+): Promise<void> {
   const name = object.metadata?.name;
   const created = await kubeRequest(plane, 'POST', collection, object);
   if (created.status === 201) return;
-  if (created.status !== 409) throw new Error(`creating ${object.kind} ${name}: ${JSON.stringify(created.body)}`);
+  if (created.status !== 409)
+    throw new Error(`creating ${object.kind} ${name}: ${JSON.stringify(created.body)}`);
   const current = await kubeRequest(plane, 'GET', `${collection}/${name}`);
   const resourceVersion = (current.body as ManifestObject).metadata?.resourceVersion;
   const replaced = await kubeRequest(plane, 'PUT', `${collection}/${name}`, {
     ...object,
     metadata: { ...object.metadata, resourceVersion },
   });
-  if (replaced.status !== 200) throw new Error(`replacing ${object.kind} ${name}: ${JSON.stringify(replaced.body)}`);
+  if (replaced.status !== 200)
+    throw new Error(`replacing ${object.kind} ${name}: ${JSON.stringify(replaced.body)}`);
 }
 
 /** One JSON request with the plane's admin credentials. */

@@ -36,5 +36,5 @@ export { type Clock, realClock, sleep, type TimerHandle } from './clock.js';
 export * from './controller/index.js';
 export * from './helpers/index.js';
 export * from './manager/index.js';
-export * from './workqueue/index.js';
 export * from './webhook/index.js';
+export * from './workqueue/index.js';

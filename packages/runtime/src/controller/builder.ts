@@ -129,7 +129,9 @@ export class ControllerBuilder {
 
   /** Serves the declared webhooks; only a manager's builder has a server to serve them on. */
   protected registerWebhooks(_forType: ResourceType, _webhooks: AdmissionWebhooks): void {
-    throw new Error('withDefaulter/withValidator need a webhook server: build with manager.controllerBuilder()');
+    throw new Error(
+      'withDefaulter/withValidator need a webhook server: build with manager.controllerBuilder()',
+    );
   }
 
   private source<T extends KubeObject>(

@@ -357,7 +357,8 @@ function checkAddress(value: string): string {
 
 function checkPort(value: string): string {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError('expected a port from 0 to 65535.');
   return value;
 }
 

@@ -117,7 +117,10 @@ export function validatingHandler<T extends KubeObject>(
       case 'DELETE':
         // The API server sends the object being deleted as oldObject.
         if (!old) {
-          throw new AdmissionDenied('a DELETE review must carry oldObject', { code: 400, reason: 'BadRequest' });
+          throw new AdmissionDenied('a DELETE review must carry oldObject', {
+            code: 400,
+            reason: 'BadRequest',
+          });
         }
         return allowed(await validator.validateDelete?.(old, context));
     }

@@ -33,7 +33,9 @@ export class ConversionError extends Error {
 }
 
 /** Declares a scheme, checking that the hub is not also a spoke. */
-export function defineConversion<Hub extends KubeObject>(scheme: ConversionScheme<Hub>): ConversionScheme<Hub> {
+export function defineConversion<Hub extends KubeObject>(
+  scheme: ConversionScheme<Hub>,
+): ConversionScheme<Hub> {
   if (Object.hasOwn(scheme.spokes, scheme.hub)) {
     throw new Error(`${scheme.kind}.${scheme.group}: the hub version ${scheme.hub} cannot also be a spoke`);
   }
@@ -67,7 +69,9 @@ export function convert(scheme: ConversionScheme, object: KubeObject, desiredAPI
   const to = splitApiVersion(desiredAPIVersion);
   const name = `${scheme.kind}.${scheme.group}`;
   if (from.group !== scheme.group || to.group !== scheme.group || object.kind !== scheme.kind) {
-    throw new ConversionError(`${name} cannot convert ${object.kind} ${object.apiVersion} to ${desiredAPIVersion}`);
+    throw new ConversionError(
+      `${name} cannot convert ${object.kind} ${object.apiVersion} to ${desiredAPIVersion}`,
+    );
   }
   if (from.version === to.version) return object;
   const known = [scheme.hub, ...Object.keys(scheme.spokes)];
@@ -111,7 +115,9 @@ export class ConversionRegistry {
       const scheme = this.schemes.get(`${object.kind}.${group}`);
       if (!scheme) {
         const known = [...this.schemes.keys()].join(', ') || 'none';
-        throw new ConversionError(`no conversion is registered for ${object.kind}.${group} (registered: ${known})`);
+        throw new ConversionError(
+          `no conversion is registered for ${object.kind}.${group} (registered: ${known})`,
+        );
       }
       return convert(scheme, object, desiredAPIVersion);
     });

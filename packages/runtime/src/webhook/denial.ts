@@ -66,7 +66,11 @@ export class AdmissionDenied extends Error {
 
 /** A field's problem, worded as the API server words its own (`Invalid value: "x": why`). */
 export function fieldInvalid(field: string, value: unknown, detail: string): FieldCause {
-  return { field, message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, reason: 'FieldValueInvalid' };
+  return {
+    field,
+    message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+    reason: 'FieldValueInvalid',
+  };
 }
 
 /** A required field is missing. */

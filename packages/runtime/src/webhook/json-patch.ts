@@ -28,7 +28,10 @@ function sameJson(a: unknown, b: unknown): boolean {
   const kb = Object.keys(b);
   return (
     ka.length === kb.length &&
-    ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    ka.every(
+      (k) =>
+        Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
   );
 }
 

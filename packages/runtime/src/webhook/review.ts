@@ -120,7 +120,9 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   const uid = request.uid as string;
   const bad = (message: string) => new BadReviewError(`AdmissionReview: ${message}`, uid);
   if (!OPERATIONS.includes(request.operation as AdmissionOperation)) {
-    throw bad(`request.operation must be one of ${OPERATIONS.join(', ')}, got ${JSON.stringify(request.operation)}`);
+    throw bad(
+      `request.operation must be one of ${OPERATIONS.join(', ')}, got ${JSON.stringify(request.operation)}`,
+    );
   }
   const kind = request.kind;
   if (!isObject(kind) || typeof kind.kind !== 'string' || typeof kind.version !== 'string') {
@@ -132,8 +134,10 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   if ((operation === 'CREATE' || operation === 'UPDATE') && !isObject(request.object)) {
     throw bad(`a ${operation} request must carry request.object`);
   }
-  if (operation === 'UPDATE' && !isObject(request.oldObject)) throw bad('an UPDATE request must carry request.oldObject');
-  const normalize = (o: unknown) => (isObject(o) ? ({ ...o, metadata: o.metadata ?? {} } as KubeObject) : undefined);
+  if (operation === 'UPDATE' && !isObject(request.oldObject))
+    throw bad('an UPDATE request must carry request.oldObject');
+  const normalize = (o: unknown) =>
+    isObject(o) ? ({ ...o, metadata: o.metadata ?? {} } as KubeObject) : undefined;
   return {
     ...(request as unknown as AdmissionRequest),
     kind: { group: typeof kind.group === 'string' ? kind.group : '', version: kind.version, kind: kind.kind },
@@ -152,7 +156,10 @@ export function parseConversionReview(body: unknown): ConversionRequest {
   }
   const objects = request.objects;
   if (!Array.isArray(objects) || !objects.every((o) => isObject(o) && typeof o.apiVersion === 'string')) {
-    throw new BadReviewError('ConversionReview: request.objects must be a list of objects with an apiVersion', uid);
+    throw new BadReviewError(
+      'ConversionReview: request.objects must be a list of objects with an apiVersion',
+      uid,
+    );
   }
   return { uid, desiredAPIVersion: request.desiredAPIVersion, objects: objects as KubeObject[] };
 }

@@ -63,7 +63,11 @@ function badReview(err: BadReviewError, wrap: (uid: string, message: string) => 
 }
 
 /** Serves one AdmissionReview with `handler`. */
-export async function serveAdmission(body: unknown, handler: AdmissionHandler, ctx: EndpointContext): Promise<Answer> {
+export async function serveAdmission(
+  body: unknown,
+  handler: AdmissionHandler,
+  ctx: EndpointContext,
+): Promise<Answer> {
   let request: ReturnType<typeof parseAdmissionReview>;
   try {
     request = parseAdmissionReview(body);
@@ -92,7 +96,8 @@ export async function serveAdmission(body: unknown, handler: AdmissionHandler, c
 
 /** A denial, a timeout or a handler's exception, as a verdict. */
 function deniedFor(err: unknown, ctx: EndpointContext): AdmissionVerdict {
-  if (err instanceof AdmissionDenied) return { allowed: false, status: err.toStatus(), warnings: err.warnings };
+  if (err instanceof AdmissionDenied)
+    return { allowed: false, status: err.toStatus(), warnings: err.warnings };
   if (err instanceof HandlerTimeout) {
     ctx.logger?.warn({ path: ctx.path, timeoutMs: ctx.timeoutMs }, 'admission handler timed out');
     return { allowed: false, status: failure(504, 'Timeout', `webhook ${ctx.path}: ${err.message}`) };
@@ -101,7 +106,11 @@ function deniedFor(err: unknown, ctx: EndpointContext): AdmissionVerdict {
   ctx.logger?.error({ err, path: ctx.path }, 'admission handler threw');
   return {
     allowed: false,
-    status: failure(500, 'InternalError', `webhook ${ctx.path} failed: ${(err as Error)?.message ?? String(err)}`),
+    status: failure(
+      500,
+      'InternalError',
+      `webhook ${ctx.path} failed: ${(err as Error)?.message ?? String(err)}`,
+    ),
   };
 }
 
@@ -124,7 +133,10 @@ export async function serveConversion(
     const convertedObjects = await withTimeout(ctx.timeoutMs, () =>
       registry.convertAll(request.objects, request.desiredAPIVersion),
     );
-    return { code: 200, body: conversionReview({ uid: request.uid, convertedObjects, result: { status: 'Success' } }) };
+    return {
+      code: 200,
+      body: conversionReview({ uid: request.uid, convertedObjects, result: { status: 'Success' } }),
+    };
   } catch (err) {
     if (!(err instanceof ConversionError) && !(err instanceof HandlerTimeout)) {
       ctx.panicked();
@@ -133,7 +145,11 @@ export async function serveConversion(
     const message = `conversion to ${request.desiredAPIVersion} failed: ${(err as Error)?.message ?? String(err)}`;
     return {
       code: 200,
-      body: conversionReview({ uid: request.uid, convertedObjects: [], result: { status: 'Failure', message } }),
+      body: conversionReview({
+        uid: request.uid,
+        convertedObjects: [],
+        result: { status: 'Failure', message },
+      }),
     };
   }
 }

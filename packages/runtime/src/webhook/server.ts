@@ -7,8 +7,9 @@
  * handler that throws gets a denial saying so (and `controller_runtime_webhook_panics_total`), one
  * that outlives its timeout a 504 denial. Nothing a caller sends can crash the process.
  */
-import { createServer, type Server } from 'node:https';
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -25,8 +26,8 @@ import {
 } from './admission.js';
 import { CertWatcher } from './cert-watcher.js';
 import { ConversionRegistry, type ConversionScheme } from './conversion.js';
-import { serveAdmission, serveConversion, type Answer } from './serve.js';
 import type { WebhookMetrics } from './metrics.js';
+import { type Answer, serveAdmission, serveConversion } from './serve.js';
 
 /** Where controller-runtime looks for the serving certificate by default. */
 export const DEFAULT_WEBHOOK_CERT_DIR = join(tmpdir(), 'k8s-webhook-server', 'serving-certs');
@@ -98,12 +99,20 @@ export class WebhookServer {
   }
 
   /** Serves `defaulter` for `type` on {@link mutatePath}. Returns the path. */
-  addDefaulter<T extends KubeObject>(type: ResourceType<T>, defaulter: Defaulter<T>, options?: HandlerOptions): string {
+  addDefaulter<T extends KubeObject>(
+    type: ResourceType<T>,
+    defaulter: Defaulter<T>,
+    options?: HandlerOptions,
+  ): string {
     return this.addAdmission(mutatePath(type), defaultingHandler(type, defaulter), options);
   }
 
   /** Serves `validator` for `type` on {@link validatePath}. Returns the path. */
-  addValidator<T extends KubeObject>(type: ResourceType<T>, validator: Validator<T>, options?: HandlerOptions): string {
+  addValidator<T extends KubeObject>(
+    type: ResourceType<T>,
+    validator: Validator<T>,
+    options?: HandlerOptions,
+  ): string {
     return this.addAdmission(validatePath(type), validatingHandler(type, validator), options);
   }
 
@@ -120,7 +129,8 @@ export class WebhookServer {
     this.conversions.add(scheme);
     if (!this.routes.has(CONVERSION_PATH)) {
       this.addRoute(CONVERSION_PATH, {
-        serve: (body) => serveConversion(body, this.conversions, this.handlerContext(CONVERSION_PATH, options)),
+        serve: (body) =>
+          serveConversion(body, this.conversions, this.handlerContext(CONVERSION_PATH, options)),
       });
     }
     return CONVERSION_PATH;
@@ -136,14 +146,19 @@ export class WebhookServer {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) => {
         this.certs.stop();
-        reject(new Error(`webhook server cannot listen on port ${this.options.port ?? 9443}: ${err.message}`));
+        reject(
+          new Error(`webhook server cannot listen on port ${this.options.port ?? 9443}: ${err.message}`),
+        );
       });
       server.listen(this.options.port ?? 9443, this.options.host || undefined, () => resolve());
     });
     this.server = server;
     const address = server.address();
     this.boundPort = typeof address === 'object' && address ? address.port : undefined;
-    this.options.logger?.info({ port: this.boundPort, paths: [...this.routes.keys()] }, 'webhook server listening');
+    this.options.logger?.info(
+      { port: this.boundPort, paths: [...this.routes.keys()] },
+      'webhook server listening',
+    );
     return this.boundPort as number;
   }
 
@@ -166,12 +181,17 @@ export class WebhookServer {
     if (!this.server || this.boundPort === undefined) throw new Error('the webhook server is not listening');
     const host = this.options.host && this.options.host !== '0.0.0.0' ? this.options.host : '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
-      const socket = connect({ host, port: this.boundPort, rejectUnauthorized: false, timeout: 5_000 }, () => {
-        socket.end();
-        resolve();
-      });
+      const socket = connect(
+        { host, port: this.boundPort, rejectUnauthorized: false, timeout: 5_000 },
+        () => {
+          socket.end();
+          resolve();
+        },
+      );
       socket.on('error', reject);
-      socket.on('timeout', () => socket.destroy(new Error('TLS handshake with the webhook server timed out')));
+      socket.on('timeout', () =>
+        socket.destroy(new Error('TLS handshake with the webhook server timed out')),
+      );
     });
     return true;
   }
@@ -200,7 +220,9 @@ export class WebhookServer {
     this.options.metrics?.started(label);
     let answer: Answer;
     try {
-      answer = route ? await this.answer(req, route, path) : { code: 404, body: { message: `no webhook on ${path}` } };
+      answer = route
+        ? await this.answer(req, route, path)
+        : { code: 404, body: { message: `no webhook on ${path}` } };
     } catch (err) {
       this.options.logger?.error({ err, path }, 'webhook request failed');
       answer = { code: 500, body: { message: `internal error: ${(err as Error).message}` } };
@@ -212,7 +234,8 @@ export class WebhookServer {
   }
 
   private async answer(req: IncomingMessage, route: Route, path: string): Promise<Answer> {
-    if (req.method !== 'POST') return { code: 405, body: { message: `${req.method} is not allowed; POST a review` } };
+    if (req.method !== 'POST')
+      return { code: 405, body: { message: `${req.method} is not allowed; POST a review` } };
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim();
     if (type !== 'application/json') {
       req.resume();

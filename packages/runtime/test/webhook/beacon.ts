@@ -41,13 +41,20 @@ export const beaconConversion = defineConversion<BeaconV1>({
       fromHub(hub: BeaconV1): BeaconV1alpha1 {
         const annotations = { ...hub.metadata.annotations };
         if (hub.spec.protocol) annotations[PROTOCOL_ANNOTATION] = hub.spec.protocol;
-        return { metadata: { ...hub.metadata, annotations }, spec: { host: hub.spec.address.host, port: hub.spec.address.port } };
+        return {
+          metadata: { ...hub.metadata, annotations },
+          spec: { host: hub.spec.address.host, port: hub.spec.address.port },
+        };
       },
     },
   },
 });
 
-const address = { type: 'object', required: ['host', 'port'], properties: { host: { type: 'string' }, port: { type: 'integer' } } };
+const address = {
+  type: 'object',
+  required: ['host', 'port'],
+  properties: { host: { type: 'string' }, port: { type: 'integer' } },
+};
 
 /** The CRD, conversion through a webhook service as controller-gen writes it (envtest rewrites it). */
 export const beaconCrd = {

@@ -2,11 +2,18 @@
  * CRD conversion with the real API server calling our server: Beacon v1alpha1 and v1 served, v1
  * stored, every conversion done by the manager's webhook server on /convert.
  */
-import { useControlPlane } from '@capstan/envtest/vitest';
+
 import type { WebhookInstallation } from '@capstan/envtest';
+import { useControlPlane } from '@capstan/envtest/vitest';
 import { Client, HttpTransport, Manager } from '@capstan/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BeaconV1alpha1Type, BeaconV1Type, beaconConversion, beaconCrd, PROTOCOL_ANNOTATION } from './beacon.js';
+import {
+  BeaconV1alpha1Type,
+  BeaconV1Type,
+  beaconConversion,
+  beaconCrd,
+  PROTOCOL_ANNOTATION,
+} from './beacon.js';
 
 const env = useControlPlane('conversion');
 let hooks: WebhookInstallation;
@@ -47,7 +54,10 @@ describe('conversion through the webhook server', () => {
 
   it('keeps a v1-only field through a read and write in v1alpha1', async () => {
     const key = { namespace: env.namespace, name: 'new-style' };
-    await client.create(BeaconV1Type, { metadata: key, spec: { address: { host: 'b.example', port: 53 }, protocol: 'udp' } });
+    await client.create(BeaconV1Type, {
+      metadata: key,
+      spec: { address: { host: 'b.example', port: 53 }, protocol: 'udp' },
+    });
     const old = await client.get(BeaconV1alpha1Type, key);
     expect(old.spec).toEqual({ host: 'b.example', port: 53 });
     expect(old.metadata.annotations?.[PROTOCOL_ANNOTATION]).toBe('udp');
@@ -64,7 +74,9 @@ describe('conversion through the webhook server', () => {
       ['old-style', 80],
     ]);
     const text = await (await fetch(`http://127.0.0.1:${manager.listening.metrics}/metrics`)).text();
-    expect(text).toMatch(/^controller_runtime_webhook_requests_total\{webhook="\/convert",code="200"\} [1-9]/m);
+    expect(text).toMatch(
+      /^controller_runtime_webhook_requests_total\{webhook="\/convert",code="200"\} [1-9]/m,
+    );
     expect((await fetch(`http://127.0.0.1:${manager.listening.probes}/readyz?verbose`)).status).toBe(200);
   });
 });

@@ -3,7 +3,7 @@
  * restart, and when the server is down each webhook's failure policy decides (Fail denies, Ignore
  * admits). A mutating raw handler marks the ConfigMaps it sees, so a test can tell a call happened.
  */
-import type { WebhookInstallation, WebhookConfiguration } from '@capstan/envtest';
+import type { WebhookConfiguration, WebhookInstallation } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { ApiError, Client, ConfigMap, HttpTransport, WebhookServer } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
@@ -37,8 +37,16 @@ let count = 0;
 
 beforeAll(async () => {
   hooks = await env.plane.installWebhooks({ mutating: [configuration], namespace: env.namespace });
-  server = new WebhookServer({ host: hooks.host, port: hooks.port, certDir: hooks.certDir, certPollIntervalMs: 500 });
-  server.addAdmission('/mark', () => ({ allowed: true, patch: [{ op: 'add', path: '/metadata/annotations', value: { [SEEN]: 'true' } }] }));
+  server = new WebhookServer({
+    host: hooks.host,
+    port: hooks.port,
+    certDir: hooks.certDir,
+    certPollIntervalMs: 500,
+  });
+  server.addAdmission('/mark', () => ({
+    allowed: true,
+    patch: [{ op: 'add', path: '/metadata/annotations', value: { [SEEN]: 'true' } }],
+  }));
   await server.start();
   client = new Client(new HttpTransport(env.kubeConfig));
 });
@@ -48,7 +56,9 @@ afterAll(async () => {
 });
 
 const create = (policy: string) =>
-  client.create(ConfigMap, { metadata: { namespace: env.namespace, name: `${policy}-${++count}`, labels: { policy } } });
+  client.create(ConfigMap, {
+    metadata: { namespace: env.namespace, name: `${policy}-${++count}`, labels: { policy } },
+  });
 
 describe('the API server calling our webhook server', () => {
   it('calls the server for both policies while it is up', async () => {

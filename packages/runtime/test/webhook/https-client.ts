@@ -4,6 +4,7 @@ import { connect } from 'node:tls';
 
 export interface Reply {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the server answered
   body: any;
 }
 
@@ -53,5 +54,9 @@ export function servedFingerprint(port: number): Promise<string> {
 
 /** An AdmissionReview v1 request body. */
 export function admissionBody(request: Record<string, unknown>): unknown {
-  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'uid-1', userInfo: {}, ...request } };
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'uid-1', userInfo: {}, ...request },
+  };
 }

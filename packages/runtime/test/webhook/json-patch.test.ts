@@ -34,7 +34,11 @@ describe('createJsonPatch', () => {
 
   it('reads both sides as JSON: undefined fields are absent, not set', () => {
     expect(createJsonPatch({ a: 1 }, { a: 1, b: undefined })).toEqual([]);
-    expect(createJsonPatch({ spec: {} }, { spec: { size: 3 } })).toEqual([{ op: 'add', path: '/spec/size', value: 3 }]);
-    expect(createJsonPatch({ 'a/b': { '~': 1 } }, { 'a/b': { '~': 2 } })).toEqual([{ op: 'replace', path: '/a~1b/~0', value: 2 }]);
+    expect(createJsonPatch({ spec: {} }, { spec: { size: 3 } })).toEqual([
+      { op: 'add', path: '/spec/size', value: 3 },
+    ]);
+    expect(createJsonPatch({ 'a/b': { '~': 1 } }, { 'a/b': { '~': 2 } })).toEqual([
+      { op: 'replace', path: '/a~1b/~0', value: 2 },
+    ]);
   });
 });

@@ -28,7 +28,10 @@ async function replica(identity: string) {
     webhook: { host: '127.0.0.1', port: 0, certDir: cert.certDir },
   });
   manager.webhooks.addAdmission('/who', () => ({ allowed: true, warnings: [`served by ${identity}`] }));
-  manager.controllerBuilder().for(ConfigMap).build(async () => {});
+  manager
+    .controllerBuilder()
+    .for(ConfigMap)
+    .build(async () => {});
   const stop = new AbortController();
   const done = manager.start(stop.signal);
   stops.push(async () => {
@@ -40,19 +43,33 @@ async function replica(identity: string) {
 }
 
 const ask = (r: Awaited<ReturnType<typeof replica>>) =>
-  post(r.manager.webhooks.port as number, '/who', admissionBody({ kind: { group: '', version: 'v1', kind: 'ConfigMap' }, operation: 'CONNECT' }), {
-    ca: r.cert.caPem,
-  });
+  post(
+    r.manager.webhooks.port as number,
+    '/who',
+    admissionBody({ kind: { group: '', version: 'v1', kind: 'ConfigMap' }, operation: 'CONNECT' }),
+    {
+      ca: r.cert.caPem,
+    },
+  );
 
 describe('a manager with webhooks', () => {
   it('serves them on the leader and on the standby, and reports them ready', async () => {
     const replicas = [await replica('a'), await replica('b')];
-    await eventually(() => replicas.some((r) => r.manager.elector?.isLeader()), { what: 'a leader', timeoutMs: 20_000 });
+    await eventually(() => replicas.some((r) => r.manager.elector?.isLeader()), {
+      what: 'a leader',
+      timeoutMs: 20_000,
+    });
     const standby = replicas.find((r) => !r.manager.elector?.isLeader());
     expect(standby).toBeDefined();
     for (const r of replicas) {
-      const reply = await eventually(() => r.manager.webhooks.port !== undefined && ask(r), { what: `${r.identity} serving` });
-      expect(reply.body.response).toEqual({ uid: 'uid-1', allowed: true, warnings: [`served by ${r.identity}`] });
+      const reply = await eventually(() => r.manager.webhooks.port !== undefined && ask(r), {
+        what: `${r.identity} serving`,
+      });
+      expect(reply.body.response).toEqual({
+        uid: 'uid-1',
+        allowed: true,
+        warnings: [`served by ${r.identity}`],
+      });
       const ready = await fetch(`http://127.0.0.1:${r.manager.listening.probes}/readyz?verbose`);
       expect(await ready.text()).toContain('[+]webhook ok');
     }
@@ -73,7 +90,9 @@ describe('a manager with webhooks', () => {
   });
 
   it('reads --webhook-port and --webhook-cert-dir, and refuses a port that is not one', () => {
-    const { standard } = parseStandardOptions(['--webhook-port', '9444', '--webhook-cert-dir', '/certs'], { name: 't' });
+    const { standard } = parseStandardOptions(['--webhook-port', '9444', '--webhook-cert-dir', '/certs'], {
+      name: 't',
+    });
     expect(standard).toMatchObject({ webhookPort: 9444, webhookCertDir: '/certs' });
     expect(parseStandardOptions([], { name: 't' }).standard).not.toHaveProperty('webhookPort');
     const errors: string[] = [];
@@ -81,7 +100,11 @@ describe('a manager with webhooks', () => {
       throw new Error(`exit ${code}`);
     };
     expect(() =>
-      parseStandardOptions(['--webhook-port', 'http'], { name: 't', exit, output: { writeOut: () => {}, writeErr: (s) => errors.push(s) } }),
+      parseStandardOptions(['--webhook-port', 'http'], {
+        name: 't',
+        exit,
+        output: { writeOut: () => {}, writeErr: (s) => errors.push(s) },
+      }),
     ).toThrow('exit 2');
     expect(errors.join('')).toMatch(/--webhook-port.*expected a port from 0 to 65535/);
   });

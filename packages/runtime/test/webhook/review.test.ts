@@ -66,14 +66,19 @@ describe('reading review bodies', () => {
         const request = parseAdmissionReview(body);
         expect(request.uid).toEqual(expect.any(String));
         expect(request.userInfo).toEqual(expect.any(Object));
-        if (request.operation === 'CREATE' || request.operation === 'UPDATE') expect(request.object?.metadata).toBeDefined();
+        if (request.operation === 'CREATE' || request.operation === 'UPDATE')
+          expect(request.object?.metadata).toBeDefined();
         if (request.operation === 'UPDATE') expect(request.oldObject?.metadata).toBeDefined();
       }),
     );
   });
 
   it('keeps the uid of a request it refuses, so the answer can name it', () => {
-    const body = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'abc', operation: 'NOPE' } };
+    const body = {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: { uid: 'abc', operation: 'NOPE' },
+    };
     expect(() => parseAdmissionReview(body)).toThrow(expect.objectContaining({ uid: 'abc' }));
   });
 });
