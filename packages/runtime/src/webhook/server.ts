@@ -48,6 +48,8 @@ export interface WebhookServerOptions {
   certPollIntervalMs?: number;
   /** A bigger body is refused with 413. Default 32 MiB. */
   maxBodyBytes?: number;
+  /** How long a stop lets in-flight requests finish before closing their connections. Default 5 s. */
+  shutdownGraceMs?: number;
   metrics?: WebhookMetrics;
   logger?: Logger;
 }
@@ -143,6 +145,9 @@ export class WebhookServer {
     const server = createServer({ cert: cert.cert, key: cert.key }, (req, res) => this.handle(req, res));
     this.certs.onReload((next) => server.setSecureContext({ cert: next.cert, key: next.key }));
     server.on('tlsClientError', () => {}); // a client that gives up mid-handshake is its own problem
+    // The API server waits 30 s at most: a request that has not arrived in a minute never will.
+    server.requestTimeout = 60_000;
+    server.headersTimeout = 30_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err) => {
         this.certs.stop();
@@ -162,15 +167,20 @@ export class WebhookServer {
     return this.boundPort as number;
   }
 
-  /** Stops listening and closes open connections. Idempotent. */
+  /**
+   * Stops listening, lets in-flight requests finish (up to the grace period), then closes every
+   * connection. Idempotent.
+   */
   async stop(): Promise<void> {
     this.certs.stop();
     const server = this.server;
     if (!server) return;
     this.server = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
+    server.closeIdleConnections(); // the API server's keep-alive connections
+    const grace = setTimeout(() => server.closeAllConnections(), this.options.shutdownGraceMs ?? 5_000);
     await closed;
+    clearTimeout(grace);
   }
 
   /**
@@ -229,6 +239,8 @@ export class WebhookServer {
     }
     this.options.metrics?.finished(label, answer.code, (performance.now() - started) / 1000);
     if (res.writableEnded || res.destroyed) return;
+    // Stopping: close the connection after this answer rather than keep it alive.
+    if (!this.server) res.setHeader('connection', 'close');
     res.writeHead(answer.code, { 'content-type': 'application/json' });
     res.end(JSON.stringify(answer.body));
   }

@@ -164,6 +164,48 @@ describe('the webhook server', () => {
     expect(text).toMatch(message);
   });
 
+  it('refuses, as a 400 denial, a review of a kind the typed handler does not serve', async () => {
+    const body = admissionBody({
+      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+      resource,
+      operation: 'CREATE',
+      object: { metadata: {} },
+    });
+    const reply = await post(port, '/validate-test-capstan-dev-v1-widget', body, { ca: cert.caPem });
+    expect(reply.body.response).toMatchObject({
+      allowed: false,
+      status: {
+        code: 400,
+        message: expect.stringMatching(
+          /serves test.capstan.dev\/v1, Kind=Widget, not apps\/v1, Kind=Deployment/,
+        ),
+      },
+    });
+  });
+
+  it('lets a request in flight finish when it stops', async () => {
+    const late = new WebhookServer({ port: 0, host: '127.0.0.1', certDir: cert.certDir });
+    let release: () => void = () => {};
+    const entered = new Promise<void>((resolve) => {
+      late.addAdmission('/hold', () => {
+        resolve();
+        return new Promise((done) => {
+          release = () => done({ allowed: true });
+        });
+      });
+    });
+    const latePort = await late.start();
+    const reply = post(latePort, '/hold', create({ metadata: {} }), { ca: cert.caPem });
+    await entered;
+    const stopped = late.stop();
+    release();
+    expect((await reply).body.response).toMatchObject({ allowed: true });
+    await stopped;
+    await expect(post(latePort, '/hold', create({ metadata: {} }), { ca: cert.caPem })).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+  });
+
   it('answers 404 for an unknown path and 405 for GET', async () => {
     expect((await post(port, '/nothing', {}, { ca: cert.caPem })).status).toBe(404);
     expect((await post(port, '/throws', '', { ca: cert.caPem, method: 'GET' })).status).toBe(405);
