@@ -73,6 +73,12 @@ describe('a manager with webhooks', () => {
       const ready = await fetch(`http://127.0.0.1:${r.manager.listening.probes}/readyz?verbose`);
       expect(await ready.text()).toContain('[+]webhook ok');
     }
+    // Readiness follows the server: one that stopped serving takes the pod out of the Service.
+    const [first] = replicas as [(typeof replicas)[number]];
+    await first.manager.webhooks.stop();
+    const unready = await fetch(`http://127.0.0.1:${first.manager.listening.probes}/readyz?verbose`);
+    expect(unready.status).toBe(503);
+    expect(await unready.text()).toContain('[-]webhook failed');
   });
 
   it('fails to start, naming the folder and the flag, without a certificate', async () => {
