@@ -32,8 +32,12 @@ interface ClientConfig {
 
 /** Options of {@link installWebhooks}. */
 export interface WebhookInstallOptions {
-  /** MutatingWebhookConfigurations: YAML files or objects; `service.path` (or the url's path) is kept. */
+  /**
+   * MutatingWebhookConfigurations: YAML files or objects (only objects of that kind are taken, so one
+   * file may be named here and in `validating`); `service.path` (or the url's path) is kept.
+   */
   mutating?: Array<string | WebhookConfiguration>;
+  /** ValidatingWebhookConfigurations, read as `mutating` is. */
   validating?: Array<string | WebhookConfiguration>;
   /**
    * CRDs to install; those whose `spec.conversion.strategy` is `Webhook` get their conversion sent to
@@ -186,15 +190,19 @@ export class WebhookInstallation {
 
   /** Deletes the configurations and the CRDs it installed, and its certificate folder. */
   async uninstall(): Promise<void> {
-    for (const { resource, object } of this.configurations) {
-      await kubeRequest(this.plane, 'DELETE', `${ADMISSION}/${resource}/${object.metadata?.name}`);
-    }
-    for (const crd of this.crds) {
-      await kubeRequest(
-        this.plane,
-        'DELETE',
-        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name}`,
-      );
+    const paths = [
+      ...this.configurations.map(
+        ({ resource, object }) => `${ADMISSION}/${resource}/${object.metadata?.name}`,
+      ),
+      ...this.crds.map(
+        (crd) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name}`,
+      ),
+    ];
+    for (const path of paths) {
+      const deleted = await kubeRequest(this.plane, 'DELETE', path);
+      if (![200, 202, 404].includes(deleted.status)) {
+        throw new Error(`deleting ${path}: ${deleted.status} ${JSON.stringify(deleted.body)}`);
+      }
     }
     this.serving.remove();
   }

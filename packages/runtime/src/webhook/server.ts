@@ -83,6 +83,7 @@ export class WebhookServer {
       pollIntervalMs: options.certPollIntervalMs,
       logger: options.logger,
     });
+    this.certs.onReload((next) => this.server?.setSecureContext({ cert: next.cert, key: next.key }));
   }
 
   /** Whether anything is registered; a manager starts the server only then. */
@@ -143,7 +144,6 @@ export class WebhookServer {
     if (this.server) throw new Error('the webhook server is started already');
     const cert = this.certs.start();
     const server = createServer({ cert: cert.cert, key: cert.key }, (req, res) => this.handle(req, res));
-    this.certs.onReload((next) => server.setSecureContext({ cert: next.cert, key: next.key }));
     server.on('tlsClientError', () => {}); // a client that gives up mid-handshake is its own problem
     // The API server waits 30 s at most: a request that has not arrived in a minute never will.
     server.requestTimeout = 60_000;
