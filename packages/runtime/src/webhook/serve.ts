@@ -80,6 +80,9 @@ export async function serveAdmission(
   let verdict: AdmissionVerdict;
   try {
     verdict = await withTimeout(ctx.timeoutMs, (signal) => handler(request, { request, signal }));
+    if (typeof verdict?.allowed !== 'boolean') {
+      throw new Error(`the handler answered ${JSON.stringify(verdict)}, not a verdict with "allowed"`);
+    }
   } catch (err) {
     verdict = deniedFor(err, ctx);
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { WebhookServingCert } from '@capstan/envtest';
 import {
   AdmissionDenied,
+  type AdmissionVerdict,
   defineResource,
   type KubeObject,
   MetricsRegistry,
@@ -59,6 +60,7 @@ beforeAll(async () => {
   server.addAdmission('/throws', () => {
     throw new Error('boom');
   });
+  server.addAdmission('/forgetful', () => undefined as unknown as AdmissionVerdict);
   server.addAdmission(
     '/slow',
     (_req, { signal }) =>
@@ -218,6 +220,14 @@ describe('the webhook server', () => {
       status: { code: 500, message: expect.stringContaining('boom') },
     });
     expect(await metrics.text()).toMatch(/^controller_runtime_webhook_panics_total [1-9]/m);
+  });
+
+  it('denies, saying so, when a raw handler answers no verdict', async () => {
+    const reply = await post(port, '/forgetful', create({ metadata: {} }), { ca: cert.caPem });
+    expect(reply.body.response).toMatchObject({
+      allowed: false,
+      status: { code: 500, message: expect.stringContaining('not a verdict with "allowed"') },
+    });
   });
 
   it('denies with 504 when a handler outlives its timeout, aborting it', async () => {
