@@ -48,7 +48,7 @@ beforeAll(async () => {
       const probe = { metadata: { namespace: env.namespace, name: 'probe' }, spec: {} } as Greeting;
       return (await client.create(GreetingType, probe, { dryRun: true })).spec.message === DEFAULT_MESSAGE;
     },
-    { what: 'the defaulting webhook called' },
+    { what: 'the defaulting webhook called', timeoutMs: 30_000 },
   );
 });
 afterAll(async () => {

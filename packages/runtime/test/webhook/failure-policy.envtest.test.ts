@@ -67,7 +67,7 @@ describe('the API server calling our webhook server', () => {
         const cm = await create('fail');
         return cm.metadata.annotations?.[SEEN] === 'true' ? cm : undefined;
       },
-      { what: 'the API server calling the webhook' },
+      { what: 'the API server calling the webhook', timeoutMs: 30_000 },
     );
     expect(marked.metadata.labels).toEqual({ policy: 'fail' });
     expect((await create('ignore')).metadata.annotations?.[SEEN]).toBe('true');
