@@ -1,7 +1,15 @@
-import { ConfigMap, generationChanged, type Manager } from '@capstan/runtime';
+import { type AdmissionOptions, ConfigMap, generationChanged, type Manager } from '@capstan/runtime';
 import { GreetingType } from './api.js';
 import { GreetingReconciler } from './reconciler.js';
 import { GreetingDefaulter, GreetingValidator } from './webhooks.js';
+
+/**
+ * Both webhooks fail closed: while no replica answers, Greetings cannot be written, rather than be
+ * written undefaulted or unchecked. 5 s is far above what the handlers take and far below the API
+ * server's 30 s limit, so an unreachable webhook costs a writer little. (deploy/webhooks.yaml says
+ * the same; a test keeps the two equal.)
+ */
+export const GREETING_WEBHOOKS: AdmissionOptions = { failurePolicy: 'Fail', timeoutSeconds: 5 };
 
 /** Options of {@link addGreetingController}. */
 export interface GreetingControllerOptions {
@@ -20,6 +28,10 @@ export function addGreetingController(manager: Manager, options: GreetingControl
     .named('greeting')
     .for(GreetingType, { predicates: [generationChanged] })
     .owns(ConfigMap);
-  if (options.webhooks) builder.withDefaulter(new GreetingDefaulter()).withValidator(new GreetingValidator());
+  if (options.webhooks) {
+    builder
+      .withDefaulter(new GreetingDefaulter(), GREETING_WEBHOOKS)
+      .withValidator(new GreetingValidator(), GREETING_WEBHOOKS);
+  }
   return builder.build(manager.container.resolve(GreetingReconciler));
 }

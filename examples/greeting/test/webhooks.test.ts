@@ -3,7 +3,7 @@
  * create, a denied update with our message and field path, a vetoed delete.
  */
 import { fileURLToPath } from 'node:url';
-import type { WebhookInstallation } from '@capstan/envtest';
+import { readManifests, type WebhookInstallation } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { ApiError, Client, ConfigMap, HttpTransport, Manager } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
@@ -101,6 +101,15 @@ describe('the Greeting webhooks', () => {
       { field: 'spec.recipients[2]', message: 'Duplicate value: "Ada"', reason: 'FieldValueDuplicate' },
     ]);
     expect((await client.get(GreetingType, key('plain'))).spec.recipients).toEqual(['Ada', 'Linus']);
+  });
+
+  it('are configured as deploy/webhooks.yaml says, which is written from the same registrations', () => {
+    const generated = manager.webhooks.configurations({
+      service: { name: 'greeting-webhook', namespace: 'greeting-system' },
+      mutatingName: 'greeting-defaulter',
+      validatingName: 'greeting-validator',
+    });
+    expect(generated).toEqual(readManifests(deploy('webhooks.yaml')));
   });
 
   it('veto deleting a protected Greeting until the annotation is removed', async () => {

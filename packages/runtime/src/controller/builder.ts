@@ -1,7 +1,7 @@
 import type { InformerCache, InformerRestriction } from '../cache/informer-cache.js';
 import type { KubeObject, ResourceType } from '../client/types.js';
 import type { Defaulter, Validator } from '../webhook/admission.js';
-import type { HandlerOptions } from '../webhook/server.js';
+import type { AdmissionOptions } from '../webhook/configurations.js';
 import { Controller, type ControllerDeps, type ControllerOptions, type Source } from './controller.js';
 import type { Predicate } from './predicates.js';
 import type { ReconcileFunction, Reconciler } from './reconciler.js';
@@ -9,8 +9,8 @@ import { type Request, requestFor } from './request.js';
 
 /** The admission webhooks a builder declares for its `for` kind; the manager's builder serves them. */
 export interface AdmissionWebhooks {
-  defaulter?: { defaulter: Defaulter<KubeObject>; options?: HandlerOptions };
-  validator?: { validator: Validator<KubeObject>; options?: HandlerOptions };
+  defaulter?: { defaulter: Defaulter<KubeObject>; options?: AdmissionOptions };
+  validator?: { validator: Validator<KubeObject>; options?: AdmissionOptions };
 }
 
 /** Options of one watched kind. */
@@ -102,7 +102,7 @@ export class ControllerBuilder {
    * Defaults the `for` kind's objects on create and update through a mutating webhook the manager
    * serves on `/mutate-<group>-<version>-<kind>` (needs `manager.controllerBuilder()`).
    */
-  withDefaulter<T extends KubeObject>(defaulter: Defaulter<T>, options?: HandlerOptions): this {
+  withDefaulter<T extends KubeObject>(defaulter: Defaulter<T>, options?: AdmissionOptions): this {
     this.admission.defaulter = { defaulter: defaulter as Defaulter<KubeObject>, options };
     return this;
   }
@@ -111,7 +111,7 @@ export class ControllerBuilder {
    * Validates the `for` kind's creates, updates and deletes through a validating webhook the manager
    * serves on `/validate-<group>-<version>-<kind>` (needs `manager.controllerBuilder()`).
    */
-  withValidator<T extends KubeObject>(validator: Validator<T>, options?: HandlerOptions): this {
+  withValidator<T extends KubeObject>(validator: Validator<T>, options?: AdmissionOptions): this {
     this.admission.validator = { validator: validator as Validator<KubeObject>, options };
     return this;
   }

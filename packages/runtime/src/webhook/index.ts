@@ -16,6 +16,14 @@ export {
 } from './admission.js';
 export { CertWatcher, type CertWatcherOptions, type ServingCert } from './cert-watcher.js';
 export {
+  type AdmissionOptions,
+  type AdmissionRegistration,
+  type ConfigurationOptions,
+  DEFAULT_TIMEOUT_SECONDS,
+  type WebhookConfigurationObject,
+  webhookConfigurations,
+} from './configurations.js';
+export {
   ConversionError,
   ConversionRegistry,
   type ConversionScheme,
@@ -48,8 +56,8 @@ export {
 } from './review.js';
 export {
   CONVERSION_PATH,
+  type ConversionOptions,
   DEFAULT_WEBHOOK_CERT_DIR,
-  type HandlerOptions,
   WebhookServer,
   type WebhookServerOptions,
 } from './server.js';

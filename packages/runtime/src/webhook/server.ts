@@ -25,6 +25,14 @@ import {
   validatingHandler,
 } from './admission.js';
 import { CertWatcher } from './cert-watcher.js';
+import {
+  type AdmissionOptions,
+  type AdmissionRegistration,
+  type ConfigurationOptions,
+  DEFAULT_TIMEOUT_SECONDS,
+  type WebhookConfigurationObject,
+  webhookConfigurations,
+} from './configurations.js';
 import { ConversionRegistry, type ConversionScheme } from './conversion.js';
 import type { WebhookMetrics } from './metrics.js';
 import { type Answer, serveAdmission, serveConversion } from './serve.js';
@@ -54,12 +62,9 @@ export interface WebhookServerOptions {
   logger?: Logger;
 }
 
-/** Per-webhook options of the server side. */
-export interface HandlerOptions {
-  /**
-   * How long the handler may take before the server answers a 504 denial. Default 10 s, the API
-   * server's default `timeoutSeconds`; keep it at or below the configuration's `timeoutSeconds`.
-   */
+/** Options of the conversion endpoint. */
+export interface ConversionOptions {
+  /** How long a conversion may take before the server answers a failure. Default 10 s. */
   timeoutMs?: number;
 }
 
@@ -70,6 +75,7 @@ interface Route {
 /** Serves admission and conversion webhooks over HTTPS. */
 export class WebhookServer {
   private readonly routes = new Map<string, Route>();
+  private readonly registrations: AdmissionRegistration[] = [];
   private readonly conversions = new ConversionRegistry();
   private readonly certs: CertWatcher;
   private server: Server | undefined;
@@ -105,35 +111,56 @@ export class WebhookServer {
   addDefaulter<T extends KubeObject>(
     type: ResourceType<T>,
     defaulter: Defaulter<T>,
-    options?: HandlerOptions,
+    options: AdmissionOptions = {},
   ): string {
-    return this.addAdmission(mutatePath(type), defaultingHandler(type, defaulter), options);
+    const path = this.addAdmission(mutatePath(type), defaultingHandler(type, defaulter), options);
+    this.registrations.push({ path, mutating: true, type, options });
+    return path;
   }
 
   /** Serves `validator` for `type` on {@link validatePath}. Returns the path. */
   addValidator<T extends KubeObject>(
     type: ResourceType<T>,
     validator: Validator<T>,
-    options?: HandlerOptions,
+    options: AdmissionOptions = {},
   ): string {
-    return this.addAdmission(validatePath(type), validatingHandler(type, validator), options);
+    const path = this.addAdmission(validatePath(type), validatingHandler(type, validator), options);
+    this.registrations.push({ path, mutating: false, type, options });
+    return path;
   }
 
-  /** Serves a raw admission handler on `path`. Returns the path. */
-  addAdmission(path: string, handler: AdmissionHandler, options: HandlerOptions = {}): string {
+  /**
+   * Serves a raw admission handler on `path` (its configuration is yours to write: it has no kind
+   * for {@link WebhookServer.configurations} to derive rules from). Returns the path.
+   */
+  addAdmission(path: string, handler: AdmissionHandler, options: AdmissionOptions = {}): string {
+    const timeoutMs = options.timeoutMs ?? (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
     this.addRoute(path, {
-      serve: (body) => serveAdmission(body, handler, this.handlerContext(path, options)),
+      serve: (body) => serveAdmission(body, handler, this.handlerContext(path, timeoutMs)),
     });
     return path;
   }
 
+  /**
+   * The Mutating/ValidatingWebhookConfigurations calling `options.service` for every defaulter and
+   * validator, with each one's operations, failure policy and timeout: write them to the deploy
+   * manifests, or check the manifests against them.
+   */
+  configurations(options: ConfigurationOptions): WebhookConfigurationObject[] {
+    return webhookConfigurations(this.registrations, options);
+  }
+
   /** Serves conversion for a kind's versions on {@link CONVERSION_PATH}. */
-  addConversion(scheme: ConversionScheme, options: HandlerOptions = {}): string {
+  addConversion(scheme: ConversionScheme, options: ConversionOptions = {}): string {
     this.conversions.add(scheme);
     if (!this.routes.has(CONVERSION_PATH)) {
       this.addRoute(CONVERSION_PATH, {
         serve: (body) =>
-          serveConversion(body, this.conversions, this.handlerContext(CONVERSION_PATH, options)),
+          serveConversion(
+            body,
+            this.conversions,
+            this.handlerContext(CONVERSION_PATH, options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000),
+          ),
       });
     }
     return CONVERSION_PATH;
@@ -213,10 +240,10 @@ export class WebhookServer {
     this.routes.set(path, route);
   }
 
-  private handlerContext(path: string, options: HandlerOptions) {
+  private handlerContext(path: string, timeoutMs: number) {
     return {
       path,
-      timeoutMs: options.timeoutMs ?? 10_000,
+      timeoutMs,
       logger: this.options.logger,
       panicked: () => this.options.metrics?.panicked(),
     };
