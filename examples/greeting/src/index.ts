@@ -1,4 +1,5 @@
 /** @packageDocumentation The Greeting example: a CRD whose reconciler owns a ConfigMap and reports conditions. */
 export { configMapNameFor, type Greeting, GreetingType, renderGreeting } from './api.js';
-export { addGreetingController } from './controller.js';
+export { addGreetingController, GREETING_WEBHOOKS, type GreetingControllerOptions } from './controller.js';
 export { GreetingReconciler } from './reconciler.js';
+export { DEFAULT_MESSAGE, GreetingDefaulter, GreetingValidator, PROTECTED_ANNOTATION } from './webhooks.js';

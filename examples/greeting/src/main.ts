@@ -2,18 +2,22 @@
 /**
  * The Greeting controller's main: standard flags → manager → controller → run until SIGTERM.
  *   node dist/main.js --kubeconfig ~/.kube/config --leader-elect --leader-election-id greeting
+ * With `--enable-webhooks` it also serves deploy/webhooks.yaml's webhooks on `--webhook-port`
+ * with the certificate in `--webhook-cert-dir`.
  */
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
 import { addGreetingController } from './controller.js';
 
-const { standard } = parseStandardOptions(process.argv.slice(2), {
+const { standard, extra } = parseStandardOptions<{ enableWebhooks: boolean }>(process.argv.slice(2), {
   name: 'greeting-controller',
   description: 'Reconciles Greeting resources into ConfigMaps.',
   defaults: { leaderElectionId: 'greeting-controller' },
+  extend: (command) =>
+    command.option('--enable-webhooks', 'serve the defaulting and validating webhooks', false),
 });
 const manager = Manager.create({
   ...managerOptionsFromFlags(standard),
   eventSource: 'example.capstan.dev/greeting',
 });
-addGreetingController(manager);
+addGreetingController(manager, { webhooks: extra.enableWebhooks });
 await runManager(manager);

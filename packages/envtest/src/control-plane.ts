@@ -19,6 +19,7 @@ import { kubeConfigFor, kubeConfigYaml, writeKubeConfig } from './kubeconfig.js'
 import { createManifestObjects, type ManifestObject, readManifests } from './manifests.js';
 import { freePort } from './ports.js';
 import { ManagedProcess } from './process.js';
+import { installWebhooks, type WebhookInstallation, type WebhookInstallOptions } from './webhooks.js';
 
 /** Controllers of kube-controller-manager a test may switch on. */
 export type ControllerName =
@@ -285,6 +286,11 @@ export class ControlPlane {
         await delay(100);
       }
     }
+  }
+
+  /** Installs webhook configurations and CRD conversions calling a local server; see {@link installWebhooks}. */
+  installWebhooks(options: WebhookInstallOptions): Promise<WebhookInstallation> {
+    return installWebhooks(this, options);
   }
 
   /** Stops kube-apiserver and starts it again on the same port; etcd keeps the data. */

@@ -21,6 +21,13 @@ export {
 export { type ManifestObject, readManifests } from './manifests.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
 export { etcdVersion, kubernetesVersion } from './versions.js';
+export {
+  installWebhooks,
+  type WebhookConfiguration,
+  WebhookInstallation,
+  type WebhookInstallOptions,
+  WebhookServingCert,
+} from './webhooks.js';
 
 import { ControlPlane, type StartOptions } from './control-plane.js';
 

@@ -54,3 +54,11 @@ export {
   runManager,
   type StandardOptions,
 } from './manager/index.js';
+export {
+  AdmissionDenied,
+  type AdmissionOptions,
+  type Defaulter,
+  fieldInvalid,
+  fieldRequired,
+  type Validator,
+} from './webhook/index.js';

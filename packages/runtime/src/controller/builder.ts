@@ -1,9 +1,17 @@
 import type { InformerCache, InformerRestriction } from '../cache/informer-cache.js';
 import type { KubeObject, ResourceType } from '../client/types.js';
+import type { Defaulter, Validator } from '../webhook/admission.js';
+import type { AdmissionOptions } from '../webhook/configurations.js';
 import { Controller, type ControllerDeps, type ControllerOptions, type Source } from './controller.js';
 import type { Predicate } from './predicates.js';
 import type { ReconcileFunction, Reconciler } from './reconciler.js';
 import { type Request, requestFor } from './request.js';
+
+/** The admission webhooks a builder declares for its `for` kind; the manager's builder serves them. */
+export interface AdmissionWebhooks {
+  defaulter?: { defaulter: Defaulter<KubeObject>; options?: AdmissionOptions };
+  validator?: { validator: Validator<KubeObject>; options?: AdmissionOptions };
+}
 
 /** Options of one watched kind. */
 export interface SourceOptions<T extends KubeObject> extends InformerRestriction {
@@ -46,6 +54,8 @@ export class ControllerBuilder {
   private readonly pending: Array<(forType: ResourceType | undefined) => Source> = [];
   /** Filters applied to the events of every source, before each source's own predicates. */
   private readonly eventFilters: Predicate[] = [];
+  /** Declared by withDefaulter/withValidator; registered on build by the manager's builder. */
+  protected readonly admission: AdmissionWebhooks = {};
 
   constructor(
     private readonly cache: InformerCache,
@@ -110,6 +120,24 @@ export class ControllerBuilder {
     return this;
   }
 
+  /**
+   * Defaults the `for` kind's objects on create and update through a mutating webhook the manager
+   * serves on `/mutate-<group>-<version>-<kind>` (needs `manager.controllerBuilder()`).
+   */
+  withDefaulter<T extends KubeObject>(defaulter: Defaulter<T>, options?: AdmissionOptions): this {
+    this.admission.defaulter = { defaulter: defaulter as Defaulter<KubeObject>, options };
+    return this;
+  }
+
+  /**
+   * Validates the `for` kind's creates, updates and deletes through a validating webhook the manager
+   * serves on `/validate-<group>-<version>-<kind>` (needs `manager.controllerBuilder()`).
+   */
+  withValidator<T extends KubeObject>(validator: Validator<T>, options?: AdmissionOptions): this {
+    this.admission.validator = { validator: validator as Validator<KubeObject>, options };
+    return this;
+  }
+
   /** Builds the controller; start it with `controller.start(signal)` (the manager does). */
   build(reconciler: Reconciler | ReconcileFunction): Controller {
     const forType = this.forType;
@@ -117,10 +145,21 @@ export class ControllerBuilder {
     if (!name) throw new Error('a controller without for(kind) needs named(name)');
     if (this.pending.length === 0)
       throw new Error(`controller ${name} watches nothing: add for() or watches()`);
+    if (this.admission.defaulter || this.admission.validator) {
+      if (!forType) throw new Error(`controller ${name}: withDefaulter/withValidator need for(kind)`);
+      this.registerWebhooks(forType, this.admission);
+    }
     const r: Reconciler = typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler;
     const controller = new Controller(name, r, this.options, this.deps);
     for (const make of this.pending) controller.watch(make(forType));
     return controller;
+  }
+
+  /** Serves the declared webhooks; only a manager's builder has a server to serve them on. */
+  protected registerWebhooks(_forType: ResourceType, _webhooks: AdmissionWebhooks): void {
+    throw new Error(
+      'withDefaulter/withValidator need a webhook server: build with manager.controllerBuilder()',
+    );
   }
 
   private source<T extends KubeObject>(

@@ -3,7 +3,12 @@
  * runs a reconciler on a work queue, predicates, and the reconciler's types. How a reconcile's
  * outcome becomes a queue operation stays inside.
  */
-export { ControllerBuilder, controllerOwnerRequests, type SourceOptions } from './builder.js';
+export {
+  type AdmissionWebhooks,
+  ControllerBuilder,
+  controllerOwnerRequests,
+  type SourceOptions,
+} from './builder.js';
 export {
   Controller,
   type ControllerDeps,

@@ -4,10 +4,13 @@ import { InformerCache, type InformerCacheOptions } from '../cache/informer-cach
 import { Client } from '../client/client.js';
 import { HttpTransport } from '../client/http-transport.js';
 import type { ApiTransport } from '../client/transport.js';
+import type { ResourceType } from '../client/types.js';
 import { type Clock, realClock } from '../clock.js';
-import { ControllerBuilder } from '../controller/builder.js';
+import { type AdmissionWebhooks, ControllerBuilder } from '../controller/builder.js';
 import type { Controller } from '../controller/controller.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
+import { webhookMetrics } from '../webhook/metrics.js';
+import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
 import { LeaderElector } from './leaderelection/leader-elector.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from './logger.js';
 import { MetricsRegistry } from './metrics/metrics-registry.js';
@@ -63,6 +66,8 @@ export interface ManagerOptions {
   eventSource?: string;
   cache?: Omit<InformerCacheOptions, 'clock'>;
   clock?: Clock;
+  /** The webhook server (port, host, cert folder); it starts only if a webhook is registered. */
+  webhook?: Omit<WebhookServerOptions, 'metrics' | 'logger'>;
 }
 
 /** The lease was lost while leading; the process should exit non-zero. */
@@ -79,6 +84,12 @@ class ManagedControllerBuilder extends ControllerBuilder {
     restriction: ConstructorParameters<typeof ControllerBuilder>[2],
   ) {
     super(cache, deps, restriction);
+  }
+
+  protected override registerWebhooks(forType: ResourceType, webhooks: AdmissionWebhooks): void {
+    const { defaulter, validator } = webhooks;
+    if (defaulter) this.manager.webhooks.addDefaulter(forType, defaulter.defaulter, defaulter.options);
+    if (validator) this.manager.webhooks.addValidator(forType, validator.validator, validator.options);
   }
 
   override build(...args: Parameters<ControllerBuilder['build']>): Controller {
@@ -114,6 +125,8 @@ export class Manager {
   readonly events: EventRecorder;
   /** Set when leader election is on. */
   readonly elector: LeaderElector | undefined;
+  /** Admission and conversion webhooks; served on every replica once something is registered. */
+  readonly webhooks: WebhookServer;
   private readonly probes: ProbesServer;
   private readonly runnables: Array<{ runnable: Runnable; scope: RunnableScope }> = [];
   private readonly controllers: Controller[] = [];
@@ -171,6 +184,12 @@ export class Manager {
       if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
       return true;
     });
+    this.webhooks = new WebhookServer({
+      ...options.webhook,
+      metrics: webhookMetrics(this.metrics.registry),
+      logger: this.logger,
+    });
+    this.probes.addReadyCheck('webhook', () => !this.webhooks.hasHandlers || this.webhooks.checkStarted());
     this.probes.setDebugProvider(() =>
       Object.fromEntries(this.controllers.map((c) => [c.name, c.queue.snapshot()])),
     );
@@ -267,6 +286,8 @@ export class Manager {
     };
     try {
       launch(this.scoped('server'), stopAll);
+      // Before the caches: listing a kind whose conversion is ours needs our conversion webhook.
+      if (this.webhooks.hasHandlers) await this.webhooks.start();
       this.cache.start();
       await this.cache.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 120_000, stopAll).catch((err) => {
         if (!stopAll.aborted) throw err;
@@ -285,6 +306,7 @@ export class Manager {
       await campaigning;
       await this.cache.stop();
       await this.events.flush();
+      await this.webhooks.stop();
       await this.probes.stop();
       this.logger.info('manager stopped');
     }

@@ -43,6 +43,7 @@ export function managerOptionsFromFlags(
     debugBindAddress: flags.debugBindAddress,
     logLevel: flags.logLevel,
     logFormat: flags.logFormat,
+    webhook: { port: flags.webhookPort, certDir: flags.webhookCertDir },
     ...extra,
   };
 }

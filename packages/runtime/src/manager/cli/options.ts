@@ -39,6 +39,10 @@ export interface StandardOptions {
   logLevel: LogLevel;
   /** `--log-format` (default `json`). */
   logFormat: LogFormat;
+  /** `--webhook-port`: where the webhook server listens (default 9443), if the operator serves webhooks. */
+  webhookPort?: number;
+  /** `--webhook-cert-dir`: the folder holding `tls.crt` and `tls.key` (default `$TMPDIR/k8s-webhook-server/serving-certs`). */
+  webhookCertDir?: string;
 }
 
 /** Where commander writes help and errors; tests capture them. */
@@ -78,7 +82,13 @@ export interface ParsedOptions<Extra = Record<string, unknown>> {
 
 type Defaults = Omit<
   StandardOptions,
-  'kubeconfig' | 'context' | 'namespace' | 'leaderElectionId' | 'leaderElectionNamespace'
+  | 'kubeconfig'
+  | 'context'
+  | 'namespace'
+  | 'leaderElectionId'
+  | 'leaderElectionNamespace'
+  | 'webhookPort'
+  | 'webhookCertDir'
 > &
   Partial<StandardOptions>;
 
@@ -112,6 +122,8 @@ const STANDARD_KEYS = new Set([
   'debugBindAddress',
   'logLevel',
   'logFormat',
+  'webhookPort',
+  'webhookCertDir',
 ]);
 
 /** How much longer than a retry period the renew deadline must be (client-go's jitter factor). */
@@ -230,6 +242,13 @@ function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
     checkChoice(LOG_FORMATS),
   );
 
+  add('--webhook-port <port>', 'where the webhook server listens (default 9443)', d.webhookPort, checkPort);
+  add(
+    '--webhook-cert-dir <dir>',
+    'folder holding the webhook serving certificate tls.crt and key tls.key, reloaded when they change',
+    d.webhookCertDir,
+  );
+
   config.extend?.(program);
   return program;
 }
@@ -253,6 +272,8 @@ function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolea
     debugBindAddress: str('debugBindAddress') ?? defaults.debugBindAddress,
     logLevel: (str('logLevel') ?? defaults.logLevel) as LogLevel,
     logFormat: (str('logFormat') ?? defaults.logFormat) as LogFormat,
+    webhookPort: o.webhookPort === undefined ? undefined : Number(o.webhookPort),
+    webhookCertDir: str('webhookCertDir'),
   };
   for (const key of [
     'kubeconfig',
@@ -260,6 +281,8 @@ function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolea
     'namespace',
     'leaderElectionId',
     'leaderElectionNamespace',
+    'webhookPort',
+    'webhookCertDir',
   ] as const) {
     if (standard[key] === undefined) delete standard[key];
   }
@@ -329,6 +352,13 @@ function checkAddress(value: string): string {
   } catch (err) {
     throw new InvalidArgumentError(`${(err as Error).message}.`);
   }
+  return value;
+}
+
+function checkPort(value: string): string {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError('expected a port from 0 to 65535.');
   return value;
 }
 
