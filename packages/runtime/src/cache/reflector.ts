@@ -39,6 +39,11 @@ export interface ReflectorOptions<T extends KubeObject> {
   pageSize?: number;
   /** resourceVersion of the first list (default `'0'`: served from the API server's cache). */
   initialListResourceVersion?: string;
+  /**
+   * List with a watch-list stream (`sendInitialEvents`, Kubernetes 1.27+, on by default from 1.32)
+   * rather than paginated LISTs. Default true; a server that refuses it gets paginated lists.
+   */
+  watchList?: boolean;
   /** Applied to every object before it is cached (default {@link compactForCache}: drops managedFields). */
   transform?: (object: T) => T;
   /** Called for every store change, in order, synchronously after the store changed. */
@@ -68,7 +73,9 @@ export function dropManagedFields<T extends KubeObject>(object: T): T {
  * watches, forever, until stopped. Runs the {@link step} machine and owns what it leaves out:
  * applying events to the store, backoff on errors, and reporting.
  *
- * - paginated LIST (500 per page; falls back to one full list if a continue token expires);
+ * - the list as a watch-list stream where the server supports it (objects transformed as they
+ *   arrive, the stream then carries on as the watch); else paginated LISTs (500 per page; one full
+ *   list if a continue token expires);
  * - WATCH from the list's resourceVersion with bookmarks and a server timeout of 5–10 min, re-watch
  *   from the last seen resourceVersion when a watch ends;
  * - on 410 Gone: relist and replace the store at once, emitting the difference (deletes of objects
@@ -91,6 +98,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private stopped = false;
   private synced = false;
   private lastRv = '';
+  /** The server refused a watch-list once: list in pages for the rest of this reflector's life. */
+  private watchListRefused = false;
   /** 410s in a row without a watch event in between: a second one is a reason to back off. */
   private goneStreak = 0;
   private readonly syncWaiters = new Set<() => void>();
@@ -123,6 +132,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
       clock: this.clock,
       // Spread over 5–10 minutes so a fleet of watches does not reconnect in lockstep.
       watchTimeoutSeconds: () => 300 + Math.floor(random() * 300),
+      useWatchList: () => options.watchList !== false && !this.watchListRefused,
+      transform: this.transform,
     };
   }
 
@@ -180,6 +191,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         break;
       }
       this.state = result.next;
+      if (result.watchListRefused) this.watchListRefused = true;
       if (result.event) this.apply(result.event);
       let error = result.error;
       if (result.gone && ++this.goneStreak > 1)
@@ -238,7 +250,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private apply(event: WatcherEvent<T>): void {
     switch (event.type) {
       case 'Replace': {
-        const diff = this.store.replace(event.items.map(this.transform));
+        const diff = this.store.replace(event.items); // transformed by the machine as they came
         this.lastRv = event.resourceVersion;
         const initialList = !this.synced;
         for (const object of diff.added) this.emit({ type: 'add', object, initialList });
