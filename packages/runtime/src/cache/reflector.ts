@@ -44,7 +44,12 @@ export interface ReflectorOptions<T extends KubeObject> {
    * rather than paginated LISTs. Default true; a server that refuses it gets paginated lists.
    */
   watchList?: boolean;
-  /** Applied to every object before it is cached (default {@link compactForCache}: drops managedFields). */
+  /**
+   * Applied to every object before it is cached. Default: drop managedFields, with
+   * {@link compactForCache} for objects of a LIST body (their strings may be slices of the whole body)
+   * and {@link dropManagedFields} for objects of watch lines (parsed one short line at a time, their
+   * strings are already their own).
+   */
   transform?: (object: T) => T;
   /** Called for every store change, in order, synchronously after the store changed. */
   onChange?: (change: StoreChange<T>) => void;
@@ -88,7 +93,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly clock: Clock;
   private readonly ctx: WatcherContext<T>;
   private readonly backoff: Backoff;
+  /** For objects of a LIST body. */
   private readonly transform: (object: T) => T;
+  /** For objects of a watch stream (watch-list included). */
+  private readonly transformEvent: (object: T) => T;
   private readonly onChange: ((change: StoreChange<T>) => void) | undefined;
   private readonly onSynced: (() => void) | undefined;
   private readonly onError: (error: Error, info: ReflectorErrorInfo) => void;
@@ -115,6 +123,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const random = options.random ?? Math.random;
     this.backoff = new Backoff(this.clock, { random, ...options.backoff });
     this.transform = options.transform ?? compactForCache;
+    this.transformEvent = options.transform ?? dropManagedFields;
     this.onChange = options.onChange;
     this.onSynced = options.onSynced;
     this.onError =
@@ -134,6 +143,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       watchTimeoutSeconds: () => 300 + Math.floor(random() * 300),
       useWatchList: () => options.watchList !== false && !this.watchListRefused,
       transform: this.transform,
+      transformStreamed: this.transformEvent,
     };
   }
 
@@ -266,7 +276,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       }
       case 'Apply': {
         this.goneStreak = 0;
-        const object = this.transform(event.object);
+        const object = this.transformEvent(event.object);
         const old = this.store.upsert(object);
         this.lastRv = object.metadata.resourceVersion ?? this.lastRv;
         this.emit(old ? { type: 'update', old, object } : { type: 'add', object });
@@ -274,7 +284,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       }
       case 'Delete': {
         this.goneStreak = 0;
-        const object = this.transform(event.object);
+        const object = this.transformEvent(event.object);
         this.lastRv = object.metadata.resourceVersion ?? this.lastRv;
         // A delete of something never seen (e.g. it left our selection unseen) changes nothing.
         if (this.store.delete(storeKey(object)) !== undefined) {

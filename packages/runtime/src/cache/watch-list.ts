@@ -94,7 +94,7 @@ export async function streamInitialEvents<T extends KubeObject>(
     const event = item.event;
     switch (event.type) {
       case 'ADDED':
-        items.push(ctx.transform(event.object));
+        items.push(ctx.transformStreamed(event.object));
         break;
       case 'BOOKMARK': {
         resourceVersion = event.object.metadata?.resourceVersion || resourceVersion;

@@ -94,8 +94,10 @@ export interface WatcherContext<T extends KubeObject> {
   watchTimeoutSeconds(): number;
   /** Whether the next list is a watch-list stream (false once the server refused one). */
   useWatchList(): boolean;
-  /** Applied to every listed object as it arrives (watch events are the runner's to transform). */
+  /** Applied to every object of a LIST page as it arrives (watch events are the runner's to transform). */
   transform(object: T): T;
+  /** Applied to every object a watch-list streams, as it arrives. */
+  transformStreamed(object: T): T;
 }
 
 /** A watch stream that watches are too short to be healthy below (client-go uses the same 1 s). */
