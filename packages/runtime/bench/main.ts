@@ -35,25 +35,49 @@ const rows: Row[] = [];
 const absolute: AbsoluteRow[] = [];
 const runs: Record<string, { ours: ProbeResult[]; base: ProbeResult[] }> = {};
 
-/** Runs both sides `times` times, alternated (baseline first), and keeps every result. */
-async function alternate(
-  name: string,
-  times: number,
-  ours: () => Promise<ProbeResult>,
-  base: () => Promise<ProbeResult>,
-) {
+/** The bundling script shared with `npm run bundle` (plain .mjs; the path is from bench/dist). */
+type Bundler = { bundleEntry: (entry: string, outfile: string) => Promise<string> };
+const bundler = (await import(
+  new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href
+)) as Bundler;
+
+interface Comparison {
+  name: string;
+  runs: number;
+  ours: () => Promise<ProbeResult>;
+  base: () => Promise<ProbeResult>;
+  /** Which figure of a probe's result the row compares, and how the row shows it. */
+  rows: Array<{
+    field: string;
+    label: string;
+    show: (x: number) => string;
+    goal: Row['goal'];
+    limit: number;
+  }>;
+}
+
+/** Runs both sides `runs` times, alternated (baseline first), and adds a row per figure (medians). */
+async function compare(c: Comparison): Promise<void> {
   const entry = { ours: [] as ProbeResult[], base: [] as ProbeResult[] };
-  runs[name] = entry;
-  for (let i = 0; i < times; i++) {
-    entry.base.push(await base());
-    entry.ours.push(await ours());
-    log(`${name}: run ${i + 1}/${times}`);
+  runs[c.name] = entry;
+  for (let i = 0; i < c.runs; i++) {
+    entry.base.push(await c.base());
+    entry.ours.push(await c.ours());
+    log(`${c.name}: run ${i + 1}/${c.runs}`);
   }
-  const pick = (field: string) => ({
-    ours: median(entry.ours.map((r) => r[field] as number)),
-    base: median(entry.base.map((r) => r[field] as number)),
-  });
-  return pick;
+  for (const r of c.rows) {
+    const ours = median(entry.ours.map((x) => x[r.field] as number));
+    const base = median(entry.base.map((x) => x[r.field] as number));
+    rows.push({
+      name: r.label,
+      ours: r.show(ours),
+      base: r.show(base),
+      ratio: ours / base,
+      goal: r.goal,
+      limit: r.limit,
+      against,
+    });
+  }
 }
 
 const ms = (x: number) => `${x.toFixed(0)} ms`;
@@ -94,27 +118,30 @@ try {
   transport.close();
   log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-  let pick = await alternate(
-    'read',
-    RUNS,
-    () => runProbe(node, [probe('controller-probe.js'), 'read', 'bench-read', String(READ)], env),
-    () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+  // A user's program as its image would run it: bundled and tree-shaken (`npm run bundle`).
+  const bundledProbe = await bundler.bundleEntry(
+    probe('controller-probe.js'),
+    probe('controller-probe.bundle.mjs'),
   );
-  let m = pick('wallMs');
-  rows.push({
-    name: `fresh-process read, ${READ} CMs`,
-    ours: ms(m.ours),
-    base: ms(m.base),
-    ratio: m.ours / m.base,
-    goal: '<=',
-    limit: 1,
-    against,
+  const perObject = (n: number) => (x: number) => bytes(x / n);
+  await compare({
+    name: 'read',
+    runs: RUNS,
+    ours: () => runProbe(node, [probe('controller-probe.js'), 'read', 'bench-read', String(READ)], env),
+    base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+    rows: [{ field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 }],
   });
-
-  pick = await alternate(
-    'heap',
-    RUNS,
-    () =>
+  await compare({
+    name: 'read (bundled)',
+    runs: RUNS,
+    ours: () => runProbe(node, [bundledProbe, 'read', 'bench-read', String(READ)], env),
+    base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+    rows: [{ field: 'wallMs', label: `  the same, bundled probe`, show: ms, goal: '<=', limit: 1 }],
+  });
+  await compare({
+    name: 'heap',
+    runs: RUNS,
+    ours: () =>
       runProbe(node, [
         '--expose-gc',
         probe('informer-probe.js'),
@@ -123,61 +150,30 @@ try {
         String(READ),
         'warm',
       ]),
-    () => runProbe(go, ['informer', 'bench-read', String(READ)], env),
-  );
-  m = pick('heapBytes');
-  rows.push({
-    name: 'heap per cached object',
-    ours: bytes(m.ours / READ),
-    base: bytes(m.base / READ),
-    ratio: m.ours / m.base,
-    goal: '<=',
-    limit: 0.5,
-    against,
+    base: () => runProbe(go, ['informer', 'bench-read', String(READ)], env),
+    rows: [
+      { field: 'heapBytes', label: 'heap per cached object', show: perObject(READ), goal: '<=', limit: 0.5 },
+    ],
   });
-
-  pick = await alternate(
-    'write',
-    Math.min(RUNS, 3),
-    () => runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], env),
-    () => runProbe(go, ['write', 'bench-write', String(WRITE)], env),
-  );
-  m = pick('wallMs');
-  rows.push({
-    name: `write, ${WRITE} CMs (merge patch each)`,
-    ours: ms(m.ours),
-    base: ms(m.base),
-    ratio: m.ours / m.base,
-    goal: '<=',
-    limit: 1,
-    against,
+  await compare({
+    name: 'write',
+    runs: Math.min(RUNS, 3),
+    ours: () => runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], env),
+    base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], env),
+    rows: [
+      { field: 'wallMs', label: `write, ${WRITE} CMs (merge patch each)`, show: ms, goal: '<=', limit: 1 },
+    ],
   });
-
-  pick = await alternate(
-    'sync',
-    Math.min(RUNS, 3),
-    () => runProbe(node, ['--expose-gc', probe('informer-probe.js'), kubeconfig, 'bench-big', String(BIG)]),
-    () => runProbe(go, ['informer', 'bench-big', String(BIG)], env),
-  );
-  m = pick('syncMs');
-  rows.push({
-    name: `informer sync, ${BIG} CMs: time`,
-    ours: ms(m.ours),
-    base: ms(m.base),
-    ratio: m.ours / m.base,
-    goal: '<=',
-    limit: 1,
-    against,
-  });
-  m = pick('heapBytes');
-  rows.push({
-    name: `informer sync, ${BIG} CMs: heap`,
-    ours: mb(m.ours),
-    base: mb(m.base),
-    ratio: m.ours / m.base,
-    goal: '<=',
-    limit: 0.5,
-    against,
+  await compare({
+    name: 'sync',
+    runs: Math.min(RUNS, 3),
+    ours: () =>
+      runProbe(node, ['--expose-gc', probe('informer-probe.js'), kubeconfig, 'bench-big', String(BIG)]),
+    base: () => runProbe(go, ['informer', 'bench-big', String(BIG)], env),
+    rows: [
+      { field: 'syncMs', label: `informer sync, ${BIG} CMs: time`, show: ms, goal: '<=', limit: 1 },
+      { field: 'heapBytes', label: `informer sync, ${BIG} CMs: heap`, show: mb, goal: '<=', limit: 0.5 },
+    ],
   });
 
   t = performance.now();
