@@ -22,6 +22,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  *   Another named import would fail this build (esbuild: no matching export), never the image.
  * - config.js imports the generated client only for `makeApiClient`, which the runtime never calls
  *   (it has its own transport): that import becomes two functions that say so if ever called.
+ * - config.js takes `Headers` from node-fetch (whose URL parser loads tr46's Unicode tables, ~3 MB
+ *   of heap) for `applyToFetchOptions`: Node's own `Headers` has the same interface.
  */
 const kubeConfigOnly = {
   name: 'client-node-kubeconfig-only',
@@ -34,6 +36,12 @@ const kubeConfigOnly = {
     b.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (args) =>
       args.importer === configJs ? { path: 'generated-client', namespace: 'client-node' } : undefined,
     );
+    b.onResolve({ filter: /^node-fetch$/ }, (args) =>
+      args.importer === configJs ? { path: 'fetch-headers', namespace: 'client-node' } : undefined,
+    );
+    b.onLoad({ filter: /^fetch-headers$/, namespace: 'client-node' }, () => ({
+      contents: 'export const Headers = globalThis.Headers;',
+    }));
     b.onLoad({ filter: /^kubeconfig$/, namespace: 'client-node' }, () => ({
       contents: `export { KubeConfig } from ${JSON.stringify(configJs)};`,
       resolveDir: root,
@@ -76,6 +84,8 @@ export async function bundleEntry(entry, outfile) {
     },
     plugins: [kubeConfigOnly],
     legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
     metafile: Boolean(process.env.BUNDLE_METAFILE),
   });
