@@ -32,7 +32,10 @@ export class OperatorProcess {
     child.stderr?.on('data', keep);
   }
 
-  /** Starts `node [nodeArgs] entry args --health-probe-bind-address=127.0.0.1:<free>`. */
+  /**
+   * Starts `node [nodeArgs] entry args --health-probe-bind-address=127.0.0.1:<free>`. With
+   * `BENCH_CPU_PROF_DIR` set, each operator process writes a CPU profile there when it stops.
+   */
   static async start(
     name: string,
     entry: string,
@@ -41,9 +44,11 @@ export class OperatorProcess {
     nodeArgs: string[] = [],
   ): Promise<OperatorProcess> {
     const port = await freePort();
+    const profileDir = process.env.BENCH_CPU_PROF_DIR;
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const child = spawn(
       process.execPath,
-      [...nodeArgs, entry, ...args, `--health-probe-bind-address=127.0.0.1:${port}`],
+      [...profile, ...nodeArgs, entry, ...args, `--health-probe-bind-address=127.0.0.1:${port}`],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     return new OperatorProcess(name, child, port);
