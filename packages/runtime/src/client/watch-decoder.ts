@@ -34,7 +34,9 @@ export class WatchDecoder<T extends KubeObject = KubeObject> {
    */
   push(chunk: Uint8Array | string): WatchEvent<T>[] {
     if (typeof chunk === 'string') return this.pushText(chunk);
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const events: WatchEvent<T>[] = [];
     let start = 0;
     let newline = bytes.indexOf(NEWLINE);
