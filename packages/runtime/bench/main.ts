@@ -8,7 +8,10 @@
  *  4. work queue add/get/done cycles per second, ours against client-go's;
  *  5. a 100,000-object informer sync: time and heap;
  *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts).
- * `BENCH_RUNS` (default 5), `BENCH_SCALE` (default 1: multiplies every object count) tune it.
+ * Knobs: `BENCH_RUNS` (default 5; write and sync take at most 3), `BENCH_SCALE` (default 1:
+ * multiplies every object count), `BENCH_IDLE_MS` (footprint idle, default 30 s),
+ * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes), `CAPSTAN_BENCH_CACHE` (where the
+ * Go baseline is built). Seeding 115,000 ConfigMaps is most of the run on 2 cores.
  */
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@capstan/envtest';
