@@ -6,16 +6,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { FakeLogind, FakeUpdateEngine, startPrivateBus } from '@capstan/agent';
 import type { ControlPlane } from '@capstan/envtest';
-import { OperatorProcess } from './operator-process.js';
+import { coordinatorCrds, OperatorProcess, packagesDir } from './operator-process.js';
 import type { AbsoluteRow } from './table.js';
 
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 30_000);
 const LIMIT_MB = 60;
-const packages = fileURLToPath(new URL('../../../', import.meta.url));
-const coordinatorCrds = join(packages, 'coordinator', 'deploy', 'crds', 'rebootgroups.yaml');
+const packages = packagesDir;
 
 /** The agent's DaemonSet arguments (deploy/daemonset.yaml), pointed at a private bus and os-release. */
 const agentArgs = (bus: string, osRelease: string) => [

@@ -5,6 +5,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The workspace's packages/ folder (the path is from bench/dist). */
+export const packagesDir = fileURLToPath(new URL('../../../', import.meta.url));
+/** The RebootGroup CRD, which a coordinator needs installed before its caches can sync. */
+export const coordinatorCrds = join(packagesDir, 'coordinator', 'deploy', 'crds', 'rebootgroups.yaml');
 
 /** A free TCP port on 127.0.0.1 (the OS picks it; released before the caller binds it). */
 export function freePort(): Promise<number> {

@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   capstanProtocol,
   coordinatorKeys,
@@ -17,7 +16,7 @@ import {
 } from '@capstan/coordinator';
 import type { ControlPlane } from '@capstan/envtest';
 import { HttpTransport, Node } from '@capstan/runtime';
-import { freePort, OperatorProcess } from './operator-process.js';
+import { coordinatorCrds, freePort, OperatorProcess, packagesDir } from './operator-process.js';
 import { type AbsoluteRow, median, percentile } from './table.js';
 
 const NODES = 5_000;
@@ -91,6 +90,7 @@ async function fleetlockRequest(port: number, endpoint: string, id: string): Pro
 }
 
 async function fleetlockRow(plane: ControlPlane, log: (line: string) => void): Promise<AbsoluteRow> {
+  await plane.installCRDs([coordinatorCrds]);
   const transport = new HttpTransport(plane.kubeConfig);
   const machineIds = Array.from({ length: CLIENTS }, () => randomUUID().replaceAll('-', ''));
   await Promise.all(
@@ -113,7 +113,7 @@ async function fleetlockRow(plane: ControlPlane, log: (line: string) => void): P
   );
   transport.close();
   const port = await freePort();
-  const entry = join(fileURLToPath(new URL('../../../', import.meta.url)), 'coordinator', 'dist', 'main.js');
+  const entry = join(packagesDir, 'coordinator', 'dist', 'main.js');
   const coordinator = await OperatorProcess.start(
     'coordinator (FleetLock)',
     entry,
