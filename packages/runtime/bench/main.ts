@@ -1,111 +1,192 @@
 /**
- * `npm run bench`: the runtime's benchmarks, each printed beside a baseline run in the same
- * process tree on the same machine, as ratios.
- *  1. Informer: initial sync time and heap bytes per cached object for 10,000 ConfigMaps of ~1 KB,
- *     ours against client-node's own informer, on one envtest apiserver; medians of alternated runs.
- *  2. Work queue: add/get/done cycles per second, ours against a plain de-duplicating FIFO.
+ * `npm run bench`: Capstan beside controller-runtime (a Go program in `go/`, built once from the
+ * Go module proxy) on one envtest apiserver (watch cache on, as in production). Each workload runs
+ * in fresh processes, the two sides alternated, several runs; the table shows medians and ratios.
+ *  1. fresh-process read: 10,000 ConfigMaps, each key reconciled once, 4 workers (spawn → last key);
+ *  2. write: 5,000 ConfigMaps, each reconcile writes one merge patch;
+ *  3. heap per cached object (10,000 ConfigMaps of ~1 KB);
+ *  4. work queue add/get/done cycles per second, ours against client-go's;
+ *  5. a 100,000-object informer sync: time and heap;
+ *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts).
+ * Knobs: `BENCH_RUNS` (default 5; write and sync take at most 3), `BENCH_SCALE` (default 1:
+ * multiplies every object count), `BENCH_IDLE_MS` (footprint idle, default 30 s),
+ * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes), `CAPSTAN_BENCH_CACHE` (where the
+ * Go baseline is built). Seeding 115,000 ConfigMaps is most of the run on 2 cores.
  */
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@capstan/envtest';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { HttpTransport } from '@capstan/runtime/client';
+import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } from './baseline.js';
+import { measureFootprint } from './footprint.js';
+import { measureOperators } from './operators.js';
+import { seedConfigMaps } from './seed.js';
+import { type AbsoluteRow, absoluteMet, formatTable, median, met, type Row } from './table.js';
 import { workqueueThroughput } from './workqueue.js';
 
-const COUNT = Number(process.env.BENCH_OBJECTS ?? 10_000);
-// The sync time is mostly the API server serializing 10 MB; its noise needs several alternated runs.
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const probe = fileURLToPath(new URL('./informer-probe.js', import.meta.url));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const READ = Math.round(10_000 * SCALE);
+const WRITE = Math.round(5_000 * SCALE);
+const BIG = Math.round(100_000 * SCALE);
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const probe = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
+const node = process.execPath;
 
-async function seed(plane: ControlPlane, namespace: string): Promise<void> {
-  const api = plane.kubeConfig.makeApiClient(CoreV1Api);
-  await api.createNamespace({ body: { metadata: { name: namespace } } });
-  const payload = 'x'.repeat(700); // with metadata and managedFields, about 1 KB of JSON each
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < COUNT; i = next++) {
-      await api.createNamespacedConfigMap({
-        namespace,
-        body: {
-          metadata: { name: `cm-${i}`, labels: { app: 'bench', index: String(i) } },
-          data: { payload },
-        },
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
+const go = baselineBinary(log);
+const against = `controller-runtime ${controllerRuntimeVersion()}`;
+const rows: Row[] = [];
+const absolute: AbsoluteRow[] = [];
+const runs: Record<string, { ours: ProbeResult[]; base: ProbeResult[] }> = {};
+
+/** The bundling script shared with `npm run bundle` (plain .mjs; the path is from bench/dist). */
+type Bundler = { bundleEntry: (entry: string, outfile: string) => Promise<string> };
+const bundler = (await import(
+  new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href
+)) as Bundler;
+
+interface Comparison {
+  name: string;
+  runs: number;
+  ours: () => Promise<ProbeResult>;
+  base: () => Promise<ProbeResult>;
+  /** Which figure of a probe's result the row compares, and how the row shows it. */
+  rows: Array<{
+    field: string;
+    label: string;
+    show: (x: number) => string;
+    goal: Row['goal'];
+    limit: number;
+  }>;
 }
 
-function measure(which: 'ours' | 'client-node', kubeconfig: string, namespace: string) {
-  const out = execFileSync(
-    process.execPath,
-    ['--expose-gc', probe, which, kubeconfig, namespace, String(COUNT)],
-    {
-      encoding: 'utf8',
-      maxBuffer: 1 << 20,
-    },
-  );
-  return JSON.parse(out.trim().split('\n').pop() as string) as { syncMs: number; heapBytes: number };
+/** Runs both sides `runs` times, alternated (baseline first), and adds a row per figure (medians). */
+async function compare(c: Comparison): Promise<void> {
+  const entry = { ours: [] as ProbeResult[], base: [] as ProbeResult[] };
+  runs[c.name] = entry;
+  for (let i = 0; i < c.runs; i++) {
+    entry.base.push(await c.base());
+    entry.ours.push(await c.ours());
+    log(`${c.name}: run ${i + 1}/${c.runs}`);
+  }
+  for (const r of c.rows) {
+    const ours = median(entry.ours.map((x) => x[r.field] as number));
+    const base = median(entry.base.map((x) => x[r.field] as number));
+    rows.push({
+      name: r.label,
+      ours: r.show(ours),
+      base: r.show(base),
+      ratio: ours / base,
+      goal: r.goal,
+      limit: r.limit,
+      against,
+    });
+  }
 }
 
-const row = (name: string, ours: string, base: string, ratio: number, target: string) =>
-  `${name.padEnd(30)}${ours.padStart(14)}${base.padStart(16)}${ratio.toFixed(2).padStart(9)}x   ${target}`;
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+const bytes = (x: number) => `${x.toFixed(0)} B`;
+const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
 // The queue first, while no apiserver or etcd competes for the CPU; a short run warms the JIT.
-await workqueueThroughput(1_000, 5);
-const wq = await workqueueThroughput(10_000, 20);
+{
+  await workqueueThroughput(1_000, 5);
+  const ours: number[] = [];
+  const base: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    base.push((await runProbe(go, ['queue', '10000', '20'])).perSecond as number);
+    ours.push(await workqueueThroughput(10_000, 20));
+  }
+  const [o, b] = [median(ours), median(base)];
+  rows.push({
+    name: 'workqueue add/get/done',
+    ours: `${(o / 1e6).toFixed(2)} M/s`,
+    base: `${(b / 1e6).toFixed(2)} M/s`,
+    ratio: o / b,
+    goal: '>=',
+    limit: 0.5,
+    against: "client-go's rate-limiting queue",
+  });
+}
 
-// With the watch cache, as in production: an initial list at resourceVersion 0 is served from it.
 const plane = await ControlPlane.start({ watchCache: true });
 try {
-  const namespace = 'bench';
-  const t = performance.now();
-  process.stderr.write(`seeding ${COUNT} ConfigMaps...\n`);
-  await seed(plane, namespace);
-  process.stderr.write(
-    `seeded in ${((performance.now() - t) / 1000).toFixed(1)} s; ${RUNS} alternated runs each\n`,
-  );
-  const ours: Array<{ syncMs: number; heapBytes: number }> = [];
-  const base: Array<{ syncMs: number; heapBytes: number }> = [];
-  for (let i = 0; i < RUNS; i++) {
-    base.push(measure('client-node', plane.kubeconfigPath, namespace));
-    ours.push(measure('ours', plane.kubeconfigPath, namespace));
-  }
-  const oSync = median(ours.map((r) => r.syncMs));
-  const bSync = median(base.map((r) => r.syncMs));
-  const oHeap = median(ours.map((r) => r.heapBytes)) / COUNT;
-  const bHeap = median(base.map((r) => r.heapBytes)) / COUNT;
+  const kubeconfig = plane.kubeconfigPath;
+  const env = { KUBECONFIG: kubeconfig };
+  const transport = new HttpTransport(plane.kubeConfig);
+  let t = performance.now();
+  log(`seeding ${READ} + ${WRITE} + ${BIG} ConfigMaps...`);
+  await seedConfigMaps(transport, 'bench-read', READ, 700); // ~1 KB of JSON each, with metadata
+  await seedConfigMaps(transport, 'bench-write', WRITE, 700);
+  await seedConfigMaps(transport, 'bench-big', BIG, 100);
+  transport.close();
+  log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-  const lines = [
-    '',
-    `${'benchmark'.padEnd(30)}${'capstan'.padStart(14)}${'baseline'.padStart(16)}${'ratio'.padStart(10)}   target`,
-    row(
-      `informer sync, ${COUNT} CMs`,
-      `${oSync.toFixed(0)} ms`,
-      `${bSync.toFixed(0)} ms`,
-      oSync / bSync,
-      '<= 1.00x (client-node makeInformer)',
-    ),
-    row(
-      'informer heap per object',
-      `${oHeap.toFixed(0)} B`,
-      `${bHeap.toFixed(0)} B`,
-      oHeap / bHeap,
-      '<= 0.70x (client-node makeInformer)',
-    ),
-    row(
-      'workqueue add/get/done',
-      `${(wq.ours / 1e6).toFixed(2)} M/s`,
-      `${(wq.plain / 1e6).toFixed(2)} M/s`,
-      wq.ours / wq.plain,
-      'throughput vs a plain dedup FIFO',
-    ),
-    '',
-    `runs: ${JSON.stringify({ ours, clientNode: base })}`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-  const pass = oSync / bSync <= 1.0 && oHeap / bHeap <= 0.7;
-  process.stdout.write(`targets ${pass ? 'met' : 'NOT met'}\n`);
+  // A user's program as its image would run it: bundled and tree-shaken (`npm run bundle`).
+  const bundledProbe = await bundler.bundleEntry(
+    probe('controller-probe.js'),
+    probe('controller-probe.bundle.mjs'),
+  );
+  const perObject = (n: number) => (x: number) => bytes(x / n);
+  await compare({
+    name: 'read',
+    runs: RUNS,
+    ours: () => runProbe(node, [probe('controller-probe.js'), 'read', 'bench-read', String(READ)], env),
+    base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+    rows: [{ field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 }],
+  });
+  await compare({
+    name: 'read (bundled)',
+    runs: RUNS,
+    ours: () => runProbe(node, [bundledProbe, 'read', 'bench-read', String(READ)], env),
+    base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+    rows: [{ field: 'wallMs', label: `  the same, bundled probe`, show: ms, goal: '<=', limit: 1 }],
+  });
+  await compare({
+    name: 'heap',
+    runs: RUNS,
+    ours: () =>
+      runProbe(node, [
+        '--expose-gc',
+        probe('informer-probe.js'),
+        kubeconfig,
+        'bench-read',
+        String(READ),
+        'warm',
+      ]),
+    base: () => runProbe(go, ['informer', 'bench-read', String(READ)], env),
+    rows: [
+      { field: 'heapBytes', label: 'heap per cached object', show: perObject(READ), goal: '<=', limit: 0.5 },
+    ],
+  });
+  await compare({
+    name: 'write',
+    runs: Math.min(RUNS, 3),
+    ours: () => runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], env),
+    base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], env),
+    rows: [
+      { field: 'wallMs', label: `write, ${WRITE} CMs (merge patch each)`, show: ms, goal: '<=', limit: 1 },
+    ],
+  });
+  await compare({
+    name: 'sync',
+    runs: Math.min(RUNS, 3),
+    ours: () =>
+      runProbe(node, ['--expose-gc', probe('informer-probe.js'), kubeconfig, 'bench-big', String(BIG)]),
+    base: () => runProbe(go, ['informer', 'bench-big', String(BIG)], env),
+    rows: [
+      { field: 'syncMs', label: `informer sync, ${BIG} CMs: time`, show: ms, goal: '<=', limit: 1 },
+      { field: 'heapBytes', label: `informer sync, ${BIG} CMs: heap`, show: mb, goal: '<=', limit: 0.5 },
+    ],
+  });
+
+  t = performance.now();
+  absolute.push(...(await measureFootprint(plane, log)));
+  absolute.push(...(await measureOperators(plane, log)));
+  log(`operator rows in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 } finally {
   await plane.stop();
 }
+
+process.stdout.write(`\n${formatTable(rows, absolute)}\n\nruns: ${JSON.stringify(runs)}\n`);
+const pass = rows.every(met) && absolute.every(absoluteMet);
+process.stdout.write(`targets ${pass ? 'met' : 'NOT met'}\n`);

@@ -1,30 +1,54 @@
 /**
  * The list-then-watch protocol as an explicit state machine: {@link step} takes a state, performs
- * one request (or waits for one watch item) and returns what it saw plus the next state. No
+ * one request (or waits for watch items) and returns what it saw plus the next state. No
  * timers, no store, no retries here: the {@link Reflector} runs the machine and owns backoff, so
  * each concern lives in one place (the shape of kube-rs's `watcher`).
  *
  * ```
- * Empty ──list──▶ Paging ──last page──▶ Listed ──watch──▶ Watching ──event──▶ Watching
+ *        ┌─watch-list─▶ Streaming ──initial-events-end bookmark──────────────┐ (same stream)
+ *        │   (refused: 422/400 → paginated lists from then on)              ▼
+ * Empty ─┴─list──▶ Paging ──last page──▶ Listed ──watch──▶ Watching ──event──▶ Watching
  *   ▲  (410 on a continue token: full list) │               │ clean end ▶ Listed (same RV)
  *   └──────────── 410 Gone ◀────────────────┴───────────────┘ error ▶ Listed (after backoff)
  * ```
+ *
+ * Watch-list (`sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan`, bookmarks on): the
+ * server streams the current objects as ADDED events, then a BOOKMARK annotated
+ * `k8s.io/initial-events-end: "true"` whose resourceVersion the list is current at; the same stream
+ * then carries the changes. Objects are decoded and transformed line by line as they arrive, never
+ * held as one large list body. A server without it (before 1.27, or with the WatchList feature
+ * off) answers 422 Invalid (`sendInitialEvents is forbidden for watch ...`, or
+ * `resourceVersionMatch is forbidden for watch`); the machine then lists in pages, like client-go.
  */
 
 import { ApiError, isGone } from '../client/errors.js';
-import type { ApiTransport, WatchCallbacks, WatchHandle } from '../client/transport.js';
-import type { KubeObject, ListOptions, ResourceType, WatchEvent } from '../client/types.js';
+import type { ApiTransport } from '../client/transport.js';
+import type { KubeObject, ListOptions, ResourceType } from '../client/types.js';
 import type { Clock } from '../clock.js';
+import { asError, openWatchList, relist, selection, streamInitialEvents } from './watch-list.js';
+import { WatchStream } from './watch-stream.js';
+
+export { WatchStream } from './watch-stream.js';
 
 /** Where the machine is. Each state carries exactly what the next request needs. */
 export type WatcherState<T extends KubeObject> =
   /** Nothing listed yet (or a relist is due). `quorum`: list the latest state, not a cached one. */
   | { readonly phase: 'Empty'; readonly quorum: boolean; readonly paginate: boolean }
-  /** A paginated list is in progress; `items` holds the pages so far. */
+  /**
+   * A paginated list is in progress; `items` holds the pages so far (transformed). The array is
+   * owned by the machine and grows in place: copying it per page would be quadratic.
+   */
   | {
       readonly phase: 'Paging';
       readonly continueToken: string;
-      readonly items: readonly T[];
+      readonly items: T[];
+      readonly resourceVersion: string;
+    }
+  /** A watch-list stream is sending the initial objects; `items` holds them so far (transformed). */
+  | {
+      readonly phase: 'Streaming';
+      readonly stream: WatchStream<T>;
+      readonly items: T[];
       readonly resourceVersion: string;
     }
   /** Listed (or a watch ended): watch from `resourceVersion`. */
@@ -34,7 +58,7 @@ export type WatcherState<T extends KubeObject> =
 
 /** What one step observed. */
 export type WatcherEvent<T extends KubeObject> =
-  /** A complete list: the store must become exactly `items`. */
+  /** A complete list: the store must become exactly `items` (already transformed). */
   | { readonly type: 'Replace'; readonly items: readonly T[]; readonly resourceVersion: string }
   /** An object was added or changed. */
   | { readonly type: 'Apply'; readonly object: T }
@@ -50,6 +74,8 @@ export interface StepResult<T extends KubeObject> {
   readonly error?: Error;
   /** The server said 410 Gone: the next step relists (without backoff, unless it repeats). */
   readonly gone?: boolean;
+  /** The server refused a watch-list request: list in pages from now on. */
+  readonly watchListRefused?: boolean;
 }
 
 /** Fixed inputs of the machine. */
@@ -66,89 +92,16 @@ export interface WatcherContext<T extends KubeObject> {
   readonly clock: Clock;
   /** Server-side watch timeout for the next watch, in seconds. */
   watchTimeoutSeconds(): number;
+  /** Whether the next list is a watch-list stream (false once the server refused one). */
+  useWatchList(): boolean;
+  /** Applied to every object of a LIST page as it arrives (watch events are the runner's to transform). */
+  transform(object: T): T;
+  /** Applied to every object a watch-list streams, as it arrives. */
+  transformStreamed(object: T): T;
 }
 
 /** A watch stream that watches are too short to be healthy below (client-go uses the same 1 s). */
 const SHORT_WATCH_MS = 1000;
-
-type WatchItem<T extends KubeObject> =
-  | { kind: 'event'; event: WatchEvent<T> }
-  | { kind: 'closed'; error?: Error };
-
-/**
- * Turns the callbacks of a transport watch into a pull-based stream: items are buffered in order
- * and handed out one per {@link next} call. After the close item nothing more is accepted.
- */
-export class WatchStream<T extends KubeObject> {
-  private readonly buffer: WatchItem<T>[] = [];
-  private waiter: ((item: WatchItem<T>) => void) | undefined;
-  private closed = false;
-  private handle: WatchHandle | undefined;
-  private stopRequested = false;
-  /** When the watch was requested, and how many events it delivered: to spot useless watches. */
-  readonly startedAt: number;
-  eventCount = 0;
-
-  constructor(clock: Clock) {
-    this.startedAt = clock.now();
-  }
-
-  readonly callbacks: WatchCallbacks<T> = {
-    onEvent: (event) => {
-      this.eventCount++;
-      this.push({ kind: 'event', event });
-    },
-    onClose: (error) => this.push(error ? { kind: 'closed', error } : { kind: 'closed' }),
-  };
-
-  attach(handle: WatchHandle): void {
-    this.handle = handle;
-    if (this.stopRequested) handle.stop();
-  }
-
-  /** The next item; resolves with the close item once the stream has ended. */
-  next(): Promise<WatchItem<T>> {
-    const item = this.buffer.shift();
-    if (item) return Promise.resolve(item);
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
-  }
-
-  /** Ends the watch; a pending {@link next} resolves with a clean close even if the transport never calls back. */
-  stop(): void {
-    this.stopRequested = true;
-    this.handle?.stop();
-    this.push({ kind: 'closed' });
-  }
-
-  private push(item: WatchItem<T>): void {
-    if (this.closed) return;
-    if (item.kind === 'closed') this.closed = true;
-    const waiter = this.waiter;
-    if (waiter) {
-      this.waiter = undefined;
-      waiter(item);
-    } else this.buffer.push(item);
-  }
-}
-
-function selection<T extends KubeObject>(
-  ctx: WatcherContext<T>,
-): Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> {
-  const s: Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> = {};
-  if (ctx.namespace) s.namespace = ctx.namespace;
-  if (ctx.labelSelector) s.labelSelector = ctx.labelSelector;
-  if (ctx.fieldSelector) s.fieldSelector = ctx.fieldSelector;
-  return s;
-}
-
-const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
-const relist = <T extends KubeObject>(): WatcherState<T> => ({
-  phase: 'Empty',
-  quorum: true,
-  paginate: true,
-});
 
 /** Runs one transition of the list/watch machine. Never throws: failures come back in the result. */
 export async function step<T extends KubeObject>(
@@ -157,24 +110,26 @@ export async function step<T extends KubeObject>(
 ): Promise<StepResult<T>> {
   switch (state.phase) {
     case 'Empty': {
+      if (ctx.useWatchList()) return openWatchList(ctx, state);
       const options: ListOptions = { ...selection(ctx) };
       if (state.paginate) options.limit = ctx.pageSize;
       if (!state.quorum && ctx.initialListResourceVersion !== undefined)
         options.resourceVersion = ctx.initialListResourceVersion;
       try {
         const page = await ctx.transport.list(ctx.type, options);
+        const items = page.items.map((item) => ctx.transform(item));
         if (page.continue) {
           return {
             next: {
               phase: 'Paging',
               continueToken: page.continue,
-              items: page.items,
+              items,
               resourceVersion: page.resourceVersion,
             },
           };
         }
         return {
-          event: { type: 'Replace', items: page.items, resourceVersion: page.resourceVersion },
+          event: { type: 'Replace', items, resourceVersion: page.resourceVersion },
           next: { phase: 'Listed', resourceVersion: page.resourceVersion },
         };
       } catch (err) {
@@ -191,8 +146,9 @@ export async function step<T extends KubeObject>(
           limit: ctx.pageSize,
           continue: state.continueToken,
         });
-        const items = [...state.items, ...page.items];
-        if (page.continue) return { next: { ...state, continueToken: page.continue, items } };
+        const items = state.items;
+        for (const item of page.items) items.push(ctx.transform(item));
+        if (page.continue) return { next: { ...state, continueToken: page.continue } };
         return {
           event: { type: 'Replace', items, resourceVersion: state.resourceVersion },
           next: { phase: 'Listed', resourceVersion: state.resourceVersion },
@@ -203,6 +159,8 @@ export async function step<T extends KubeObject>(
         return { next: state, error: asError(err) };
       }
     }
+    case 'Streaming':
+      return streamInitialEvents(ctx, state);
     case 'Listed': {
       const stream = new WatchStream<T>(ctx.clock);
       try {

@@ -16,36 +16,44 @@ export class WatchDecodeError extends Error {
  * {@link WatchDecoder.end} when the stream ends to decode a last line that lacks its newline.
  */
 export class WatchDecoder<T extends KubeObject = KubeObject> {
-  // `stream: true` keeps a multi-byte character split across chunks until its last byte arrives.
-  private readonly text = new TextDecoder('utf-8');
   /**
-   * The pieces of a line whose newline has not arrived yet. Kept as parts, not one growing string,
-   * so a large object split over many chunks is joined once, not rescanned on every chunk.
+   * The bytes of a line whose newline has not arrived yet. Kept as parts, not one growing buffer,
+   * so a large object split over many chunks is joined once, not copied on every chunk.
    */
-  private partial: string[] = [];
+  private partial: Uint8Array[] = [];
+  /** Text chunks (tests feed strings) of the unfinished line. */
+  private partialText: string[] = [];
 
   /**
    * Decodes one chunk; returns the events of every line it completed, in order.
+   *
+   * Bytes are split at `\n` before decoding: in UTF-8 that byte never occurs inside a multi-byte
+   * character, so each line is decoded once, straight from the chunk, into a string of its own (no
+   * decoded copy of the whole chunk that every line would be sliced out of).
    * @throws WatchDecodeError for a line that is not a watch event.
    */
   push(chunk: Uint8Array | string): WatchEvent<T>[] {
-    const data = typeof chunk === 'string' ? chunk : this.text.decode(chunk, { stream: true });
+    if (typeof chunk === 'string') return this.pushText(chunk);
+    const bytes = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const events: WatchEvent<T>[] = [];
     let start = 0;
-    let newline = data.indexOf('\n');
+    let newline = bytes.indexOf(NEWLINE);
     while (newline !== -1) {
-      let line = data.slice(start, newline);
+      let line: string;
       if (this.partial.length > 0) {
-        this.partial.push(line);
-        line = this.partial.join('');
+        this.partial.push(bytes.subarray(start, newline));
+        line = Buffer.concat(this.partial).toString('utf8');
         this.partial = [];
-      }
+      } else line = bytes.toString('utf8', start, newline);
       const event = parseWatchLine<T>(line);
       if (event) events.push(event);
       start = newline + 1;
-      newline = data.indexOf('\n', start);
+      newline = bytes.indexOf(NEWLINE, start);
     }
-    if (start < data.length) this.partial.push(data.slice(start));
+    // Copied: the transport may reuse the chunk's memory once this returns.
+    if (start < bytes.length) this.partial.push(Buffer.from(bytes.subarray(start)));
     return events;
   }
 
@@ -54,12 +62,35 @@ export class WatchDecoder<T extends KubeObject = KubeObject> {
    * @throws WatchDecodeError when that line is incomplete (a stream cut mid-event).
    */
   end(): WatchEvent<T>[] {
-    const rest = this.partial.join('') + this.text.decode();
+    const rest = Buffer.concat(this.partial).toString('utf8') + this.partialText.join('');
     this.partial = [];
+    this.partialText = [];
     const event = parseWatchLine<T>(rest);
     return event ? [event] : [];
   }
+
+  private pushText(data: string): WatchEvent<T>[] {
+    const events: WatchEvent<T>[] = [];
+    let start = 0;
+    let newline = data.indexOf('\n');
+    while (newline !== -1) {
+      let line = data.slice(start, newline);
+      if (this.partialText.length > 0) {
+        this.partialText.push(line);
+        line = this.partialText.join('');
+        this.partialText = [];
+      }
+      const event = parseWatchLine<T>(line);
+      if (event) events.push(event);
+      start = newline + 1;
+      newline = data.indexOf('\n', start);
+    }
+    if (start < data.length) this.partialText.push(data.slice(start));
+    return events;
+  }
 }
+
+const NEWLINE = 0x0a;
 
 /**
  * Parses one line of a watch stream; `undefined` for a blank line. ERROR events carry the

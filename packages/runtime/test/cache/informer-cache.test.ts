@@ -139,7 +139,9 @@ describe('InformerCache', () => {
     cache.informerFor(Node);
     cache.informerFor(WidgetType, { namespace: 'stuck' });
     cluster.addFault((r) =>
-      r.verb === 'list' && r.type.plural === 'widgets' ? new Error('forbidden') : undefined,
+      (r.verb === 'list' || r.verb === 'watch') && r.type.plural === 'widgets'
+        ? new Error('forbidden')
+        : undefined,
     );
     cache.start();
     const result = cache.waitForCacheSync(2000).catch((e) => e);

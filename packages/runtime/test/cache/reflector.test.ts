@@ -9,6 +9,8 @@ import { type Widget, Widget as WidgetType, widget } from '../testing/fixtures.j
 const key = (name: string) => ({ namespace: 'default', name });
 const reflectors: Reflector<Widget>[] = [];
 
+// These tests drive the paginated list path: what a server without watch-list gets (the watch-list
+// path has its own tests in watch-list.test.ts).
 function setup(options: { pageSize?: number; transport?: (c: FakeCluster) => ApiTransport } = {}) {
   const clock = new ManualClock();
   const cluster = new FakeCluster({ clock, kinds: [WidgetType] });
@@ -21,6 +23,7 @@ function setup(options: { pageSize?: number; transport?: (c: FakeCluster) => Api
     {
       clock,
       pageSize: options.pageSize,
+      watchList: false,
       onChange: (c) => changes.push(c),
       onError: (error, info) => errors.push({ error, info }),
       // Deterministic randomness: a tiny LCG.
@@ -44,7 +47,7 @@ const summary = (changes: StoreChange<Widget>[]) =>
     (c) => `${c.type}:${c.object.metadata.name}${c.type === 'delete' && c.finalStateUnknown ? '?' : ''}`,
   );
 
-describe('Reflector', () => {
+describe('Reflector (paginated lists)', () => {
   it('lists in pages, syncs, then watches from the list resourceVersion', async () => {
     const { clock, cluster, reflector, changes, names } = setup({ pageSize: 2 });
     for (let i = 0; i < 5; i++) cluster.seed(WidgetType, widget(`w${i}`));
@@ -266,7 +269,11 @@ describe('Reflector stop', () => {
     const clock = new ManualClock();
     const cluster = new FakeCluster({ clock, kinds: [WidgetType] });
     cluster.latencyMs = 10_000;
-    const reflector = new Reflector<Widget>(cluster, WidgetType, { clock, onError: () => {} });
+    const reflector = new Reflector<Widget>(cluster, WidgetType, {
+      clock,
+      watchList: false,
+      onError: () => {},
+    });
     reflector.start();
     await clock.advanceAsync(0);
     // The list is in flight and will not be answered before stop().

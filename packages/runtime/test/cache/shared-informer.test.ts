@@ -172,6 +172,8 @@ describe('SharedInformer', () => {
 
   it('waitForSync rejects with CacheSyncError after the timeout, and on abort', async () => {
     const { clock, cluster, informer } = setup();
+    // Neither a watch-list nor a list ever succeeds.
+    cluster.failNext('watch', 500, 1000);
     cluster.failNext('list', 500, 1000);
     informer.start();
     const wait = informer.waitForSync(5000);

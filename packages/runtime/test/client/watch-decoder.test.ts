@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WatchEvent } from '../../src/client/types.js';
 import { parseWatchLine, WatchDecodeError, WatchDecoder } from '../../src/client/watch-decoder.js';
@@ -72,6 +73,24 @@ describe('WatchDecoder', () => {
     }
     // Irregular sizes, deterministic.
     expect(decodeInChunks(bytes, (i) => ((i * 37) % 53) + 1)).toEqual(expected);
+  });
+
+  it('decodes the same events from socket Buffers cut anywhere (a property)', () => {
+    const all = Buffer.from(stream.repeat(20));
+    const want = Array.from({ length: 20 }, () => expected).flat();
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: all.length }), { maxLength: 60 }), (cuts) => {
+        const points = [...new Set([0, ...cuts, all.length])].sort((a, b) => a - b);
+        const decoder = new WatchDecoder();
+        const events: WatchEvent[] = [];
+        // Fresh Buffers, as a socket delivers them (not views of one array).
+        for (let i = 1; i < points.length; i++)
+          events.push(...decoder.push(Buffer.from(all.subarray(points[i - 1], points[i]))));
+        events.push(...decoder.end());
+        expect(events).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('returns events only for completed lines, in order', () => {

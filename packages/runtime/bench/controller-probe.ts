@@ -1,0 +1,48 @@
+/**
+ * Capstan's side of the controller workloads, written as a user would write the program with
+ * @capstan/runtime: a manager, one ConfigMap controller with 4 workers, a reconciler reading from the
+ * cache. Runs in a fresh process; prints `{ ms }` (from process start to the last key reconciled).
+ *   KUBECONFIG=... node controller-probe.js <read|write> <namespace> <count>
+ * `write`: each reconcile merge-patches a run annotation onto its ConfigMap unless it carries it.
+ */
+import { Manager } from '@capstan/runtime';
+import { ConfigMap, loadKubeConfig } from '@capstan/runtime/client';
+
+const [mode, namespace, countText] = process.argv.slice(2) as [string, string, string];
+const count = Number(countText);
+const runAnnotation = 'bench.capstan.dev/run';
+const runId = `ts-${Date.now()}`;
+
+const manager = Manager.create({
+  kubeConfig: loadKubeConfig(),
+  namespace,
+  metricsBindAddress: '0',
+  healthProbeBindAddress: '0',
+  logLevel: 'warn',
+});
+const seen = new Set<string>();
+let finish: () => void = () => {};
+const done = new Promise<void>((resolve) => {
+  finish = resolve;
+});
+manager
+  .controllerBuilder()
+  .named('bench')
+  .for(ConfigMap)
+  .withOptions({ maxConcurrentReconciles: 4 })
+  .build(async (request) => {
+    const configMap = await manager.client.get(ConfigMap, request);
+    if (mode === 'write' && configMap.metadata.annotations?.[runAnnotation] !== runId) {
+      await manager.client.patch(ConfigMap, request, 'merge', {
+        metadata: { annotations: { [runAnnotation]: runId } },
+      });
+    }
+    seen.add(request.name);
+    if (seen.size === count) finish();
+  });
+const stop = new AbortController();
+const running = manager.start(stop.signal);
+await Promise.race([done, running.then(() => Promise.reject(new Error('manager stopped early')))]);
+process.stdout.write(`${JSON.stringify({ ms: performance.now() })}\n`);
+stop.abort();
+process.exit(0);

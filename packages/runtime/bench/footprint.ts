@@ -1,0 +1,100 @@
+/**
+ * Footprint rows: the agent and the coordinator started as their DaemonSet/Deployment starts them,
+ * each once from `dist/main.js` and once from the tree-shaken `dist/main.bundle.mjs`
+ * (`npm run bundle`), all four side by side; RSS read after their caches synced and 30 s idle.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeLogind, FakeUpdateEngine, startPrivateBus } from '@capstan/agent';
+import type { ControlPlane } from '@capstan/envtest';
+import { coordinatorCrds, OperatorProcess, packagesDir } from './operator-process.js';
+import type { AbsoluteRow } from './table.js';
+
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 30_000);
+const LIMIT_MB = 60;
+const packages = packagesDir;
+
+/** The agent's DaemonSet arguments (deploy/daemonset.yaml), pointed at a private bus and os-release. */
+const agentArgs = (bus: string, osRelease: string) => [
+  '--source=update-engine',
+  '--protocol=capstan',
+  '--drain-timeout=10m',
+  '--drain-grace-period=-1s',
+  `--os-release-path=${osRelease}`,
+  '--metrics-bind-address=127.0.0.1:0',
+  `--bus-address=${bus}`,
+];
+
+/** The coordinator's Deployment arguments (deploy/coordinator.yaml), each copy on its own Lease. */
+const coordinatorArgs = (leaseId: string) => [
+  '--leader-elect',
+  `--leader-election-id=${leaseId}`,
+  '--metrics-bind-address=127.0.0.1:0',
+  '--protocol=capstan',
+  '--default-max-unavailable=1',
+  '--default-grant-timeout=30m',
+  '--fleetlock-bind-address=0',
+];
+
+export async function measureFootprint(
+  plane: ControlPlane,
+  log: (line: string) => void,
+): Promise<AbsoluteRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-footprint-'));
+  const osRelease = join(dir, 'os-release');
+  writeFileSync(osRelease, 'ID=flatcar\nVERSION=4230.2.0\n');
+  await plane.installCRDs([coordinatorCrds]);
+  const bus = await startPrivateBus(join(dir));
+  const engine = await FakeUpdateEngine.start({ address: bus.address });
+  const logind = await FakeLogind.start({ address: bus.address });
+  const env = { KUBECONFIG: plane.kubeconfigPath, POD_NAMESPACE: 'default' };
+  const processes: OperatorProcess[] = [];
+  try {
+    const entries = [
+      ['dist/main.js', (name: string) => join(packages, name, 'dist', 'main.js')],
+      ['bundle', (name: string) => join(packages, name, 'dist', 'main.bundle.mjs')],
+    ] as const;
+    // A plain .mjs script (no types), shared with `npm run bundle`; the path is from bench/dist.
+    const script = new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href;
+    const { bundleOperator } = (await import(script)) as {
+      bundleOperator: (name: string) => Promise<string>;
+    };
+    for (const name of ['agent', 'coordinator']) await bundleOperator(name);
+    for (const [variant, entry] of entries) {
+      const node = `footprint-${variant === 'bundle' ? 'bundle' : 'dist'}`;
+      await plane.createObjects([{ apiVersion: 'v1', kind: 'Node', metadata: { name: node } }], {
+        ignoreExisting: true,
+      });
+      processes.push(
+        await OperatorProcess.start(`agent (${variant})`, entry('agent'), agentArgs(bus.address, osRelease), {
+          ...env,
+          NODE_NAME: node,
+        }),
+        await OperatorProcess.start(
+          `coordinator (${variant})`,
+          entry('coordinator'),
+          coordinatorArgs(`bench-${node}`),
+          env,
+        ),
+      );
+    }
+    await Promise.all(processes.map((p) => p.ready()));
+    log(`footprint: ${processes.length} operator processes ready; idle ${IDLE_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    return processes.map((p) => ({
+      name: `idle RSS, ${p.name}`,
+      value: p.rssBytes() / 2 ** 20,
+      unit: 'MB',
+      goal: '<=',
+      limit: LIMIT_MB,
+      statistic: `after sync + ${IDLE_MS / 1000} s`,
+    }));
+  } finally {
+    await Promise.all(processes.map((p) => p.stop()));
+    await logind.stop();
+    await engine.stop();
+    await bus.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * An operator process started the way its workload manifest starts it (`node <entry> <args>`), with
+ * its probes on a free port: wait for `/readyz` (caches synced), read its RSS, stop it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The workspace's packages/ folder (the path is from bench/dist). */
+export const packagesDir = fileURLToPath(new URL('../../../', import.meta.url));
+/** The RebootGroup CRD, which a coordinator needs installed before its caches can sync. */
+export const coordinatorCrds = join(packagesDir, 'coordinator', 'deploy', 'crds', 'rebootgroups.yaml');
+
+/** A free TCP port on 127.0.0.1 (the OS picks it; released before the caller binds it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export class OperatorProcess {
+  private output = '';
+  private constructor(
+    readonly name: string,
+    private readonly child: ChildProcess,
+    readonly probePort: number,
+  ) {
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-4000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+  }
+
+  /**
+   * Starts `node [nodeArgs] entry args --health-probe-bind-address=127.0.0.1:<free>`. With
+   * `BENCH_CPU_PROF_DIR` set, each operator process writes a CPU profile there when it stops.
+   */
+  static async start(
+    name: string,
+    entry: string,
+    args: string[],
+    env: Record<string, string>,
+    nodeArgs: string[] = [],
+  ): Promise<OperatorProcess> {
+    const port = await freePort();
+    const profileDir = process.env.BENCH_CPU_PROF_DIR;
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const child = spawn(
+      process.execPath,
+      [...profile, ...nodeArgs, entry, ...args, `--health-probe-bind-address=127.0.0.1:${port}`],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    return new OperatorProcess(name, child, port);
+  }
+
+  /** Resolves once `/readyz` answers 200; rejects when the process exits or `timeoutMs` passes. */
+  async ready(timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null)
+        throw new Error(`${this.name} exited ${this.child.exitCode}:\n${this.output}`);
+      const ok = await fetch(`http://127.0.0.1:${this.probePort}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`${this.name} not ready after ${timeoutMs} ms:\n${this.output}`);
+  }
+
+  /** Resident set size now, from /proc (what a container's memory limit counts). */
+  rssBytes(): number {
+    const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+    const kb = Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1]);
+    if (!Number.isFinite(kb)) throw new Error(`${this.name}: no VmRSS in /proc/${this.child.pid}/status`);
+    return kb * 1024;
+  }
+
+  /** SIGTERM, as the kubelet sends it; resolves when the process has exited. */
+  stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.kill('SIGTERM');
+    });
+  }
+}

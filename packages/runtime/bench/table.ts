@@ -1,0 +1,58 @@
+/** One row of the bench's table: Capstan against the baseline, the ratio, and its target. */
+export interface Row {
+  name: string;
+  ours: string;
+  base: string;
+  ratio: number;
+  /** The ratio must be at most (`<=`) or at least (`>=`) `limit`. */
+  goal: '<=' | '>=';
+  limit: number;
+  /** What the baseline is, e.g. `controller-runtime v0.23.3`. */
+  against: string;
+}
+
+/** A row whose target is an absolute figure (footprint, planner, protocol): no baseline. */
+export interface AbsoluteRow {
+  name: string;
+  value: number;
+  unit: string;
+  goal: '<' | '<=';
+  limit: number;
+  /** e.g. `median` or `p99` */
+  statistic: string;
+}
+
+export const median = (xs: readonly number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+export const percentile = (xs: readonly number[], p: number): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+};
+
+export const met = (r: Row): boolean => (r.goal === '<=' ? r.ratio <= r.limit : r.ratio >= r.limit);
+
+export const absoluteMet = (a: AbsoluteRow): boolean =>
+  a.goal === '<' ? a.value < a.limit : a.value <= a.limit;
+
+/** The table as text; a row that misses its target is marked. */
+export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow[]): string {
+  const lines = [
+    `${'benchmark'.padEnd(36)}${'capstan'.padStart(12)}${'baseline'.padStart(12)}${'ratio'.padStart(9)}   target`,
+  ];
+  for (const r of rows) {
+    const mark = met(r) ? '' : '   << NOT met';
+    lines.push(
+      `${r.name.padEnd(36)}${r.ours.padStart(12)}${r.base.padStart(12)}${r.ratio.toFixed(2).padStart(8)}x   ` +
+        `${r.goal} ${r.limit.toFixed(2)}x ${r.against}${mark}`,
+    );
+  }
+  for (const a of absolute) {
+    const mark = absoluteMet(a) ? '' : '   << NOT met';
+    const value = `${a.value.toFixed(a.value < 100 ? 1 : 0)} ${a.unit}`;
+    lines.push(
+      `${a.name.padEnd(36)}${value.padStart(12)}${''.padStart(21)}   ${a.statistic} ${a.goal} ${a.limit} ${a.unit}${mark}`,
+    );
+  }
+  return lines.join('\n');
+}

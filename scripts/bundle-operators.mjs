@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+import { writeFileSync } from 'node:fs';
+/**
+ * `npm run bundle`: one tree-shaken ESM file per operator, for its image: `node dist/main.bundle.mjs`
+ * loads only the code its main reaches (client-node's generated API clients, the workspace's other
+ * exports and the CLI helpers it never calls stay out), where `node dist/main.js` loads every
+ * module the packages import. Run after `npm run build` (it bundles the compiled dist/main.js).
+ *
+ * Nothing is removed from the library: @capstan/runtime still loads kubeconfig and every auth
+ * flavour (certs, tokens, token files, exec plugins, in-cluster) through client-node's KubeConfig.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * client-node for an image: its KubeConfig, every auth flavour with it, and nothing else.
+ * - The package index re-exports ~2,500 generated API and model modules (most of the ~70 MB its
+ *   import costs); the runtime needs only `KubeConfig`, so the bare import resolves to config.js.
+ *   Another named import would fail this build (esbuild: no matching export), never the image.
+ * - config.js imports the generated client only for `makeApiClient`, which the runtime never calls
+ *   (it has its own transport): that import becomes two functions that say so if ever called.
+ * - config.js takes `Headers` from node-fetch (whose URL parser loads tr46's Unicode tables, ~3 MB
+ *   of heap) for `applyToFetchOptions`: Node's own `Headers` has the same interface.
+ */
+const kubeConfigOnly = {
+  name: 'client-node-kubeconfig-only',
+  setup(b) {
+    const configJs = join(root, 'node_modules', '@kubernetes', 'client-node', 'dist', 'config.js');
+    b.onResolve({ filter: /^@kubernetes\/client-node$/ }, () => ({
+      path: 'kubeconfig',
+      namespace: 'client-node',
+    }));
+    b.onResolve({ filter: /^\.\/gen\/index\.js$/ }, (args) =>
+      args.importer === configJs ? { path: 'generated-client', namespace: 'client-node' } : undefined,
+    );
+    b.onResolve({ filter: /^node-fetch$/ }, (args) =>
+      args.importer === configJs ? { path: 'fetch-headers', namespace: 'client-node' } : undefined,
+    );
+    b.onLoad({ filter: /^fetch-headers$/, namespace: 'client-node' }, () => ({
+      contents: 'export const Headers = globalThis.Headers;',
+    }));
+    b.onLoad({ filter: /^kubeconfig$/, namespace: 'client-node' }, () => ({
+      contents: `export { KubeConfig } from ${JSON.stringify(configJs)};`,
+      resolveDir: root,
+    }));
+    b.onLoad({ filter: /^generated-client$/, namespace: 'client-node' }, () => ({
+      contents: [
+        "const missing = () => { throw new Error('KubeConfig.makeApiClient is not in this bundle: client-node\\'s generated API clients were left out'); };",
+        'export const createConfiguration = missing;',
+        'export class ServerConfiguration { constructor() { missing(); } }',
+      ].join('\n'),
+    }));
+  },
+};
+
+/** The operators that ship as images, by package folder. */
+export const OPERATORS = ['agent', 'coordinator'];
+
+/** Bundles `packages/<name>/dist/main.js` into `packages/<name>/dist/main.bundle.mjs`; returns its path. */
+export function bundleOperator(name) {
+  const dist = join(root, 'packages', name, 'dist');
+  return bundleEntry(join(dist, 'main.js'), join(dist, 'main.bundle.mjs'));
+}
+
+/** Bundles one compiled entry point (an operator's main, or a bench probe) into `outfile`. */
+export async function bundleEntry(entry, outfile) {
+  const result = await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // Source conditions would pull the .ts sources; the bundle is made of what tsc built.
+    conditions: ['import', 'node'],
+    // dbus-next's optional native helpers (abstract sockets, X11 session bus discovery): unused.
+    external: ['usocket', 'x11'],
+    // CommonJS dependencies call require(); give the ESM bundle one.
+    banner: {
+      js: "import { createRequire as __capstanRequire } from 'node:module';\nconst require = __capstanRequire(import.meta.url);",
+    },
+    plugins: [kubeConfigOnly],
+    legalComments: 'none',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+    metafile: Boolean(process.env.BUNDLE_METAFILE),
+  });
+  if (result.metafile) writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
+  return outfile;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const name of OPERATORS) process.stdout.write(`${await bundleOperator(name)}\n`);
+}
