@@ -261,5 +261,7 @@ describe('an apiserver restart', () => {
     a.stop.abort();
     b.stop.abort();
     await Promise.all([a.done, b.done]);
-  });
+    // Its own control plane and two apiserver restarts: on a busy 2-core machine these alone
+    // took most of the default 60 s.
+  }, 180_000);
 });

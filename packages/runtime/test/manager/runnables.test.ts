@@ -23,9 +23,10 @@ describe('Manager runnables', () => {
   it('starts servers before the caches sync, and the others only once they have', async () => {
     const clock = new ManualClock();
     const cluster = new FakeCluster({ clock, kinds: [ConfigMap] });
-    // The cache cannot list until the fault goes: it stays unsynced meanwhile.
+    // The cache cannot list (paginated or as a watch-list stream) until the fault goes: it stays
+    // unsynced meanwhile.
     const removeFault = cluster.addFault((r) =>
-      r.verb === 'list' ? new Error('apiserver not ready') : undefined,
+      r.verb === 'list' || r.verb === 'watch' ? new Error('apiserver not ready') : undefined,
     );
     const manager = Manager.create({
       transport: cluster,
