@@ -11,19 +11,74 @@ const ordered = new XMLParser({ preserveOrder: true, ignoreAttributes: false, at
 const nameOf = (n: Record<string, unknown>) => Object.keys(n).find((k) => k !== ':@' && k !== '#text')!;
 const attrsOf = (n: Record<string, unknown>) => (n[':@'] ?? {}) as Record<string, string>;
 const kids = (n: Record<string, unknown>): Ordered => (n[nameOf(n)] as Ordered).filter((c) => nameOf(c));
-const root = (text: string) => (ordered.parse(text) as Ordered).find((n) => nameOf(n) && !nameOf(n).startsWith('?'))!;
+const root = (text: string) =>
+  (ordered.parse(text) as Ordered).find((n) => nameOf(n) && !nameOf(n).startsWith('?'))!;
 const find = (n: Record<string, unknown>, name: string) => kids(n).filter((c) => nameOf(c) === name);
 /** Element names in order, repeated names collapsed. */
-const sequence = (n: Record<string, unknown>) => kids(n).map(nameOf).filter((x, i, a) => a[i - 1] !== x);
+const sequence = (n: Record<string, unknown>) =>
+  kids(n)
+    .map(nameOf)
+    .filter((x, i, a) => a[i - 1] !== x);
 /** True when `seq` appears in `order`'s order (each name at most once, names from `order` only). */
 const follows = (seq: string[], order: string[]) => {
   const idx = seq.map((s) => order.indexOf(s));
   return idx.every((v, i) => v >= 0 && (i === 0 || v > idx[i - 1]!));
 };
 
-const VM_ORDER = ['Link', 'Description', 'Tasks', 'VAppParent', 'ovf:VirtualHardwareSection', 'ovf:OperatingSystemSection', 'NetworkConnectionSection', 'GuestCustomizationSection', 'ovf:ProductSection', 'RuntimeInfoSection', 'SnapshotSection', 'VmSpecSection', 'DateCreated', 'VAppScopedLocalId', 'ovfenv:Environment', 'VmCapabilities', 'StorageProfile', 'ComputePolicy'];
-const NIC_ORDER = ['NetworkConnectionIndex', 'IpAddress', 'IpType', 'SecondaryIpAddress', 'SecondaryIpType', 'ExternalIpAddress', 'IsConnected', 'MACAddress', 'IpAddressAllocationMode', 'SecondaryIpAddressAllocationMode', 'NetworkAdapterType'];
-const GC_ORDER = ['ovf:Info', 'Enabled', 'ChangeSid', 'VirtualMachineId', 'JoinDomainEnabled', 'UseOrgSettings', 'DomainName', 'DomainUserName', 'DomainUserPassword', 'MachineObjectOU', 'AdminPasswordEnabled', 'AdminPasswordAuto', 'AdminPassword', 'AdminAutoLogonEnabled', 'AdminAutoLogonCount', 'ResetPasswordRequired', 'CustomizationScript', 'ComputerName', 'Link'];
+const VM_ORDER = [
+  'Link',
+  'Description',
+  'Tasks',
+  'VAppParent',
+  'ovf:VirtualHardwareSection',
+  'ovf:OperatingSystemSection',
+  'NetworkConnectionSection',
+  'GuestCustomizationSection',
+  'ovf:ProductSection',
+  'RuntimeInfoSection',
+  'SnapshotSection',
+  'VmSpecSection',
+  'DateCreated',
+  'VAppScopedLocalId',
+  'ovfenv:Environment',
+  'VmCapabilities',
+  'StorageProfile',
+  'ComputePolicy',
+];
+const NIC_ORDER = [
+  'NetworkConnectionIndex',
+  'IpAddress',
+  'IpType',
+  'SecondaryIpAddress',
+  'SecondaryIpType',
+  'ExternalIpAddress',
+  'IsConnected',
+  'MACAddress',
+  'IpAddressAllocationMode',
+  'SecondaryIpAddressAllocationMode',
+  'NetworkAdapterType',
+];
+const GC_ORDER = [
+  'ovf:Info',
+  'Enabled',
+  'ChangeSid',
+  'VirtualMachineId',
+  'JoinDomainEnabled',
+  'UseOrgSettings',
+  'DomainName',
+  'DomainUserName',
+  'DomainUserPassword',
+  'MachineObjectOU',
+  'AdminPasswordEnabled',
+  'AdminPasswordAuto',
+  'AdminPassword',
+  'AdminAutoLogonEnabled',
+  'AdminAutoLogonCount',
+  'ResetPasswordRequired',
+  'CustomizationScript',
+  'ComputerName',
+  'Link',
+];
 
 describe('XML answers', () => {
   let sim: VcdSim & { clock: VirtualClock };
@@ -36,9 +91,29 @@ describe('XML answers', () => {
     alice = await Tenant.login(sim);
     l = await lookups(alice);
     vappPath = await composeVApp(sim, alice, l, 'shapes');
-    const policies = JSON.parse((await alice.json('GET', '/cloudapi/1.0.0/vdcComputePolicies?filter=name==large,name==zone-a&sortAsc=name')).text).values;
-    vmPath = (await addVms(sim, alice, l, vappPath, [{ name: 'shape-0', sizingPolicyUrn: policies[0].id, placementPolicyUrn: policies[1].id }]))['shape-0']!;
-    expect(await run(sim, alice, 'POST', `${vmPath}/action/reconfigureVm`, reconfigureExtraConfig('shape-0', { 'guestinfo.metadata': 'e30=', 'disk.enableUUID': '1' }), MT('vm'))).toBe('success');
+    const policies = JSON.parse(
+      (
+        await alice.json(
+          'GET',
+          '/cloudapi/1.0.0/vdcComputePolicies?filter=name==large,name==zone-a&sortAsc=name',
+        )
+      ).text,
+    ).values;
+    vmPath = (
+      await addVms(sim, alice, l, vappPath, [
+        { name: 'shape-0', sizingPolicyUrn: policies[0].id, placementPolicyUrn: policies[1].id },
+      ])
+    )['shape-0']!;
+    expect(
+      await run(
+        sim,
+        alice,
+        'POST',
+        `${vmPath}/action/reconfigureVm`,
+        reconfigureExtraConfig('shape-0', { 'guestinfo.metadata': 'e30=', 'disk.enableUUID': '1' }),
+        MT('vm'),
+      ),
+    ).toBe('success');
     await boot(sim, alice, vmPath);
   });
   afterAll(() => sim.stop());
@@ -67,7 +142,16 @@ describe('XML answers', () => {
     expect(sequence(ncs)).toEqual(['ovf:Info', 'PrimaryNetworkConnectionIndex', 'NetworkConnection', 'Link']);
     const nic = find(ncs, 'NetworkConnection')[0]!;
     const names = sequence(nic);
-    expect(names).toEqual(['NetworkConnectionIndex', 'IpAddress', 'IpType', 'IsConnected', 'MACAddress', 'IpAddressAllocationMode', 'SecondaryIpAddressAllocationMode', 'NetworkAdapterType']);
+    expect(names).toEqual([
+      'NetworkConnectionIndex',
+      'IpAddress',
+      'IpType',
+      'IsConnected',
+      'MACAddress',
+      'IpAddressAllocationMode',
+      'SecondaryIpAddressAllocationMode',
+      'NetworkAdapterType',
+    ]);
     expect(follows(names, NIC_ORDER)).toBe(true);
     expect(attrsOf(nic)).toMatchObject({ network: 'net-a' });
   });
@@ -86,13 +170,19 @@ describe('XML answers', () => {
       const rasd = sequence(item).filter((n) => n.startsWith('rasd:'));
       expect(rasd).toEqual([...rasd].sort());
     }
-    const cpu = find(hw, 'ovf:Item').find((i) => JSON.stringify(i).includes('"rasd:ResourceType":[{"#text":3}]'));
+    const cpu = find(hw, 'ovf:Item').find((i) =>
+      JSON.stringify(i).includes('"rasd:ResourceType":[{"#text":3}]'),
+    );
     expect(JSON.stringify(cpu)).toContain('"rasd:VirtualQuantity":[{"#text":4}]');
   });
 
   it('applies the sizing and placement policies and reports them', async () => {
     const vm = parseXml((await alice.xml('GET', vmPath)).text).Vm;
-    expect(vm.VmSpecSection).toMatchObject({ NumCpus: '4', NumCoresPerSocket: '2', MemoryResourceMb: { Configured: '16384' } });
+    expect(vm.VmSpecSection).toMatchObject({
+      NumCpus: '4',
+      NumCoresPerSocket: '2',
+      MemoryResourceMb: { Configured: '16384' },
+    });
     expect(vm.ComputePolicy.VmSizingPolicy['@name']).toBe('large');
     expect(vm.ComputePolicy.VmPlacementPolicy['@name']).toBe('zone-a');
     expect(vm.RuntimeInfoSection.VMWareTools['@version']).toBeDefined();
@@ -104,7 +194,10 @@ describe('XML answers', () => {
     expect(follows(sequence(gc), GC_ORDER), sequence(gc).join(' ')).toBe(true);
     const body = `<GuestCustomizationSection ${NS}><ovf:Info>x</ovf:Info><Enabled>false</Enabled><ComputerName>renamed</ComputerName></GuestCustomizationSection>`;
     expect(await run(sim, alice, 'PUT', path, body, MT('guestCustomizationSection'))).toBe('success');
-    expect(parseXml((await alice.xml('GET', path)).text).GuestCustomizationSection).toMatchObject({ Enabled: 'false', ComputerName: 'renamed' });
+    expect(parseXml((await alice.xml('GET', path)).text).GuestCustomizationSection).toMatchObject({
+      Enabled: 'false',
+      ComputerName: 'renamed',
+    });
   });
 
   it('round-trips product sections (the OVF environment)', async () => {
@@ -118,10 +211,13 @@ describe('XML answers', () => {
 
   it('changes NICs through the network connection section only while powered off', async () => {
     const path = `${vmPath}/networkConnectionSection/`;
-    const body = (mode: string) => `<NetworkConnectionSection ${NS}><ovf:Info>x</ovf:Info><PrimaryNetworkConnectionIndex>0</PrimaryNetworkConnectionIndex><NetworkConnection network="net-a"><NetworkConnectionIndex>0</NetworkConnectionIndex><IsConnected>true</IsConnected><IpAddressAllocationMode>${mode}</IpAddressAllocationMode></NetworkConnection></NetworkConnectionSection>`;
+    const body = (mode: string) =>
+      `<NetworkConnectionSection ${NS}><ovf:Info>x</ovf:Info><PrimaryNetworkConnectionIndex>0</PrimaryNetworkConnectionIndex><NetworkConnection network="net-a"><NetworkConnectionIndex>0</NetworkConnectionIndex><IsConnected>true</IsConnected><IpAddressAllocationMode>${mode}</IpAddressAllocationMode></NetworkConnection></NetworkConnectionSection>`;
     const live = await alice.xml('PUT', path, body('DHCP'), MT('networkConnectionSection'));
     expect(live.status).toBe(400);
-    expect((await alice.xml('PUT', path, body('SOMETIMES'), MT('networkConnectionSection'))).status).toBe(400);
+    expect((await alice.xml('PUT', path, body('SOMETIMES'), MT('networkConnectionSection'))).status).toBe(
+      400,
+    );
     expect(await run(sim, alice, 'POST', `${vmPath}/power/action/powerOff`)).toBe('success');
     expect(await run(sim, alice, 'PUT', path, body('DHCP'), MT('networkConnectionSection'))).toBe('success');
     const nc = parseXml((await alice.xml('GET', path)).text).NetworkConnectionSection.NetworkConnection[0];
@@ -130,10 +226,15 @@ describe('XML answers', () => {
 
   it('reads, writes and deletes metadata as tasks', async () => {
     const mv = `<MetadataValue ${NS} xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><TypedValue xsi:type="MetadataStringValue"><Value>infra-123</Value></TypedValue></MetadataValue>`;
-    expect(await run(sim, alice, 'PUT', `${vappPath}/metadata/CapvcdInfraId`, mv, MT('metadata.value'))).toBe('success');
+    expect(await run(sim, alice, 'PUT', `${vappPath}/metadata/CapvcdInfraId`, mv, MT('metadata.value'))).toBe(
+      'success',
+    );
     const one = await alice.xml('GET', `${vappPath}/metadata/CapvcdInfraId`);
     expect(one.headers['content-type']).toBe(`${MT('metadata.value')};version=37.2`);
-    expect(parseXml(one.text).MetadataValue.TypedValue).toMatchObject({ '@type': 'MetadataStringValue', Value: 'infra-123' });
+    expect(parseXml(one.text).MetadataValue.TypedValue).toMatchObject({
+      '@type': 'MetadataStringValue',
+      Value: 'infra-123',
+    });
     const all = parseXml((await alice.xml('GET', `${vappPath}/metadata`)).text).Metadata;
     expect(all.MetadataEntry.map((e: { Key: string }) => e.Key)).toEqual(['CapvcdInfraId']);
     expect(await run(sim, alice, 'DELETE', `${vappPath}/metadata/CapvcdInfraId`)).toBe('success');
@@ -144,16 +245,36 @@ describe('XML answers', () => {
     const res = await alice.xml('GET', '/api/query?type=vAppTemplate&format=records&pageSize=1&sortAsc=name');
     expect(res.headers['content-type']).toBe(`${MT('query.records')};version=37.2`);
     const q = root(res.text);
-    expect(attrsOf(q)).toMatchObject({ total: '2', page: '1', pageSize: '1', name: 'vAppTemplate', xmlns: 'http://www.vmware.com/vcloud/v1.5' });
+    expect(attrsOf(q)).toMatchObject({
+      total: '2',
+      page: '1',
+      pageSize: '1',
+      name: 'vAppTemplate',
+      xmlns: 'http://www.vmware.com/vcloud/v1.5',
+    });
     expect(find(q, 'Link').map((x) => attrsOf(x).rel)).toEqual(['nextPage', 'lastPage']);
-    expect(attrsOf(find(q, 'VAppTemplateRecord')[0]!)).toMatchObject({ name: 'flatcar-stable-kube-v1.35', catalogName: 'templates' });
-    const or = parseXml((await alice.xml('GET', '/api/query?type=vAppTemplate&filter=(name==ubuntu*,name==flatcar*);catalogName==templates')).text);
+    expect(attrsOf(find(q, 'VAppTemplateRecord')[0]!)).toMatchObject({
+      name: 'flatcar-stable-kube-v1.35',
+      catalogName: 'templates',
+    });
+    const or = parseXml(
+      (
+        await alice.xml(
+          'GET',
+          '/api/query?type=vAppTemplate&filter=(name==ubuntu*,name==flatcar*);catalogName==templates',
+        )
+      ).text,
+    );
     expect(or.QueryResultRecords.VAppTemplateRecord).toHaveLength(2);
-    const ids = parseXml((await alice.xml('GET', '/api/query?type=vm&format=idrecords&filter=name==shape-0')).text);
+    const ids = parseXml(
+      (await alice.xml('GET', '/api/query?type=vm&format=idrecords&filter=name==shape-0')).text,
+    );
     expect(ids.QueryResultRecords.VMRecord[0]['@id']).toMatch(/^urn:vcloud:vm:/);
     const refs = parseXml((await alice.xml('GET', '/api/query?type=orgVdc&format=references')).text);
     expect(refs.QueryResultReferences.OrgVdcReference[0]['@name']).toBe('vdc-a');
-    const tasks = parseXml((await alice.xml('GET', '/api/query?type=task&filter=name==vdcRecomposeVapp;status==success')).text);
+    const tasks = parseXml(
+      (await alice.xml('GET', '/api/query?type=task&filter=name==vdcRecomposeVapp;status==success')).text,
+    );
     expect(tasks.QueryResultRecords.TaskRecord).toHaveLength(1);
   });
 
@@ -162,7 +283,11 @@ describe('XML answers', () => {
     const res = await alice.xml('GET', `/api/task/${t.id}`);
     expect(res.headers['content-type']).toBe(`${MT('task')};version=37.2`);
     const task = root(res.text);
-    expect(attrsOf(task)).toMatchObject({ status: 'success', operationName: 'vdcRecomposeVapp', serviceNamespace: 'com.vmware.vcloud' });
+    expect(attrsOf(task)).toMatchObject({
+      status: 'success',
+      operationName: 'vdcRecomposeVapp',
+      serviceNamespace: 'com.vmware.vcloud',
+    });
     expect(sequence(task)).toEqual(['Owner', 'User', 'Organization', 'Progress', 'Details']);
     expect(attrsOf(find(task, 'Owner')[0]!).type).toBe(MT('vApp'));
   });
