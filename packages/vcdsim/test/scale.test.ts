@@ -78,7 +78,7 @@ describe('100 VMs at once', () => {
     return { ip, busy: added.busy, busyOther };
   }
 
-  it('keeps pools, tasks and the request log consistent', async () => {
+  it('keeps pools, tasks and the request log consistent', { timeout: 180_000 }, async () => {
     const vapps = await Promise.all(
       Array.from({ length: VAPPS }, (_, i) => composeVApp(sim, alice, l, `scale-${i}`)),
     );
