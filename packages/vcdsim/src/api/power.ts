@@ -3,7 +3,7 @@
  * preconditions hold: a VM powers on only when off, deletes only when undeployed; a vApp deletes
  * only when undeployed (its VMs go with it).
  */
-import { VmStatus } from '../model/world.js';
+import { type VApp, type Vm, VmStatus } from '../model/world.js';
 import { errors } from '../server/errors.js';
 import { type Ctx, requireContentType, xml } from '../server/http.js';
 import type { Router } from '../server/router.js';
@@ -14,7 +14,7 @@ import { MT } from '../xml/ns.js';
 import { childText, parseBody } from '../xml/parse.js';
 import { UNDEPLOY_VAPP_PARAMS } from '../xml/specs.js';
 import { vappElement, vmElement } from '../xml/vm.js';
-import { accepted, idParam, orgOf, renderCtx, vappTask, vmTask } from './common.js';
+import { acceptVappTask, acceptVmTask, idParam, orgOf, renderCtx } from './common.js';
 
 const UNDEPLOY_ACTIONS = ['powerOff', 'suspend', 'shutdown', 'force', 'default'];
 
@@ -28,145 +28,147 @@ async function readUndeploy(ctx: Ctx): Promise<void> {
     throw errors.badRequest(`UndeployPowerAction "${action}" is not one of ${UNDEPLOY_ACTIONS.join(', ')}.`);
 }
 
+const refuse = (what: string, name: string, why: string) =>
+  errors.invalidState(`The requested operation could not be executed since ${what} "${name}" ${why}.`);
+
+/** One VM or vApp operation: route, task name, what must hold first, what it does. */
+interface Op<T> {
+  method: string;
+  path: string;
+  operationName: string;
+  verb: string;
+  undeployBody?: boolean;
+  /** Throws VCD's 400 when the state does not allow the operation. */
+  check(target: T): void;
+  effect(target: T): void;
+}
+
 /** Registers vApp/VM GET, power, undeploy and delete routes. */
 export function powerRoutes(r: Router, sim: Simulator): void {
   const w = sim.world;
-  const vmOf = (ctx: Ctx) => w.visibleVm(idParam(ctx), orgOf(ctx));
-  const vappOf = (ctx: Ctx) => w.visible(w.vapps, idParam(ctx), orgOf(ctx));
-  const state = (what: string, name: string, why: string) =>
-    errors.invalidState(`The requested operation could not be executed since ${what} "${name}" ${why}.`);
+  const vmsOf = (vapp: VApp, status: number) =>
+    vapp.vmIds.map((id) => w.vms.get(id)!).filter((vm) => vm.status === status);
 
   r.add('GET', '/api/vApp/vapp-{id}', (ctx) =>
-    xml(200, MT.vApp, doc(vappElement(renderCtx(sim, ctx), vappOf(ctx)))),
+    xml(200, MT.vApp, doc(vappElement(renderCtx(sim, ctx), w.visible(w.vapps, idParam(ctx), orgOf(ctx))))),
   );
   r.add('GET', '/api/vApp/vm-{id}', (ctx) =>
-    xml(200, MT.vm, doc(vmElement(renderCtx(sim, ctx), vmOf(ctx), true))),
+    xml(200, MT.vm, doc(vmElement(renderCtx(sim, ctx), w.visibleVm(idParam(ctx), orgOf(ctx)), true))),
   );
 
-  r.add('POST', '/api/vApp/vm-{id}/power/action/powerOn', (ctx) => {
-    const vm = vmOf(ctx);
-    if (vm.status === VmStatus.POWERED_ON) throw state('VM', vm.name, 'is not powered off');
-    if (vm.status !== VmStatus.POWERED_OFF)
-      throw state('VM', vm.name, 'is not in a state that can be powered on');
-    return accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappPowerOn', `Powered on Virtual Machine ${vm.name}(${vm.id})`, () =>
-        powerOn(sim, vm),
-      ),
-    );
-  });
-  r.add('POST', '/api/vApp/vm-{id}/power/action/powerOff', (ctx) => {
-    const vm = vmOf(ctx);
-    if (vm.status !== VmStatus.POWERED_ON) throw state('VM', vm.name, 'is not powered on');
-    return accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappPowerOff', `Powered off Virtual Machine ${vm.name}(${vm.id})`, () =>
-        powerOff(sim, vm, false),
-      ),
-    );
-  });
-  r.add('POST', '/api/vApp/vm-{id}/action/undeploy', async (ctx) => {
-    const vm = vmOf(ctx);
-    await readUndeploy(ctx);
-    if (!vm.deployed) throw state('VM', vm.name, 'is not deployed');
-    return accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappUndeployPowerOff', `Undeployed Virtual Machine ${vm.name}(${vm.id})`, () =>
-        powerOff(sim, vm, true),
-      ),
-    );
-  });
-  r.add('DELETE', '/api/vApp/vm-{id}', (ctx) => {
-    const vm = vmOf(ctx);
-    if (vm.status === VmStatus.POWERED_ON) throw state('VM', vm.name, 'is powered on; stop it first');
-    if (vm.deployed) throw state('VM', vm.name, 'is deployed; undeploy it first');
-    return accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappDeleteVm', `Deleted Virtual Machine ${vm.name}(${vm.id})`, () =>
-        deleteVm(sim, vm),
-      ),
-    );
-  });
-
-  r.add('POST', '/api/vApp/vapp-{id}/power/action/powerOn', (ctx) => {
-    const vapp = vappOf(ctx);
-    const vms = vapp.vmIds.map((id) => w.vms.get(id)!).filter((vm) => vm.status === VmStatus.POWERED_OFF);
-    if (vapp.vmIds.length === 0) throw state('vApp', vapp.name, 'has no VMs');
-    return accepted(
-      sim,
-      ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vappPowerOn',
-        `Powered on Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          for (const vm of vms) powerOn(sim, vm);
-        },
-      ),
-    );
-  });
-  r.add('POST', '/api/vApp/vapp-{id}/power/action/powerOff', (ctx) => {
-    const vapp = vappOf(ctx);
-    const vms = vapp.vmIds.map((id) => w.vms.get(id)!).filter((vm) => vm.status === VmStatus.POWERED_ON);
-    if (vms.length === 0) throw state('vApp', vapp.name, 'is not powered on');
-    return accepted(
-      sim,
-      ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vappPowerOff',
-        `Powered off Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          for (const vm of vms) powerOff(sim, vm, false);
-        },
-      ),
-    );
-  });
-  r.add('POST', '/api/vApp/vapp-{id}/action/undeploy', async (ctx) => {
-    const vapp = vappOf(ctx);
-    await readUndeploy(ctx);
-    if (!vapp.deployed) throw state('vApp', vapp.name, 'is not deployed');
-    return accepted(
-      sim,
-      ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vappUndeployPowerOff',
-        `Undeployed Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          for (const id of vapp.vmIds) powerOff(sim, w.vms.get(id)!, true);
-          vapp.deployed = false;
-        },
-      ),
-    );
-  });
-  r.add('DELETE', '/api/vApp/vapp-{id}', (ctx) => {
-    const vapp = vappOf(ctx);
-    if (vapp.deployed) throw state('vApp', vapp.name, 'is deployed; undeploy it first');
-    return accepted(
-      sim,
-      ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vdcDeleteVapp',
-        `Deleted Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          for (const id of [...vapp.vmIds]) deleteVm(sim, w.vms.get(id)!);
-          w.vapps.delete(vapp.id);
-        },
-      ),
-    );
-  });
+  const vmOps: Op<Vm>[] = [
+    {
+      method: 'POST',
+      path: 'power/action/powerOn',
+      operationName: 'vappPowerOn',
+      verb: 'Powered on',
+      check: (vm) => {
+        if (vm.status === VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered off');
+        if (vm.status !== VmStatus.POWERED_OFF)
+          throw refuse('VM', vm.name, 'is not in a state that can be powered on');
+      },
+      effect: (vm) => powerOn(sim, vm),
+    },
+    {
+      method: 'POST',
+      path: 'power/action/powerOff',
+      operationName: 'vappPowerOff',
+      verb: 'Powered off',
+      check: (vm) => {
+        if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
+      },
+      effect: (vm) => powerOff(sim, vm, false),
+    },
+    {
+      method: 'POST',
+      path: 'action/undeploy',
+      operationName: 'vappUndeployPowerOff',
+      verb: 'Undeployed',
+      undeployBody: true,
+      check: (vm) => {
+        if (!vm.deployed) throw refuse('VM', vm.name, 'is not deployed');
+      },
+      effect: (vm) => powerOff(sim, vm, true),
+    },
+    {
+      method: 'DELETE',
+      path: '',
+      operationName: 'vappDeleteVm',
+      verb: 'Deleted',
+      check: (vm) => {
+        if (vm.status === VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is powered on; stop it first');
+        if (vm.deployed) throw refuse('VM', vm.name, 'is deployed; undeploy it first');
+      },
+      effect: (vm) => deleteVm(sim, vm),
+    },
+  ];
+  const vappOps: Op<VApp>[] = [
+    {
+      method: 'POST',
+      path: 'power/action/powerOn',
+      operationName: 'vappPowerOn',
+      verb: 'Powered on',
+      check: (vapp) => {
+        if (vapp.vmIds.length === 0) throw refuse('vApp', vapp.name, 'has no VMs');
+      },
+      effect: (vapp) => {
+        for (const vm of vmsOf(vapp, VmStatus.POWERED_OFF)) powerOn(sim, vm);
+      },
+    },
+    {
+      method: 'POST',
+      path: 'power/action/powerOff',
+      operationName: 'vappPowerOff',
+      verb: 'Powered off',
+      check: (vapp) => {
+        if (vmsOf(vapp, VmStatus.POWERED_ON).length === 0)
+          throw refuse('vApp', vapp.name, 'is not powered on');
+      },
+      effect: (vapp) => {
+        for (const vm of vmsOf(vapp, VmStatus.POWERED_ON)) powerOff(sim, vm, false);
+      },
+    },
+    {
+      method: 'POST',
+      path: 'action/undeploy',
+      operationName: 'vappUndeployPowerOff',
+      verb: 'Undeployed',
+      undeployBody: true,
+      check: (vapp) => {
+        if (!vapp.deployed) throw refuse('vApp', vapp.name, 'is not deployed');
+      },
+      effect: (vapp) => {
+        for (const id of vapp.vmIds) powerOff(sim, w.vms.get(id)!, true);
+        vapp.deployed = false;
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '',
+      operationName: 'vdcDeleteVapp',
+      verb: 'Deleted',
+      check: (vapp) => {
+        if (vapp.deployed) throw refuse('vApp', vapp.name, 'is deployed; undeploy it first');
+      },
+      effect: (vapp) => {
+        for (const id of [...vapp.vmIds]) deleteVm(sim, w.vms.get(id)!);
+        w.vapps.delete(vapp.id);
+      },
+    },
+  ];
+  const route = (prefix: string, p: string) => (p ? `${prefix}/${p}` : prefix);
+  for (const op of vmOps)
+    r.add(op.method, route('/api/vApp/vm-{id}', op.path), async (ctx) => {
+      const vm = w.visibleVm(idParam(ctx), orgOf(ctx));
+      if (op.undeployBody) await readUndeploy(ctx);
+      op.check(vm);
+      return acceptVmTask(sim, ctx, vm, op.operationName, op.verb, () => op.effect(vm));
+    });
+  for (const op of vappOps)
+    r.add(op.method, route('/api/vApp/vapp-{id}', op.path), async (ctx) => {
+      const vapp = w.visible(w.vapps, idParam(ctx), orgOf(ctx));
+      if (op.undeployBody) await readUndeploy(ctx);
+      op.check(vapp);
+      return acceptVappTask(sim, ctx, vapp, op.operationName, op.verb, () => op.effect(vapp));
+    });
 }

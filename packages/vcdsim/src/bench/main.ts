@@ -6,6 +6,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { callSim } from '../http-client.js';
 import { startVcdSim } from '../start.js';
 import { generateTls } from '../tls/ca.js';
 
@@ -20,20 +21,6 @@ interface Target {
   paths: string[];
 }
 
-function get(agent: https.Agent, t: Target, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(new URL(path, t.base), { agent, headers: t.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** Requests per second over `seconds`, `clients` keep-alive connections cycling through the paths. */
 async function load(t: Target, seconds: number): Promise<number> {
   const agent = new https.Agent({ keepAlive: true, maxSockets: CLIENTS, ca: t.ca });
@@ -41,8 +28,11 @@ async function load(t: Target, seconds: number): Promise<number> {
   const until = performance.now() + seconds * 1000;
   const client = async (n: number) => {
     for (let i = n; performance.now() < until; i++) {
-      const r = await get(agent, t, t.paths[i % t.paths.length]!);
-      if (r.status !== 200) throw new Error(`GET answered ${r.status}: ${r.body.slice(0, 200)}`);
+      const r = await callSim({ url: t.base, caPem: t.ca }, 'GET', t.paths[i % t.paths.length]!, {
+        headers: t.headers,
+        agent,
+      });
+      if (r.status !== 200) throw new Error(`GET answered ${r.status}: ${r.text.slice(0, 200)}`);
       done++;
     }
   };
@@ -54,58 +44,29 @@ async function load(t: Target, seconds: number): Promise<number> {
 
 async function simulatorTarget() {
   const sim = await startVcdSim({ seed: SEED, taskLatencyMs: 1, bootDelayMs: 1 });
-  const agent = new https.Agent({ keepAlive: true });
   const t: Target = {
     base: sim.url,
     ca: sim.caPem,
     headers: { Accept: 'application/*;version=37.2' },
     paths: [],
   };
-  const call = (method: string, path: string, body?: string, type?: string) =>
-    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-      const req = https.request(
-        new URL(path, sim.url),
-        {
-          method,
-          agent,
-          ca: sim.caPem,
-          headers: { ...t.headers, ...(type ? { 'Content-Type': type } : {}) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
-        },
-      );
-      req.on('error', reject);
-      if (body) req.write(body);
-      req.end();
+  const call = async (method: string, path: string, body?: string, type?: string) => {
+    const a = await callSim(sim, method, path, {
+      headers: { ...t.headers, ...(type ? { 'Content-Type': type } : {}) },
+      ...(body ? { body } : {}),
     });
-  const login = await new Promise<string>((resolve, reject) => {
-    const req = https.request(
-      new URL('/cloudapi/1.0.0/sessions', sim.url),
-      {
-        method: 'POST',
-        ca: sim.caPem,
+    return { status: a.status, headers: a.headers, body: a.text };
+  };
+  const login = String(
+    (
+      await callSim(sim, 'POST', '/cloudapi/1.0.0/sessions', {
         headers: {
-          Accept: 'application/*;version=37.2',
+          ...t.headers,
           Authorization: `Basic ${Buffer.from('alice@tenant-a:alice-password').toString('base64')}`,
         },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(String(res.headers['x-vmware-vcloud-access-token'])));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+      })
+    ).headers['x-vmware-vcloud-access-token'],
+  );
   t.headers.Authorization = `Bearer ${login}`;
   const href = (xml: string, tag: string) =>
     new URL(new RegExp(`<${tag}[^>]* href="([^"]+)"`).exec(xml)![1]!).pathname;
@@ -134,7 +95,6 @@ async function simulatorTarget() {
     taskPath,
     `/cloudapi/1.0.0/edgeGateways/${gw}/loadBalancer/virtualServiceSummaries`,
   ];
-  agent.destroy();
   const vmBody = (await call('GET', vmPath)).body;
   return { sim, t, vmBody };
 }
