@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VcdSim, VirtualClock } from '../src/index.js';
 import { parseXml, pathOf, request, startVirtual, Tenant } from './client.js';
 import { NS } from './fixtures.js';
-import { type Lookups, lookups, MT, run, settle } from './flows.js';
+import { addVms, boot, composeVApp, type Lookups, lookups, MT, run, settle } from './flows.js';
 
 describe('legacy entities and vApp-wide operations', () => {
   let sim: VcdSim & { clock: VirtualClock };
@@ -126,5 +126,52 @@ describe('legacy entities and vApp-wide operations', () => {
     expect(res.headers['content-type']).toBe(`${MT('session')};version=37.2`);
     expect(parseXml(res.text).Session['@org']).toBe('tenant-a');
     expect(String(res.headers['x-vmware-vcloud-access-token'])).toMatch(/\./);
+  });
+});
+
+describe('reboot, deploy and slowness', () => {
+  let sim: VcdSim & { clock: VirtualClock };
+  let alice: Tenant;
+  const boots: string[] = [];
+  beforeAll(async () => {
+    sim = await startVirtual({ onBoot: (vm) => void boots.push(`${vm.name}@${vm.ipAddress}`) });
+    alice = await Tenant.login(sim);
+  });
+  afterAll(() => sim.stop());
+
+  it('reboots a running guest (the hook runs again, the address stays) and deploys with forced customization', async () => {
+    const l = await lookups(alice);
+    const vapp = await composeVApp(sim, alice, l, 'rb');
+    const vmPath = (await addVms(sim, alice, l, vapp, [{ name: 'rb-0' }]))['rb-0']!;
+    const ip = await boot(sim, alice, vmPath);
+    expect(await run(sim, alice, 'POST', `${vmPath}/power/action/reboot`)).toBe('success');
+    expect(
+      parseXml((await alice.xml('GET', vmPath)).text).Vm.NetworkConnectionSection.NetworkConnection[0]
+        .IpAddress,
+    ).toBeUndefined();
+    sim.clock.advance(1000);
+    expect(boots).toEqual([`rb-0@${ip}`, `rb-0@${ip}`]);
+    expect(await run(sim, alice, 'POST', `${vmPath}/power/action/powerOff`)).toBe('success');
+    const deploy = `<DeployVAppParams xmlns="http://www.vmware.com/vcloud/v1.5" powerOn="true" forceCustomization="true"/>`;
+    expect(await run(sim, alice, 'POST', `${vmPath}/action/deploy`, deploy, MT('deployVAppParams'))).toBe(
+      'success',
+    );
+    sim.clock.advance(1000);
+    expect(boots).toHaveLength(3);
+    const vdc = parseXml((await alice.xml('GET', pathOf(l.vdcHref))).text).Vdc;
+    expect(vdc.ResourceEntities.ResourceEntity.map((e: Record<string, string>) => e['@type'])).toEqual([
+      MT('vApp'),
+      MT('vAppTemplate'),
+      MT('vAppTemplate'),
+    ]);
+  });
+
+  it('answers later when a latency fault is set', async () => {
+    sim.faults.slow(80, { path: '/api/org' });
+    await alice.xml('GET', '/api/org');
+    const entry = sim.inspect.requests().at(-1)!;
+    expect(entry.path).toBe('/api/org');
+    expect(entry.durationMs).toBeGreaterThanOrEqual(75);
+    sim.faults.clear();
   });
 });

@@ -107,7 +107,11 @@ describe('errors', () => {
       `<Vm ${NS} name="vm-1"/>`,
       MT('vm'),
     );
-    await expect400(again, 'BUSY_ENTITY', /is busy completing an operation VAPPPOWERON/);
+    await expect400(
+      again,
+      'BUSY_ENTITY',
+      /^The entity Ref: com\.vmware\.vcloud\.entity\.vm:[0-9a-f-]{36} is busy completing an operation VAPP_POWER_ON\./,
+    );
     const vappBusy = await alice.xml(
       'POST',
       `${vappPath}/action/recomposeVApp`,

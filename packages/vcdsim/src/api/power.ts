@@ -8,24 +8,43 @@ import { errors } from '../server/errors.js';
 import { type Ctx, requireContentType, xml } from '../server/http.js';
 import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
-import { deleteVm, powerOff, powerOn } from '../vm/life.js';
+import { deleteVm, powerOff, powerOn, reboot } from '../vm/life.js';
 import { doc } from '../xml/build.js';
 import { MT } from '../xml/ns.js';
-import { childText, parseBody } from '../xml/parse.js';
-import { UNDEPLOY_VAPP_PARAMS } from '../xml/specs.js';
+import { attrBool, childText, parseBody } from '../xml/parse.js';
+import { DEPLOY_VAPP_PARAMS, UNDEPLOY_VAPP_PARAMS } from '../xml/specs.js';
 import { vappElement, vmElement } from '../xml/vm.js';
 import { acceptVappTask, acceptVmTask, idParam, orgOf, renderCtx } from './common.js';
 
 const UNDEPLOY_ACTIONS = ['powerOff', 'suspend', 'shutdown', 'force', 'default'];
 
-async function readUndeploy(ctx: Ctx): Promise<void> {
+async function readUndeploy(ctx: Ctx): Promise<Options> {
   const body = await ctx.body();
-  if (body.length === 0) return;
+  if (body.length === 0) return {};
   requireContentType(ctx, MT.undeployVAppParams);
   const p = parseBody(body, 'UndeployVAppParams', UNDEPLOY_VAPP_PARAMS);
   const action = childText(p, 'UndeployPowerAction');
   if (action && !UNDEPLOY_ACTIONS.includes(action))
     throw errors.badRequest(`UndeployPowerAction "${action}" is not one of ${UNDEPLOY_ACTIONS.join(', ')}.`);
+  return {};
+}
+
+/** `DeployVAppParams`: powerOn (default true) and forceCustomization (run guest customization again). */
+async function readDeploy(ctx: Ctx): Promise<Options> {
+  const body = await ctx.body();
+  if (body.length === 0) return { powerOn: true };
+  requireContentType(ctx, MT.deployVAppParams);
+  const p = parseBody(body, 'DeployVAppParams', DEPLOY_VAPP_PARAMS);
+  return {
+    powerOn: attrBool(p, 'powerOn', true),
+    forceCustomization: attrBool(p, 'forceCustomization', false),
+  };
+}
+
+/** What a request body said about an operation. */
+interface Options {
+  powerOn?: boolean;
+  forceCustomization?: boolean;
 }
 
 const refuse = (what: string, name: string, why: string) =>
@@ -37,10 +56,11 @@ interface Op<T> {
   path: string;
   operationName: string;
   verb: string;
-  undeployBody?: boolean;
+  /** Reads the request body, if the operation takes one. */
+  read?: (ctx: Ctx) => Promise<Options>;
   /** Throws VCD's 400 when the state does not allow the operation. */
-  check(target: T): void;
-  effect(target: T): void;
+  check(target: T, opts: Options): void;
+  effect(target: T, opts: Options): void;
 }
 
 /** Registers vApp/VM GET, power, undeploy and delete routes. */
@@ -84,11 +104,39 @@ export function powerRoutes(r: Router, sim: Simulator): void {
       path: 'action/undeploy',
       operationName: 'vappUndeployPowerOff',
       verb: 'Undeployed',
-      undeployBody: true,
+      read: readUndeploy,
       check: (vm) => {
         if (!vm.deployed) throw refuse('VM', vm.name, 'is not deployed');
       },
       effect: (vm) => powerOff(sim, vm, true),
+    },
+    {
+      method: 'POST',
+      path: 'power/action/reboot',
+      operationName: 'vappReboot',
+      verb: 'Rebooted',
+      check: (vm) => {
+        if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
+      },
+      effect: (vm) => reboot(sim, vm),
+    },
+    {
+      method: 'POST',
+      path: 'action/deploy',
+      operationName: 'vappDeploy',
+      verb: 'Deployed',
+      read: readDeploy,
+      check: (vm) => {
+        if (vm.status === VmStatus.POWERED_ON)
+          throw refuse('VM', vm.name, 'is already deployed and powered on');
+        if (vm.status !== VmStatus.POWERED_OFF)
+          throw refuse('VM', vm.name, 'is not in a state that can be deployed');
+      },
+      effect: (vm, opts) => {
+        if (opts.forceCustomization) vm.needsCustomization = true;
+        if (opts.powerOn === false) vm.deployed = true;
+        else powerOn(sim, vm);
+      },
     },
     {
       method: 'DELETE',
@@ -133,7 +181,7 @@ export function powerRoutes(r: Router, sim: Simulator): void {
       path: 'action/undeploy',
       operationName: 'vappUndeployPowerOff',
       verb: 'Undeployed',
-      undeployBody: true,
+      read: readUndeploy,
       check: (vapp) => {
         if (!vapp.deployed) throw refuse('vApp', vapp.name, 'is not deployed');
       },
@@ -160,15 +208,15 @@ export function powerRoutes(r: Router, sim: Simulator): void {
   for (const op of vmOps)
     r.add(op.method, route('/api/vApp/vm-{id}', op.path), async (ctx) => {
       const vm = w.visibleVm(idParam(ctx), orgOf(ctx));
-      if (op.undeployBody) await readUndeploy(ctx);
-      op.check(vm);
-      return acceptVmTask(sim, ctx, vm, op.operationName, op.verb, () => op.effect(vm));
+      const opts = op.read ? await op.read(ctx) : {};
+      op.check(vm, opts);
+      return acceptVmTask(sim, ctx, vm, op.operationName, op.verb, () => op.effect(vm, opts));
     });
   for (const op of vappOps)
     r.add(op.method, route('/api/vApp/vapp-{id}', op.path), async (ctx) => {
       const vapp = w.visible(w.vapps, idParam(ctx), orgOf(ctx));
-      if (op.undeployBody) await readUndeploy(ctx);
-      op.check(vapp);
-      return acceptVappTask(sim, ctx, vapp, op.operationName, op.verb, () => op.effect(vapp));
+      const opts = op.read ? await op.read(ctx) : {};
+      op.check(vapp, opts);
+      return acceptVappTask(sim, ctx, vapp, op.operationName, op.verb, () => op.effect(vapp, opts));
     });
 }

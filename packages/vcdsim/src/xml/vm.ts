@@ -61,6 +61,9 @@ export function vmElement(r: RenderCtx, vm: Vm, root: boolean): string {
       undefined,
       `${p}/power/action/${on ? 'powerOff' : 'powerOn'}`,
     ),
+    on
+      ? link(base, 'power:reboot', undefined, `${p}/power/action/reboot`)
+      : link(base, 'deploy', MT.deployVAppParams, `${p}/action/deploy`),
     link(base, 'undeploy', MT.undeployVAppParams, `${p}/action/undeploy`),
     link(base, 'reconfigureVm', MT.vm, `${p}/action/reconfigureVm`, vm.name),
     link(base, 'up', MT.vApp, path.vapp(vapp.id)),
