@@ -142,6 +142,19 @@ describe('CloudAPI', () => {
     const vappPath = await composeVApp(sim, alice, l, 'lb-cluster');
     const vms = await addVms(sim, alice, l, vappPath, [{ name: 'cp-0' }]);
     const ip = await boot(sim, alice, vms['cp-0']!);
+    const allocated = body(
+      await alice.json('GET', `/cloudapi/1.0.0/orgVdcNetworks/${net.id}/allocatedIpAddresses`),
+    );
+    expect(allocated.values).toEqual([
+      expect.objectContaining({ ipAddress: '10.10.0.1', allocationType: 'EDGE' }),
+      expect.objectContaining({
+        ipAddress: ip,
+        allocationType: 'VM_ALLOCATED',
+        entityName: 'cp-0',
+        vAppName: 'lb-cluster',
+        deployed: true,
+      }),
+    ]);
     const current = body(await alice.json('GET', `/cloudapi/1.0.0/loadBalancer/pools/${poolRef.id}`));
     expect(
       await done(

@@ -160,3 +160,40 @@ export function segAssignmentJson(w: World, a: SegAssignment) {
     gatewayOrgRef: orgRef(w, g.orgId),
   };
 }
+
+/** The addresses of an org VDC network in use: the gateway's (EDGE) and every VM reservation. */
+export function allocatedIpsJson(w: World, n: Network) {
+  const ref = entityRef(n.name, urn('network', n.id));
+  const org = orgRef(w, n.orgId);
+  const edge = n.edgeGatewayId ? w.edgeGateways.get(n.edgeGatewayId) : undefined;
+  const rows = [...n.allocated].map(([ipAddress, vmId]) => {
+    const vm = w.vms.get(vmId);
+    return {
+      id: `${n.id}:${ipAddress}`,
+      entityId: urn('vm', vmId),
+      entityName: vm?.name ?? '',
+      vAppName: (vm && w.vapps.get(vm.vappId)?.name) ?? '',
+      ipAddress,
+      deployed: !!vm?.deployed,
+      allocationType: 'VM_ALLOCATED',
+      networkRef: ref,
+      orgRef: org,
+    };
+  });
+  return edge
+    ? [
+        {
+          id: `${n.id}:${n.gateway}`,
+          entityId: urn('gateway', edge.id),
+          entityName: 'Edge Gateway',
+          vAppName: null,
+          ipAddress: n.gateway,
+          deployed: true,
+          allocationType: 'EDGE',
+          networkRef: ref,
+          orgRef: org,
+        },
+        ...rows,
+      ]
+    : rows;
+}

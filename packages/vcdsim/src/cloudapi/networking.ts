@@ -8,6 +8,7 @@ import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
 import { checkTenantContext, listReply, urnParam } from './envelope.js';
 import {
+  allocatedIpsJson,
   computePolicyJson,
   edgeGatewayJson,
   orgVdcNetworkJson,
@@ -48,6 +49,9 @@ export function networkingRoutes(r: Router, sim: Simulator): void {
   });
   r.add('GET', '/cloudapi/1.0.0/orgVdcNetworks/{id}', (ctx) =>
     json(200, orgVdcNetworkJson(w, w.visible(w.networks, urnParam(ctx, 'network'), org(ctx)))),
+  );
+  r.add('GET', '/cloudapi/1.0.0/orgVdcNetworks/{id}/allocatedIpAddresses', (ctx) =>
+    listReply(ctx, allocatedIpsJson(w, w.visible(w.networks, urnParam(ctx, 'network'), org(ctx)))),
   );
   r.add('GET', '/cloudapi/1.0.0/edgeGateways', (ctx) => {
     const o = org(ctx);
