@@ -36,6 +36,18 @@ describe('errors', () => {
     await expect400(await recompose('<RecomposeVAppParams'), 'BAD_REQUEST', /not well-formed/);
     await expect400(await recompose(''), 'BAD_REQUEST', /no body/);
     await expect400(
+      await recompose(`<!DOCTYPE x [<!ENTITY a "aaaa">]><RecomposeVAppParams ${NS}/>`),
+      'BAD_REQUEST',
+      /DOCTYPE/,
+    );
+    await expect400(
+      await recompose(
+        `<RecomposeVAppParams ${NS}>${'<Description>x</Description>'.repeat(700_000)}</RecomposeVAppParams>`,
+      ),
+      'BAD_REQUEST',
+      /too large/,
+    );
+    await expect400(
       await recompose(`<ComposeVAppParams ${NS} name="x"/>`),
       'BAD_REQUEST',
       /ComposeVAppParams/,
