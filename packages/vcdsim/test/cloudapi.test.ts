@@ -54,6 +54,19 @@ describe('CloudAPI', () => {
     ).toBe(0);
   });
 
+  it("lists the caller's org and VDCs", async () => {
+    const orgs = body(await alice.json('GET', '/cloudapi/1.0.0/orgs'));
+    expect(orgs.values.map((o: { name: string }) => o.name)).toEqual(['tenant-a']);
+    expect(body(await alice.json('GET', `/cloudapi/1.0.0/orgs/${orgs.values[0].id}`)).displayName).toBe(
+      'Tenant A',
+    );
+    expect((await bob.json('GET', `/cloudapi/1.0.0/orgs/${orgs.values[0].id}`)).status).toBe(403);
+    const vdcs = body(await alice.json('GET', '/cloudapi/1.0.0/vdcs?filter=name==vdc-a'));
+    expect(vdcs.values[0]).toMatchObject({ name: 'vdc-a', org: { name: 'tenant-a' } });
+    expect(body(await alice.json('GET', `/cloudapi/1.0.0/vdcs/${vdcs.values[0].id}`)).name).toBe('vdc-a');
+    expect((await alice.json('GET', '/cloudapi/1.0.0/vdcs/not-a-urn')).status).toBe(403);
+  });
+
   it('finds the edge gateway through the network and reports its uplink IPs', async () => {
     const nets = body(await alice.json('GET', '/cloudapi/1.0.0/orgVdcNetworks?filter=name==net-a'));
     const net = nets.values[0];

@@ -126,6 +126,11 @@ describe('legacy entities and vApp-wide operations', () => {
     expect(res.headers['content-type']).toBe(`${MT('session')};version=37.2`);
     expect(parseXml(res.text).Session['@org']).toBe('tenant-a');
     expect(String(res.headers['x-vmware-vcloud-access-token'])).toMatch(/\./);
+    const token = String(res.headers['x-vmware-vcloud-access-token']);
+    const legacy = new Tenant(sim, token);
+    expect(parseXml((await legacy.xml('GET', '/api/session')).text).Session['@user']).toBe('alice');
+    expect((await legacy.xml('DELETE', '/api/session')).status).toBe(204);
+    expect((await legacy.xml('GET', '/api/session')).status).toBe(401);
   });
 });
 

@@ -37,6 +37,27 @@ function sessionJson(ctx: Ctx, login: Pick<Login, 'session'>) {
   };
 }
 
+/** The legacy `Session` element of the caller's session. */
+function sessionXml(ctx: Ctx): string {
+  const s = ctx.session!;
+  return doc(
+    el(
+      'Session',
+      {
+        ...ROOT_NS,
+        user: s.user.name,
+        org: s.org.name,
+        userId: urn('user', s.user.id),
+        href: `${ctx.base}/api/session/`,
+        type: MT.session,
+      },
+      link(ctx.base, 'down', MT.orgList, '/api/org/'),
+      link(ctx.base, 'remove', undefined, '/api/session'),
+      link(ctx.base, 'down', MT.org, path.org(s.org.id), s.org.name),
+    ),
+  );
+}
+
 function tokenHeaders(token: string): Record<string, string> {
   return {
     'X-VMWARE-VCLOUD-ACCESS-TOKEN': token,
@@ -112,27 +133,15 @@ export function sessionRoutes(r: Router, sim: Simulator): void {
     (ctx) => {
       const login = sim.auth.loginBasic(ctx.req.headers.authorization);
       ctx.session = login.session;
-      const s = login.session;
-      const body = doc(
-        el(
-          'Session',
-          {
-            ...ROOT_NS,
-            user: s.user.name,
-            org: s.org.name,
-            userId: urn('user', s.user.id),
-            href: `${ctx.base}/api/session/`,
-            type: MT.session,
-          },
-          link(ctx.base, 'down', MT.orgList, '/api/org/'),
-          link(ctx.base, 'remove', undefined, '/api/session'),
-          link(ctx.base, 'down', MT.org, path.org(s.org.id), s.org.name),
-        ),
-      );
-      return xml(200, MT.session, body, tokenHeaders(login.token));
+      return xml(200, MT.session, sessionXml(ctx), tokenHeaders(login.token));
     },
     { auth: false },
   );
+  r.add('GET', '/api/session', (ctx) => xml(200, MT.session, sessionXml(ctx)));
+  r.add('DELETE', '/api/session', (ctx) => {
+    sim.auth.logout(ctx.session!);
+    return empty(204);
+  });
 
   r.add(
     'POST',

@@ -197,3 +197,32 @@ export function allocatedIpsJson(w: World, n: Network) {
       ]
     : rows;
 }
+
+export function orgJson(w: World, o: { id: string; name: string; fullName: string }) {
+  return {
+    id: urn('org', o.id),
+    name: o.name,
+    displayName: o.fullName,
+    description: '',
+    isEnabled: true,
+    orgVdcCount: [...w.vdcs.values()].filter((v) => v.orgId === o.id).length,
+    catalogCount: [...w.catalogs.values()].filter((c) => c.orgId === o.id).length,
+    vappCount: [...w.vapps.values()].filter((a) => a.orgId === o.id).length,
+    runningVMCount: [...w.vms.values()].filter((vm) => vm.status === 4 && w.vmOrgId(vm) === o.id).length,
+    userCount: w.users.filter((u) => u.orgId === o.id).length,
+    canManageOrgs: false,
+    canPublish: false,
+  };
+}
+
+export function vdcJson(w: World, v: { id: string; name: string; orgId: string; description: string }) {
+  return {
+    id: urn('vdc', v.id),
+    name: v.name,
+    description: v.description,
+    allocationType: 'FLEX',
+    org: orgRef(w, v.orgId),
+    isEnabled: true,
+    status: 'READY',
+  };
+}

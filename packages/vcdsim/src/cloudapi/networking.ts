@@ -11,9 +11,11 @@ import {
   allocatedIpsJson,
   computePolicyJson,
   edgeGatewayJson,
+  orgJson,
   orgVdcNetworkJson,
   segAssignmentJson,
   usedIpJson,
+  vdcJson,
 } from './json.js';
 
 /** Registers the networking and compute policy routes. */
@@ -40,6 +42,22 @@ export function networkingRoutes(r: Router, sim: Simulator): void {
       return json(200, computePolicyJson(p, v2));
     });
   }
+  r.add('GET', '/cloudapi/1.0.0/orgs', (ctx) => listReply(ctx, [orgJson(w, w.orgs.get(org(ctx))!)]));
+  r.add('GET', '/cloudapi/1.0.0/orgs/{id}', (ctx) => {
+    const o = w.orgs.get(urnParam(ctx, 'org'));
+    if (!o || o.id !== org(ctx)) throw errors.forbidden();
+    return json(200, orgJson(w, o));
+  });
+  r.add('GET', '/cloudapi/1.0.0/vdcs', (ctx) => {
+    const o = org(ctx);
+    return listReply(
+      ctx,
+      [...w.vdcs.values()].filter((v) => v.orgId === o).map((v) => vdcJson(w, v)),
+    );
+  });
+  r.add('GET', '/cloudapi/1.0.0/vdcs/{id}', (ctx) =>
+    json(200, vdcJson(w, w.visible(w.vdcs, urnParam(ctx, 'vdc'), org(ctx)))),
+  );
   r.add('GET', '/cloudapi/1.0.0/orgVdcNetworks', (ctx) => {
     const o = org(ctx);
     return listReply(
