@@ -1,7 +1,7 @@
 /** CloudAPI over HTTPS: compute policies, networks, edge gateways, ALB pools and virtual services with health. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VcdSim, VirtualClock } from '../src/index.js';
-import { startVirtual, Tenant } from './client.js';
+import { request, startVirtual, Tenant } from './client.js';
 import { addVms, boot, composeVApp, lookups } from './flows.js';
 
 describe('CloudAPI', () => {
@@ -28,7 +28,18 @@ describe('CloudAPI', () => {
     const location = new URL(String(res.headers.location)).pathname;
     expect(location).toMatch(/^\/api\/task\/[0-9a-f-]{36}$/);
     sim.clock.advance(5000);
-    return /status="(\w+)"/.exec((await alice.xml('GET', location)).text)![1]!;
+    const xmlStatus = /status="(\w+)"/.exec((await alice.xml('GET', location)).text)![1]!;
+    // The same task in the legacy API's JSON form.
+    const asJson = await request(sim, 'GET', location, {
+      headers: { Accept: 'application/*+json;version=37.2', Authorization: `Bearer ${alice.token}` },
+    });
+    expect(asJson.headers['content-type']).toBe('application/vnd.vmware.vcloud.task+json;version=37.2');
+    expect(JSON.parse(asJson.text)).toMatchObject({
+      status: xmlStatus,
+      progress: 100,
+      owner: { type: 'application/json' },
+    });
+    return xmlStatus;
   }
 
   it('lists compute policies in the paged envelope, v1 and v2, with FIQL filters', async () => {
