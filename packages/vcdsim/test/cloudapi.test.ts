@@ -59,6 +59,16 @@ describe('CloudAPI', () => {
     const one = await alice.json('GET', `/cloudapi/1.0.0/vdcComputePolicies/${small.values[0].id}`);
     expect(body(one).name).toBe('small');
     expect(one.headers['content-type']).toBe('application/json;version=37.2');
+    expect(
+      body(await alice.json('GET', `/cloudapi/2.0.0/vdcComputePolicies/${small.values[0].id}`)).policyType,
+    ).toBe('VdcVmPolicy');
+    const provider = await request(sim, 'POST', '/cloudapi/1.0.0/sessions/provider', {
+      headers: {
+        Accept: 'application/json;version=37.2',
+        Authorization: `Basic ${Buffer.from('alice@tenant-a:alice-password').toString('base64')}`,
+      },
+    });
+    expect(provider.status).toBe(401);
     // Bob's org has "small" but not "large".
     expect(
       body(await bob.json('GET', '/cloudapi/1.0.0/vdcComputePolicies?filter=name==large')).resultTotal,
@@ -192,6 +202,39 @@ describe('CloudAPI', () => {
     expect(withMember).toMatchObject({ memberCount: 1, upMemberCount: 1, healthStatus: 'UP' });
     expect(withMember.members[0]).toMatchObject({ ipAddress: ip, port: 6443, healthStatus: 'UP' });
     expect((await summaries()).healthStatus).toBe('UP');
+
+    const members = body(await alice.json('GET', `/cloudapi/1.0.0/loadBalancer/pools/${poolRef.id}/members`));
+    expect(members).toMatchObject({ resultTotal: 1, values: [{ ipAddress: ip, healthStatus: 'UP' }] });
+
+    // Disabling the virtual service (a PUT of what GET returned) shows as DISABLED.
+    const vsNow = body(
+      await alice.json('GET', `/cloudapi/1.0.0/loadBalancer/virtualServices/${(await summaries()).id}`),
+    );
+    expect(vsNow).toMatchObject({
+      virtualIpAddress: '203.0.113.11',
+      loadBalancerPoolRef: { id: poolRef.id },
+      healthStatus: 'UP',
+    });
+    const { serviceEngineGroupRef: _s, ...rest } = vsNow;
+    expect(
+      await done(
+        await alice.json('PUT', `/cloudapi/1.0.0/loadBalancer/virtualServices/${vsNow.id}`, {
+          ...rest,
+          serviceEngineGroupRef: seg.serviceEngineGroupRef,
+          enabled: false,
+        }),
+      ),
+    ).toBe('success');
+    expect((await summaries()).healthStatus).toBe('DISABLED');
+    expect(
+      await done(
+        await alice.json('PUT', `/cloudapi/1.0.0/loadBalancer/virtualServices/${vsNow.id}`, {
+          ...rest,
+          serviceEngineGroupRef: seg.serviceEngineGroupRef,
+          enabled: true,
+        }),
+      ),
+    ).toBe('success');
 
     sim.inspect.setServing('cp-0', false);
     expect((await summaries()).healthStatus).toBe('DOWN');

@@ -224,6 +224,41 @@ describe('XML answers', () => {
     expect(nc.IpAddressAllocationMode).toBe('DHCP');
   });
 
+  it('serves the virtual hardware section on its own, with its namespaces', async () => {
+    const res = await alice.xml('GET', `${vmPath}/virtualHardwareSection/`);
+    expect(res.headers['content-type']).toBe(`${MT('virtualHardwareSection')};version=37.2`);
+    const hw = root(res.text);
+    expect(nameOf(hw)).toBe('ovf:VirtualHardwareSection');
+    expect(attrsOf(hw)).toMatchObject({
+      'xmlns:vmw': 'http://www.vmware.com/schema/ovf',
+      'xmlns:ovf': 'http://schemas.dmtf.org/ovf/envelope/1',
+    });
+    expect(find(hw, 'vmw:ExtraConfig')).toHaveLength(2);
+  });
+
+  it("changes a vApp's networks, refusing to drop one a VM uses", async () => {
+    const path = `${vappPath}/networkConfigSection/`;
+    const section = parseXml((await alice.xml('GET', path)).text).NetworkConfigSection;
+    expect(section.NetworkConfig.map((n: Record<string, string>) => n['@networkName'])).toEqual(['net-a']);
+    const config = (name: string) =>
+      `<NetworkConfig networkName="${name}"><Configuration><ParentNetwork href="${l.netHref}"/><FenceMode>bridged</FenceMode></Configuration></NetworkConfig>`;
+    const body = (...names: string[]) =>
+      `<NetworkConfigSection ${NS}><ovf:Info>n</ovf:Info>${names.map(config).join('')}</NetworkConfigSection>`;
+    expect(await run(sim, alice, 'PUT', path, body('net-a', 'net-a-2'), MT('networkConfigSection'))).toBe(
+      'success',
+    );
+    const after = parseXml((await alice.xml('GET', path)).text).NetworkConfigSection;
+    expect(after.NetworkConfig.map((n: Record<string, string>) => n['@networkName'])).toEqual([
+      'net-a',
+      'net-a-2',
+    ]);
+    const drop = await alice.xml('PUT', path, body('net-a-2'), MT('networkConfigSection'));
+    expect(drop.status).toBe(400);
+    expect(parseXml(drop.text).Error['@message']).toMatch(/used by a VM/);
+    const adminPath = new URL(l.netHref).pathname.replace('/api/network/', '/api/admin/network/');
+    expect(parseXml((await alice.xml('GET', adminPath)).text).OrgVdcNetwork['@name']).toBe('net-a');
+  });
+
   it('reads, writes and deletes metadata as tasks', async () => {
     const mv = `<MetadataValue ${NS} xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><TypedValue xsi:type="MetadataStringValue"><Value>infra-123</Value></TypedValue></MetadataValue>`;
     expect(await run(sim, alice, 'PUT', `${vappPath}/metadata/CapvcdInfraId`, mv, MT('metadata.value'))).toBe(
