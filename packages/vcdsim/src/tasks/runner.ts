@@ -60,6 +60,9 @@ export interface TaskLatency {
 /** Task scheduling, history and busy-entity locks. */
 export class TaskRunner {
   readonly tasks = new Map<string, Task>();
+  // Invariant: #open holds exactly the tasks not in a terminal state; #busy maps each lock of an
+  // open task to it (so renders and busy checks never scan the whole history).
+  readonly #open = new Set<Task>();
   readonly #busy = new Map<string, Task>();
   readonly #specs = new Map<string, TaskSpec>();
 
@@ -107,6 +110,7 @@ export class TaskRunner {
       locks: spec.locks,
     };
     this.tasks.set(task.id, task);
+    this.#open.add(task);
     this.#specs.set(task.id, spec);
     for (const k of spec.locks) this.#busy.set(k, task);
     const ms = this.latency.perOperation?.[spec.operationName] ?? this.latency.defaultMs;
@@ -126,7 +130,7 @@ export class TaskRunner {
 
   /** Tasks that have not finished. */
   unfinished(): Task[] {
-    return [...this.tasks.values()].filter((t) => !isTerminal(t.status));
+    return [...this.#open];
   }
 
   #finish(task: Task): void {
@@ -153,6 +157,7 @@ export class TaskRunner {
     Object.assign(task, next);
     if (isTerminal(task.status)) {
       task.endTime = this.clock.now();
+      this.#open.delete(task);
       for (const k of task.locks) if (this.#busy.get(k) === task) this.#busy.delete(k);
       const spec = this.#specs.get(task.id);
       this.#specs.delete(task.id);
