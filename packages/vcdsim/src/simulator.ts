@@ -55,8 +55,8 @@ export class Simulator {
   readonly auth: Auth;
   readonly tasks: TaskRunner;
   readonly bootHooks: BootHook[] = [];
-  /** Errors thrown by boot hooks (kept for tests; a hook's failure never breaks the simulator). */
-  readonly hookErrors: { vm: string; error: unknown }[] = [];
+  /** Errors thrown by boot hooks or by handlers (answered 500); kept for tests, never fatal. */
+  readonly failures: { where: string; error: unknown }[] = [];
 
   constructor(
     readonly world: World,

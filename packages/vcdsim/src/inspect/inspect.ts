@@ -64,7 +64,7 @@ export interface Inspect {
   /** Adds a boot hook; returns a function that removes it. */
   onBoot(hook: BootHook): () => void;
   /** Errors thrown by boot hooks or unexpected handler failures (should stay empty). */
-  errors(): { vm: string; error: unknown }[];
+  errors(): { where: string; error: unknown }[];
   /** Live session count. */
   sessions(): number;
 }
@@ -112,7 +112,7 @@ export function inspector(sim: Simulator): Inspect {
         if (i >= 0) sim.bootHooks.splice(i, 1);
       };
     },
-    errors: () => [...sim.hookErrors],
+    errors: () => [...sim.failures],
     sessions: () => sim.auth.count,
   };
 }

@@ -90,7 +90,7 @@ async function handle(
     return { reply: versioned(reply, ctx.version), route: route.pattern, ...(user ? { user } : {}) };
   } catch (e) {
     const err = e instanceof VcdError ? e : errors.internal();
-    if (!(e instanceof VcdError)) sim.hookErrors.push({ vm: `${method} ${path}`, error: e });
+    if (!(e instanceof VcdError)) sim.failures.push({ where: `${method} ${path}`, error: e });
     const asked = requestedVersion(req.headers.accept);
     return {
       reply: versioned(errorReply(path, err), isSupported(asked) ? asked : CURRENT_VERSION),
@@ -118,7 +118,7 @@ export async function listen(
     const started = performance.now();
     handle(sim, router, req, base)
       .catch((e: unknown) => {
-        sim.hookErrors.push({ vm: 'server', error: e });
+        sim.failures.push({ where: 'server', error: e });
         return { reply: errorReply(req.url ?? '/', errors.internal()), route: req.url ?? '/' } as {
           reply: Reply;
           route: string;

@@ -54,7 +54,7 @@ function boot(sim: Simulator, vm: Vm): void {
     ),
   };
   for (const hook of sim.bootHooks) {
-    const record = (error: unknown) => sim.hookErrors.push({ vm: vm.name, error });
+    const record = (error: unknown) => sim.failures.push({ where: `onBoot(${vm.name})`, error });
     try {
       Promise.resolve(hook(view, guestinfo)).then((r) => {
         if (r && typeof r.serving === 'boolean' && vm.status === VmStatus.POWERED_ON) vm.serving = r.serving;
