@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSeed, SeedError, startVcdSim, type VcdSim, type VirtualClock } from '../src/index.js';
 import { parseXml, request, startVirtual, Tenant } from './client.js';
-import { addVms, composeVApp, lookups } from './flows.js';
+import { addVms, boot, composeVApp, lookups } from './flows.js';
 
 describe('inspection API over HTTP', () => {
   let sim: VcdSim & { clock: VirtualClock };
@@ -61,6 +61,29 @@ describe('inspection API over HTTP', () => {
     expect((await post('/inspect/vms/nobody/serving', { serving: true })).status).toBe(404);
     expect((await post('/inspect/faults', { type: 'expireTokens' })).status).toBe(204);
     expect((await alice.xml('GET', '/api/org')).status).toBe(401);
+  });
+});
+
+describe('a failing boot hook', () => {
+  it('is recorded where it happened and breaks nothing', async () => {
+    const sim = await startVirtual({
+      onBoot: () => {
+        throw new Error('guest broke');
+      },
+    });
+    try {
+      const alice = await Tenant.login(sim);
+      const l = await lookups(alice);
+      const vapp = await composeVApp(sim, alice, l, 'hooked');
+      const vm = (await addVms(sim, alice, l, vapp, [{ name: 'h-0' }]))['h-0']!;
+      expect(await boot(sim, alice, vm)).toMatch(/^10\.10\.0\./);
+      expect(sim.inspect.errors().map((e) => [e.where, String(e.error)])).toEqual([
+        ['onBoot(h-0)', 'Error: guest broke'],
+      ]);
+      expect((await alice.xml('GET', vm)).status).toBe(200);
+    } finally {
+      await sim.stop();
+    }
   });
 });
 
