@@ -26,6 +26,7 @@ describe('versions and sessions', () => {
       (v: { Version: string }) => v.Version,
     );
     expect(versions).toContain('37.2');
+    expect(res.headers['x-vmware-vcloud-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.text).toContain('xmlns="http://www.vmware.com/vcloud/versions"');
   });
 

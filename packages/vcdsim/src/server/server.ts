@@ -4,6 +4,7 @@
  * JSON on CloudAPI and OAuth). A handler that throws anything else gets a 500 and a log line, never
  * a crashed process. Every request is recorded in the request log.
  */
+import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -128,7 +129,11 @@ export async function listen(
       .then(({ reply, route, user }) => {
         // Drain an unread body so keep-alive connections stay usable.
         req.resume();
-        const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+        // VCD tags every answer with a request id (clients log it for support cases).
+        const headers: Record<string, string> = {
+          'X-VMWARE-VCLOUD-REQUEST-ID': randomUUID(),
+          ...(reply.headers ?? {}),
+        };
         if (reply.contentType) headers['Content-Type'] = reply.contentType;
         const body = reply.body ?? '';
         headers['Content-Length'] = String(Buffer.byteLength(body));
