@@ -16,6 +16,7 @@ export interface MemberFacts {
   serving: boolean;
 }
 
+/** A pool member's health from the facts about the VM behind it. */
 export function memberHealth(m: MemberFacts): Health {
   if (!m.enabled) return 'DISABLED';
   return m.vmRunning && m.serving ? 'UP' : 'DOWN';

@@ -68,6 +68,7 @@ function subnetJson(
   };
 }
 
+/** An org VDC network (`/cloudapi/1.0.0/orgVdcNetworks`). */
 export function orgVdcNetworkJson(w: World, n: Network) {
   const gw = n.edgeGatewayId ? w.edgeGateways.get(n.edgeGatewayId) : undefined;
   return {
@@ -94,6 +95,7 @@ export function orgVdcNetworkJson(w: World, n: Network) {
   };
 }
 
+/** An NSX-T edge gateway (`/cloudapi/1.0.0/edgeGateways`). */
 export function edgeGatewayJson(w: World, g: EdgeGateway) {
   const u = g.uplink;
   return {
@@ -136,6 +138,7 @@ export function edgeGatewayJson(w: World, g: EdgeGateway) {
   };
 }
 
+/** The uplink addresses an edge gateway uses (`…/usedIpAddresses`). */
 export function usedIpJson(g: EdgeGateway) {
   return [...g.used].map(([ipAddress, use]) => ({
     networkRef: entityRef(g.uplink.name, urn('network', g.uplink.id)),
@@ -146,6 +149,7 @@ export function usedIpJson(g: EdgeGateway) {
   }));
 }
 
+/** A service engine group assignment (`/loadBalancer/serviceEngineGroups/assignments`). */
 export function segAssignmentJson(w: World, a: SegAssignment) {
   const g = w.edgeGateways.get(a.gatewayId)!;
   return {
@@ -198,6 +202,7 @@ export function allocatedIpsJson(w: World, n: Network) {
     : rows;
 }
 
+/** An org (`/cloudapi/1.0.0/orgs`). */
 export function orgJson(w: World, o: { id: string; name: string; fullName: string }) {
   return {
     id: urn('org', o.id),
@@ -215,6 +220,7 @@ export function orgJson(w: World, o: { id: string; name: string; fullName: strin
   };
 }
 
+/** A VDC (`/cloudapi/1.0.0/vdcs`). */
 export function vdcJson(w: World, v: { id: string; name: string; orgId: string; description: string }) {
   return {
     id: urn('vdc', v.id),

@@ -1,12 +1,14 @@
 /** The simulated cloud's objects. Ids are bare UUIDs; URNs and hrefs are derived when rendered. */
 import type { IpRange } from './ippool.js';
 
+/** An organization (tenant). */
 export interface Org {
   id: string;
   name: string;
   fullName: string;
 }
 
+/** A user of an org; logs in as `name@org:password`. */
 export interface User {
   id: string;
   name: string;
@@ -16,6 +18,7 @@ export interface User {
   apiTokens: string[];
 }
 
+/** A VDC storage profile (policy) VMs and disks are placed on. */
 export interface StorageProfile {
   id: string;
   name: string;
@@ -37,6 +40,7 @@ export interface ComputePolicy {
   vdcIds: string[];
 }
 
+/** An org VDC: where vApps live, with its storage profiles and published compute policies. */
 export interface Vdc {
   id: string;
   name: string;
@@ -65,6 +69,7 @@ export interface Network {
   allocated: Map<string, string>;
 }
 
+/** An edge gateway uplink: the external subnet and the addresses allocated to the gateway. */
 export interface Uplink {
   id: string;
   name: string;
@@ -95,6 +100,7 @@ export interface SegAssignment {
   minVirtualServices: number;
 }
 
+/** A catalog of vApp templates. */
 export interface Catalog {
   id: string;
   name: string;
@@ -114,6 +120,7 @@ export interface TemplateVm {
   diskMb: number;
 }
 
+/** A vApp template in a catalog (one VM). */
 export interface VAppTemplate {
   id: string;
   name: string;
@@ -127,8 +134,10 @@ export interface VAppTemplate {
   vm: TemplateVm;
 }
 
+/** How a NIC gets its address (VCD `IpAddressAllocationMode`). */
 export type AllocationMode = 'POOL' | 'DHCP' | 'MANUAL' | 'NONE';
 
+/** A VM network adapter (a NetworkConnection). */
 export interface Nic {
   index: number;
   network: string;
@@ -145,6 +154,7 @@ export interface Nic {
   needsCustomization: boolean;
 }
 
+/** A VM hard disk. */
 export interface Disk {
   id: string;
   sizeMb: number;
@@ -154,6 +164,7 @@ export interface Disk {
   storageProfileId: string;
 }
 
+/** A VM's GuestCustomizationSection settings. */
 export interface GuestCustomization {
   enabled: boolean;
   changeSid: boolean;
@@ -165,6 +176,7 @@ export interface GuestCustomization {
   computerName: string;
 }
 
+/** An OVF product section property (part of the OVF environment). */
 export interface ProductProperty {
   key: string;
   type: string;
@@ -173,11 +185,13 @@ export interface ProductProperty {
   label?: string;
 }
 
+/** An OVF product section. */
 export interface ProductSection {
   info: string;
   properties: ProductProperty[];
 }
 
+/** A metadata value on a vApp or VM. */
 export interface MetadataEntry {
   domain: 'GENERAL' | 'SYSTEM';
   type: string;
@@ -195,6 +209,7 @@ export const VmStatus = {
   POWERED_OFF: 8,
 } as const;
 
+/** A VM in a vApp. `status` is VCD's integer (see {@link VmStatus}). */
 export interface Vm {
   id: string;
   name: string;
@@ -225,6 +240,7 @@ export interface Vm {
   createdAt: number;
 }
 
+/** A vApp network, usually bridged to an org VDC network. */
 export interface VAppNetwork {
   name: string;
   parentNetworkId?: string;
@@ -232,6 +248,7 @@ export interface VAppNetwork {
   description: string;
 }
 
+/** A vApp: VMs and their vApp networks in a VDC. */
 export interface VApp {
   id: string;
   name: string;
@@ -255,6 +272,7 @@ export interface PoolMember {
   enabled: boolean;
 }
 
+/** An NSX-T ALB pool on an edge gateway. */
 export interface LbPool {
   id: string;
   name: string;
@@ -270,6 +288,7 @@ export interface LbPool {
   passiveMonitoringEnabled: boolean;
 }
 
+/** A port range a virtual service listens on. */
 export interface ServicePort {
   portStart: number;
   portEnd: number;
@@ -277,6 +296,7 @@ export interface ServicePort {
   tcpUdpProfile: { type: string; systemDefined: boolean };
 }
 
+/** An NSX-T ALB virtual service: a VIP and ports in front of a pool. */
 export interface VirtualService {
   id: string;
   name: string;

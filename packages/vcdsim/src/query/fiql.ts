@@ -4,8 +4,10 @@
  * `==` (with `*` wildcards), `!=`, `=lt=`, `=le=`, `=gt=`, `=ge=`. Parsing and evaluation are pure.
  */
 
+/** FIQL comparison operators. */
 export type Op = '==' | '!=' | '=lt=' | '=le=' | '=gt=' | '=ge=';
 
+/** A parsed FIQL filter: AND/OR of comparisons. */
 export type Filter =
   | { kind: 'and'; parts: Filter[] }
   | { kind: 'or'; parts: Filter[] }

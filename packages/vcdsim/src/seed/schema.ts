@@ -6,6 +6,7 @@ export interface SeedRange {
   end: string;
 }
 
+/** A compute policy, published to VDCs that name it. */
 export interface SeedComputePolicy {
   name: string;
   kind: 'sizing' | 'placement';
@@ -15,6 +16,7 @@ export interface SeedComputePolicy {
   memoryMb?: number;
 }
 
+/** An org VDC network with its static IP pool. */
 export interface SeedNetwork {
   name: string;
   gateway: string;
@@ -26,6 +28,7 @@ export interface SeedNetwork {
   edgeGateway?: string;
 }
 
+/** An NSX-T edge gateway with one uplink. */
 export interface SeedEdgeGateway {
   name: string;
   uplink: { name?: string; gateway: string; prefixLength: number; ipRanges: SeedRange[] };
@@ -33,6 +36,7 @@ export interface SeedEdgeGateway {
   serviceEngineGroup?: { name: string; maxVirtualServices?: number };
 }
 
+/** An org VDC. */
 export interface SeedVdc {
   name: string;
   description?: string;
@@ -43,6 +47,7 @@ export interface SeedVdc {
   networks?: SeedNetwork[];
 }
 
+/** A vApp template (its single VM's hardware and OS). */
 export interface SeedTemplate {
   name: string;
   description?: string;
@@ -53,6 +58,7 @@ export interface SeedTemplate {
   diskMb: number;
 }
 
+/** A catalog and its templates. */
 export interface SeedCatalog {
   name: string;
   description?: string;
@@ -61,6 +67,7 @@ export interface SeedCatalog {
   templates: SeedTemplate[];
 }
 
+/** An org with its users, VDCs and catalogs. */
 export interface SeedOrg {
   name: string;
   fullName?: string;

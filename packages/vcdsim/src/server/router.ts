@@ -9,6 +9,7 @@ export interface RouteOptions {
   versioned?: boolean;
 }
 
+/** Answers one request (throwing a VcdError answers VCD's error). */
 export type Handler = (ctx: Ctx) => Promise<Reply> | Reply;
 
 /** A registered route. `pattern` is also the key of the request log's per-route counts. */

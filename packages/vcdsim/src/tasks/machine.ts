@@ -11,6 +11,7 @@
  * 0..100, and is 100 exactly when the task succeeded.
  */
 
+/** VCD task states. */
 export type TaskStatus = 'queued' | 'preRunning' | 'running' | 'success' | 'error' | 'aborted';
 
 /** The part of a task the state machine decides. */
@@ -21,6 +22,7 @@ export interface TaskState {
   cancelRequested: boolean;
 }
 
+/** What can happen to a task. */
 export type TaskEvent =
   | { type: 'start' }
   | { type: 'progress'; percent: number }

@@ -13,6 +13,7 @@ export function orgList(base: string, orgs: Org[]): string {
   );
 }
 
+/** `Org`: links down to its VDCs, catalogs and networks. */
 export function orgElement(world: World, base: string, org: Org): string {
   const vdcs = [...world.vdcs.values()].filter((v) => v.orgId === org.id);
   const cats = [...world.catalogs.values()].filter((c) => c.orgId === org.id);
@@ -29,6 +30,7 @@ export function orgElement(world: World, base: string, org: Org): string {
   );
 }
 
+/** `Vdc`: resource entities, available networks, storage profiles. */
 export function vdcElement(world: World, base: string, vdc: Vdc): string {
   const p = path.vdc(vdc.id);
   const vapps = [...world.vapps.values()].filter((a) => a.vdcId === vdc.id);
@@ -122,6 +124,7 @@ export function vdcElement(world: World, base: string, vdc: Vdc): string {
   );
 }
 
+/** `Catalog` with its items. */
 export function catalogElement(world: World, base: string, c: Catalog): string {
   return el(
     'Catalog',
@@ -156,6 +159,7 @@ export function catalogElement(world: World, base: string, c: Catalog): string {
   );
 }
 
+/** `CatalogItem` pointing at its vApp template. */
 export function catalogItemElement(base: string, t: VAppTemplate): string {
   return el(
     'CatalogItem',
@@ -218,6 +222,7 @@ function templateVmElement(world: World, base: string, t: VAppTemplate, root: bo
   );
 }
 
+/** `VAppTemplate` with its one VM in `Children`. */
 export function templateElement(world: World, base: string, t: VAppTemplate): string {
   return el(
     'VAppTemplate',
@@ -240,6 +245,7 @@ export function templateElement(world: World, base: string, t: VAppTemplate): st
   );
 }
 
+/** A template VM served as its own document. */
 export const templateVmDocument = (world: World, base: string, t: VAppTemplate): string =>
   templateVmElement(world, base, t, true);
 

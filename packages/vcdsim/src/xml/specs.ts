@@ -7,6 +7,7 @@ const REF: Spec = { attrs: ['href', 'id', 'name', 'type'] };
 const LINK: Spec = { attrs: ['rel', 'href', 'id', 'name', 'type'] };
 const texts = (...names: string[]): Record<string, Spec> => Object.fromEntries(names.map((n) => [n, T]));
 
+/** `NetworkConnectionSection` (PUT, and inside compose/recompose and reconfigureVm). */
 export const NETWORK_CONNECTION_SECTION: Spec = {
   attrs: ['href'],
   children: {
@@ -32,6 +33,7 @@ export const NETWORK_CONNECTION_SECTION: Spec = {
   },
 };
 
+/** `GuestCustomizationSection`. */
 export const GUEST_CUSTOMIZATION_SECTION: Spec = {
   attrs: ['href'],
   children: {
@@ -59,6 +61,7 @@ export const GUEST_CUSTOMIZATION_SECTION: Spec = {
   },
 };
 
+/** `ovf:ProductSection`. */
 export const PRODUCT_SECTION: Spec = {
   attrs: ['class', 'instance'],
   children: {
@@ -70,6 +73,7 @@ export const PRODUCT_SECTION: Spec = {
   },
 };
 
+/** `ProductSectionList` (PUT …/productSections). */
 export const PRODUCT_SECTION_LIST: Spec = {
   attrs: ['href'],
   children: { Link: LINK, ProductSection: PRODUCT_SECTION },
@@ -98,6 +102,7 @@ const DISK_SETTINGS: Spec = {
   },
 };
 
+/** `VmSpecSection`: sizing and disks. */
 export const VM_SPEC_SECTION: Spec = {
   attrs: ['Modified'],
   children: {
@@ -117,6 +122,7 @@ export const VM_SPEC_SECTION: Spec = {
   },
 };
 
+/** `ComputePolicy`: sizing and placement policy references. */
 export const COMPUTE_POLICY: Spec = {
   children: {
     VmPlacementPolicy: REF,
@@ -126,6 +132,7 @@ export const COMPUTE_POLICY: Spec = {
   },
 };
 
+/** `ovf:VirtualHardwareSection`: items pass, `vmw:ExtraConfig` is read. */
 export const VIRTUAL_HARDWARE_SECTION: Spec = {
   attrs: ['transport', 'href'],
   children: {
@@ -137,6 +144,7 @@ export const VIRTUAL_HARDWARE_SECTION: Spec = {
   },
 };
 
+/** A vApp's `NetworkConfigSection`. */
 export const NETWORK_CONFIG_SECTION: Spec = {
   attrs: ['href'],
   children: {
@@ -201,18 +209,22 @@ const VAPP_PARAMS_CHILDREN: Record<string, Spec> = {
   AllEULAsAccepted: T,
 };
 
+/** `ComposeVAppParams`. */
 export const COMPOSE_VAPP_PARAMS: Spec = {
   attrs: ['name', 'deploy', 'powerOn', 'linkedClone'],
   children: VAPP_PARAMS_CHILDREN,
 };
 
+/** `RecomposeVAppParams` (adds DeleteItem). */
 export const RECOMPOSE_VAPP_PARAMS: Spec = {
   attrs: ['name', 'deploy', 'powerOn', 'linkedClone'],
   children: { ...VAPP_PARAMS_CHILDREN, DeleteItem: REF },
 };
 
+/** `UndeployVAppParams`. */
 export const UNDEPLOY_VAPP_PARAMS: Spec = { children: { UndeployPowerAction: T } };
 
+/** `DeployVAppParams`. */
 export const DEPLOY_VAPP_PARAMS: Spec = {
   attrs: ['powerOn', 'deploymentLeaseSeconds', 'forceCustomization'],
 };
@@ -253,6 +265,7 @@ export const VM: Spec = {
   },
 };
 
+/** `MetadataValue` (PUT …/metadata/{key}). */
 export const METADATA_VALUE: Spec = {
   children: { Link: LINK, Domain: { attrs: ['visibility'] }, TypedValue: { children: { Value: T } } },
 };
