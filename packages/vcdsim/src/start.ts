@@ -49,8 +49,8 @@ export interface VcdSimOptions {
   log?: (line: string) => void;
 }
 
-/** A running simulator. */
-export interface VcdSim {
+/** A running simulator; `C` is its clock's type ({@link VirtualClock} for `clock: 'virtual'`). */
+export interface VcdSim<C extends Clock = Clock> {
   /** Base URL, e.g. `https://127.0.0.1:40123` (the API is under `/api` and `/cloudapi`). */
   url: string;
   /** The CA certificate (PEM) that signed the server's certificate: trust it in clients. Empty for plain HTTP. */
@@ -58,7 +58,7 @@ export interface VcdSim {
   /** Objects, tasks and the request log. */
   inspect: Inspect;
   /** The simulator's clock (a {@link VirtualClock} when `clock: 'virtual'`). */
-  clock: Clock;
+  clock: C;
   /** Fault injection. */
   faults: Faults;
   /** Stops listening and closes open connections. */
@@ -76,10 +76,12 @@ function loadSeed(seed: Seed | string): Seed {
  * @example
  * ```ts
  * const sim = await startVcdSim({ seed: 'seeds/sample.yaml', clock: 'virtual' });
- * // fetch `${sim.url}/api/versions` trusting sim.caPem; (sim.clock as VirtualClock).advance(1000)
+ * // fetch `${sim.url}/api/versions` trusting sim.caPem; sim.clock.advance(1000) runs due tasks
  * await sim.stop();
  * ```
  */
+export async function startVcdSim(opts: VcdSimOptions & { clock: 'virtual' }): Promise<VcdSim<VirtualClock>>;
+export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim>;
 export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   const world = buildWorld(loadSeed(opts.seed));
   const clock =

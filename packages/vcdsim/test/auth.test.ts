@@ -13,7 +13,7 @@ function xmlError(text: string) {
 }
 
 describe('versions and sessions', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   beforeAll(async () => {
     sim = await startVirtual({ tokenLifetimeMs: 60_000 });
   });
@@ -143,7 +143,7 @@ describe('versions and sessions', () => {
 });
 
 describe('tenancy', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   let alice: Tenant;
   let bob: Tenant;
   beforeAll(async () => {

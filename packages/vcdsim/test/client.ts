@@ -99,14 +99,14 @@ export class Tenant {
 }
 
 /** Starts the simulator on a virtual clock with the sample seed. */
-export function startVirtual(extra: Partial<VcdSimOptions> = {}): Promise<VcdSim & { clock: VirtualClock }> {
+export function startVirtual(extra: Partial<VcdSimOptions> = {}): Promise<VcdSim<VirtualClock>> {
   return startVcdSim({
     seed: SAMPLE_SEED,
-    clock: 'virtual',
     taskLatencyMs: 1000,
     bootDelayMs: 500,
     ...extra,
-  }) as Promise<VcdSim & { clock: VirtualClock }>;
+    clock: 'virtual',
+  });
 }
 
 /** A path from an absolute href. */

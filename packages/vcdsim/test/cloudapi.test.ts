@@ -5,7 +5,7 @@ import { request, startVirtual, Tenant } from './client.js';
 import { addVms, boot, composeVApp, lookups } from './flows.js';
 
 describe('CloudAPI', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   let alice: Tenant;
   let bob: Tenant;
   beforeAll(async () => {

@@ -6,7 +6,7 @@ import { NS } from './fixtures.js';
 import { addVms, boot, composeVApp, type Lookups, lookups, MT, run, settle } from './flows.js';
 
 describe('legacy entities and vApp-wide operations', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   let alice: Tenant;
   let l: Lookups;
   beforeAll(async () => {
@@ -135,7 +135,7 @@ describe('legacy entities and vApp-wide operations', () => {
 });
 
 describe('reboot, deploy and slowness', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   let alice: Tenant;
   const boots: string[] = [];
   beforeAll(async () => {

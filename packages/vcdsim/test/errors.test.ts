@@ -8,7 +8,7 @@ import { addVms, boot, composeVApp, type Lookups, lookups, MT, run, settle } fro
 const err = (text: string) => parseXml(text).Error;
 
 describe('errors', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   let alice: Tenant;
   let l: Lookups;
   let vappPath: string;

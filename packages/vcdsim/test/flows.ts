@@ -93,11 +93,7 @@ export async function addVms(
 }
 
 /** Powers a VM on and lets it boot (virtual clock); returns the primary NIC's address. */
-export async function boot(
-  sim: VcdSim & { clock: VirtualClock },
-  t: Tenant,
-  vmPath: string,
-): Promise<string> {
+export async function boot(sim: VcdSim<VirtualClock>, t: Tenant, vmPath: string): Promise<string> {
   expect(await run(sim, t, 'POST', `${vmPath}/power/action/powerOn`)).toBe('success');
   sim.clock.advance(10_000);
   const vm = parseXml((await t.xml('GET', vmPath)).text).Vm;

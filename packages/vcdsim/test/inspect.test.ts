@@ -9,7 +9,7 @@ import { parseXml, request, startVirtual, Tenant } from './client.js';
 import { addVms, boot, composeVApp, lookups } from './flows.js';
 
 describe('inspection API over HTTP', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   let alice: Tenant;
   beforeAll(async () => {
     sim = await startVirtual();

@@ -7,7 +7,7 @@ import { composeParams, recomposeParams, reconfigureExtraConfig } from './fixtur
 const MT = (k: string) => `application/vnd.vmware.vcloud.${k}+xml`;
 
 describe('a VM from template to deletion', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   let alice: Tenant;
   const booted: { name: string; guestinfo: Record<string, string>; ip: string | undefined }[] = [];
 

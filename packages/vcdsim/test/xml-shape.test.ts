@@ -81,7 +81,7 @@ const GC_ORDER = [
 ];
 
 describe('XML answers', () => {
-  let sim: VcdSim & { clock: VirtualClock };
+  let sim: VcdSim<VirtualClock>;
   let alice: Tenant;
   let l: Lookups;
   let vappPath: string;
