@@ -89,6 +89,14 @@ describe('CloudAPI', () => {
   });
 
   it('finds the edge gateway through the network and reports its uplink IPs', async () => {
+    // Paging past the end gives an empty page (clients page until one comes back empty).
+    expect(body(await alice.json('GET', '/cloudapi/1.0.0/orgVdcNetworks?page=2&pageSize=32'))).toMatchObject({
+      resultTotal: 1,
+      pageCount: 1,
+      page: 2,
+      values: [],
+    });
+    expect((await alice.json('GET', '/cloudapi/1.0.0/orgVdcNetworks?pageSize=0')).status).toBe(400);
     const nets = body(await alice.json('GET', '/cloudapi/1.0.0/orgVdcNetworks?filter=name==net-a'));
     const net = nets.values[0];
     expect(net).toMatchObject({ networkType: 'NAT_ROUTED', connection: { routerRef: { name: 'edge-a' } } });
