@@ -31,6 +31,8 @@ export interface VcdSimOptions {
   host?: string;
   /** Serve HTTPS with a generated CA (default true); false serves plain HTTP. */
   tls?: boolean;
+  /** Extra names and addresses the server certificate is valid for (beside localhost, 127.0.0.1, ::1, and `host`). */
+  tlsHosts?: string[];
   /** `'real'` (default), `'virtual'` (a {@link VirtualClock} tests step by hand) or your own clock. */
   clock?: 'real' | 'virtual' | Clock;
   /** Task latency in ms on the simulator's clock (default 50). */
@@ -114,9 +116,17 @@ export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   taskRoutes(router, sim);
   cloudApiRoutes(router, sim);
   inspectRoutes(router, sim, inspect);
-  const tls = opts.tls === false ? undefined : generateTls();
+  const host = opts.host ?? '127.0.0.1';
+  const names = [
+    'localhost',
+    '127.0.0.1',
+    '::1',
+    ...(host === '0.0.0.0' || host === '::' ? [] : [host]),
+    ...(opts.tlsHosts ?? []),
+  ];
+  const tls = opts.tls === false ? undefined : generateTls([...new Set(names)]);
   const { server, url } = await listen(sim, router, {
-    host: opts.host ?? '127.0.0.1',
+    host,
     port: opts.port ?? 0,
     ...(tls ? { tls } : {}),
     ...(opts.log ? { logLine: opts.log } : {}),

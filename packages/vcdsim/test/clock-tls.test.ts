@@ -59,6 +59,8 @@ describe('generated TLS material', () => {
     expect(cert.checkHost('localhost')).toBe('localhost');
     expect(cert.checkIP('127.0.0.1')).toBe('127.0.0.1');
     expect(new Date(cert.validTo).getTime()).toBeGreaterThan(Date.now() + 365 * 86400_000);
+    const extra = new X509Certificate(generateTls(['localhost', 'vcd.example', '10.1.2.3']).certPem);
+    expect(extra.subjectAltName).toBe('DNS:localhost, DNS:vcd.example, IP Address:10.1.2.3');
     // Two calls give two different CAs (nothing is shared between simulators).
     expect(generateTls().caPem).not.toBe(t.caPem);
   });

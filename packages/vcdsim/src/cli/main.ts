@@ -9,13 +9,14 @@ import { parseArgs } from 'node:util';
 import { SeedError } from '../seed/load.js';
 import { startVcdSim } from '../start.js';
 
-const USAGE = `usage: capstan-vcdsim [--seed FILE] [--port N] [--host ADDR] [--http] [--ca-out FILE]
+const USAGE = `usage: capstan-vcdsim [--seed FILE] [--port N] [--host ADDR] [--http] [--ca-out FILE] [--san NAME]
                       [--task-latency MS] [--boot-delay MS] [--token-lifetime S]
   --seed            seed YAML (default: the sample seed shipped with the package)
   --port            port to listen on (default 8443; 0 picks a free one)
   --host            address to listen on (default 127.0.0.1)
   --http            serve plain HTTP instead of HTTPS
   --ca-out          write the CA certificate (PEM) to this file
+  --san NAME        an extra name or address for the server certificate (repeatable)
   --task-latency    task duration in ms (default 500)
   --boot-delay      ms from power-on to guest boot (default 2000)
   --token-lifetime  access token lifetime in seconds (default 1800)`;
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
       host: { type: 'string' },
       http: { type: 'boolean' },
       'ca-out': { type: 'string' },
+      san: { type: 'string', multiple: true },
       'task-latency': { type: 'string' },
       'boot-delay': { type: 'string' },
       'token-lifetime': { type: 'string' },
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
     port: num('port', values.port, 8443),
     host: values.host ?? '127.0.0.1',
     tls: !values.http,
+    tlsHosts: values.san ?? [],
     taskLatencyMs: num('task-latency', values['task-latency'], 500),
     bootDelayMs: num('boot-delay', values['boot-delay'], 2000),
     tokenLifetimeMs: num('token-lifetime', values['token-lifetime'], 1800) * 1000,
