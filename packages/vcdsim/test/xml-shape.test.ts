@@ -224,6 +224,33 @@ describe('XML answers', () => {
     expect(nc.IpAddressAllocationMode).toBe('DHCP');
   });
 
+  it('takes back the Vm it served as a reconfigureVm body (as providers re-send the whole VM)', async () => {
+    const served = (await alice.xml('GET', vmPath)).text;
+    const withKey = served.replace(
+      '<vmw:ExtraConfig ',
+      '<vmw:ExtraConfig ovf:required="false" vmw:key="guestinfo.extra" vmw:value="1"/><vmw:ExtraConfig ',
+    );
+    expect(await run(sim, alice, 'POST', `${vmPath}/action/reconfigureVm`, withKey, MT('vm'))).toBe(
+      'success',
+    );
+    const after = parseXml((await alice.xml('GET', vmPath)).text).Vm;
+    const keys = after.VirtualHardwareSection.ExtraConfig.map((e: Record<string, string>) => e['@key']);
+    expect(keys).toEqual(['guestinfo.metadata', 'disk.enableUUID', 'guestinfo.extra']);
+    const before = parseXml(served).Vm;
+    expect(after.NetworkConnectionSection).toEqual(before.NetworkConnectionSection);
+    expect(after.VmSpecSection).toEqual(before.VmSpecSection);
+    // An empty value removes the key again.
+    const removal = `<Vm ${NS} name="shape-0"><ovf:VirtualHardwareSection><ovf:Info>hw</ovf:Info><vmw:ExtraConfig vmw:key="guestinfo.extra" vmw:value=""/></ovf:VirtualHardwareSection></Vm>`;
+    expect(await run(sim, alice, 'POST', `${vmPath}/action/reconfigureVm`, removal, MT('vm'))).toBe(
+      'success',
+    );
+    const last = parseXml((await alice.xml('GET', vmPath)).text).Vm;
+    expect(last.VirtualHardwareSection.ExtraConfig.map((e: Record<string, string>) => e['@key'])).toEqual([
+      'guestinfo.metadata',
+      'disk.enableUUID',
+    ]);
+  });
+
   it('serves the virtual hardware section on its own, with its namespaces', async () => {
     const res = await alice.xml('GET', `${vmPath}/virtualHardwareSection/`);
     expect(res.headers['content-type']).toBe(`${MT('virtualHardwareSection')};version=37.2`);
