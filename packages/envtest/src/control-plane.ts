@@ -39,7 +39,10 @@ export interface StartOptions {
   controllers?: ControllerName[];
   /** Run kube-scheduler under its own identity (`system:kube-scheduler`), so pods get bound. */
   scheduler?: boolean;
-  /** Run kwok, which plays the kubelet for the Nodes `addNodes` creates (and only those). */
+  /**
+   * Run kwok, which plays the kubelet for the Nodes `addNodes` creates (and only those). Also runs
+   * kube-controller-manager's `nodelifecycle` controller, which lifts a Ready node's not-ready taint.
+   */
   kwok?: boolean;
   /** Nodes to add once kwok runs (implies `kwok`): a count or specs. */
   nodes?: number | NodeSpec[];
@@ -171,11 +174,13 @@ export class ControlPlane {
         processes.push(proc);
         owned.components.push(proc);
       };
-      const controllers =
+      const controllers = withNodeLifecycle(
         options.controllerManager === true
           ? defaultControllers
-          : options.controllerManager || options.controllers;
-      if (controllers?.length) {
+          : options.controllerManager || options.controllers,
+        kwok,
+      );
+      if (controllers.length) {
         const binary = need(
           assets.kubeControllerManager,
           'kube-controller-manager',
@@ -379,6 +384,19 @@ export class ControlPlane {
       key: Buffer.from(admin?.keyData ?? '', 'base64').toString(),
     };
   }
+}
+
+/**
+ * kwok nodes need the node lifecycle controller: the API server taints a new Node not-ready, and
+ * only that controller lifts the taint once the node is Ready (and sets it while it is not). Pod
+ * eviction from tainted nodes stays off unless `taint-eviction-controller` is named.
+ */
+function withNodeLifecycle(
+  controllers: ControllerName[] | false | undefined,
+  kwok: boolean,
+): ControllerName[] {
+  const list = controllers || [];
+  return kwok && !list.includes('nodelifecycle') ? [...list, 'nodelifecycle'] : list;
 }
 
 /** A binary the options need, or an error saying how to provide it. */

@@ -49,6 +49,8 @@ export function startControllerManager(
       `--service-account-private-key-file=${serviceAccountKey}`,
       `--root-ca-file=${join(workDir, 'pki', 'ca.crt')}`,
       '--concurrent-gc-syncs=5',
+      // A Ready node loses its not-ready taint within a second, not five.
+      '--node-monitor-period=1s',
       '--v=1',
     ],
     join(workDir, 'kube-controller-manager.log'),

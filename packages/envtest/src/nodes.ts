@@ -83,6 +83,17 @@ export function readyStatus(object: ConditionsHolder): string | undefined {
   return object.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 }
 
+/** The taints the node lifecycle controller sets on a node that is not Ready. */
+export const notReadyTaints = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
+
+/**
+ * Whether a node is up for pods: Ready, and without the not-ready taints (which the node
+ * lifecycle controller lifts a moment after Ready).
+ */
+export function nodeUp(node: ConditionsHolder & { spec?: { taints?: Array<{ key: string }> } }): boolean {
+  return readyStatus(node) === 'True' && !node.spec?.taints?.some((t) => notReadyTaints.includes(t.key));
+}
+
 /** Whether a pod runs: phase Running and Ready. */
 export const podRunning = (pod: ConditionsHolder): boolean =>
   pod.status?.phase === 'Running' && readyStatus(pod) === 'True';
