@@ -48,7 +48,7 @@ export interface StartOptions {
   nodes?: number | NodeSpec[];
   /**
    * Run Cluster API's core manager and kubeadm bootstrap provider (CRDs, RBAC and identities
-   * included). Pair it with {@link startWorkloadCluster} for Machines to find their Nodes.
+   * included; kube-controller-manager's `clusterrole-aggregation` runs too). Pair it with {@link startWorkloadCluster} for Machines to find their Nodes.
    */
   clusterApi?: boolean;
   /**
@@ -174,11 +174,11 @@ export class ControlPlane {
         processes.push(proc);
         owned.components.push(proc);
       };
-      const controllers = withNodeLifecycle(
+      const controllers = withRequiredControllers(
         options.controllerManager === true
           ? defaultControllers
           : options.controllerManager || options.controllers,
-        kwok,
+        { kwok, clusterApi: options.clusterApi ?? false },
       );
       if (controllers.length) {
         const binary = need(
@@ -387,16 +387,19 @@ export class ControlPlane {
 }
 
 /**
- * kwok nodes need the node lifecycle controller: the API server taints a new Node not-ready, and
- * only that controller lifts the taint once the node is Ready (and sets it while it is not). Pod
- * eviction from tainted nodes stays off unless `taint-eviction-controller` is named.
+ * Controllers the components depend on. kwok nodes need `nodelifecycle`: the API server taints a
+ * new Node not-ready, and only that controller lifts the taint once the node is Ready (pod
+ * eviction from tainted nodes stays off unless `taint-eviction-controller` is named). Cluster
+ * API's core manager is bound to an aggregated ClusterRole, which `clusterrole-aggregation` fills.
  */
-function withNodeLifecycle(
+export function withRequiredControllers(
   controllers: ControllerName[] | false | undefined,
-  kwok: boolean,
+  needs: { kwok: boolean; clusterApi: boolean },
 ): ControllerName[] {
-  const list = controllers || [];
-  return kwok && !list.includes('nodelifecycle') ? [...list, 'nodelifecycle'] : list;
+  const list = [...(controllers || [])];
+  if (needs.kwok && !list.includes('nodelifecycle')) list.push('nodelifecycle');
+  if (needs.clusterApi && !list.includes('clusterrole-aggregation')) list.push('clusterrole-aggregation');
+  return list;
 }
 
 /** A binary the options need, or an error saying how to provide it. */

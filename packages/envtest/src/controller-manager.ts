@@ -27,6 +27,7 @@ export const defaultControllers: ControllerName[] = [
   'daemonset',
   'statefulset',
   'job',
+  'clusterrole-aggregation',
 ];
 
 /** Starts kube-controller-manager as the admin (controllers share its credentials). */

@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
 import type { ManifestObject } from './manifests.js';
+import { kubernetesVersion } from './versions.js';
 
 /** A taint, as in `spec.taints`. */
 export interface NodeTaint {
@@ -28,10 +29,12 @@ export interface NodeSpec {
   bootID?: string;
   /** `status.nodeInfo.osImage`; default `Capstan envtest (kwok)`. */
   osImage?: string;
+  /** `status.nodeInfo.kubeletVersion`; default the control plane's Kubernetes version. */
+  kubeletVersion?: string;
 }
 
 /** The Node object for `spec`, handed to kwok through its annotation. */
-export function nodeObject(spec: NodeSpec): ManifestObject {
+export function nodeObject(spec: NodeSpec, kubeletVersion = kubernetesVersion()): ManifestObject {
   const machineID = spec.machineID ?? createHash('sha256').update(spec.name).digest('hex').slice(0, 32);
   return {
     apiVersion: 'v1',
@@ -59,6 +62,7 @@ export function nodeObject(spec: NodeSpec): ManifestObject {
         systemUUID: machineID,
         bootID: spec.bootID ?? randomUUID(),
         osImage: spec.osImage ?? 'Capstan envtest (kwok)',
+        kubeletVersion: spec.kubeletVersion ?? kubeletVersion,
         operatingSystem: 'linux',
         architecture: 'amd64',
       },
