@@ -13,7 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { AssetsUnavailableError } from './assets-error.js';
 import type { ComponentSpec } from './components.js';
 import { goModulesDir } from './versions.js';
@@ -49,11 +49,23 @@ export async function buildComponent(
   for (const [from, to] of spec.data ?? []) copyYaml(join(source.dir, from), join(scratch, to));
   const flags = spec.versionFlags?.(version, source.time) ?? [];
   const ldflags = flags.length ? ['-ldflags', flags.join(' ')] : [];
-  for (const binary of spec.binaries.filter((b) => binaries.includes(b.name))) {
-    progress(`building ${binary.name} ${version} from the Go module proxy...`);
+  // Binaries named as their package folder build in one `go build`, which compiles their shared
+  // packages once and in parallel; the others one at a time.
+  const wanted = spec.binaries.filter((b) => binaries.includes(b.name));
+  const together = wanted.filter((b) => basename(b.pkg) === b.name);
+  const groups = [
+    ...(together.length
+      ? [{ names: together.map((b) => b.name), pkgs: together.map((b) => b.pkg), out: `${scratch}/` }]
+      : []),
+    ...wanted
+      .filter((b) => !together.includes(b))
+      .map((b) => ({ names: [b.name], pkgs: [b.pkg], out: join(scratch, b.name) })),
+  ];
+  for (const group of groups) {
+    progress(`building ${group.names.join(', ')} ${version} from the Go module proxy...`);
     const t = Date.now();
-    await runGo(['build', ...ldflags, '-o', join(scratch, binary.name), binary.pkg], cwd, progress);
-    progress(`${binary.name} built in ${seconds(t)} s`);
+    await runGo(['build', ...ldflags, '-o', group.out, ...group.pkgs], cwd, progress);
+    progress(`${group.names.join(', ')} built in ${seconds(t)} s`);
   }
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   renameSync(scratch, dir);
