@@ -34,6 +34,8 @@ export interface RebootOptions {
   downMs?: number;
   /** How long to wait for it and its pods to come back; default 30 s. */
   timeoutMs?: number;
+  /** The `status.nodeInfo.osImage` it boots (an OS update); default unchanged. */
+  osImage?: string;
 }
 
 interface PodJson extends ConditionsHolder {
@@ -68,7 +70,11 @@ export class KwokNodes {
     const pods = await this.takeDown(name, 'False', 'KubeletNotReady', 'node is rebooting (envtest)');
     await delay(options.downMs ?? 500);
     const bootID = randomUUID();
-    await this.patch(`/api/v1/nodes/${name}/status`, { status: { nodeInfo: { bootID } } }, strategic);
+    await this.patch(
+      `/api/v1/nodes/${name}/status`,
+      { status: { nodeInfo: { bootID, ...(options.osImage ? { osImage: options.osImage } : {}) } } },
+      strategic,
+    );
     await this.bringUp(name, pods, options.timeoutMs ?? 30_000);
     return bootID;
   }
