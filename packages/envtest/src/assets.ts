@@ -161,3 +161,12 @@ async function resolveComponent(
   }
   return { paths, dataDir: dir };
 }
+
+/** A binary the options need, or an error saying how to provide it. */
+export function requireAsset<T>(value: T | undefined, what: string, envVar: string): T {
+  if (value === undefined)
+    throw new Error(
+      `${what} was asked for, but the assets hold none: set ${envVar}, or unset KUBEBUILDER_ASSETS to build it`,
+    );
+  return value;
+}

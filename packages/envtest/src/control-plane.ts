@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 
 import { apiServerDefaults, startApiServer, startEtcd } from './apiserver.js';
-import { type Assets, type ExtraComponent, resolveAssets } from './assets.js';
-import { CertificateAuthority, type CertPair, writeServiceAccountKeys } from './certs.js';
+import { type Assets, type ExtraComponent, requireAsset, resolveAssets } from './assets.js';
+import { CertificateAuthority, writePair, writeServiceAccountKeys } from './certs.js';
 import { startClusterApi } from './cluster-api.js';
-import { type ControllerName, defaultControllers, startControllerManager } from './controller-manager.js';
+import {
+  type ControllerName,
+  defaultControllers,
+  startControllerManager,
+  withRequiredControllers,
+} from './controller-manager.js';
 import { type CrdObject, installCrds } from './crds.js';
 import { type ApiAnswer, type ClientTls, etcdPost, httpOk, httpsOk, jsonRequest } from './http.js';
 import { kubeConfigFor, kubeConfigYaml, writeKubeConfig } from './kubeconfig.js';
@@ -22,6 +27,7 @@ import { schedulerUser, startScheduler } from './scheduler.js';
 import { waitFor } from './wait.js';
 
 export type { CrdObject };
+export { withRequiredControllers };
 
 /** Options of {@link ControlPlane.start}. */
 export interface StartOptions {
@@ -181,7 +187,7 @@ export class ControlPlane {
         { kwok, clusterApi: options.clusterApi ?? false },
       );
       if (controllers.length) {
-        const binary = need(
+        const binary = requireAsset(
           assets.kubeControllerManager,
           'kube-controller-manager',
           'CAPSTAN_KUBE_CONTROLLER_MANAGER_BINARY',
@@ -191,14 +197,15 @@ export class ControlPlane {
         );
       }
       if (options.scheduler) {
-        const binary = need(assets.kubeScheduler, 'kube-scheduler', 'CAPSTAN_KUBE_SCHEDULER_BINARY');
+        const binary = requireAsset(assets.kubeScheduler, 'kube-scheduler', 'CAPSTAN_KUBE_SCHEDULER_BINARY');
         const identity = await plane.userKubeConfig(schedulerUser);
         started(startScheduler(binary, workDir, identity.path));
       }
-      if (kwok) started(await startKwok(plane.host, need(assets.kwok, 'kwok', 'CAPSTAN_KWOK_BINARY')));
+      if (kwok)
+        started(await startKwok(plane.host, requireAsset(assets.kwok, 'kwok', 'CAPSTAN_KWOK_BINARY')));
       if (options.crds?.length) await plane.installCRDs(options.crds);
       if (options.clusterApi) {
-        const capi = need(assets.clusterApi, 'Cluster API', 'CAPSTAN_CLUSTER_API_MANAGER_BINARY');
+        const capi = requireAsset(assets.clusterApi, 'Cluster API', 'CAPSTAN_CLUSTER_API_MANAGER_BINARY');
         for (const proc of await startClusterApi(plane.host, capi)) started(proc);
       }
       if (options.nodes !== undefined) await plane.addNodes(options.nodes);
@@ -384,34 +391,4 @@ export class ControlPlane {
       key: Buffer.from(admin?.keyData ?? '', 'base64').toString(),
     };
   }
-}
-
-/**
- * Controllers the components depend on. kwok nodes need `nodelifecycle`: the API server taints a
- * new Node not-ready, and only that controller lifts the taint once the node is Ready (pod
- * eviction from tainted nodes stays off unless `taint-eviction-controller` is named). Cluster
- * API's core manager is bound to an aggregated ClusterRole, which `clusterrole-aggregation` fills.
- */
-export function withRequiredControllers(
-  controllers: ControllerName[] | false | undefined,
-  needs: { kwok: boolean; clusterApi: boolean },
-): ControllerName[] {
-  const list = [...(controllers || [])];
-  if (needs.kwok && !list.includes('nodelifecycle')) list.push('nodelifecycle');
-  if (needs.clusterApi && !list.includes('clusterrole-aggregation')) list.push('clusterrole-aggregation');
-  return list;
-}
-
-/** A binary the options need, or an error saying how to provide it. */
-function need<T>(value: T | undefined, what: string, envVar: string): T {
-  if (value === undefined)
-    throw new Error(
-      `${what} was asked for, but the assets hold none: set ${envVar}, or unset KUBEBUILDER_ASSETS to build it`,
-    );
-  return value;
-}
-
-function writePair(dir: string, name: string, pair: CertPair): void {
-  writeFileSync(join(dir, `${name}.crt`), pair.cert);
-  writeFileSync(join(dir, `${name}.key`), pair.key, { mode: 0o600 });
 }

@@ -57,3 +57,19 @@ export function startControllerManager(
     join(workDir, 'kube-controller-manager.log'),
   );
 }
+
+/**
+ * Controllers the components depend on. kwok nodes need `nodelifecycle`: the API server taints a
+ * new Node not-ready, and only that controller lifts the taint once the node is Ready (pod
+ * eviction from tainted nodes stays off unless `taint-eviction-controller` is named). Cluster
+ * API's core manager is bound to an aggregated ClusterRole, which `clusterrole-aggregation` fills.
+ */
+export function withRequiredControllers(
+  controllers: ControllerName[] | false | undefined,
+  needs: { kwok: boolean; clusterApi: boolean },
+): ControllerName[] {
+  const list = [...(controllers || [])];
+  if (needs.kwok && !list.includes('nodelifecycle')) list.push('nodelifecycle');
+  if (needs.clusterApi && !list.includes('clusterrole-aggregation')) list.push('clusterrole-aggregation');
+  return list;
+}
