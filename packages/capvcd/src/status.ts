@@ -1,0 +1,54 @@
+/**
+ * Status bookkeeping shared by both reconcilers: conditions set in one place, the Ready summary,
+ * and a status write only when something changed (a reconcile of an unchanged world writes nothing).
+ */
+import {
+  type Client,
+  type Condition,
+  type KubeObject,
+  type ResourceType,
+  setCondition,
+} from '@capstan/runtime';
+import { Conditions } from './api/keys.js';
+
+/** A status with conditions. */
+export interface WithConditions {
+  conditions?: Condition[];
+  observedGeneration?: number;
+}
+
+/** Sets one condition on `status` (in place), with the object's generation. */
+export function condition(
+  status: WithConditions,
+  object: KubeObject,
+  type: string,
+  ok: boolean,
+  reason: string,
+  message = '',
+): void {
+  status.conditions = setCondition(status.conditions, {
+    type,
+    status: ok ? 'True' : 'False',
+    reason,
+    message,
+    observedGeneration: object.metadata.generation,
+  });
+}
+
+/** Sets Paused (True while paused, False otherwise). */
+export function pausedCondition(status: WithConditions, object: KubeObject, paused: boolean): void {
+  condition(status, object, Conditions.Paused, paused, paused ? 'Paused' : 'NotPaused');
+}
+
+/** Writes the status subresource when it differs from what the object holds. */
+export async function writeStatus<T extends KubeObject & { status?: unknown }, S extends WithConditions>(
+  client: Client,
+  type: ResourceType<T>,
+  object: T,
+  status: S,
+): Promise<boolean> {
+  status.observedGeneration = object.metadata.generation;
+  if (JSON.stringify(status) === JSON.stringify(object.status ?? {})) return false;
+  await client.updateStatus(type, { ...object, status } as T);
+  return true;
+}
