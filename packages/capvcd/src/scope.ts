@@ -97,3 +97,13 @@ export async function connectionFor(
     credentials,
   );
 }
+
+/** Reads with `read`; undefined when the object does not exist. */
+export async function getOrUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}

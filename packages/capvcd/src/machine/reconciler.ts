@@ -8,14 +8,12 @@ import {
   addFinalizer,
   type Client,
   type EventRecorder,
-  isNotFound,
   type Logger,
   type ReconcileContext,
   type Reconciler,
   type Request,
   type Result,
   removeFinalizer,
-  Secret,
 } from '@capstan/runtime';
 import { type Machine, MachineType } from '../api/capi.js';
 import {
@@ -33,16 +31,16 @@ import {
   VCDMachineType,
 } from '../api/types.js';
 import { decideMachine, type MachineStep } from '../decide/machine.js';
-import { bootstrapFormat, guestinfoFor } from '../guestinfo.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
-import { capiOwner, connectionFor, getCluster, isPaused, NotReady } from '../scope.js';
+import { capiOwner, connectionFor, getCluster, getOrUndefined, isPaused, NotReady } from '../scope.js';
 import { condition, pausedCondition, writeStatus } from '../status.js';
 import { checkTask, DEFAULT_TASK_POLLING, type TaskPolling, taskRef } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
-import { getVApp, type VAppRecord, type VmRecord } from '../vcd/vapp.js';
+import { type VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
+import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
 import { placementOf } from './placement.js';
 
 /** What the reconciler works with. */
@@ -180,12 +178,12 @@ export class VCDMachineReconciler implements Reconciler {
     }
 
     const vappName = vappNameFor(vcdCluster.metadata.name as string);
-    const vapp = await this.observe(connection, placement.ovdc, vappName);
+    const vapp = await observeVApp(connection, placement.ovdc, vappName);
     const vm = vapp?.vms.find((v) => v.name === named.name);
-    const secret = deleting ? undefined : await this.bootstrap(namespace, machine);
+    const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
     const guestinfo =
       secret && vm
-        ? await this.guestinfo(
+        ? await guestinfoOf(
             connection,
             secret,
             vm,
@@ -287,55 +285,6 @@ export class VCDMachineReconciler implements Reconciler {
     return { requeueAfter: status.task ? this.polling.minMs : (this.deps.recheckMs ?? WAITING_MS) };
   }
 
-  /** The cluster's vApp in the VDC, or undefined. */
-  private async observe(
-    connection: Awaited<ReturnType<typeof connectionFor>>,
-    ovdc: string,
-    name: string,
-  ): Promise<VAppRecord | undefined> {
-    const href = await connection.directory.vappHref(ovdc, name);
-    if (!href) return undefined;
-    try {
-      return await getVApp(connection.vcd, href);
-    } catch (err) {
-      if (!(err instanceof VcdError && err.notFound)) throw err;
-      connection.directory.rememberVApp(ovdc, name, undefined);
-      const again = await connection.directory.vappHref(ovdc, name);
-      return again ? getVApp(connection.vcd, again) : undefined;
-    }
-  }
-
-  private async bootstrap(namespace: string, machine: Machine | undefined) {
-    const name = machine?.spec?.bootstrap?.dataSecretName as string;
-    const secret = await getOrUndefined(() => this.deps.client.get(Secret, { namespace, name }));
-    const value = secret?.data?.value;
-    if (!value) throw new NotReady('WaitingForBootstrapData', `bootstrap Secret ${name} has no value yet`);
-    const format = bootstrapFormat(secret.data?.format);
-    if (!format)
-      throw new NotReady(
-        'UnknownBootstrapFormat',
-        `bootstrap Secret ${name}: format is neither cloud-config nor ignition`,
-      );
-    return { valueBase64: value, format };
-  }
-
-  private async guestinfo(
-    connection: Awaited<ReturnType<typeof connectionFor>>,
-    bootstrap: { valueBase64: string; format: 'cloud-config' | 'ignition' },
-    vm: { id: string; mac?: string; ip?: string },
-    hostname: string,
-    network: string,
-    ovdc: string,
-  ): Promise<Record<string, string>> {
-    let nic: Parameters<typeof guestinfoFor>[1]['nic'];
-    if (vm.ip) {
-      const [ref] = await connection.directory.networks(ovdc, [network]);
-      const info = ref ? await connection.directory.network(ref.href) : undefined;
-      nic = { ...(vm.mac ? { mac: vm.mac } : {}), ip: vm.ip, ...(info ?? {}) };
-    } else if (vm.mac) nic = { mac: vm.mac };
-    return guestinfoFor(bootstrap, { instanceId: vm.id, hostname, ...(nic ? { nic } : {}) });
-  }
-
   /** Says in conditions why nothing more happened, and when to try again. */
   private async report(
     vcdMachine: VCDMachine,
@@ -375,13 +324,4 @@ function vmUrn(vm: { id: string; href: string }): string {
   if (vm.id.startsWith('urn:vcloud:vm:')) return vm.id;
   const uuid = /vm-([0-9a-fA-F-]{36})/.exec(vm.href)?.[1];
   return `urn:vcloud:vm:${uuid ?? vm.id}`;
-}
-
-async function getOrUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }

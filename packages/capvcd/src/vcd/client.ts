@@ -91,11 +91,14 @@ export class VcdClient {
     throw new VcdError(0, 'NO_TASK', `${method} ${hrefOrPath} answered without a task`);
   }
 
-  /** A CloudAPI write answered with 202 and `Location: …/api/task/{id}`. */
+  /**
+   * A CloudAPI write: 202 with `Location: …/api/task/{id}` (a task to record), or a synchronous
+   * 200/201/204 (a task that already succeeded, with no href).
+   */
   async startJsonTask(method: string, path: string, body?: unknown): Promise<Task> {
     const { location } = await this.json(method, path, body);
-    if (!location) throw new VcdError(0, 'NO_TASK', `${method} ${path} answered without a task Location`);
-    return { href: location, status: 'queued' };
+    if (location?.includes('/task/')) return { href: location, status: 'queued' };
+    return { href: '', status: 'success' };
   }
 
   /** Reads a task (one GET; never waits). */

@@ -46,7 +46,8 @@ export class Directory {
 
   constructor(private readonly vcd: VcdClient) {}
 
-  private once<T>(key: string, load: () => Promise<T>): Promise<T> {
+  /** `load()` once per key for the session's life (a failure is not kept). */
+  once<T>(key: string, load: () => Promise<T>): Promise<T> {
     let hit = this.cache.get(key) as Promise<T> | undefined;
     if (!hit) {
       hit = load();

@@ -1,0 +1,97 @@
+/**
+ * Wiring: the VCDCluster and VCDMachine controllers added to a manager, sharing one set of VCD
+ * connections (one session per credentials) and one metrics set. `main.ts` uses it; tests call it
+ * on their own manager.
+ */
+import type { Controller, KubeObject, Manager, Request } from '@capstan/runtime';
+import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
+import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
+import { VCDClusterType, type VCDMachine, VCDMachineType } from './api/types.js';
+import { VCDClusterReconciler } from './cluster/reconciler.js';
+import { VCDMachineReconciler } from './machine/reconciler.js';
+import { CapvcdMetrics } from './metrics.js';
+import type { TaskPolling } from './tasks.js';
+import { Connections } from './vcd/connections.js';
+
+/** Options of {@link addCapvcd}. */
+export interface CapvcdOptions {
+  /** Reconciles at once per controller (default 10, as CAPVCD's `--concurrency`). */
+  concurrency?: number;
+  /** VCD requests per second per site, and burst (default 10 / 20). */
+  vcdQps?: number;
+  vcdBurst?: number;
+  /** Per-request timeout (default 60 s). */
+  vcdTimeoutMs?: number;
+  /** How often recorded tasks are looked at. */
+  taskPolling?: TaskPolling;
+  /** Delay before looking again at a VM waiting for its IP or a busy entity (default 5 s). */
+  recheckMs?: number;
+}
+
+/** What {@link addCapvcd} added. */
+export interface CapvcdHandle {
+  clusterController: Controller;
+  machineController: Controller;
+  connections: Connections;
+  metrics: CapvcdMetrics;
+}
+
+const keyOf = (o: KubeObject): Request => ({
+  namespace: o.metadata.namespace as string,
+  name: o.metadata.name as string,
+});
+
+/** Adds both controllers to `manager`. Call before `manager.start`. */
+export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): CapvcdHandle {
+  const metrics = new CapvcdMetrics(manager.metrics.registry);
+  const connections = new Connections(
+    { qps: options.vcdQps, burst: options.vcdBurst, timeoutMs: options.vcdTimeoutMs },
+    metrics.onCall,
+  );
+  const common = {
+    client: manager.client,
+    connections,
+    events: manager.events,
+    metrics,
+    ...(options.taskPolling ? { polling: options.taskPolling } : {}),
+  };
+  const cache = manager.cache;
+  // A Cluster's change (pause, infrastructure provisioned) concerns all its machines.
+  const machinesOf = (cluster: Cluster): Request[] =>
+    cache
+      .list(VCDMachineType, {
+        namespace: cluster.metadata.namespace,
+        labelSelector: `${CLUSTER_NAME_LABEL}=${cluster.metadata.name}`,
+      })
+      .map(keyOf);
+  const infraOf = (o: Cluster | Machine): Request[] => {
+    const ref = o.spec?.infrastructureRef;
+    return ref?.apiGroup === GROUP ? [{ namespace: o.metadata.namespace as string, name: ref.name }] : [];
+  };
+  // A machine's change (provisioned, deleted) concerns its cluster's load balancer and deletion.
+  const clusterOfMachine = (m: VCDMachine): Request[] => {
+    const name = m.metadata.labels?.[CLUSTER_NAME_LABEL];
+    const cluster = name ? cache.get(ClusterType, { namespace: m.metadata.namespace, name }) : undefined;
+    return cluster ? infraOf(cluster) : [];
+  };
+  const concurrency = { maxConcurrentReconciles: options.concurrency ?? 10 };
+  const machineController = manager
+    .controllerBuilder()
+    .named('vcdmachine')
+    .for(VCDMachineType)
+    .watches(MachineType, infraOf)
+    .watches(ClusterType, machinesOf)
+    .withOptions(concurrency)
+    .build(
+      new VCDMachineReconciler({ ...common, ...(options.recheckMs ? { recheckMs: options.recheckMs } : {}) }),
+    );
+  const clusterController = manager
+    .controllerBuilder()
+    .named('vcdcluster')
+    .for(VCDClusterType)
+    .watches(ClusterType, infraOf)
+    .watches(VCDMachineType, clusterOfMachine)
+    .withOptions(concurrency)
+    .build(new VCDClusterReconciler(common));
+  return { clusterController, machineController, connections, metrics };
+}
