@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { Client, HttpTransport, isInvalid } from '@capstan/runtime';
-import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { crdsYaml } from '../src/api/crds-yaml.js';
 import {
   CONTRACT_LABEL,
@@ -67,8 +67,14 @@ describe('the capvcd CRDs', () => {
   });
 
   it('accepts the objects CAPVCD users write, templates included', async () => {
-    await client.create(VCDClusterType, cluster('ok', { loadBalancerConfigSpec: { vipSubnet: '203.0.113.0/24' } }));
-    await client.create(VCDMachineType, machine('ok', { diskSize: '20Gi', sizingPolicy: 'small', extraOvdcNetworks: ['net-b'] }));
+    await client.create(
+      VCDClusterType,
+      cluster('ok', { loadBalancerConfigSpec: { vipSubnet: '203.0.113.0/24' } }),
+    );
+    await client.create(
+      VCDMachineType,
+      machine('ok', { diskSize: '20Gi', sizingPolicy: 'small', extraOvdcNetworks: ['net-b'] }),
+    );
     await client.create(VCDMachineTemplateType, {
       metadata: { name: 'ok', namespace: env.namespace },
       spec: { template: { spec: machine('x').spec } },
@@ -84,7 +90,9 @@ describe('the capvcd CRDs', () => {
     (inline.spec.userContext as unknown as Record<string, unknown>).password = 'hunter2';
     expect(await refused(client.create(VCDClusterType, inline))).toContain('never inline');
     await refused(client.create(VCDClusterType, cluster('site', { site: 'vcd.example.com' })));
-    await refused(client.create(VCDClusterType, cluster('arm', { loadBalancerConfigSpec: { useOneArm: true } })));
+    await refused(
+      client.create(VCDClusterType, cluster('arm', { loadBalancerConfigSpec: { useOneArm: true } })),
+    );
     const noOrg = cluster('noorg') as unknown as { spec: Record<string, unknown> };
     delete noOrg.spec.org;
     await refused(client.create(VCDClusterType, noOrg as unknown as VCDCluster));
@@ -105,16 +113,25 @@ describe('the capvcd CRDs', () => {
         providerID: 'vmware-cloud-director://urn:vcloud:vm:0e8f3c1a-5b7d-4c2e-9f10-123456789abc',
       }),
     );
-    await refused(client.patch(VCDMachineType, key, 'merge', { spec: { vmNamingTemplate: 'x-{{ .machine.name }}' } }));
+    await refused(
+      client.patch(VCDMachineType, key, 'merge', { spec: { vmNamingTemplate: 'x-{{ .machine.name }}' } }),
+    );
     await refused(
       client.patch(VCDMachineType, key, 'merge', {
         spec: { providerID: 'vmware-cloud-director://urn:vcloud:vm:1e8f3c1a-5b7d-4c2e-9f10-123456789abc' },
       }),
     );
-    await client.create(VCDClusterType, cluster('imm', { controlPlaneEndpoint: { host: '10.0.0.1', port: 6443 } }));
-    await refused(client.patch(VCDClusterType, key, 'merge', { spec: { site: 'https://other.example.com' } }));
+    await client.create(
+      VCDClusterType,
+      cluster('imm', { controlPlaneEndpoint: { host: '10.0.0.1', port: 6443 } }),
+    );
     await refused(
-      client.patch(VCDClusterType, key, 'merge', { spec: { controlPlaneEndpoint: { host: '10.0.0.2', port: 6443 } } }),
+      client.patch(VCDClusterType, key, 'merge', { spec: { site: 'https://other.example.com' } }),
+    );
+    await refused(
+      client.patch(VCDClusterType, key, 'merge', {
+        spec: { controlPlaneEndpoint: { host: '10.0.0.2', port: 6443 } },
+      }),
     );
     // An endpoint not set yet may be set once (the provider records its VIP so).
     await client.create(VCDClusterType, cluster('later'));
