@@ -1,0 +1,99 @@
+/** Shared pieces of the legacy API handlers. */
+import type { VApp, Vm } from '../model/world.js';
+import type { Ctx, Reply } from '../server/http.js';
+import { xml } from '../server/http.js';
+import type { Simulator } from '../simulator.js';
+import type { Task, TaskSpec } from '../tasks/runner.js';
+import { doc } from '../xml/build.js';
+import { MT } from '../xml/ns.js';
+import { path, urn } from '../xml/refs.js';
+import { taskElement } from '../xml/task.js';
+import type { RenderCtx } from '../xml/vm.js';
+
+/** The caller's org id (handlers run only on authenticated routes). */
+export const orgOf = (ctx: Ctx): string => ctx.session!.org.id;
+
+/** What the XML renderers need for this request. */
+export function renderCtx(sim: Simulator, ctx: Ctx): RenderCtx {
+  return {
+    world: sim.world,
+    base: ctx.base,
+    tasksOf: (ownerUrn) => sim.tasks.unfinished().filter((t) => t.owner.urn === ownerUrn),
+  };
+}
+
+/** A Task document. */
+export function taskXml(sim: Simulator, base: string, t: Task): string {
+  const org = sim.world.orgs.get(t.orgId);
+  return doc(taskElement(t, base, org?.name ?? '', t.orgId, true));
+}
+
+/** VCD's 202 answer to an async operation: the Task, and its href in `Location`. */
+export function accepted(sim: Simulator, ctx: Ctx, t: Task): Reply {
+  return xml(202, MT.task, taskXml(sim, ctx.base, t), { Location: `${ctx.base}${path.task(t.id)}` });
+}
+
+export const vmOwner = (vm: Vm) => ({
+  type: MT.vm,
+  name: vm.name,
+  path: path.vm(vm.id),
+  urn: urn('vm', vm.id),
+});
+export const vappOwner = (a: VApp) => ({
+  type: MT.vApp,
+  name: a.name,
+  path: path.vapp(a.id),
+  urn: urn('vapp', a.id),
+});
+
+/** Starts a task on a VM: it holds the VM and waits for no vApp-wide task. */
+export function vmTask(
+  sim: Simulator,
+  ctx: Ctx,
+  vm: Vm,
+  operationName: string,
+  operation: string,
+  effect: () => void,
+  onFailure?: () => void,
+): Task {
+  sim.tasks.assertFree([`vapp:${vm.vappId}`], urn('vapp', vm.vappId));
+  const spec: TaskSpec = {
+    operationName,
+    operation,
+    owner: vmOwner(vm),
+    orgId: ctx.session!.org.id,
+    userName: ctx.session!.user.name,
+    locks: [`vm:${vm.id}`],
+    effect,
+    ...(onFailure ? { onFailure } : {}),
+  };
+  return sim.tasks.start(spec);
+}
+
+/** Starts a task on a vApp: it holds the vApp and every VM in it. */
+export function vappTask(
+  sim: Simulator,
+  ctx: Ctx,
+  vapp: VApp,
+  operationName: string,
+  operation: string,
+  effect: () => void,
+  onFailure?: () => void,
+): Task {
+  const locks = [`vapp:${vapp.id}`, ...vapp.vmIds.map((id) => `vm:${id}`)];
+  return sim.tasks.start({
+    operationName,
+    operation,
+    owner: vappOwner(vapp),
+    orgId: ctx.session!.org.id,
+    userName: ctx.session!.user.name,
+    locks,
+    effect,
+    ...(onFailure ? { onFailure } : {}),
+  });
+}
+
+/** Parses `vm-<uuid>` / `vapp-<uuid>` path params (the route puts the uuid in `id`). */
+export function idParam(ctx: Ctx): string {
+  return (ctx.params.id ?? '').toLowerCase();
+}

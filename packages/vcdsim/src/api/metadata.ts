@@ -1,0 +1,116 @@
+/**
+ * Metadata on vApps and VMs: `GET …/metadata`, `GET|PUT|DELETE …/metadata/{key}`. Writes are Tasks
+ * (202), as on VCD; reading a key that is not there is VCD's 403.
+ */
+import type { MetadataEntry } from '../model/world.js';
+import { errors } from '../server/errors.js';
+import { type Ctx, requireContentType, xml } from '../server/http.js';
+import type { Router } from '../server/router.js';
+import type { Simulator } from '../simulator.js';
+import { doc, el, text } from '../xml/build.js';
+import { MT, ROOT_NS } from '../xml/ns.js';
+import { child, childText, parseBody } from '../xml/parse.js';
+import { link, path } from '../xml/refs.js';
+import { METADATA_VALUE } from '../xml/specs.js';
+import { accepted, idParam, orgOf, vappTask, vmTask } from './common.js';
+
+const TYPES: Record<string, (v: string) => boolean> = {
+  MetadataStringValue: () => true,
+  MetadataNumberValue: (v) => v.trim() !== '' && Number.isFinite(Number(v)),
+  MetadataBooleanValue: (v) => v === 'true' || v === 'false',
+  MetadataDateTimeValue: (v) => !Number.isNaN(Date.parse(v)),
+};
+
+function entryXml(base: string, owner: string, key: string, e: MetadataEntry, root: boolean): string {
+  const tag = root ? 'MetadataValue' : 'MetadataEntry';
+  return el(
+    tag,
+    {
+      ...(root ? ROOT_NS : {}),
+      href: `${base}${owner}/metadata/${encodeURIComponent(key)}`,
+      type: MT.metadataValue,
+    },
+    root ? link(base, 'up', MT.metadata, `${owner}/metadata`) : undefined,
+    text('Domain', e.domain, { visibility: e.domain === 'SYSTEM' ? 'READONLY' : 'READWRITE' }),
+    root ? undefined : text('Key', key),
+    el('TypedValue', { 'xsi:type': e.type }, text('Value', e.value)),
+  );
+}
+
+/** Registers the metadata routes for vApps and VMs. */
+export function metadataRoutes(r: Router, sim: Simulator): void {
+  const w = sim.world;
+  const targets = [
+    {
+      prefix: '/api/vApp/vapp-{id}',
+      find: (ctx: Ctx) => {
+        const vapp = w.visible(w.vapps, idParam(ctx), orgOf(ctx));
+        return {
+          map: vapp.metadata,
+          owner: path.vapp(vapp.id),
+          task: (op: string, desc: string, fx: () => void) => vappTask(sim, ctx, vapp, op, desc, fx),
+        };
+      },
+    },
+    {
+      prefix: '/api/vApp/vm-{id}',
+      find: (ctx: Ctx) => {
+        const vm = w.visibleVm(idParam(ctx), orgOf(ctx));
+        return {
+          map: vm.metadata,
+          owner: path.vm(vm.id),
+          task: (op: string, desc: string, fx: () => void) => vmTask(sim, ctx, vm, op, desc, fx),
+        };
+      },
+    },
+  ];
+  for (const t of targets) {
+    r.add('GET', `${t.prefix}/metadata`, (ctx) => {
+      const { map, owner } = t.find(ctx);
+      const body = el(
+        'Metadata',
+        { ...ROOT_NS, href: `${ctx.base}${owner}/metadata`, type: MT.metadata },
+        link(ctx.base, 'up', undefined, owner),
+        ...[...map].map(([k, e]) => entryXml(ctx.base, owner, k, e, false)),
+      );
+      return xml(200, MT.metadata, doc(body));
+    });
+    r.add('GET', `${t.prefix}/metadata/{key}`, (ctx) => {
+      const { map, owner } = t.find(ctx);
+      const e = map.get(ctx.params.key ?? '');
+      if (!e) throw errors.forbidden();
+      return xml(200, MT.metadataValue, doc(entryXml(ctx.base, owner, ctx.params.key ?? '', e, true)));
+    });
+    r.add('PUT', `${t.prefix}/metadata/{key}`, async (ctx) => {
+      const target = t.find(ctx);
+      requireContentType(ctx, MT.metadataValue);
+      const body = parseBody(await ctx.body(), 'MetadataValue', METADATA_VALUE);
+      const key = ctx.params.key ?? '';
+      if (!key || key.length > 256) throw errors.badRequest('A metadata key must be 1-256 characters.');
+      const typed = child(body, 'TypedValue');
+      const type = typed?.attrs.type ?? 'MetadataStringValue';
+      const value = childText(typed, 'Value');
+      if (value === undefined) throw errors.badRequest('MetadataValue needs TypedValue/Value.');
+      const valid = TYPES[type];
+      if (!valid) throw errors.badRequest(`Unknown metadata type "${type}".`);
+      if (!valid(value)) throw errors.badRequest(`"${value}" is not a valid ${type}.`);
+      const domain = (childText(body, 'Domain') ?? 'GENERAL') as MetadataEntry['domain'];
+      if (domain !== 'GENERAL' && domain !== 'SYSTEM')
+        throw errors.badRequest(`Unknown metadata domain "${domain}".`);
+      const task = target.task('metadataUpdate', `Updated metadata ${key}`, () => {
+        target.map.set(key, { domain, type, value });
+      });
+      return accepted(sim, ctx, task);
+    });
+    r.add('DELETE', `${t.prefix}/metadata/{key}`, (ctx) => {
+      const target = t.find(ctx);
+      const key = ctx.params.key ?? '';
+      if (!target.map.has(key)) throw errors.forbidden();
+      return accepted(
+        sim,
+        ctx,
+        target.task('metadataDelete', `Deleted metadata ${key}`, () => target.map.delete(key)),
+      );
+    });
+  }
+}

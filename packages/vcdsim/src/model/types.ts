@@ -1,0 +1,292 @@
+/** The simulated cloud's objects. Ids are bare UUIDs; URNs and hrefs are derived when rendered. */
+import type { IpRange } from './ippool.js';
+
+export interface Org {
+  id: string;
+  name: string;
+  fullName: string;
+}
+
+export interface User {
+  id: string;
+  name: string;
+  orgId: string;
+  password: string;
+  /** API tokens accepted by `POST /oauth/tenant/{org}/token` as refresh tokens. */
+  apiTokens: string[];
+}
+
+export interface StorageProfile {
+  id: string;
+  name: string;
+  vdcId: string;
+  limitMb: number;
+  isDefault: boolean;
+}
+
+/** A VDC compute policy: sizing (CPU, memory) or placement (where VMs may run). */
+export interface ComputePolicy {
+  id: string;
+  name: string;
+  description: string;
+  kind: 'sizing' | 'placement';
+  cpuCount?: number;
+  coresPerSocket?: number;
+  memoryMb?: number;
+  /** VDCs the policy is published to. */
+  vdcIds: string[];
+}
+
+export interface Vdc {
+  id: string;
+  name: string;
+  orgId: string;
+  description: string;
+  storageProfileIds: string[];
+  computePolicyIds: string[];
+  defaultComputePolicyId: string;
+}
+
+/** An org VDC network with a static IP pool. `allocated` maps an address to the VM holding it. */
+export interface Network {
+  id: string;
+  name: string;
+  orgId: string;
+  vdcId: string;
+  description: string;
+  gateway: string;
+  prefixLength: number;
+  dns1: string;
+  dns2: string;
+  dnsSuffix: string;
+  ipRanges: IpRange[];
+  fenceMode: 'natRouted' | 'isolated' | 'bridged';
+  edgeGatewayId?: string;
+  allocated: Map<string, string>;
+}
+
+export interface Uplink {
+  id: string;
+  name: string;
+  gateway: string;
+  prefixLength: number;
+  ipRanges: IpRange[];
+  primaryIp: string;
+}
+
+/** An NSX-T edge gateway. `used` maps an uplink address to what holds it (category, owner). */
+export interface EdgeGateway {
+  id: string;
+  name: string;
+  orgId: string;
+  vdcId: string;
+  description: string;
+  uplink: Uplink;
+  used: Map<string, { category: string; ownerId: string; ownerName: string }>;
+}
+
+/** A service engine group assigned to an edge gateway (NSX-T ALB). */
+export interface SegAssignment {
+  id: string;
+  segId: string;
+  segName: string;
+  gatewayId: string;
+  maxVirtualServices: number;
+  minVirtualServices: number;
+}
+
+export interface Catalog {
+  id: string;
+  name: string;
+  orgId: string;
+  description: string;
+  templateIds: string[];
+}
+
+/** The single VM of a vApp template, the source of recomposed VMs. */
+export interface TemplateVm {
+  id: string;
+  name: string;
+  osType: string;
+  cpuCount: number;
+  coresPerSocket: number;
+  memoryMb: number;
+  diskMb: number;
+}
+
+export interface VAppTemplate {
+  id: string;
+  name: string;
+  description: string;
+  catalogId: string;
+  catalogItemId: string;
+  orgId: string;
+  vdcId: string;
+  storageProfileId: string;
+  createdAt: number;
+  vm: TemplateVm;
+}
+
+export type AllocationMode = 'POOL' | 'DHCP' | 'MANUAL' | 'NONE';
+
+export interface Nic {
+  index: number;
+  network: string;
+  /** The address the NIC holds; for POOL it is set once the VM has booted. */
+  ipAddress?: string;
+  /** For MANUAL allocation: the address asked for. */
+  requestedIp?: string;
+  /** The pool address reserved at power-on; shown as `ipAddress` once the guest has booted. */
+  reservedIp?: string;
+  macAddress: string;
+  allocationMode: AllocationMode;
+  adapterType: string;
+  connected: boolean;
+  needsCustomization: boolean;
+}
+
+export interface Disk {
+  id: string;
+  sizeMb: number;
+  busNumber: number;
+  unitNumber: number;
+  adapterType: string;
+  storageProfileId: string;
+}
+
+export interface GuestCustomization {
+  enabled: boolean;
+  changeSid: boolean;
+  adminPasswordEnabled: boolean;
+  adminPasswordAuto: boolean;
+  adminPassword?: string;
+  resetPasswordRequired: boolean;
+  customizationScript?: string;
+  computerName: string;
+}
+
+export interface ProductProperty {
+  key: string;
+  type: string;
+  value: string;
+  userConfigurable: boolean;
+  label?: string;
+}
+
+export interface ProductSection {
+  info: string;
+  properties: ProductProperty[];
+}
+
+export interface MetadataEntry {
+  domain: 'GENERAL' | 'SYSTEM';
+  type: string;
+  value: string;
+}
+
+/** VM power states (VCD's status integers). */
+export const VmStatus = {
+  FAILED_CREATION: -1,
+  UNRESOLVED: 0,
+  RESOLVED: 1,
+  DEPLOYED: 2,
+  SUSPENDED: 3,
+  POWERED_ON: 4,
+  POWERED_OFF: 8,
+} as const;
+
+export interface Vm {
+  id: string;
+  name: string;
+  description: string;
+  vappId: string;
+  status: number;
+  deployed: boolean;
+  osType: string;
+  cpuCount: number;
+  coresPerSocket: number;
+  memoryMb: number;
+  disks: Disk[];
+  nics: Nic[];
+  primaryNicIndex: number;
+  extraConfig: Map<string, { value: string; required: boolean }>;
+  guest: GuestCustomization;
+  productSections: ProductSection[];
+  metadata: Map<string, MetadataEntry>;
+  sizingPolicyId?: string;
+  placementPolicyId?: string;
+  storageProfileId: string;
+  templateId: string;
+  needsCustomization: boolean;
+  /** VMware Tools report the guest running (after boot). */
+  toolsRunning: boolean;
+  /** The guest answers on its service ports (decides load balancer member health). */
+  serving: boolean;
+  createdAt: number;
+}
+
+export interface VAppNetwork {
+  name: string;
+  parentNetworkId?: string;
+  fenceMode: 'bridged' | 'natRouted' | 'isolated';
+  description: string;
+}
+
+export interface VApp {
+  id: string;
+  name: string;
+  description: string;
+  vdcId: string;
+  orgId: string;
+  ownerName: string;
+  status: number;
+  deployed: boolean;
+  networks: VAppNetwork[];
+  vmIds: string[];
+  metadata: Map<string, MetadataEntry>;
+  createdAt: number;
+}
+
+/** An NSX-T ALB pool member. `healthStatus` is derived from the VM behind the address. */
+export interface PoolMember {
+  ipAddress: string;
+  port: number;
+  ratio: number;
+  enabled: boolean;
+}
+
+export interface LbPool {
+  id: string;
+  name: string;
+  description: string;
+  gatewayId: string;
+  orgId: string;
+  enabled: boolean;
+  defaultPort: number;
+  gracefulTimeoutPeriod: number;
+  algorithm: string;
+  healthMonitors: { type: string }[];
+  members: PoolMember[];
+  passiveMonitoringEnabled: boolean;
+}
+
+export interface ServicePort {
+  portStart: number;
+  portEnd: number;
+  sslEnabled: boolean;
+  tcpUdpProfile: { type: string; systemDefined: boolean };
+}
+
+export interface VirtualService {
+  id: string;
+  name: string;
+  description: string;
+  gatewayId: string;
+  orgId: string;
+  enabled: boolean;
+  virtualIpAddress: string;
+  poolId: string;
+  segAssignmentId: string;
+  servicePorts: ServicePort[];
+  applicationProfile: { name: string; type: string; systemDefined: boolean };
+}

@@ -1,0 +1,233 @@
+/** The seed file: what the simulated cloud holds when it starts (YAML or the same shape as an object). */
+
+/** An inclusive IPv4 range. */
+export interface SeedRange {
+  start: string;
+  end: string;
+}
+
+export interface SeedComputePolicy {
+  name: string;
+  kind: 'sizing' | 'placement';
+  description?: string;
+  cpuCount?: number;
+  coresPerSocket?: number;
+  memoryMb?: number;
+}
+
+export interface SeedNetwork {
+  name: string;
+  gateway: string;
+  prefixLength: number;
+  dns?: string[];
+  dnsSuffix?: string;
+  staticIpPool: SeedRange[];
+  /** Name of the VDC's edge gateway this routed network connects to; isolated when absent. */
+  edgeGateway?: string;
+}
+
+export interface SeedEdgeGateway {
+  name: string;
+  uplink: { name?: string; gateway: string; prefixLength: number; ipRanges: SeedRange[] };
+  /** The ALB service engine group assigned to this gateway (none: no load balancing). */
+  serviceEngineGroup?: { name: string; maxVirtualServices?: number };
+}
+
+export interface SeedVdc {
+  name: string;
+  description?: string;
+  storageProfiles?: { name: string; default?: boolean; limitMb?: number }[];
+  /** Names of top-level compute policies published to this VDC. */
+  computePolicies?: string[];
+  edgeGateways?: SeedEdgeGateway[];
+  networks?: SeedNetwork[];
+}
+
+export interface SeedTemplate {
+  name: string;
+  description?: string;
+  osType: string;
+  cpuCount: number;
+  coresPerSocket?: number;
+  memoryMb: number;
+  diskMb: number;
+}
+
+export interface SeedCatalog {
+  name: string;
+  description?: string;
+  /** The VDC whose storage holds the templates (default: the org's first VDC). */
+  vdc?: string;
+  templates: SeedTemplate[];
+}
+
+export interface SeedOrg {
+  name: string;
+  fullName?: string;
+  users: { name: string; password: string; apiTokens?: string[] }[];
+  vdcs: SeedVdc[];
+  catalogs?: SeedCatalog[];
+}
+
+/** The whole seed document. */
+export interface Seed {
+  computePolicies?: SeedComputePolicy[];
+  orgs: SeedOrg[];
+}
+
+type Shape =
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | { list: Shape }
+  | { object: Record<string, Shape>; required?: string[] }
+  | { oneOf: string[] };
+
+const range: Shape = { object: { start: 'string', end: 'string' }, required: ['start', 'end'] };
+
+const SHAPE: Shape = {
+  object: {
+    computePolicies: {
+      list: {
+        object: {
+          name: 'string',
+          kind: { oneOf: ['sizing', 'placement'] },
+          description: 'string',
+          cpuCount: 'number',
+          coresPerSocket: 'number',
+          memoryMb: 'number',
+        },
+        required: ['name', 'kind'],
+      },
+    },
+    orgs: {
+      list: {
+        required: ['name', 'users', 'vdcs'],
+        object: {
+          name: 'string',
+          fullName: 'string',
+          users: {
+            list: {
+              object: { name: 'string', password: 'string', apiTokens: { list: 'string' } },
+              required: ['name', 'password'],
+            },
+          },
+          vdcs: {
+            list: {
+              required: ['name'],
+              object: {
+                name: 'string',
+                description: 'string',
+                storageProfiles: {
+                  list: {
+                    object: { name: 'string', default: 'boolean', limitMb: 'number' },
+                    required: ['name'],
+                  },
+                },
+                computePolicies: { list: 'string' },
+                edgeGateways: {
+                  list: {
+                    required: ['name', 'uplink'],
+                    object: {
+                      name: 'string',
+                      uplink: {
+                        object: {
+                          name: 'string',
+                          gateway: 'string',
+                          prefixLength: 'number',
+                          ipRanges: { list: range },
+                        },
+                        required: ['gateway', 'prefixLength', 'ipRanges'],
+                      },
+                      serviceEngineGroup: {
+                        object: { name: 'string', maxVirtualServices: 'number' },
+                        required: ['name'],
+                      },
+                    },
+                  },
+                },
+                networks: {
+                  list: {
+                    required: ['name', 'gateway', 'prefixLength', 'staticIpPool'],
+                    object: {
+                      name: 'string',
+                      gateway: 'string',
+                      prefixLength: 'number',
+                      dns: { list: 'string' },
+                      dnsSuffix: 'string',
+                      staticIpPool: { list: range },
+                      edgeGateway: 'string',
+                    },
+                  },
+                },
+              },
+            },
+          },
+          catalogs: {
+            list: {
+              required: ['name', 'templates'],
+              object: {
+                name: 'string',
+                description: 'string',
+                vdc: 'string',
+                templates: {
+                  list: {
+                    required: ['name', 'osType', 'cpuCount', 'memoryMb', 'diskMb'],
+                    object: {
+                      name: 'string',
+                      description: 'string',
+                      osType: 'string',
+                      cpuCount: 'number',
+                      coresPerSocket: 'number',
+                      memoryMb: 'number',
+                      diskMb: 'number',
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  required: ['orgs'],
+};
+
+function check(value: unknown, shape: Shape, path: string, problems: string[]): void {
+  if (typeof shape === 'string') {
+    if (typeof value !== shape) problems.push(`${path}: expected a ${shape}`);
+    else if (shape === 'number' && (!Number.isFinite(value) || (value as number) < 0))
+      problems.push(`${path}: expected a non-negative number`);
+    return;
+  }
+  if ('oneOf' in shape) {
+    if (typeof value !== 'string' || !shape.oneOf.includes(value))
+      problems.push(`${path}: expected one of ${shape.oneOf.join(', ')}`);
+    return;
+  }
+  if ('list' in shape) {
+    if (!Array.isArray(value)) problems.push(`${path}: expected a list`);
+    else for (const [i, v] of value.entries()) check(v, shape.list, `${path}[${i}]`, problems);
+    return;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    problems.push(`${path}: expected a mapping`);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  for (const key of shape.required ?? [])
+    if (obj[key] === undefined) problems.push(`${path}.${key}: required`);
+  for (const [key, v] of Object.entries(obj)) {
+    const sub = shape.object[key];
+    if (!sub) problems.push(`${path}.${key}: unknown field`);
+    else if (v !== undefined) check(v, sub, `${path}.${key}`, problems);
+  }
+}
+
+/** Checks a parsed seed document's shape; returns every problem found (empty when valid). */
+export function seedProblems(value: unknown): string[] {
+  const problems: string[] = [];
+  check(value, SHAPE, 'seed', problems);
+  return problems;
+}

@@ -1,0 +1,130 @@
+/** `startVcdSim`: the simulator's programmatic entry point. */
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { composeRoutes } from './api/compose.js';
+import { entityRoutes } from './api/entities.js';
+import { metadataRoutes } from './api/metadata.js';
+import { powerRoutes } from './api/power.js';
+import { queryRoutes } from './api/query.js';
+import { sessionRoutes } from './api/session.js';
+import { taskRoutes } from './api/task.js';
+import { vmConfigRoutes } from './api/vmconfig.js';
+import { type Clock, RealClock, VirtualClock } from './clock.js';
+import { cloudApiRoutes } from './cloudapi/routes.js';
+import type { Faults } from './faults/faults.js';
+import { type Inspect, inspector } from './inspect/inspect.js';
+import { inspectRoutes } from './inspect/routes.js';
+import { buildWorld, parseSeed, readSeedFile } from './seed/load.js';
+import type { Seed } from './seed/schema.js';
+import { Router } from './server/router.js';
+import { listen } from './server/server.js';
+import { type BootHook, Simulator } from './simulator.js';
+import { generateTls } from './tls/ca.js';
+
+/** Options of {@link startVcdSim}. */
+export interface VcdSimOptions {
+  /** The cloud's contents: a seed object, YAML text, or the path of a YAML file. */
+  seed: Seed | string;
+  /** Port to listen on (default 0: any free port). */
+  port?: number;
+  /** Address to listen on (default `127.0.0.1`). */
+  host?: string;
+  /** Serve HTTPS with a generated CA (default true); false serves plain HTTP. */
+  tls?: boolean;
+  /** `'real'` (default), `'virtual'` (a {@link VirtualClock} tests step by hand) or your own clock. */
+  clock?: 'real' | 'virtual' | Clock;
+  /** Task latency in ms on the simulator's clock (default 50). */
+  taskLatencyMs?: number;
+  /** Latency per task operation name, e.g. `{ vdcRecomposeVapp: 2000 }`. */
+  operationLatencyMs?: Record<string, number>;
+  /** Delay from a finished power-on to the guest's boot (default 100 ms). */
+  bootDelayMs?: number;
+  /** Access token lifetime (default 30 minutes). */
+  tokenLifetimeMs?: number;
+  /** Called when a VM boots, with its guestinfo (see {@link BootHook}). */
+  onBoot?: BootHook;
+  /** Whether booted guests serve their ports unless a hook says otherwise (default true). */
+  servingOnBoot?: boolean;
+  /** Receives one line per request (default: none). */
+  log?: (line: string) => void;
+}
+
+/** A running simulator. */
+export interface VcdSim {
+  /** Base URL, e.g. `https://127.0.0.1:40123` (the API is under `/api` and `/cloudapi`). */
+  url: string;
+  /** The CA certificate (PEM) that signed the server's certificate: trust it in clients. Empty for plain HTTP. */
+  caPem: string;
+  /** Objects, tasks and the request log. */
+  inspect: Inspect;
+  /** The simulator's clock (a {@link VirtualClock} when `clock: 'virtual'`). */
+  clock: Clock;
+  /** Fault injection. */
+  faults: Faults;
+  /** Stops listening and closes open connections. */
+  stop(): Promise<void>;
+}
+
+function loadSeed(seed: Seed | string): Seed {
+  if (typeof seed !== 'string') return seed;
+  return !seed.includes('\n') && existsSync(seed) ? readSeedFile(seed) : parseSeed(seed);
+}
+
+/**
+ * Starts a VMware Cloud Director simulator.
+ *
+ * @example
+ * ```ts
+ * const sim = await startVcdSim({ seed: 'seeds/sample.yaml', clock: 'virtual' });
+ * // fetch `${sim.url}/api/versions` trusting sim.caPem; (sim.clock as VirtualClock).advance(1000)
+ * await sim.stop();
+ * ```
+ */
+export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
+  const world = buildWorld(loadSeed(opts.seed));
+  const clock =
+    opts.clock === 'virtual'
+      ? new VirtualClock()
+      : !opts.clock || opts.clock === 'real'
+        ? new RealClock()
+        : opts.clock;
+  const sim = new Simulator(
+    world,
+    clock,
+    {
+      taskLatencyMs: opts.taskLatencyMs ?? 50,
+      operationLatencyMs: opts.operationLatencyMs ?? {},
+      bootDelayMs: opts.bootDelayMs ?? 100,
+      servingOnBoot: opts.servingOnBoot ?? true,
+    },
+    opts.tokenLifetimeMs ?? 30 * 60_000,
+  );
+  if (opts.onBoot) sim.bootHooks.push(opts.onBoot);
+  const inspect = inspector(sim);
+  const router = new Router();
+  sessionRoutes(router, sim);
+  entityRoutes(router, sim);
+  queryRoutes(router, sim);
+  composeRoutes(router, sim);
+  powerRoutes(router, sim);
+  vmConfigRoutes(router, sim);
+  metadataRoutes(router, sim);
+  taskRoutes(router, sim);
+  cloudApiRoutes(router, sim);
+  inspectRoutes(router, sim, inspect);
+  const tls = opts.tls === false ? undefined : generateTls();
+  const { server, url } = await listen(sim, router, {
+    host: opts.host ?? '127.0.0.1',
+    port: opts.port ?? 0,
+    ...(tls ? { tls } : {}),
+    ...(opts.log ? { logLine: opts.log } : {}),
+  });
+  return { url, caPem: tls?.caPem ?? '', inspect, clock, faults: sim.faults, stop: () => close(server) };
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * A VM's life: power-on reserves its pool addresses and, after the boot delay, the guest "boots":
+ * its NICs show their addresses, VMware Tools report running and the boot hooks run with the VM's
+ * guestinfo. Power-off, undeploy and delete give every address back.
+ */
+import type { Timer } from '../clock.js';
+import { type Vm, VmStatus } from '../model/world.js';
+import type { BootedVm, Simulator } from '../simulator.js';
+import { releaseAddresses, reserveAddresses } from './network.js';
+
+const bootTimers = new WeakMap<Vm, Timer>();
+
+/** The effect of a finished power-on task. */
+export function powerOn(sim: Simulator, vm: Vm): void {
+  if (vm.status === VmStatus.POWERED_ON) return;
+  reserveAddresses(sim.world, sim.faults, vm);
+  vm.status = VmStatus.POWERED_ON;
+  vm.deployed = true;
+  const vapp = sim.world.vapps.get(vm.vappId);
+  if (vapp) {
+    vapp.deployed = true;
+    vapp.status = vappStatus(sim, vapp.vmIds);
+  }
+  bootTimers.get(vm)?.cancel();
+  bootTimers.set(
+    vm,
+    sim.clock.schedule(sim.behaviour.bootDelayMs, () => boot(sim, vm)),
+  );
+}
+
+function boot(sim: Simulator, vm: Vm): void {
+  bootTimers.delete(vm);
+  if (vm.status !== VmStatus.POWERED_ON || !sim.world.vms.has(vm.id)) return;
+  for (const nic of vm.nics) if (nic.reservedIp) nic.ipAddress = nic.reservedIp;
+  vm.toolsRunning = true;
+  vm.serving = sim.behaviour.servingOnBoot;
+  vm.needsCustomization = false;
+  const extraConfig = Object.fromEntries([...vm.extraConfig].map(([k, v]) => [k, v.value]));
+  const guestinfo = Object.fromEntries(
+    Object.entries(extraConfig).filter(([k]) => k.startsWith('guestinfo.')),
+  );
+  const vapp = sim.world.vapps.get(vm.vappId);
+  const view: BootedVm = {
+    id: vm.id,
+    urn: `urn:vcloud:vm:${vm.id}`,
+    name: vm.name,
+    vappName: vapp?.name ?? '',
+    orgName: (vapp && sim.world.orgs.get(vapp.orgId)?.name) ?? '',
+    ipAddress: vm.nics.find((n) => n.index === vm.primaryNicIndex)?.ipAddress,
+    ipAddresses: Object.fromEntries(vm.nics.filter((n) => n.ipAddress).map((n) => [n.index, n.ipAddress!])),
+    extraConfig,
+    ovfProperties: Object.fromEntries(
+      vm.productSections.flatMap((s) => s.properties.map((p) => [p.key, p.value])),
+    ),
+  };
+  for (const hook of sim.bootHooks) {
+    const record = (error: unknown) => sim.hookErrors.push({ vm: vm.name, error });
+    try {
+      Promise.resolve(hook(view, guestinfo)).then((r) => {
+        if (r && typeof r.serving === 'boolean' && vm.status === VmStatus.POWERED_ON) vm.serving = r.serving;
+      }, record);
+    } catch (e) {
+      record(e);
+    }
+  }
+}
+
+/** The effect of a finished power-off (or the power-off part of undeploy). */
+export function powerOff(sim: Simulator, vm: Vm, undeploy: boolean): void {
+  bootTimers.get(vm)?.cancel();
+  bootTimers.delete(vm);
+  vm.status = VmStatus.POWERED_OFF;
+  vm.toolsRunning = false;
+  vm.serving = false;
+  if (undeploy) vm.deployed = false;
+  releaseAddresses(sim.world, vm);
+  const vapp = sim.world.vapps.get(vm.vappId);
+  if (vapp) {
+    vapp.status = vappStatus(sim, vapp.vmIds);
+    if (undeploy && vapp.vmIds.every((id) => !sim.world.vms.get(id)?.deployed)) vapp.deployed = false;
+  }
+}
+
+/** Removes a VM from its vApp and the world, giving its addresses back. */
+export function deleteVm(sim: Simulator, vm: Vm): void {
+  powerOff(sim, vm, true);
+  sim.world.vms.delete(vm.id);
+  const vapp = sim.world.vapps.get(vm.vappId);
+  if (vapp) {
+    vapp.vmIds = vapp.vmIds.filter((id) => id !== vm.id);
+    vapp.status = vappStatus(sim, vapp.vmIds);
+  }
+}
+
+/** A vApp's status from its VMs': all on → 4, all off → 8, a mix → 10 (MIXED), none → 8. */
+export function vappStatus(sim: Simulator, vmIds: string[]): number {
+  const states = new Set(vmIds.map((id) => sim.world.vms.get(id)?.status).filter((s) => s !== undefined));
+  if (states.size === 0) return VmStatus.POWERED_OFF;
+  if (states.size === 1) return [...states][0]!;
+  return 10;
+}

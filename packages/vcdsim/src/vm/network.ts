@@ -1,0 +1,100 @@
+/** Addresses for VM NICs: reservation from the org VDC network's static pool, and release. */
+
+import type { Faults } from '../faults/faults.js';
+import { allocate, inRanges, ipToInt } from '../model/ippool.js';
+import type { Network, Nic, VApp, Vm, World } from '../model/world.js';
+import { VcdError } from '../server/errors.js';
+
+/** The org VDC network behind a vApp network name (a bridged vApp network, or the org network itself). */
+export function networkOf(world: World, vapp: VApp, name: string): Network | undefined {
+  const vn = vapp.networks.find((n) => n.name === name);
+  if (vn?.parentNetworkId) return world.networks.get(vn.parentNetworkId);
+  return world.vdcNetwork(vapp.vdcId, name);
+}
+
+function inSubnet(ip: string, net: Network): boolean {
+  const a = ipToInt(ip);
+  const g = ipToInt(net.gateway);
+  if (a === undefined || g === undefined) return false;
+  const mask = net.prefixLength === 0 ? 0 : (~0 << (32 - net.prefixLength)) >>> 0;
+  return (a & mask) >>> 0 === (g & mask) >>> 0;
+}
+
+/** Reserves an address for every POOL or MANUAL NIC; all or nothing (a failure releases what it took). */
+export function reserveAddresses(world: World, faults: Faults, vm: Vm): void {
+  const vapp = world.vapps.get(vm.vappId)!;
+  const taken: Nic[] = [];
+  try {
+    for (const nic of vm.nics) {
+      if (nic.reservedIp || (nic.allocationMode !== 'POOL' && nic.allocationMode !== 'MANUAL')) continue;
+      const net = networkOf(world, vapp, nic.network);
+      if (!net)
+        throw new VcdError(
+          400,
+          'INVALID_REFERENCE',
+          `Network "${nic.network}" is not available to the vApp.`,
+        );
+      let ip: string | undefined;
+      if (nic.allocationMode === 'MANUAL') {
+        ip = nic.requestedIp;
+        if (!ip || !inSubnet(ip, net))
+          throw new VcdError(
+            400,
+            'BAD_REQUEST',
+            `IP address "${ip ?? ''}" is not in the subnet of network "${net.name}".`,
+          );
+        if (net.allocated.has(ip))
+          throw new VcdError(400, 'BAD_REQUEST', `IP address ${ip} is already in use.`);
+      } else {
+        ip = faults.isPoolExhausted(net.name)
+          ? undefined
+          : allocate(net.ipRanges, new Set(net.allocated.keys()));
+        if (!ip)
+          throw new VcdError(
+            400,
+            'BAD_REQUEST',
+            `No IP addresses are available in the static IP pool of network "${net.name}".`,
+          );
+      }
+      net.allocated.set(ip, vm.id);
+      nic.reservedIp = ip;
+      taken.push(nic);
+    }
+  } catch (e) {
+    for (const nic of taken) releaseNic(world, vapp, nic);
+    throw e;
+  }
+}
+
+function releaseNic(world: World, vapp: VApp, nic: Nic): void {
+  if (nic.reservedIp) {
+    const net = networkOf(world, vapp, nic.network);
+    net?.allocated.delete(nic.reservedIp);
+  }
+  nic.reservedIp = undefined;
+  nic.ipAddress = undefined;
+}
+
+/** Returns every address the VM holds to its pool. */
+export function releaseAddresses(world: World, vm: Vm): void {
+  const vapp = world.vapps.get(vm.vappId);
+  for (const nic of vm.nics) {
+    if (vapp) releaseNic(world, vapp, nic);
+    else {
+      nic.reservedIp = undefined;
+      nic.ipAddress = undefined;
+    }
+  }
+  // Belt and braces: nothing may keep an address for a VM that gave its addresses back.
+  for (const net of world.networks.values())
+    for (const [ip, holder] of net.allocated) if (holder === vm.id) net.allocated.delete(ip);
+}
+
+/** A VMware-style MAC address (OUI 00:50:56). */
+export function newMac(): string {
+  const b = Array.from({ length: 3 }, () => Math.floor(Math.random() * 256));
+  b[0] = b[0]! & 0x3f;
+  return ['00', '50', '56', ...b.map((x) => x.toString(16).padStart(2, '0'))].join(':');
+}
+
+export { inRanges };

@@ -1,0 +1,46 @@
+/**
+ * A tiny XML writer. Element order matters to VCD (its parser validates against the XSD sequence),
+ * so documents are written as explicit ordered trees rather than from object key order.
+ */
+
+/** A child of an element: rendered XML, or nothing (skipped). */
+export type Child = string | undefined | null | false;
+
+const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/** Escapes text or an attribute value. Newlines in attributes become `&#10;` so they survive parsing. */
+export function escapeXml(s: string, attribute = false): string {
+  const out = s.replace(/[&<>"']/g, (c) => ESC[c] ?? c);
+  return attribute ? out.replace(/\n/g, '&#10;').replace(/\r/g, '&#13;') : out.replace(/\r/g, '&#13;');
+}
+
+/** Attribute values; `undefined` ones are left out, the rest are written in the given order. */
+export type Attrs = Record<string, string | number | boolean | undefined>;
+
+function attrs(a: Attrs | undefined): string {
+  if (!a) return '';
+  let s = '';
+  for (const [k, v] of Object.entries(a)) if (v !== undefined) s += ` ${k}="${escapeXml(String(v), true)}"`;
+  return s;
+}
+
+/** An element with attributes and ordered children. */
+export function el(name: string, a?: Attrs, ...children: Child[]): string {
+  const body = children.filter((c): c is string => typeof c === 'string' && c.length > 0).join('');
+  return body ? `<${name}${attrs(a)}>${body}</${name}>` : `<${name}${attrs(a)}/>`;
+}
+
+/** An element holding text; `undefined` text leaves the element out entirely. */
+export function text(
+  name: string,
+  value: string | number | boolean | undefined,
+  a?: Attrs,
+): string | undefined {
+  if (value === undefined) return undefined;
+  return `<${name}${attrs(a)}>${escapeXml(String(value))}</${name}>`;
+}
+
+/** A whole document: declaration plus root. */
+export function doc(root: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${root}`;
+}

@@ -1,0 +1,142 @@
+/**
+ * Reading request bodies. VCD validates request XML against its schema and answers 400 for
+ * anything that does not fit; this parser does the same for the elements the simulator reads:
+ * malformed XML, a missing vcloud namespace, unknown elements or attributes are all refused.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { errors } from '../server/errors.js';
+import { NS } from './ns.js';
+
+/** An element with its namespace prefix removed, attributes by local name, children in order. */
+export interface XNode {
+  name: string;
+  attrs: Record<string, string>;
+  children: XNode[];
+  text: string;
+}
+
+/** What an element may contain. `open` skips checking (for content the simulator does not read). */
+export interface Spec {
+  attrs?: string[];
+  children?: Record<string, Spec>;
+  open?: boolean;
+}
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  removeNSPrefix: true,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: true,
+  htmlEntities: true,
+});
+
+type Raw = Record<string, unknown>;
+
+function convert(raw: Raw): XNode | undefined {
+  const name = Object.keys(raw).find((k) => k !== ':@');
+  if (!name || name === '#text' || name.startsWith('?')) return undefined;
+  const attrs = (raw[':@'] as Record<string, string> | undefined) ?? {};
+  const kids = (raw[name] as Raw[]) ?? [];
+  const children: XNode[] = [];
+  let text = '';
+  for (const k of kids) {
+    if ('#text' in k) text += String(k['#text']);
+    else {
+      const c = convert(k);
+      if (c) children.push(c);
+    }
+  }
+  return {
+    name,
+    attrs: Object.fromEntries(Object.entries(attrs).map(([k, v]) => [k, String(v)])),
+    children,
+    text,
+  };
+}
+
+const invalid = (detail: string) => errors.badRequest(`The document is not valid. ${detail}`);
+
+function check(node: XNode, spec: Spec): void {
+  if (spec.open) return;
+  for (const a of Object.keys(node.attrs)) {
+    if (a === 'xmlns' || a.startsWith('xmlns:') || a === 'type' || a === 'required') continue;
+    if (!spec.attrs?.includes(a))
+      throw invalid(
+        `cvc-complex-type.3.2.2: Attribute '${a}' is not allowed to appear in element '${node.name}'.`,
+      );
+  }
+  for (const c of node.children) {
+    const sub = spec.children?.[c.name];
+    if (!sub)
+      throw invalid(`cvc-complex-type.2.4.a: Invalid content was found starting with element '${c.name}'.`);
+    check(c, sub);
+  }
+}
+
+/** Parses and checks a request body whose root must be `root` and fit `spec`. */
+export function parseBody(body: Buffer, root: string, spec: Spec): XNode {
+  const textBody = body.toString('utf8');
+  if (textBody.trim() === '') throw errors.badRequest('The request has no body.');
+  const valid = XMLValidator.validate(textBody);
+  if (valid !== true)
+    throw errors.badRequest(`The XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}).`);
+  let rawList: Raw[];
+  try {
+    rawList = parser.parse(textBody) as Raw[];
+  } catch (e) {
+    throw errors.badRequest(`The XML is not well-formed: ${(e as Error).message}`);
+  }
+  const top = rawList.map(convert).filter((n): n is XNode => !!n);
+  const node = top[0];
+  if (!node || top.length !== 1) throw errors.badRequest('The document must have exactly one root element.');
+  if (node.name !== root)
+    throw invalid(`cvc-elt.1.a: Cannot find the declaration of element '${node.name}'; expected '${root}'.`);
+  if (!textBody.includes(NS.vcloud))
+    throw invalid(`The element '${root}' must be in the namespace ${NS.vcloud}.`);
+  check(node, spec);
+  return node;
+}
+
+/** The first child with that name. */
+export const child = (n: XNode | undefined, name: string): XNode | undefined =>
+  n?.children.find((c) => c.name === name);
+
+/** All children with that name. */
+export const childrenNamed = (n: XNode | undefined, name: string): XNode[] =>
+  n?.children.filter((c) => c.name === name) ?? [];
+
+/** The text of the first child with that name (trimmed). */
+export const childText = (n: XNode | undefined, name: string): string | undefined =>
+  child(n, name)?.text.trim();
+
+/** A boolean child (`true`/`false`); anything else is VCD's 400. */
+export function childBool(n: XNode | undefined, name: string): boolean | undefined {
+  const t = childText(n, name);
+  if (t === undefined) return undefined;
+  if (t === 'true' || t === '1') return true;
+  if (t === 'false' || t === '0') return false;
+  throw invalid(`cvc-datatype-valid.1.2.1: '${t}' is not a valid value for 'boolean' in element '${name}'.`);
+}
+
+/** A non-negative integer child; negative, fractional or non-numeric values are VCD's 400. */
+export function childInt(n: XNode | undefined, name: string): number | undefined {
+  const t = childText(n, name);
+  if (t === undefined) return undefined;
+  if (!/^\d+$/.test(t)) throw invalid(`'${t}' is not a valid non-negative integer in element '${name}'.`);
+  return Number(t);
+}
+
+/** A boolean attribute (`true`/`false`) with a default. */
+export function attrBool(n: XNode, name: string, dflt: boolean): boolean {
+  const v = n.attrs[name];
+  if (v === undefined) return dflt;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw invalid(
+    `cvc-datatype-valid.1.2.1: '${v}' is not a valid value for 'boolean' in attribute '${name}'.`,
+  );
+}

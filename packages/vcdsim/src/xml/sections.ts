@@ -1,0 +1,289 @@
+/**
+ * The sections of a Vm, each in the element order of VCD's schema. rasd child elements are in the
+ * CIM schema's (alphabetical) order; NetworkConnection children in the vcloud schema's order.
+ */
+import type { Vm, World } from '../model/world.js';
+import { el, text } from './build.js';
+import { MT, NS } from './ns.js';
+import { link, path } from './refs.js';
+
+const vmw = (required: boolean) => ({ 'ovf:required': String(required) });
+
+function cpuItem(vm: Vm, base: string): string {
+  return el(
+    'ovf:Item',
+    undefined,
+    text('rasd:AllocationUnits', 'hertz * 10^6'),
+    text('rasd:Description', 'Number of Virtual CPUs'),
+    text('rasd:ElementName', `${vm.cpuCount} virtual CPU(s)`),
+    text('rasd:InstanceID', 4),
+    text('rasd:Reservation', 0),
+    text('rasd:ResourceType', 3),
+    text('rasd:VirtualQuantity', vm.cpuCount),
+    text('rasd:Weight', 0),
+    text('vmw:CoresPerSocket', vm.coresPerSocket, vmw(false)),
+    link(
+      base,
+      'edit',
+      'application/vnd.vmware.vcloud.rasdItem+xml',
+      `${path.vm(vm.id)}/virtualHardwareSection/cpu`,
+    ),
+  );
+}
+
+function memoryItem(vm: Vm, base: string): string {
+  return el(
+    'ovf:Item',
+    undefined,
+    text('rasd:AllocationUnits', 'byte * 2^20'),
+    text('rasd:Description', 'Memory Size'),
+    text('rasd:ElementName', `${vm.memoryMb} MB of memory`),
+    text('rasd:InstanceID', 5),
+    text('rasd:Reservation', 0),
+    text('rasd:ResourceType', 4),
+    text('rasd:VirtualQuantity', vm.memoryMb),
+    text('rasd:Weight', 0),
+    link(
+      base,
+      'edit',
+      'application/vnd.vmware.vcloud.rasdItem+xml',
+      `${path.vm(vm.id)}/virtualHardwareSection/memory`,
+    ),
+  );
+}
+
+function diskItems(vm: Vm, base: string): string[] {
+  const controller = el(
+    'ovf:Item',
+    undefined,
+    text('rasd:Address', 0),
+    text('rasd:Description', 'SCSI Controller'),
+    text('rasd:ElementName', 'SCSI Controller 0'),
+    text('rasd:InstanceID', 2),
+    text('rasd:ResourceSubType', 'lsilogic'),
+    text('rasd:ResourceType', 6),
+  );
+  const disks = vm.disks.map((d, i) =>
+    el(
+      'ovf:Item',
+      undefined,
+      text('rasd:AddressOnParent', d.unitNumber),
+      text('rasd:Description', 'Hard disk'),
+      text('rasd:ElementName', `Hard disk ${i + 1}`),
+      el('rasd:HostResource', {
+        'vcloud:capacity': d.sizeMb,
+        'vcloud:busSubType': d.adapterType,
+        'vcloud:busType': 6,
+        'vcloud:storageProfileHref': `${base}${path.storageProfile(d.storageProfileId)}`,
+      }),
+      text('rasd:InstanceID', 2000 + i),
+      text('rasd:Parent', 2),
+      text('rasd:ResourceType', 17),
+      text('rasd:VirtualQuantity', d.sizeMb * 1024 * 1024),
+      text('rasd:VirtualQuantityUnits', 'byte'),
+    ),
+  );
+  return [controller, ...disks];
+}
+
+function nicItems(vm: Vm): string[] {
+  return vm.nics.map((n) =>
+    el(
+      'ovf:Item',
+      undefined,
+      text('rasd:Address', n.macAddress),
+      text('rasd:AddressOnParent', n.index),
+      text('rasd:AutomaticAllocation', n.connected),
+      text('rasd:Connection', n.network, {
+        'vcloud:ipAddressingMode': n.allocationMode,
+        'vcloud:ipAddress': n.ipAddress,
+        'vcloud:primaryNetworkConnection': String(n.index === vm.primaryNicIndex),
+      }),
+      text('rasd:Description', `${n.adapterType} ethernet adapter on "${n.network}"`),
+      text('rasd:ElementName', `Network adapter ${n.index}`),
+      text('rasd:InstanceID', n.index + 1),
+      text('rasd:ResourceSubType', n.adapterType),
+      text('rasd:ResourceType', 10),
+    ),
+  );
+}
+
+/** `ovf:VirtualHardwareSection`: System, Items, then `vmw:ExtraConfig` (VMX keys incl. guestinfo.*). */
+export function virtualHardwareSection(vm: Vm, base: string, root = false): string {
+  const p = `${path.vm(vm.id)}/virtualHardwareSection/`;
+  return el(
+    'ovf:VirtualHardwareSection',
+    {
+      ...(root ? rootNs() : {}),
+      'xmlns:vcloud': NS.vcloud,
+      'ovf:transport': '',
+      'vcloud:type': MT.virtualHardwareSection,
+      'vcloud:href': `${base}${p}`,
+    },
+    text('ovf:Info', 'Virtual hardware requirements'),
+    el(
+      'ovf:System',
+      undefined,
+      text('vssd:ElementName', 'Virtual Hardware Family'),
+      text('vssd:InstanceID', 0),
+      text('vssd:VirtualSystemIdentifier', vm.name),
+      text('vssd:VirtualSystemType', 'vmx-19'),
+    ),
+    ...nicItems(vm),
+    ...diskItems(vm, base),
+    cpuItem(vm, base),
+    memoryItem(vm, base),
+    ...[...vm.extraConfig].map(([key, v]) =>
+      el('vmw:ExtraConfig', { 'ovf:required': String(v.required), 'vmw:key': key, 'vmw:value': v.value }),
+    ),
+    link(base, 'edit', MT.virtualHardwareSection, p),
+  );
+}
+
+/** `NetworkConnectionSection` with each NetworkConnection's children in schema order. */
+export function networkConnectionSection(vm: Vm, base: string, root = false): string {
+  const p = `${path.vm(vm.id)}/networkConnectionSection/`;
+  return el(
+    'NetworkConnectionSection',
+    {
+      ...(root ? rootNs() : {}),
+      href: `${base}${p}`,
+      type: MT.networkConnectionSection,
+      'ovf:required': 'false',
+    },
+    text('ovf:Info', 'Specifies the available VM network connections'),
+    text('PrimaryNetworkConnectionIndex', vm.primaryNicIndex),
+    ...vm.nics.map((n) =>
+      el(
+        'NetworkConnection',
+        { needsCustomization: String(n.needsCustomization), network: n.network },
+        text('NetworkConnectionIndex', n.index),
+        text('IpAddress', n.ipAddress),
+        text('IpType', n.ipAddress ? 'IPV4' : undefined),
+        text('IsConnected', n.connected),
+        text('MACAddress', n.macAddress),
+        text('IpAddressAllocationMode', n.allocationMode),
+        text('SecondaryIpAddressAllocationMode', 'NONE'),
+        text('NetworkAdapterType', n.adapterType),
+      ),
+    ),
+    link(base, 'edit', MT.networkConnectionSection, p),
+  );
+}
+
+/** `GuestCustomizationSection` in schema order. */
+export function guestCustomizationSection(vm: Vm, base: string, root = false): string {
+  const g = vm.guest;
+  const p = `${path.vm(vm.id)}/guestCustomizationSection/`;
+  return el(
+    'GuestCustomizationSection',
+    {
+      ...(root ? rootNs() : {}),
+      href: `${base}${p}`,
+      type: MT.guestCustomizationSection,
+      'ovf:required': 'false',
+    },
+    text('ovf:Info', 'Specifies Guest OS Customization Settings'),
+    text('Enabled', g.enabled),
+    text('ChangeSid', g.changeSid),
+    text('VirtualMachineId', vm.id),
+    text('JoinDomainEnabled', false),
+    text('UseOrgSettings', false),
+    text('AdminPasswordEnabled', g.adminPasswordEnabled),
+    text('AdminPasswordAuto', g.adminPasswordAuto),
+    text('AdminPassword', g.adminPassword),
+    text('AdminAutoLogonEnabled', false),
+    text('AdminAutoLogonCount', 0),
+    text('ResetPasswordRequired', g.resetPasswordRequired),
+    text('CustomizationScript', g.customizationScript),
+    text('ComputerName', g.computerName),
+    link(base, 'edit', MT.guestCustomizationSection, p),
+  );
+}
+
+/** The `ovf:ProductSection` elements of a VM. */
+export function productSections(vm: Vm): string[] {
+  return vm.productSections.map((s) =>
+    el(
+      'ovf:ProductSection',
+      { 'ovf:required': 'false' },
+      text('ovf:Info', s.info),
+      ...s.properties.map((pr) =>
+        el(
+          'ovf:Property',
+          {
+            'ovf:key': pr.key,
+            'ovf:type': pr.type,
+            'ovf:userConfigurable': String(pr.userConfigurable),
+            'ovf:value': pr.value,
+          },
+          text('ovf:Label', pr.label),
+        ),
+      ),
+    ),
+  );
+}
+
+/** `ProductSectionList` (GET/PUT `…/productSections`). */
+export function productSectionList(vm: Vm, base: string): string {
+  const p = `${path.vm(vm.id)}/productSections/`;
+  return el(
+    'ProductSectionList',
+    { ...rootNs(), href: `${base}${p}`, type: MT.productSections },
+    link(base, 'edit', MT.productSections, p),
+    ...productSections(vm),
+  );
+}
+
+/** `VmSpecSection`: the sizing VCD reports, disks included. */
+export function vmSpecSection(world: World, vm: Vm, base: string): string {
+  return el(
+    'VmSpecSection',
+    { Modified: 'false' },
+    text('ovf:Info', 'The configuration parameters for logical VM'),
+    text('OsType', vm.osType),
+    text('NumCpus', vm.cpuCount),
+    text('NumCoresPerSocket', vm.coresPerSocket),
+    el('CpuResourceMhz', undefined, text('Configured', 0)),
+    el('MemoryResourceMb', undefined, text('Configured', vm.memoryMb)),
+    el(
+      'DiskSection',
+      undefined,
+      ...vm.disks.map((d) =>
+        el(
+          'DiskSettings',
+          undefined,
+          text('DiskId', 2000 + vm.disks.indexOf(d)),
+          text('SizeMb', d.sizeMb),
+          text('UnitNumber', d.unitNumber),
+          text('BusNumber', d.busNumber),
+          text('AdapterType', 5),
+          text('ThinProvisioned', true),
+          el('StorageProfile', {
+            href: `${base}${path.storageProfile(d.storageProfileId)}`,
+            name: world.storageProfiles.get(d.storageProfileId)?.name,
+            type: MT.storageProfile,
+          }),
+          text('overrideVmDefault', false),
+        ),
+      ),
+    ),
+    text('HardwareVersion', 'vmx-19', {
+      href: `${base}/api/vdc/hwv/vmx-19`,
+      type: 'application/vnd.vmware.vcloud.virtualHardwareVersion+xml',
+    }),
+    text('VmToolsVersion', vm.toolsRunning ? '12352' : '0'),
+    text('VirtualCpuType', 'VM64'),
+  );
+}
+
+/** Namespace declarations for a section served as its own document. */
+export function rootNs(): Record<string, string> {
+  return {
+    xmlns: NS.vcloud,
+    'xmlns:ovf': NS.ovf,
+    'xmlns:vssd': NS.vssd,
+    'xmlns:rasd': NS.rasd,
+    'xmlns:vmw': NS.vmw,
+  };
+}
