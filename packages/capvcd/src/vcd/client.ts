@@ -80,7 +80,8 @@ export class VcdClient {
   /** An XML write that answers with a Task (202), or with an entity carrying its Tasks (201). */
   async startTask(method: string, hrefOrPath: string, body?: string, contentType?: string): Promise<Task> {
     const doc = await this.xml(method, hrefOrPath, body, contentType);
-    const root = Object.values(doc).find((v) => typeof v === 'object') as XmlNode | undefined;
+    const rootName = Object.keys(doc).find((k) => !k.startsWith('?'));
+    const root = rootName ? (childOf(doc, rootName) as XmlNode | undefined) : undefined;
     if (doc.Task) return readTask(childOf(doc, 'Task') as XmlNode);
     const embedded = childOf(childOf(root, 'Tasks'), 'Task');
     if (embedded) {
