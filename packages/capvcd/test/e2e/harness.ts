@@ -4,15 +4,26 @@
  * by providerID in the workload cluster, here the same apiserver); and the provider under a
  * Manager, as its ServiceAccount, with leader election. Builders for the CAPI objects a user writes.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane, type ManifestObject, readManifests, startWorkloadCluster } from '@capstan/envtest';
 import { Client, HttpTransport, Manager, Node } from '@capstan/runtime';
 import { type BootedVm, startVcdSim, type VcdSim, type VcdSimOptions } from '@capstan/vcdsim';
 import { addCapvcd, type CapvcdHandle, PROVIDER_ID_PREFIX } from '../../src/index.js';
 
-const deploy = (file: string) => fileURLToPath(new URL(`../../deploy/${file}`, import.meta.url));
-const seed = fileURLToPath(new URL('../fixtures/seed.yaml', import.meta.url));
+/** The package folder, found from here whether this runs from source (tests) or compiled (bench). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'deploy', 'crds.yaml'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find the @capstan/capvcd package folder');
+    dir = up;
+  }
+  return dir;
+}
+const deploy = (file: string) => join(packageRoot(), 'deploy', file);
+const seed = join(packageRoot(), 'test', 'fixtures', 'seed.yaml');
 
 export const INFRA = 'infrastructure.cluster.x-k8s.io';
 export const K8S_VERSION = 'v1.35.0';
@@ -262,5 +273,3 @@ export class Harness {
     };
   }
 }
-
-export const readText = (path: string) => readFileSync(path, 'utf8');
