@@ -5,7 +5,7 @@
  *     served meanwhile, divided by N. Beside today's provider's ~130 (its call-by-call count).
  *  2. Reconcile duration p99 while every VCD task takes 30 s: a reconcile never waits on a task.
  */
-import { MachineType, VCDMachineType } from '../src/index.js';
+import { MachineType, VCDMachineType } from '@capstan/capvcd';
 import { Harness } from '../test/e2e/harness.js';
 
 const WORKERS = Number(process.env.BENCH_CAPVCD_WORKERS ?? 5);

@@ -7,10 +7,11 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { addCapvcd, type CapvcdHandle, PROVIDER_ID_PREFIX, VCDMachineType } from '@capstan/capvcd';
 import { ControlPlane, type ManifestObject, readManifests, startWorkloadCluster } from '@capstan/envtest';
 import { Client, HttpTransport, Manager, Node } from '@capstan/runtime';
+import { eventually } from '@capstan/runtime/testing';
 import { type BootedVm, startVcdSim, type VcdSim, type VcdSimOptions } from '@capstan/vcdsim';
-import { addCapvcd, type CapvcdHandle, PROVIDER_ID_PREFIX } from '../../src/index.js';
 
 /** The package folder, found from here whether this runs from source (tests) or compiled (bench). */
 function packageRoot(): string {
@@ -256,6 +257,24 @@ export class Harness {
           r.seq > seq && r.method !== 'GET' && !r.route.includes('/sessions') && !r.route.includes('/oauth/'),
       )
       .map((r) => `${r.method} ${r.route}`);
+  }
+
+  /** Waits for `fn` to answer; on timeout, says what every VCDMachine's conditions were. */
+  async wait<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+    let seen = '';
+    return eventually(
+      async () => {
+        const machines = (await this.client.list(VCDMachineType, { namespace: this.namespace })).items;
+        seen = machines
+          .map(
+            (m) =>
+              `${m.metadata.name}: ${(m.status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`).join('; ')}`,
+          )
+          .join('\n');
+        return fn();
+      },
+      { what, timeoutMs, intervalMs: 250, details: () => seen },
+    );
   }
 
   lastSeq(): number {

@@ -7,7 +7,6 @@
  */
 
 import { Secret } from '@capstan/runtime';
-import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Machine,
@@ -45,25 +44,8 @@ const workers = async () =>
       m.metadata.labels?.['cluster.x-k8s.io/control-plane'] === undefined &&
       m.spec?.bootstrap?.dataSecretName !== 'ign-data',
   );
-let lastSeen = '';
-const snapshot = async () => {
-  lastSeen = JSON.stringify(
-    (await h.client.list(VCDMachineType, { namespace: ns })).items.map((m) => ({
-      name: m.metadata.name,
-      conditions: m.status?.conditions?.map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`),
-    })),
-    null,
-    1,
-  );
-};
-const wait = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 120_000) =>
-  eventually(
-    async () => {
-      await snapshot();
-      return fn();
-    },
-    { what, timeoutMs, intervalMs: 250, details: () => lastSeen },
-  );
+const wait = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs?: number) =>
+  h.wait(what, fn, timeoutMs);
 
 describe('capvcd under Cluster API', () => {
   it('provisions a control plane and 3 workers; bootstrap data byte for byte; every Machine Running', async () => {
