@@ -46,7 +46,7 @@ async function callsPerWorker(): Promise<{ perWorker: number; counts: Record<str
   const h = await Harness.start({ namespace: 'bench-calls', taskLatencyMs: 1000, bootDelayMs: 500 });
   try {
     await h.prepareCluster('b1');
-    await h.startProvider();
+    await h.startProvider({}); // the provider's defaults: tasks polled from 1 s, busy entities after ~3 s
     await h.plane.createObjects([
       ...h.clusterObjects('b1', { host: '10.10.0.5', port: 6443 }),
       ...h.controlPlaneObjects('b1', 'b1-cp-0'),
@@ -71,7 +71,7 @@ async function reconcileP99(): Promise<{ bound: number; count: number; workers: 
   const h = await Harness.start({ namespace: 'bench-latency', taskLatencyMs: 30_000, bootDelayMs: 500 });
   try {
     await h.prepareCluster('b2');
-    await h.startProvider();
+    await h.startProvider({}); // the provider's defaults: tasks polled from 1 s, busy entities after ~3 s
     await h.plane.createObjects([
       ...h.clusterObjects('b2', { host: '10.10.0.6', port: 6443 }),
       ...h.controlPlaneObjects('b2', 'b2-cp-0'),

@@ -114,8 +114,12 @@ export function decideMachine(intent: MachineIntent, seen: MachineObservation): 
     };
   }
   const vm = vapp.vms.find((v) => v.name === intent.vmName);
+  // A recompose locks the vApp and all its VMs, a VM's task locks the VM: a write that VCD
+  // would refuse (BUSY_ENTITY) waits instead of being sent.
   if (!vm) {
     if (vapp.busy) return { kind: 'WaitForVCD', reason: 'VAppBusy', message: 'a task runs on the vApp' };
+    if (vapp.vms.some((v) => v.busy))
+      return { kind: 'WaitForVCD', reason: 'VAppBusy', message: 'a task runs on a VM of the vApp' };
     return { kind: 'CreateVM' };
   }
   if (vm.description !== intent.vmMarker) {
@@ -125,7 +129,8 @@ export function decideMachine(intent: MachineIntent, seen: MachineObservation): 
       message: `VM ${vm.name} exists and belongs to something else`,
     };
   }
-  if (vm.busy) return { kind: 'WaitForVCD', reason: 'VMBusy', message: 'a task runs on the VM' };
+  if (vm.busy || vapp.busy)
+    return { kind: 'WaitForVCD', reason: 'VMBusy', message: 'a task runs on the VM or its vApp' };
   switch (vm.status) {
     case VmStatus.FailedCreation:
       return { kind: 'DeleteVM' }; // ours and unusable: remove it, the next round creates it again
@@ -145,13 +150,14 @@ function decideDeletion(intent: MachineIntent, vapp: ObservedVApp): MachineStep 
   if (vapp.description !== intent.vappMarker) return { kind: 'Deleted' }; // not ours: leave it
   const vm = vapp.vms.find((v) => v.name === intent.vmName && v.description === intent.vmMarker);
   if (vm) {
-    if (vm.busy) return { kind: 'WaitForVCD', reason: 'VMBusy', message: 'a task runs on the VM' };
+    if (vm.busy || vapp.busy)
+      return { kind: 'WaitForVCD', reason: 'VMBusy', message: 'a task runs on the VM or its vApp' };
     if (vm.status === VmStatus.PoweredOn) return { kind: 'PowerOff' };
     if (vm.deployed) return { kind: 'UndeployVM' };
     return { kind: 'DeleteVM' };
   }
   // Our VM is gone. The vApp goes with the last VM; a task on it (a create?) is waited out.
-  if (vapp.vms.length > 0) return { kind: 'Deleted' };
+  if (vapp.vms.length > 0) return { kind: 'Deleted' }; // the last VM's machine removes it
   if (vapp.busy) return { kind: 'WaitForVCD', reason: 'VAppBusy', message: 'a task runs on the vApp' };
   return vapp.deployed ? { kind: 'UndeployVApp' } : { kind: 'DeleteVApp' };
 }

@@ -56,7 +56,9 @@ export interface MachineReconcilerDeps {
   now?: () => number;
 }
 
-const WAITING_MS = 5_000;
+const WAITING_MS = 3_000;
+/** ±25 %, so machines waiting on one busy vApp do not all look again at once. */
+const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() / 2));
 
 /** Reconciles VCDMachines. */
 export class VCDMachineReconciler implements Reconciler {
@@ -282,7 +284,7 @@ export class VCDMachineReconciler implements Reconciler {
     condition(status, vcdMachine, Conditions.Ready, false, reason, message);
     await writeStatus(client, VCDMachineType, vcdMachine, status);
     if (step.kind === 'Blocked') return { requeueAfter: 60_000 };
-    return { requeueAfter: status.task ? this.polling.minMs : (this.deps.recheckMs ?? WAITING_MS) };
+    return { requeueAfter: status.task ? this.polling.minMs : jitter(this.deps.recheckMs ?? WAITING_MS) };
   }
 
   /** Says in conditions why nothing more happened, and when to try again. */

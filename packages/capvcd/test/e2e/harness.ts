@@ -7,7 +7,13 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addCapvcd, type CapvcdHandle, PROVIDER_ID_PREFIX, VCDMachineType } from '@capstan/capvcd';
+import {
+  addCapvcd,
+  type CapvcdHandle,
+  type CapvcdOptions,
+  PROVIDER_ID_PREFIX,
+  VCDMachineType,
+} from '@capstan/capvcd';
 import { ControlPlane, type ManifestObject, readManifests, startWorkloadCluster } from '@capstan/envtest';
 import { Client, HttpTransport, Manager, Node } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
@@ -88,7 +94,9 @@ export class Harness {
   }
 
   /** Starts the provider as its ServiceAccount, with leader election. */
-  async startProvider(): Promise<Provider> {
+  async startProvider(
+    options: CapvcdOptions = { taskPolling: { minMs: 100, maxMs: 1000 }, recheckMs: 200 },
+  ): Promise<Provider> {
     const kubeConfig = await this.plane.serviceAccountKubeConfig('capvcd-system', 'capstan-capvcd');
     const manager = Manager.create({
       kubeConfig,
@@ -104,10 +112,7 @@ export class Harness {
       logLevel: (process.env.CAPVCD_TEST_LOG as 'info' | undefined) ?? 'silent',
       gracefulShutdownTimeoutMs: 5_000,
     });
-    const handle = addCapvcd(manager, {
-      taskPolling: { minMs: 100, maxMs: 1000 },
-      recheckMs: 200,
-    });
+    const handle = addCapvcd(manager, options);
     const stop = new AbortController();
     const running = manager.start(stop.signal);
     const provider: Provider = {
