@@ -5,6 +5,7 @@
  */
 export { type Clock, RealClock, type Timer, VirtualClock } from './clock.js';
 export { Faults, type RequestMatch } from './faults/faults.js';
+export { type Answer, callSim, type Endpoint } from './http-client.js';
 export type { Inspect, PoolUsage } from './inspect/inspect.js';
 export type { LogEntry } from './inspect/log.js';
 export { allocate, type IpRange, inRanges, poolSize } from './model/ippool.js';

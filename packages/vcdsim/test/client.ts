@@ -1,50 +1,15 @@
-/** A small VCD client for the tests: real HTTPS (trusting the simulator's CA), XML and JSON helpers. */
-
-import http from 'node:http';
-import https from 'node:https';
 import { XMLParser } from 'fast-xml-parser';
+import { type Answer, callSim } from '../src/http-client.js';
 import { startVcdSim, type VcdSim, type VcdSimOptions, VirtualClock } from '../src/index.js';
 
 export const SAMPLE_SEED = new URL('../seeds/sample.yaml', import.meta.url).pathname;
 export const XML_ACCEPT = 'application/*+xml;version=37.2';
 export const JSON_ACCEPT = 'application/json;version=37.2';
 
-export interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
+export type { Answer } from '../src/http-client.js';
 
-/** One HTTPS (or HTTP) request to the simulator. */
-export function request(
-  sim: Pick<VcdSim, 'url' | 'caPem'>,
-  method: string,
-  path: string,
-  opts: { headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
-  const url = new URL(path, sim.url);
-  const lib = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = lib.request(
-      url,
-      { method, headers: opts.headers, ...(url.protocol === 'https:' ? { ca: sim.caPem } : {}) },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    if (opts.body !== undefined) req.write(opts.body);
-    req.end();
-  });
-}
+/** One HTTPS (or HTTP) request to the simulator, trusting its CA. */
+export const request = callSim;
 
 const parser = new XMLParser({
   ignoreAttributes: false,

@@ -115,6 +115,18 @@ describe('a VM from template to deletion', () => {
     expect((await alice.xml('GET', vmPath)).status).toBe(403);
     const delApp = await alice.xml('DELETE', vappPath);
     expect((await finish(parseXml(delApp.text).Task['@href']))['@status']).toBe('success');
+    // Per machine: GETs of the VM, its reconfigure/power/undeploy/delete calls and their task polls.
+    const mine = sim.inspect.requestsFor(vmPath.replace('/api/vApp/vm-', ''));
+    expect(
+      mine.filter((e) => e.method === 'POST').map((e) => e.path.replace(/.*vm-[0-9a-f-]{36}/, '')),
+    ).toEqual([
+      '/action/reconfigureVm',
+      '/power/action/powerOn',
+      '/power/action/powerOff',
+      '/action/undeploy',
+    ]);
+    expect(mine.filter((e) => e.method === 'DELETE')).toHaveLength(1);
+    expect(mine.filter((e) => e.path.startsWith('/api/task/'))).toHaveLength(5);
     expect(sim.inspect.unfinishedTasks()).toEqual([]);
     expect(sim.inspect.errors()).toEqual([]);
   });

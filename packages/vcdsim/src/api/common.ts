@@ -97,3 +97,33 @@ export function vappTask(
 export function idParam(ctx: Ctx): string {
   return (ctx.params.id ?? '').toLowerCase();
 }
+
+/** Starts a VM task and answers VCD's 202; the description reads "<verb> Virtual Machine name(id)". */
+export const acceptVmTask = (
+  sim: Simulator,
+  ctx: Ctx,
+  vm: Vm,
+  operationName: string,
+  verb: string,
+  effect: () => void,
+): Reply =>
+  accepted(
+    sim,
+    ctx,
+    vmTask(sim, ctx, vm, operationName, `${verb} Virtual Machine ${vm.name}(${vm.id})`, effect),
+  );
+
+/** Starts a vApp task and answers VCD's 202; the description reads "<verb> Virtual Application name(id)". */
+export const acceptVappTask = (
+  sim: Simulator,
+  ctx: Ctx,
+  vapp: VApp,
+  operationName: string,
+  verb: string,
+  effect: () => void,
+): Reply =>
+  accepted(
+    sim,
+    ctx,
+    vappTask(sim, ctx, vapp, operationName, `${verb} Virtual Application ${vapp.name}(${vapp.id})`, effect),
+  );

@@ -47,12 +47,10 @@ export function entityRoutes(r: Router, sim: Simulator): void {
     const t = w.visibleTemplateVm(ctx.params.id ?? '', orgOf(ctx));
     return xml(200, MT.vm, doc(templateVmDocument(w, ctx.base, t)));
   });
-  r.add('GET', '/api/network/{id}', (ctx) => {
-    const n = w.visible(w.networks, ctx.params.id ?? '', orgOf(ctx));
-    return xml(200, MT.orgVdcNetwork, doc(networkElement(w, ctx.base, n)));
-  });
-  r.add('GET', '/api/admin/network/{id}', (ctx) => {
-    const n = w.visible(w.networks, ctx.params.id ?? '', orgOf(ctx));
-    return xml(200, MT.orgVdcNetwork, doc(networkElement(w, ctx.base, n)));
-  });
+  // Tenants read org VDC networks under /api/network; govcd also reads them under /api/admin/network.
+  for (const p of ['/api/network/{id}', '/api/admin/network/{id}'])
+    r.add('GET', p, (ctx) => {
+      const n = w.visible(w.networks, ctx.params.id ?? '', orgOf(ctx));
+      return xml(200, MT.orgVdcNetwork, doc(networkElement(w, ctx.base, n)));
+    });
 }

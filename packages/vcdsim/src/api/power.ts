@@ -3,170 +3,220 @@
  * preconditions hold: a VM powers on only when off, deletes only when undeployed; a vApp deletes
  * only when undeployed (its VMs go with it).
  */
-import { VmStatus } from '../model/world.js';
+import { type VApp, type Vm, VmStatus } from '../model/world.js';
 import { errors } from '../server/errors.js';
 import { type Ctx, requireContentType, xml } from '../server/http.js';
 import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
-import { deleteVm, powerOff, powerOn } from '../vm/life.js';
+import { deleteVm, powerOff, powerOn, reboot } from '../vm/life.js';
 import { doc } from '../xml/build.js';
 import { MT } from '../xml/ns.js';
-import { childText, parseBody } from '../xml/parse.js';
-import { UNDEPLOY_VAPP_PARAMS } from '../xml/specs.js';
+import { attrBool, childText, parseBody } from '../xml/parse.js';
+import { DEPLOY_VAPP_PARAMS, UNDEPLOY_VAPP_PARAMS } from '../xml/specs.js';
 import { vappElement, vmElement } from '../xml/vm.js';
-import { accepted, idParam, orgOf, renderCtx, vappTask, vmTask } from './common.js';
+import { acceptVappTask, acceptVmTask, idParam, orgOf, renderCtx } from './common.js';
 
 const UNDEPLOY_ACTIONS = ['powerOff', 'suspend', 'shutdown', 'force', 'default'];
 
-async function readUndeploy(ctx: Ctx): Promise<void> {
+async function readUndeploy(ctx: Ctx): Promise<Options> {
   const body = await ctx.body();
-  if (body.length === 0) return;
+  if (body.length === 0) return {};
   requireContentType(ctx, MT.undeployVAppParams);
   const p = parseBody(body, 'UndeployVAppParams', UNDEPLOY_VAPP_PARAMS);
   const action = childText(p, 'UndeployPowerAction');
   if (action && !UNDEPLOY_ACTIONS.includes(action))
     throw errors.badRequest(`UndeployPowerAction "${action}" is not one of ${UNDEPLOY_ACTIONS.join(', ')}.`);
+  return {};
+}
+
+/** `DeployVAppParams`: powerOn (default true) and forceCustomization (run guest customization again). */
+async function readDeploy(ctx: Ctx): Promise<Options> {
+  const body = await ctx.body();
+  if (body.length === 0) return { powerOn: true };
+  requireContentType(ctx, MT.deployVAppParams);
+  const p = parseBody(body, 'DeployVAppParams', DEPLOY_VAPP_PARAMS);
+  return {
+    powerOn: attrBool(p, 'powerOn', true),
+    forceCustomization: attrBool(p, 'forceCustomization', false),
+  };
+}
+
+/** What a request body said about an operation. */
+interface Options {
+  powerOn?: boolean;
+  forceCustomization?: boolean;
+}
+
+const refuse = (what: string, name: string, why: string) =>
+  errors.invalidState(`The requested operation could not be executed since ${what} "${name}" ${why}.`);
+
+/** One VM or vApp operation: route, task name, what must hold first, what it does. */
+interface Op<T> {
+  method: string;
+  path: string;
+  operationName: string;
+  verb: string;
+  /** Reads the request body, if the operation takes one. */
+  read?: (ctx: Ctx) => Promise<Options>;
+  /** Throws VCD's 400 when the state does not allow the operation. */
+  check(target: T, opts: Options): void;
+  effect(target: T, opts: Options): void;
 }
 
 /** Registers vApp/VM GET, power, undeploy and delete routes. */
 export function powerRoutes(r: Router, sim: Simulator): void {
   const w = sim.world;
-  const vmOf = (ctx: Ctx) => w.visibleVm(idParam(ctx), orgOf(ctx));
-  const vappOf = (ctx: Ctx) => w.visible(w.vapps, idParam(ctx), orgOf(ctx));
-  const state = (what: string, name: string, why: string) =>
-    errors.invalidState(`The requested operation could not be executed since ${what} "${name}" ${why}.`);
+  const vmsOf = (vapp: VApp, status: number) =>
+    vapp.vmIds.map((id) => w.vms.get(id)!).filter((vm) => vm.status === status);
 
   r.add('GET', '/api/vApp/vapp-{id}', (ctx) =>
-    xml(200, MT.vApp, doc(vappElement(renderCtx(sim, ctx), vappOf(ctx)))),
+    xml(200, MT.vApp, doc(vappElement(renderCtx(sim, ctx), w.visible(w.vapps, idParam(ctx), orgOf(ctx))))),
   );
   r.add('GET', '/api/vApp/vm-{id}', (ctx) =>
-    xml(200, MT.vm, doc(vmElement(renderCtx(sim, ctx), vmOf(ctx), true))),
+    xml(200, MT.vm, doc(vmElement(renderCtx(sim, ctx), w.visibleVm(idParam(ctx), orgOf(ctx)), true))),
   );
 
-  r.add('POST', '/api/vApp/vm-{id}/power/action/powerOn', (ctx) => {
-    const vm = vmOf(ctx);
-    if (vm.status === VmStatus.POWERED_ON) throw state('VM', vm.name, 'is not powered off');
-    if (vm.status !== VmStatus.POWERED_OFF)
-      throw state('VM', vm.name, 'is not in a state that can be powered on');
-    return accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappPowerOn', `Powered on Virtual Machine ${vm.name}(${vm.id})`, () =>
-        powerOn(sim, vm),
-      ),
-    );
-  });
-  r.add('POST', '/api/vApp/vm-{id}/power/action/powerOff', (ctx) => {
-    const vm = vmOf(ctx);
-    if (vm.status !== VmStatus.POWERED_ON) throw state('VM', vm.name, 'is not powered on');
-    return accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappPowerOff', `Powered off Virtual Machine ${vm.name}(${vm.id})`, () =>
-        powerOff(sim, vm, false),
-      ),
-    );
-  });
-  r.add('POST', '/api/vApp/vm-{id}/action/undeploy', async (ctx) => {
-    const vm = vmOf(ctx);
-    await readUndeploy(ctx);
-    if (!vm.deployed) throw state('VM', vm.name, 'is not deployed');
-    return accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappUndeployPowerOff', `Undeployed Virtual Machine ${vm.name}(${vm.id})`, () =>
-        powerOff(sim, vm, true),
-      ),
-    );
-  });
-  r.add('DELETE', '/api/vApp/vm-{id}', (ctx) => {
-    const vm = vmOf(ctx);
-    if (vm.status === VmStatus.POWERED_ON) throw state('VM', vm.name, 'is powered on; stop it first');
-    if (vm.deployed) throw state('VM', vm.name, 'is deployed; undeploy it first');
-    return accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappDeleteVm', `Deleted Virtual Machine ${vm.name}(${vm.id})`, () =>
-        deleteVm(sim, vm),
-      ),
-    );
-  });
-
-  r.add('POST', '/api/vApp/vapp-{id}/power/action/powerOn', (ctx) => {
-    const vapp = vappOf(ctx);
-    const vms = vapp.vmIds.map((id) => w.vms.get(id)!).filter((vm) => vm.status === VmStatus.POWERED_OFF);
-    if (vapp.vmIds.length === 0) throw state('vApp', vapp.name, 'has no VMs');
-    return accepted(
-      sim,
-      ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vappPowerOn',
-        `Powered on Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          for (const vm of vms) powerOn(sim, vm);
-        },
-      ),
-    );
-  });
-  r.add('POST', '/api/vApp/vapp-{id}/power/action/powerOff', (ctx) => {
-    const vapp = vappOf(ctx);
-    const vms = vapp.vmIds.map((id) => w.vms.get(id)!).filter((vm) => vm.status === VmStatus.POWERED_ON);
-    if (vms.length === 0) throw state('vApp', vapp.name, 'is not powered on');
-    return accepted(
-      sim,
-      ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vappPowerOff',
-        `Powered off Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          for (const vm of vms) powerOff(sim, vm, false);
-        },
-      ),
-    );
-  });
-  r.add('POST', '/api/vApp/vapp-{id}/action/undeploy', async (ctx) => {
-    const vapp = vappOf(ctx);
-    await readUndeploy(ctx);
-    if (!vapp.deployed) throw state('vApp', vapp.name, 'is not deployed');
-    return accepted(
-      sim,
-      ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vappUndeployPowerOff',
-        `Undeployed Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          for (const id of vapp.vmIds) powerOff(sim, w.vms.get(id)!, true);
-          vapp.deployed = false;
-        },
-      ),
-    );
-  });
-  r.add('DELETE', '/api/vApp/vapp-{id}', (ctx) => {
-    const vapp = vappOf(ctx);
-    if (vapp.deployed) throw state('vApp', vapp.name, 'is deployed; undeploy it first');
-    return accepted(
-      sim,
-      ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vdcDeleteVapp',
-        `Deleted Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          for (const id of [...vapp.vmIds]) deleteVm(sim, w.vms.get(id)!);
-          w.vapps.delete(vapp.id);
-        },
-      ),
-    );
-  });
+  const vmOps: Op<Vm>[] = [
+    {
+      method: 'POST',
+      path: 'power/action/powerOn',
+      operationName: 'vappPowerOn',
+      verb: 'Powered on',
+      check: (vm) => {
+        if (vm.status === VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered off');
+        if (vm.status !== VmStatus.POWERED_OFF)
+          throw refuse('VM', vm.name, 'is not in a state that can be powered on');
+      },
+      effect: (vm) => powerOn(sim, vm),
+    },
+    {
+      method: 'POST',
+      path: 'power/action/powerOff',
+      operationName: 'vappPowerOff',
+      verb: 'Powered off',
+      check: (vm) => {
+        if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
+      },
+      effect: (vm) => powerOff(sim, vm, false),
+    },
+    {
+      method: 'POST',
+      path: 'action/undeploy',
+      operationName: 'vappUndeployPowerOff',
+      verb: 'Undeployed',
+      read: readUndeploy,
+      check: (vm) => {
+        if (!vm.deployed) throw refuse('VM', vm.name, 'is not deployed');
+      },
+      effect: (vm) => powerOff(sim, vm, true),
+    },
+    {
+      method: 'POST',
+      path: 'power/action/reboot',
+      operationName: 'vappReboot',
+      verb: 'Rebooted',
+      check: (vm) => {
+        if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
+      },
+      effect: (vm) => reboot(sim, vm),
+    },
+    {
+      method: 'POST',
+      path: 'action/deploy',
+      operationName: 'vappDeploy',
+      verb: 'Deployed',
+      read: readDeploy,
+      check: (vm) => {
+        if (vm.status === VmStatus.POWERED_ON)
+          throw refuse('VM', vm.name, 'is already deployed and powered on');
+        if (vm.status !== VmStatus.POWERED_OFF)
+          throw refuse('VM', vm.name, 'is not in a state that can be deployed');
+      },
+      effect: (vm, opts) => {
+        if (opts.forceCustomization) vm.needsCustomization = true;
+        if (opts.powerOn === false) vm.deployed = true;
+        else powerOn(sim, vm);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '',
+      operationName: 'vappDeleteVm',
+      verb: 'Deleted',
+      check: (vm) => {
+        if (vm.status === VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is powered on; stop it first');
+        if (vm.deployed) throw refuse('VM', vm.name, 'is deployed; undeploy it first');
+      },
+      effect: (vm) => deleteVm(sim, vm),
+    },
+  ];
+  const vappOps: Op<VApp>[] = [
+    {
+      method: 'POST',
+      path: 'power/action/powerOn',
+      operationName: 'vappPowerOn',
+      verb: 'Powered on',
+      check: (vapp) => {
+        if (vapp.vmIds.length === 0) throw refuse('vApp', vapp.name, 'has no VMs');
+      },
+      effect: (vapp) => {
+        for (const vm of vmsOf(vapp, VmStatus.POWERED_OFF)) powerOn(sim, vm);
+      },
+    },
+    {
+      method: 'POST',
+      path: 'power/action/powerOff',
+      operationName: 'vappPowerOff',
+      verb: 'Powered off',
+      check: (vapp) => {
+        if (vmsOf(vapp, VmStatus.POWERED_ON).length === 0)
+          throw refuse('vApp', vapp.name, 'is not powered on');
+      },
+      effect: (vapp) => {
+        for (const vm of vmsOf(vapp, VmStatus.POWERED_ON)) powerOff(sim, vm, false);
+      },
+    },
+    {
+      method: 'POST',
+      path: 'action/undeploy',
+      operationName: 'vappUndeployPowerOff',
+      verb: 'Undeployed',
+      read: readUndeploy,
+      check: (vapp) => {
+        if (!vapp.deployed) throw refuse('vApp', vapp.name, 'is not deployed');
+      },
+      effect: (vapp) => {
+        for (const id of vapp.vmIds) powerOff(sim, w.vms.get(id)!, true);
+        vapp.deployed = false;
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '',
+      operationName: 'vdcDeleteVapp',
+      verb: 'Deleted',
+      check: (vapp) => {
+        if (vapp.deployed) throw refuse('vApp', vapp.name, 'is deployed; undeploy it first');
+      },
+      effect: (vapp) => {
+        for (const id of [...vapp.vmIds]) deleteVm(sim, w.vms.get(id)!);
+        w.vapps.delete(vapp.id);
+      },
+    },
+  ];
+  const route = (prefix: string, p: string) => (p ? `${prefix}/${p}` : prefix);
+  for (const op of vmOps)
+    r.add(op.method, route('/api/vApp/vm-{id}', op.path), async (ctx) => {
+      const vm = w.visibleVm(idParam(ctx), orgOf(ctx));
+      const opts = op.read ? await op.read(ctx) : {};
+      op.check(vm, opts);
+      return acceptVmTask(sim, ctx, vm, op.operationName, op.verb, () => op.effect(vm, opts));
+    });
+  for (const op of vappOps)
+    r.add(op.method, route('/api/vApp/vapp-{id}', op.path), async (ctx) => {
+      const vapp = w.visible(w.vapps, idParam(ctx), orgOf(ctx));
+      const opts = op.read ? await op.read(ctx) : {};
+      op.check(vapp, opts);
+      return acceptVappTask(sim, ctx, vapp, op.operationName, op.verb, () => op.effect(vapp, opts));
+    });
 }

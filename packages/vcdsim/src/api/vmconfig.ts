@@ -27,7 +27,7 @@ import {
   VM,
 } from '../xml/specs.js';
 import { networkConfigSection } from '../xml/vm.js';
-import { accepted, idParam, orgOf, renderCtx, vappTask, vmTask } from './common.js';
+import { acceptVappTask, acceptVmTask, idParam, orgOf, renderCtx } from './common.js';
 import { readVAppNetworks } from './compose.js';
 
 /** A copy of the VM's changeable parts, to validate a change before it lands. */
@@ -86,13 +86,7 @@ export function vmConfigRoutes(r: Router, sim: Simulator): void {
   const w = sim.world;
   const vmOf = (ctx: Ctx) => w.visibleVm(idParam(ctx), orgOf(ctx));
   const change = (ctx: Ctx, vm: Vm, draft: Vm, what: string) =>
-    accepted(
-      sim,
-      ctx,
-      vmTask(sim, ctx, vm, 'vappUpdateVm', `Updated ${what} of Virtual Machine ${vm.name}(${vm.id})`, () =>
-        land(vm, draft),
-      ),
-    );
+    acceptVmTask(sim, ctx, vm, 'vappUpdateVm', `Updated ${what} of`, () => land(vm, draft));
 
   r.add('POST', '/api/vApp/vm-{id}/action/reconfigureVm', async (ctx) => {
     const vm = vmOf(ctx);
@@ -172,19 +166,15 @@ export function vmConfigRoutes(r: Router, sim: Simulator): void {
     for (const name of inUse)
       if (!nets.some((n) => n.name === name))
         throw errors.invalidState(`The vApp network "${name}" is used by a VM and cannot be removed.`);
-    return accepted(
+    return acceptVappTask(
       sim,
       ctx,
-      vappTask(
-        sim,
-        ctx,
-        vapp,
-        'vdcUpdateVappNetworkSection',
-        `Updated network configuration of Virtual Application ${vapp.name}(${vapp.id})`,
-        () => {
-          vapp.networks = nets;
-        },
-      ),
+      vapp,
+      'vdcUpdateVappNetworkSection',
+      'Updated network configuration of',
+      () => {
+        vapp.networks = nets;
+      },
     );
   });
 }

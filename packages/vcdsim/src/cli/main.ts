@@ -57,7 +57,9 @@ async function main(): Promise<void> {
     log: (line) => console.log(line),
   });
   if (values['ca-out']) writeFileSync(values['ca-out'], sim.caPem);
-  console.log(`vcdsim serving ${sim.url} (seed ${seed})${values['ca-out'] ? `; CA in ${values['ca-out']}` : ''}`);
+  console.log(
+    `vcdsim serving ${sim.url} (seed ${seed})${values['ca-out'] ? `; CA in ${values['ca-out']}` : ''}`,
+  );
   const stop = () => {
     sim.stop().then(() => process.exit(0));
   };

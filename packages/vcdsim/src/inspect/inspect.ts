@@ -46,6 +46,11 @@ export interface Inspect {
   requests(): LogEntry[];
   /** Request counts keyed `METHOD /route/{pattern}` (default) or `METHOD /concrete/path`. */
   counts(by?: 'route' | 'path'): Record<string, number>;
+  /**
+   * The requests about one VM (by id, URN or name; deleted VMs by id): its own paths and the
+   * GETs of tasks it owns. This is what a provider spent on that machine.
+   */
+  requestsFor(vmIdOrName: string): LogEntry[];
   /** Total requests served. */
   requestTotal(): number;
   /** Forgets the request log (counts start again from zero). */
@@ -78,6 +83,16 @@ export function inspector(sim: Simulator): Inspect {
     unfinishedTasks: () => sim.tasks.unfinished(),
     requests: () => [...sim.log.entries],
     counts: (by = 'route') => sim.log.counts(by),
+    requestsFor: (key) => {
+      const id = vm(key)?.id ?? key.replace(/^urn:vcloud:vm:/, '');
+      const ids = [
+        id,
+        ...[...sim.tasks.tasks.values()]
+          .filter((t) => t.owner.urn === `urn:vcloud:vm:${id}`)
+          .map((t) => t.id),
+      ];
+      return sim.log.entries.filter((e) => ids.some((x) => e.path.includes(x)));
+    },
     requestTotal: () => sim.log.total,
     resetRequests: () => sim.log.reset(),
     vm,

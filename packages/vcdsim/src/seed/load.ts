@@ -30,8 +30,15 @@ export function parseSeed(text: string): Seed {
 /** Reads and parses a seed file. */
 export const readSeedFile = (path: string): Seed => parseSeed(readFileSync(path, 'utf8'));
 
-const toRanges = (rs: SeedRange[]): IpRange[] =>
-  rs.map((r) => ({ startAddress: r.start, endAddress: r.end }));
+/** Seed ranges as IP ranges, noting every range that does not parse. */
+function toRanges(rs: SeedRange[], where: string, problems: string[]): IpRange[] {
+  const ranges = rs.map((r) => ({ startAddress: r.start, endAddress: r.end }));
+  for (const r of ranges) {
+    const p = rangeProblem(r);
+    if (p) problems.push(`${where}: ${p}`);
+  }
+  return ranges;
+}
 
 /** Builds a world from a seed, checking references between its parts. */
 export function buildWorld(seed: Seed): World {
@@ -172,11 +179,7 @@ function addVdc(
   });
   const gatewayIdByName = new Map<string, string>();
   for (const g of v.edgeGateways ?? []) {
-    const ranges = toRanges(g.uplink.ipRanges);
-    for (const r of ranges) {
-      const p = rangeProblem(r);
-      if (p) problems.push(`${where}.edgeGateways.${g.name}: ${p}`);
-    }
+    const ranges = toRanges(g.uplink.ipRanges, `${where}.edgeGateways.${g.name}`, problems);
     const id = randomUUID();
     gatewayIdByName.set(g.name, id);
     const primaryIp = ranges[0]?.startAddress ?? g.uplink.gateway;
@@ -209,11 +212,7 @@ function addVdc(
     }
   }
   for (const n of v.networks ?? []) {
-    const ranges = toRanges(n.staticIpPool);
-    for (const r of ranges) {
-      const p = rangeProblem(r);
-      if (p) problems.push(`${where}.networks.${n.name}: ${p}`);
-    }
+    const ranges = toRanges(n.staticIpPool, `${where}.networks.${n.name}`, problems);
     if (ranges.length > 0 && !rangeProblem(ranges[0]!) && inRanges(n.gateway, ranges))
       problems.push(`${where}.networks.${n.name}: the gateway ${n.gateway} lies inside the static pool`);
     const edgeGatewayId = n.edgeGateway ? gatewayIdByName.get(n.edgeGateway) : undefined;

@@ -33,19 +33,23 @@ export interface Ctx {
 
 const MAX_BODY = 16 * 1024 * 1024;
 
-/** Reads a request body, refusing anything larger than 16 MiB with VCD's 400. */
+/**
+ * Reads a request body. A body over 16 MiB is drained (so the answer still reaches the client) and
+ * refused with VCD's 400.
+ */
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        reject(errors.badRequest('request body is too large'));
-        req.destroy();
-      } else chunks.push(c);
+      if (size <= MAX_BODY) chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () =>
+      size > MAX_BODY
+        ? reject(errors.badRequest('request body is too large'))
+        : resolve(Buffer.concat(chunks)),
+    );
     req.on('error', reject);
   });
 }

@@ -11,7 +11,7 @@ import type { Simulator } from '../simulator.js';
 import { errorJson, errors, errorXml, VcdError } from './errors.js';
 import { type Ctx, type Reply, readBody } from './http.js';
 import type { Router } from './router.js';
-import { CURRENT_VERSION, isSupported, requestedVersion } from './versions.js';
+import { CURRENT_VERSION, isSupported, requestedVersion, SUPPORTED_VERSIONS } from './versions.js';
 
 /** How to listen. */
 export interface ListenOptions {
@@ -65,7 +65,10 @@ async function handle(
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     if (injected) throw injected;
     const asked = requestedVersion(req.headers.accept);
-    if (route.versioned && !isSupported(asked)) throw errors.notAcceptable();
+    if (route.versioned && !isSupported(asked))
+      throw errors.notAcceptable(
+        `The request has invalid accept header: Invalid API version requested. Supported API versions are: [${[...SUPPORTED_VERSIONS].reverse().join(', ')}]`,
+      );
     let bodyCache: Promise<Buffer> | undefined;
     const ctx: Ctx = {
       req,

@@ -69,11 +69,17 @@ export class TaskRunner {
     public latency: TaskLatency,
   ) {}
 
-  /** Throws BUSY_ENTITY when one of the keys is held by an unfinished task. */
-  assertFree(keys: string[], entityRef: string): void {
+  /**
+   * Throws BUSY_ENTITY when one of the keys is held by an unfinished task, naming the entity and
+   * the operation as VCD does (`com.vmware.vcloud.entity.vm:<uuid>`, `VAPP_UPDATE_VM`).
+   */
+  assertFree(keys: string[], ownerUrn: string): void {
     for (const k of keys) {
       const t = this.#busy.get(k);
-      if (t) throw errors.busyEntity(entityRef, t.operationName.toUpperCase(), t.id);
+      if (!t) continue;
+      const entity = ownerUrn.replace(/^urn:vcloud:([^:]+):/, 'com.vmware.vcloud.entity.$1:');
+      const operation = t.operationName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+      throw errors.busyEntity(entity, operation, t.id);
     }
   }
 

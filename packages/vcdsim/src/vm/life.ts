@@ -65,6 +65,18 @@ function boot(sim: Simulator, vm: Vm): void {
   }
 }
 
+/** The effect of a finished reboot: the guest goes down and boots again after the boot delay. */
+export function reboot(sim: Simulator, vm: Vm): void {
+  vm.toolsRunning = false;
+  vm.serving = false;
+  for (const nic of vm.nics) nic.ipAddress = undefined;
+  bootTimers.get(vm)?.cancel();
+  bootTimers.set(
+    vm,
+    sim.clock.schedule(sim.behaviour.bootDelayMs, () => boot(sim, vm)),
+  );
+}
+
 /** The effect of a finished power-off (or the power-off part of undeploy). */
 export function powerOff(sim: Simulator, vm: Vm, undeploy: boolean): void {
   bootTimers.get(vm)?.cancel();

@@ -6,12 +6,23 @@
 /** A child of an element: rendered XML, or nothing (skipped). */
 export type Child = string | undefined | null | false;
 
-const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const ESC: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\n': '&#10;',
+  '\r': '&#13;',
+};
+const TEXT_SPECIAL = /[&<>"'\r]/g;
+const ATTR_SPECIAL = /[&<>"'\n\r]/g;
 
 /** Escapes text or an attribute value. Newlines in attributes become `&#10;` so they survive parsing. */
 export function escapeXml(s: string, attribute = false): string {
-  const out = s.replace(/[&<>"']/g, (c) => ESC[c] ?? c);
-  return attribute ? out.replace(/\n/g, '&#10;').replace(/\r/g, '&#13;') : out.replace(/\r/g, '&#13;');
+  const re = attribute ? ATTR_SPECIAL : TEXT_SPECIAL;
+  re.lastIndex = 0;
+  return re.test(s) ? s.replace(re, (c) => ESC[c] ?? c) : s;
 }
 
 /** Attribute values; `undefined` ones are left out, the rest are written in the given order. */
@@ -20,13 +31,17 @@ export type Attrs = Record<string, string | number | boolean | undefined>;
 function attrs(a: Attrs | undefined): string {
   if (!a) return '';
   let s = '';
-  for (const [k, v] of Object.entries(a)) if (v !== undefined) s += ` ${k}="${escapeXml(String(v), true)}"`;
+  for (const k in a) {
+    const v = a[k];
+    if (v !== undefined) s += ` ${k}="${escapeXml(String(v), true)}"`;
+  }
   return s;
 }
 
 /** An element with attributes and ordered children. */
 export function el(name: string, a?: Attrs, ...children: Child[]): string {
-  const body = children.filter((c): c is string => typeof c === 'string' && c.length > 0).join('');
+  let body = '';
+  for (const c of children) if (typeof c === 'string') body += c;
   return body ? `<${name}${attrs(a)}>${body}</${name}>` : `<${name}${attrs(a)}/>`;
 }
 

@@ -67,6 +67,18 @@ export function vdcElement(world: World, base: string, vdc: Vdc): string {
       'ResourceEntities',
       undefined,
       ...vapps.map((a) => ref('ResourceEntity', base, MT.vApp, path.vapp(a.id), a.name, urn('vapp', a.id))),
+      ...[...world.templates.values()]
+        .filter((t) => t.vdcId === vdc.id)
+        .map((t) =>
+          ref(
+            'ResourceEntity',
+            base,
+            MT.vAppTemplate,
+            path.template(t.id),
+            t.name,
+            urn('vappTemplate', t.id),
+          ),
+        ),
     ),
     el(
       'AvailableNetworks',

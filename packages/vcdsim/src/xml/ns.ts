@@ -45,6 +45,7 @@ export const MT = {
   composeVAppParams: mediaType('composeVAppParams'),
   recomposeVAppParams: mediaType('recomposeVAppParams'),
   undeployVAppParams: mediaType('undeployVAppParams'),
+  deployVAppParams: mediaType('deployVAppParams'),
   networkConnectionSection: mediaType('networkConnectionSection'),
   networkConfigSection: mediaType('networkConfigSection'),
   guestCustomizationSection: mediaType('guestCustomizationSection'),

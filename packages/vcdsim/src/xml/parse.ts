@@ -81,6 +81,8 @@ function check(node: XNode, spec: Spec): void {
 export function parseBody(body: Buffer, root: string, spec: Spec): XNode {
   const textBody = body.toString('utf8');
   if (textBody.trim() === '') throw errors.badRequest('The request has no body.');
+  // Like VCD, no document type declarations (and so no entity expansion) in request bodies.
+  if (/<!DOCTYPE/i.test(textBody)) throw errors.badRequest('DOCTYPE is not allowed in request bodies.');
   const valid = XMLValidator.validate(textBody);
   if (valid !== true)
     throw errors.badRequest(`The XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}).`);

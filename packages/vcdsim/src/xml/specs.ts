@@ -213,6 +213,10 @@ export const RECOMPOSE_VAPP_PARAMS: Spec = {
 
 export const UNDEPLOY_VAPP_PARAMS: Spec = { children: { UndeployPowerAction: T } };
 
+export const DEPLOY_VAPP_PARAMS: Spec = {
+  attrs: ['powerOn', 'deploymentLeaseSeconds', 'forceCustomization'],
+};
+
 /** `Vm` as re-sent to `reconfigureVm`: the sections the simulator changes are checked, the rest passed. */
 export const VM: Spec = {
   attrs: [

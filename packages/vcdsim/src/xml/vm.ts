@@ -1,6 +1,6 @@
 /** The Vm and VApp elements. */
 
-import type { VApp, Vm, World } from '../model/world.js';
+import type { ComputePolicy, VApp, Vm, World } from '../model/world.js';
 import type { Task } from '../tasks/runner.js';
 import { el, text } from './build.js';
 import { MT, ROOT_NS } from './ns.js';
@@ -24,6 +24,12 @@ export interface RenderCtx {
 
 function orgOf(r: RenderCtx, orgId: string): { name: string; id: string } {
   return { name: r.world.orgs.get(orgId)?.name ?? '', id: orgId };
+}
+
+/** A compute policy reference (href = the CloudAPI policy, id = its URN). */
+function policyRef(r: RenderCtx, tag: string, p: ComputePolicy | undefined | '' | 0): string | undefined {
+  if (!p) return undefined;
+  return ref(tag, r.base, undefined, path.computePolicy(p.id), p.name, urn('vdcComputePolicy', p.id));
 }
 
 /** A Vm element, in the schema's child order. */
@@ -55,6 +61,9 @@ export function vmElement(r: RenderCtx, vm: Vm, root: boolean): string {
       undefined,
       `${p}/power/action/${on ? 'powerOff' : 'powerOn'}`,
     ),
+    on
+      ? link(base, 'power:reboot', undefined, `${p}/power/action/reboot`)
+      : link(base, 'deploy', MT.deployVAppParams, `${p}/action/deploy`),
     link(base, 'undeploy', MT.undeployVAppParams, `${p}/action/undeploy`),
     link(base, 'reconfigureVm', MT.vm, `${p}/action/reconfigureVm`, vm.name),
     link(base, 'up', MT.vApp, path.vapp(vapp.id)),
@@ -99,27 +108,9 @@ export function vmElement(r: RenderCtx, vm: Vm, root: boolean): string {
       ? el(
           'ComputePolicy',
           undefined,
-          placement
-            ? ref(
-                'VmPlacementPolicy',
-                base,
-                undefined,
-                path.computePolicy(placement.id),
-                placement.name,
-                urn('vdcComputePolicy', placement.id),
-              )
-            : undefined,
+          policyRef(r, 'VmPlacementPolicy', placement),
           text('VmPlacementPolicyFinal', placement ? 'true' : undefined),
-          sizing
-            ? ref(
-                'VmSizingPolicy',
-                base,
-                undefined,
-                path.computePolicy(sizing.id),
-                sizing.name,
-                urn('vdcComputePolicy', sizing.id),
-              )
-            : undefined,
+          policyRef(r, 'VmSizingPolicy', sizing),
           text('VmSizingPolicyFinal', sizing ? 'false' : undefined),
         )
       : undefined,
