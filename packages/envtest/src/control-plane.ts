@@ -39,13 +39,16 @@ export interface StartOptions {
   controllers?: ControllerName[];
   /** Run kube-scheduler under its own identity (`system:kube-scheduler`), so pods get bound. */
   scheduler?: boolean;
-  /** Run kwok, which plays the kubelet for the Nodes `addNodes` creates (and only those). */
+  /**
+   * Run kwok, which plays the kubelet for the Nodes `addNodes` creates (and only those). Also runs
+   * kube-controller-manager's `nodelifecycle` controller, which lifts a Ready node's not-ready taint.
+   */
   kwok?: boolean;
   /** Nodes to add once kwok runs (implies `kwok`): a count or specs. */
   nodes?: number | NodeSpec[];
   /**
    * Run Cluster API's core manager and kubeadm bootstrap provider (CRDs, RBAC and identities
-   * included). Pair it with {@link startWorkloadCluster} for Machines to find their Nodes.
+   * included; kube-controller-manager's `clusterrole-aggregation` runs too). Pair it with {@link startWorkloadCluster} for Machines to find their Nodes.
    */
   clusterApi?: boolean;
   /**
@@ -171,11 +174,13 @@ export class ControlPlane {
         processes.push(proc);
         owned.components.push(proc);
       };
-      const controllers =
+      const controllers = withRequiredControllers(
         options.controllerManager === true
           ? defaultControllers
-          : options.controllerManager || options.controllers;
-      if (controllers?.length) {
+          : options.controllerManager || options.controllers,
+        { kwok, clusterApi: options.clusterApi ?? false },
+      );
+      if (controllers.length) {
         const binary = need(
           assets.kubeControllerManager,
           'kube-controller-manager',
@@ -379,6 +384,22 @@ export class ControlPlane {
       key: Buffer.from(admin?.keyData ?? '', 'base64').toString(),
     };
   }
+}
+
+/**
+ * Controllers the components depend on. kwok nodes need `nodelifecycle`: the API server taints a
+ * new Node not-ready, and only that controller lifts the taint once the node is Ready (pod
+ * eviction from tainted nodes stays off unless `taint-eviction-controller` is named). Cluster
+ * API's core manager is bound to an aggregated ClusterRole, which `clusterrole-aggregation` fills.
+ */
+export function withRequiredControllers(
+  controllers: ControllerName[] | false | undefined,
+  needs: { kwok: boolean; clusterApi: boolean },
+): ControllerName[] {
+  const list = [...(controllers || [])];
+  if (needs.kwok && !list.includes('nodelifecycle')) list.push('nodelifecycle');
+  if (needs.clusterApi && !list.includes('clusterrole-aggregation')) list.push('clusterrole-aggregation');
+  return list;
 }
 
 /** A binary the options need, or an error saying how to provide it. */

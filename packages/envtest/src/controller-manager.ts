@@ -27,6 +27,7 @@ export const defaultControllers: ControllerName[] = [
   'daemonset',
   'statefulset',
   'job',
+  'clusterrole-aggregation',
 ];
 
 /** Starts kube-controller-manager as the admin (controllers share its credentials). */
@@ -49,6 +50,8 @@ export function startControllerManager(
       `--service-account-private-key-file=${serviceAccountKey}`,
       `--root-ca-file=${join(workDir, 'pki', 'ca.crt')}`,
       '--concurrent-gc-syncs=5',
+      // A Ready node loses its not-ready taint within a second, not five.
+      '--node-monitor-period=1s',
       '--v=1',
     ],
     join(workDir, 'kube-controller-manager.log'),

@@ -13,7 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { AssetsUnavailableError } from './assets-error.js';
 import type { ComponentSpec } from './components.js';
 import { goModulesDir } from './versions.js';
@@ -49,15 +49,49 @@ export async function buildComponent(
   for (const [from, to] of spec.data ?? []) copyYaml(join(source.dir, from), join(scratch, to));
   const flags = spec.versionFlags?.(version, source.time) ?? [];
   const ldflags = flags.length ? ['-ldflags', flags.join(' ')] : [];
-  for (const binary of spec.binaries.filter((b) => binaries.includes(b.name))) {
-    progress(`building ${binary.name} ${version} from the Go module proxy...`);
-    const t = Date.now();
-    await runGo(['build', ...ldflags, '-o', join(scratch, binary.name), binary.pkg], cwd, progress);
-    progress(`${binary.name} built in ${seconds(t)} s`);
+  // Binaries named as their package folder build in one `go build`, which compiles their shared
+  // packages once and in parallel; the others one at a time.
+  const wanted = spec.binaries.filter((b) => binaries.includes(b.name));
+  const together = wanted.filter((b) => basename(b.pkg) === b.name);
+  const groups = [
+    ...(together.length
+      ? [{ names: together.map((b) => b.name), pkgs: together.map((b) => b.pkg), out: `${scratch}/` }]
+      : []),
+    ...wanted
+      .filter((b) => !together.includes(b))
+      .map((b) => ({ names: [b.name], pkgs: [b.pkg], out: join(scratch, b.name) })),
+  ];
+  if (groups.length) {
+    // Downloads overlap with other components' builds; compiling does not: one `go build` already
+    // keeps every core busy, and two at once would compile their shared packages twice.
+    progress(`downloading the modules of ${spec.name} ${version} from the Go module proxy...`);
+    await runGo(['mod', 'download'], cwd, progress, `(${spec.name})`);
+    await oneCompileAtATime(async () => {
+      for (const group of groups) {
+        progress(`compiling ${group.names.join(', ')} ${version}...`);
+        const t = Date.now();
+        await runGo(
+          ['build', ...ldflags, '-o', group.out, ...group.pkgs],
+          cwd,
+          progress,
+          group.names.join(', '),
+        );
+        progress(`${group.names.join(', ')} built in ${seconds(t)} s`);
+      }
+    });
   }
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   renameSync(scratch, dir);
   progress(`${spec.name} ${version} ready in ${dir} (${seconds(started)} s)`);
+}
+
+let compiling: Promise<unknown> = Promise.resolve();
+
+/** Runs `compile` once the compiles this process started before it have finished. */
+function oneCompileAtATime<T>(compile: () => Promise<T>): Promise<T> {
+  const run = compiling.then(compile, compile);
+  compiling = run.catch(() => {});
+  return run;
 }
 
 const seconds = (since: number) => Math.round((Date.now() - since) / 1000);
@@ -95,7 +129,12 @@ async function requireGo(): Promise<void> {
  * Runs `go` and answers its stdout. Progress: module downloads are reported, and a heartbeat
  * every 30 s while compiling.
  */
-export function runGo(args: string[], cwd: string, progress: (line: string) => void): Promise<string> {
+export function runGo(
+  args: string[],
+  cwd: string,
+  progress: (line: string) => void,
+  what = args.at(-1),
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('go', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
     let stdout = '';
@@ -103,7 +142,7 @@ export function runGo(args: string[], cwd: string, progress: (line: string) => v
     let downloads = 0;
     const started = Date.now();
     const heartbeat = setInterval(
-      () => progress(`  still compiling ${args.at(-1)} (${seconds(started)} s)...`),
+      () => progress(`  go ${args[0]} ${what}: still running (${seconds(started)} s)...`),
       30_000,
     );
     child.stdout.on('data', (chunk: Buffer) => {

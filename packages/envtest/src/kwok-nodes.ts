@@ -11,9 +11,9 @@ import {
   kubeTime,
   type NodeSpec,
   nodeObject,
+  nodeUp,
   podRunning,
   readyPatch,
-  readyStatus,
 } from './nodes.js';
 import { delay, pollUntil } from './wait.js';
 
@@ -34,6 +34,8 @@ export interface RebootOptions {
   downMs?: number;
   /** How long to wait for it and its pods to come back; default 30 s. */
   timeoutMs?: number;
+  /** The `status.nodeInfo.osImage` it boots (an OS update); default unchanged. */
+  osImage?: string;
 }
 
 interface PodJson extends ConditionsHolder {
@@ -55,8 +57,7 @@ export class KwokNodes {
     await pollUntil(
       `nodes ${names.join(', ')} Ready (is kwok running? start with { kwok: true })`,
       timeoutMs,
-      async () =>
-        (await Promise.all(names.map((n) => this.ready(n)))).every((r) => r === 'True') ? true : undefined,
+      async () => ((await Promise.all(names.map((n) => this.up(n)))).every(Boolean) ? true : undefined),
     );
     return names;
   }
@@ -69,7 +70,11 @@ export class KwokNodes {
     const pods = await this.takeDown(name, 'False', 'KubeletNotReady', 'node is rebooting (envtest)');
     await delay(options.downMs ?? 500);
     const bootID = randomUUID();
-    await this.patch(`/api/v1/nodes/${name}/status`, { status: { nodeInfo: { bootID } } }, strategic);
+    await this.patch(
+      `/api/v1/nodes/${name}/status`,
+      { status: { nodeInfo: { bootID, ...(options.osImage ? { osImage: options.osImage } : {}) } } },
+      strategic,
+    );
     await this.bringUp(name, pods, options.timeoutMs ?? 30_000);
     return bootID;
   }
@@ -119,15 +124,16 @@ export class KwokNodes {
   }
 
   private async bringUp(name: string, pods: PodJson[], timeoutMs: number): Promise<void> {
-    // Pending again, so kwok's pod-ready stage starts their containers anew.
-    for (const pod of pods) await this.patchPod(pod, { status: { phase: 'Pending' } });
+    // Pending again, without the old IP, so kwok's pod-ready stage starts them anew.
+    for (const pod of pods)
+      await this.patchPod(pod, { status: { phase: 'Pending', podIP: null, podIPs: null } }, merge);
     await this.patch(
       `/api/v1/nodes/${name}`,
       { metadata: { annotations: { [kwokNodeAnnotation]: kwokManagedValue } } },
       merge,
     );
     await pollUntil(`node ${name} Ready again`, timeoutMs, async () =>
-      (await this.ready(name)) === 'True' ? true : undefined,
+      (await this.up(name)) ? true : undefined,
     );
     await pollUntil(`the pods of node ${name} Running again`, timeoutMs, async () => {
       const now = await this.podsOn(name);
@@ -138,9 +144,9 @@ export class KwokNodes {
     });
   }
 
-  private async ready(name: string): Promise<string | undefined> {
+  private async up(name: string): Promise<boolean> {
     const answer = await this.request('GET', `/api/v1/nodes/${name}`);
-    return answer.status === 200 ? readyStatus(answer.body as ConditionsHolder) : undefined;
+    return answer.status === 200 && nodeUp(answer.body as ConditionsHolder);
   }
 
   private async podsOn(name: string): Promise<PodJson[]> {
@@ -152,9 +158,9 @@ export class KwokNodes {
     return (answer.body as { items: PodJson[] }).items.filter((p) => !p.metadata.deletionTimestamp);
   }
 
-  private async patchPod(pod: PodJson, body: unknown): Promise<void> {
+  private async patchPod(pod: PodJson, body: unknown, contentType = strategic): Promise<void> {
     const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}/status`;
-    const answer = await this.request('PATCH', path, body, strategic);
+    const answer = await this.request('PATCH', path, body, contentType);
     // A pod deleted meanwhile needs nothing.
     if (answer.status !== 200 && answer.status !== 404)
       throw new Error(

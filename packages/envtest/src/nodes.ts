@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
 import type { ManifestObject } from './manifests.js';
+import { kubernetesVersion } from './versions.js';
 
 /** A taint, as in `spec.taints`. */
 export interface NodeTaint {
@@ -28,10 +29,12 @@ export interface NodeSpec {
   bootID?: string;
   /** `status.nodeInfo.osImage`; default `Capstan envtest (kwok)`. */
   osImage?: string;
+  /** `status.nodeInfo.kubeletVersion`; default the control plane's Kubernetes version. */
+  kubeletVersion?: string;
 }
 
 /** The Node object for `spec`, handed to kwok through its annotation. */
-export function nodeObject(spec: NodeSpec): ManifestObject {
+export function nodeObject(spec: NodeSpec, kubeletVersion = kubernetesVersion()): ManifestObject {
   const machineID = spec.machineID ?? createHash('sha256').update(spec.name).digest('hex').slice(0, 32);
   return {
     apiVersion: 'v1',
@@ -59,6 +62,7 @@ export function nodeObject(spec: NodeSpec): ManifestObject {
         systemUUID: machineID,
         bootID: spec.bootID ?? randomUUID(),
         osImage: spec.osImage ?? 'Capstan envtest (kwok)',
+        kubeletVersion: spec.kubeletVersion ?? kubeletVersion,
         operatingSystem: 'linux',
         architecture: 'amd64',
       },
@@ -81,6 +85,17 @@ export interface ConditionsHolder {
 /** The status of the `Ready` condition (`True`, `False`, `Unknown`), or undefined when there is none. */
 export function readyStatus(object: ConditionsHolder): string | undefined {
   return object.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+}
+
+/** The taints the node lifecycle controller sets on a node that is not Ready. */
+export const notReadyTaints = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'];
+
+/**
+ * Whether a node is up for pods: Ready, and without the not-ready taints (which the node
+ * lifecycle controller lifts a moment after Ready).
+ */
+export function nodeUp(node: ConditionsHolder & { spec?: { taints?: Array<{ key: string }> } }): boolean {
+  return readyStatus(node) === 'True' && !node.spec?.taints?.some((t) => notReadyTaints.includes(t.key));
 }
 
 /** Whether a pod runs: phase Running and Ready. */
