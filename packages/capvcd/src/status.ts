@@ -6,6 +6,7 @@ import {
   type Client,
   type Condition,
   type KubeObject,
+  mergePatchBetween,
   type ResourceType,
   setCondition,
 } from '@capstan/runtime';
@@ -40,7 +41,11 @@ export function pausedCondition(status: WithConditions, object: KubeObject, paus
   condition(status, object, Conditions.Paused, paused, paused ? 'Paused' : 'NotPaused');
 }
 
-/** Writes the status subresource when it differs from what the object holds. */
+/**
+ * Writes the status subresource when it differs from what the object holds, as a merge patch
+ * (only this provider writes these statuses: a concurrent change of labels or owner references
+ * by Cluster API must not make a recorded task href get lost to a conflict).
+ */
 export async function writeStatus<T extends KubeObject & { status?: unknown }, S extends WithConditions>(
   client: Client,
   type: ResourceType<T>,
@@ -49,6 +54,12 @@ export async function writeStatus<T extends KubeObject & { status?: unknown }, S
 ): Promise<boolean> {
   status.observedGeneration = object.metadata.generation;
   if (JSON.stringify(status) === JSON.stringify(object.status ?? {})) return false;
-  await client.updateStatus(type, { ...object, status } as T);
+  const key = { namespace: object.metadata.namespace as string, name: object.metadata.name as string };
+  await client.patchStatus(
+    type,
+    key,
+    'merge',
+    mergePatchBetween({ status: object.status ?? {} }, { status }),
+  );
   return true;
 }

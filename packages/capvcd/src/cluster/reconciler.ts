@@ -25,7 +25,13 @@ import {
   MANAGED_BY_LABEL,
   MANAGED_ENDPOINT_ANNOTATION,
 } from '../api/keys.js';
-import { type VCDCluster, type VCDClusterStatus, VCDClusterType, VCDMachineType } from '../api/types.js';
+import {
+  type VCDCluster,
+  type VCDClusterStatus,
+  VCDClusterType,
+  type VCDMachine,
+  VCDMachineType,
+} from '../api/types.js';
 import { type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { loadBalancerName } from '../naming.js';
@@ -149,6 +155,7 @@ export class VCDClusterReconciler implements Reconciler {
       return { requeueAfter: outcome.pollAfterMs };
     }
     const failedOp = status.task?.operation;
+    const ended = status.task?.href;
     delete status.task;
     if (outcome.kind === 'failed') {
       events.record(VCDClusterType, vcdCluster, {
@@ -171,14 +178,21 @@ export class VCDClusterReconciler implements Reconciler {
     const machines = (
       await client.list(VCDMachineType, { namespace, labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName}` })
     ).items;
+    const cp = await this.controlPlane(namespace, clusterName, machines);
     const step = decideLoadBalancer(
       {
-        members: deleting ? [] : await this.controlPlaneIps(namespace, clusterName, machines),
+        members: deleting ? [] : cp.ips,
+        unsettled: !deleting && cp.unsettled,
         deleting,
         machinesLeft: machines.length,
       },
       world.seen,
     );
+    if (step.kind === 'CreatePool' || step.kind === 'CreateVirtualService') {
+      // A create is never repeated: look past the cache for a task recorded meanwhile.
+      const fresh = await client.get(VCDClusterType, keyOf(vcdCluster), { direct: true });
+      if (fresh.status?.task && fresh.status.task.href !== ended) return { requeueAfter: this.polling.minMs };
+    }
     const task = await actCluster(connection, vcdCluster, lbName, port, step, world);
     if (task?.href) {
       status.task = taskRef(task, step.kind, this.now());
@@ -204,27 +218,26 @@ export class VCDClusterReconciler implements Reconciler {
   }
 
   /** IPs of the cluster's provisioned control-plane machines. */
-  private async controlPlaneIps(
-    namespace: string,
-    clusterName: string,
-    vcdMachines: {
-      metadata: { name?: string };
-      status?: {
-        initialization?: { provisioned?: boolean };
-        addresses?: Array<{ type: string; address: string }>;
-      };
-    }[],
-  ): Promise<string[]> {
+  /**
+   * IPs of the cluster's provisioned control-plane machines, and whether one that was provisioned
+   * before (it has a providerID) has not reported again yet (its status was lost, as in a move).
+   */
+  private async controlPlane(namespace: string, clusterName: string, vcdMachines: VCDMachine[]) {
     const cps = await this.deps.client.list(MachineType, {
       namespace,
       labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName},${CONTROL_PLANE_LABEL}`,
     });
     const names = new Set(cps.items.map((m) => m.spec?.infrastructureRef?.name));
-    return vcdMachines
-      .filter((m) => names.has(m.metadata.name) && m.status?.initialization?.provisioned)
+    const ours = vcdMachines.filter((m) => names.has(m.metadata.name));
+    const ips = ours
+      .filter((m) => m.status?.initialization?.provisioned)
       .flatMap(
         (m) => m.status?.addresses?.filter((a) => a.type === 'InternalIP').map((a) => a.address) ?? [],
       );
+    const unsettled = ours.some(
+      (m) => m.spec.providerID && !m.status?.initialization?.provisioned && !m.metadata.deletionTimestamp,
+    );
+    return { ips, unsettled };
   }
 
   private async settle(
@@ -241,15 +254,10 @@ export class VCDClusterReconciler implements Reconciler {
     }
     if (step.kind === 'RecordVIP') {
       const port = vcdCluster.spec.controlPlaneEndpoint?.port || DEFAULT_API_PORT;
-      vcdCluster = await client.patch(
-        VCDClusterType,
-        { namespace: vcdCluster.metadata.namespace as string, name: vcdCluster.metadata.name as string },
-        'merge',
-        {
-          metadata: { annotations: { [MANAGED_ENDPOINT_ANNOTATION]: 'true' } },
-          spec: { controlPlaneEndpoint: { host: step.vip, port } },
-        },
-      );
+      vcdCluster = await client.patch(VCDClusterType, keyOf(vcdCluster), 'merge', {
+        metadata: { annotations: { [MANAGED_ENDPOINT_ANNOTATION]: 'true' } },
+        spec: { controlPlaneEndpoint: { host: step.vip, port } },
+      });
     }
     if (step.kind === 'Available') {
       status.initialization = { provisioned: true };
@@ -288,3 +296,8 @@ export class VCDClusterReconciler implements Reconciler {
     return { requeueAfter: status.task ? this.polling.minMs : 5_000 };
   }
 }
+
+const keyOf = (o: VCDCluster) => ({
+  namespace: o.metadata.namespace as string,
+  name: o.metadata.name as string,
+});

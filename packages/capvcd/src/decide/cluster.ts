@@ -34,6 +34,11 @@ export interface LoadBalancerIntent {
   deleting: boolean;
   /** VCDMachines of the cluster that still exist. */
   machinesLeft: number;
+  /**
+   * Some control-plane machine has not reported yet (no status, as after `clusterctl move`):
+   * members are only added then, never removed, so a serving control plane stays in the pool.
+   */
+  unsettled?: boolean;
 }
 
 export type ClusterStep =
@@ -86,7 +91,8 @@ export function decideLoadBalancer(intent: LoadBalancerIntent, seen: LoadBalance
       : { kind: 'CreateVirtualService' };
   const vip = vs.vip;
   if (seen.recordedVip !== vip) return { kind: 'RecordVIP', vip };
-  const members = [...new Set(intent.members)].sort();
+  const wanted = intent.unsettled ? [...seen.pool.members, ...intent.members] : intent.members;
+  const members = [...new Set(wanted)].sort();
   if (!sameSet(seen.pool.members, members)) return { kind: 'SetMembers', members };
   return { kind: 'Available', vip, health: vs.health };
 }

@@ -46,15 +46,24 @@ export class Harness {
   /** Guestinfo each VM booted with, by VM name. */
   readonly booted = new Map<string, Record<string, string>>();
   provider: Provider | undefined;
+  /** Errors a provider's run ended with (a lost leader lease, ...). */
+  readonly failures: unknown[] = [];
 
   private constructor(
     readonly plane: ControlPlane,
     readonly sim: VcdSim,
     readonly client: Client,
     readonly namespace: string,
+    private readonly ownsSim = true,
   ) {}
 
-  static async start(options: Partial<VcdSimOptions> & { namespace: string }): Promise<Harness> {
+  /**
+   * Starts a management cluster, and vcdsim unless `sharedSim` is given (a second management
+   * cluster for the same VCD, as `clusterctl move` targets; only the owner stops the simulator).
+   */
+  static async start(
+    options: Partial<VcdSimOptions> & { namespace: string; sharedSim?: VcdSim },
+  ): Promise<Harness> {
     // Cluster API's manager role is an aggregated ClusterRole: kube-controller-manager's
     // clusterrole-aggregation controller must run to fill it (ours included); the garbage
     // collector removes what owner references tie to deleted objects.
@@ -65,16 +74,18 @@ export class Harness {
     if (process.env.CAPVCD_TEST_LOG) console.info(`management cluster: ${plane.kubeconfigPath}`);
     const client = new Client(new HttpTransport(plane.kubeConfig));
     let harness: Harness | undefined;
-    const sim = await startVcdSim({
-      seed,
-      taskLatencyMs: 100,
-      bootDelayMs: 100,
-      ...options,
-      onBoot: async (vm, guestinfo) => {
-        await harness?.boot(vm, guestinfo);
-      },
-    });
-    harness = new Harness(plane, sim, client, options.namespace);
+    const sim =
+      options.sharedSim ??
+      (await startVcdSim({
+        seed,
+        taskLatencyMs: 100,
+        bootDelayMs: 100,
+        ...options,
+        onBoot: async (vm, guestinfo) => {
+          await harness?.boot(vm, guestinfo);
+        },
+      }));
+    harness = new Harness(plane, sim, client, options.namespace, !options.sharedSim);
     await plane.installCRDs([deploy('crds.yaml')]);
     await plane.createObjects([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capvcd-system' } },
@@ -100,13 +111,8 @@ export class Harness {
     const kubeConfig = await this.plane.serviceAccountKubeConfig('capvcd-system', 'capstan-capvcd');
     const manager = Manager.create({
       kubeConfig,
-      leaderElection: {
-        id: 'capstan-capvcd',
-        namespace: 'capvcd-system',
-        leaseDurationMs: 4000,
-        renewDeadlineMs: 3000,
-        retryPeriodMs: 500,
-      },
+      // The default lease timings: a graceful stop releases the lease, so a successor starts at once.
+      leaderElection: { id: 'capstan-capvcd', namespace: 'capvcd-system' },
       metricsBindAddress: '127.0.0.1:0',
       healthProbeBindAddress: '127.0.0.1:0',
       logLevel: (process.env.CAPVCD_TEST_LOG as 'info' | undefined) ?? 'silent',
@@ -114,13 +120,16 @@ export class Harness {
     });
     const handle = addCapvcd(manager, options);
     const stop = new AbortController();
-    const running = manager.start(stop.signal);
+    // A lost lease (a starved machine) ends the run; it must not crash the process unseen.
+    const running = manager.start(stop.signal).catch((err: unknown) => {
+      this.failures.push(err);
+    });
     const provider: Provider = {
       manager,
       handle,
       stop: async () => {
         stop.abort();
-        await running.catch(() => {});
+        await running;
         handle.connections.close();
       },
     };
@@ -147,7 +156,7 @@ export class Harness {
 
   async stop(): Promise<void> {
     await this.provider?.stop();
-    await this.sim?.stop();
+    if (this.ownsSim) await this.sim?.stop();
     await this.plane?.stop();
   }
 
