@@ -5,6 +5,7 @@
  *   node dist/main.js --leader-elect --leader-election-namespace capvcd-system --concurrency 10
  */
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
+import { EVENT_SOURCE } from './api/keys.js';
 import { addCapvcd } from './controllers.js';
 import { addCapvcdFlags, type CapvcdFlags, capvcdOptionsFromFlags } from './flags.js';
 
@@ -23,7 +24,7 @@ try {
 }
 const manager = Manager.create({
   ...managerOptionsFromFlags(standard),
-  eventSource: 'infrastructure.cluster.x-k8s.io/capstan-capvcd',
+  eventSource: EVENT_SOURCE,
   fieldManager: 'capstan-capvcd',
 });
 const handle = addCapvcd(manager, options);

@@ -51,3 +51,6 @@ export const Conditions = {
 
 /** Default API server port of a control-plane endpoint. */
 export const DEFAULT_API_PORT = 6443;
+
+/** `reportingController` of the provider's events. */
+export const EVENT_SOURCE = 'infrastructure.cluster.x-k8s.io/capstan-capvcd';

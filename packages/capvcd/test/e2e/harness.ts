@@ -11,6 +11,7 @@ import {
   addCapvcd,
   type CapvcdHandle,
   type CapvcdOptions,
+  EVENT_SOURCE,
   PROVIDER_ID_PREFIX,
   VCDMachineType,
 } from '@capstan/capvcd';
@@ -113,6 +114,7 @@ export class Harness {
       kubeConfig,
       // The default lease timings: a graceful stop releases the lease, so a successor starts at once.
       leaderElection: { id: 'capstan-capvcd', namespace: 'capvcd-system' },
+      eventSource: EVENT_SOURCE,
       metricsBindAddress: '127.0.0.1:0',
       healthProbeBindAddress: '127.0.0.1:0',
       logLevel: (process.env.CAPVCD_TEST_LOG as 'info' | undefined) ?? 'silent',

@@ -6,9 +6,11 @@
  * a paused VCDMachine makes no VCD write; deleting the Cluster leaves nothing in vcdsim.
  */
 
-import { Secret } from '@capstan/runtime';
+import { Event, Secret } from '@capstan/runtime';
+import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  EVENT_SOURCE,
   type Machine,
   MachineType,
   PAUSED_ANNOTATION,
@@ -108,6 +110,26 @@ describe('capvcd under Cluster API', () => {
     expect(lbCalls).toEqual([]);
     // One login for the one set of credentials.
     expect(h.provider?.handle.connections.logins).toBe(1);
+    // Metrics: VCD calls by method, path template and code; task durations. Events per write.
+    const port = h.provider?.manager.listening.metrics;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const clones = text.match(
+      /^capvcd_vcd_requests_total\{method="POST",path="\/api\/vApp\/vapp-\{id\}\/action\/recomposeVApp",code="202"\} (\d+)/m,
+    );
+    expect(Number(clones?.[1])).toBeGreaterThanOrEqual(4);
+    expect(text).toMatch(
+      /^capvcd_vcd_task_duration_seconds_count\{operation="CreateVM",result="success"\} [1-9]/m,
+    );
+    const events = await eventually(
+      async () => {
+        const list = (await h.client.list(Event, { namespace: ns })).items;
+        return list.some((e) => e.reason === 'CreateVM' && e.regarding?.kind === 'VCDMachine')
+          ? list
+          : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(events.find((e: Event) => e.reason === 'PowerOn')?.reportingController).toBe(EVENT_SOURCE);
   }, 300_000);
 
   it('passes ignition bootstrap data in the ignition keys', async () => {
