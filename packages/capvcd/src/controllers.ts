@@ -3,7 +3,17 @@
  * connections (one session per credentials) and one metrics set. `main.ts` uses it; tests call it
  * on their own manager.
  */
-import type { Controller, KubeObject, Manager, Request } from '@capstan/runtime';
+import {
+  annotationsChanged,
+  type Controller,
+  generationChanged,
+  type KubeObject,
+  labelsChanged,
+  type Manager,
+  or,
+  type Predicate,
+  type Request,
+} from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
 import { VCDClusterType, type VCDMachine, VCDMachineType } from './api/types.js';
@@ -35,6 +45,20 @@ export interface CapvcdHandle {
   connections: Connections;
   metrics: CapvcdMetrics;
 }
+
+/**
+ * Our own objects' events that matter: spec (generation), labels, annotations (pause), owner
+ * references (CAPI adopting), finalizers and deletion. Our status writes are not among them: the
+ * reconcile that wrote one already said when to look again.
+ */
+const notOurStatus: Predicate = or(generationChanged, labelsChanged, annotationsChanged, {
+  update: (old, o) =>
+    JSON.stringify([
+      old.metadata.ownerReferences,
+      old.metadata.finalizers,
+      old.metadata.deletionTimestamp,
+    ]) !== JSON.stringify([o.metadata.ownerReferences, o.metadata.finalizers, o.metadata.deletionTimestamp]),
+});
 
 const keyOf = (o: KubeObject): Request => ({
   namespace: o.metadata.namespace as string,
@@ -78,7 +102,7 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
   const machineController = manager
     .controllerBuilder()
     .named('vcdmachine')
-    .for(VCDMachineType)
+    .for(VCDMachineType, { predicates: [notOurStatus] })
     .watches(MachineType, infraOf)
     .watches(ClusterType, machinesOf)
     .withOptions(concurrency)
@@ -88,7 +112,7 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
   const clusterController = manager
     .controllerBuilder()
     .named('vcdcluster')
-    .for(VCDClusterType)
+    .for(VCDClusterType, { predicates: [notOurStatus] })
     .watches(ClusterType, infraOf)
     .watches(VCDMachineType, clusterOfMachine)
     .withOptions(concurrency)
