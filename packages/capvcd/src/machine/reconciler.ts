@@ -273,15 +273,7 @@ export class VCDMachineReconciler implements Reconciler {
     const blocked = step.kind === 'Blocked' || step.kind === 'WaitForVCD';
     const reason = blocked ? step.reason : deleting ? 'Deleting' : step.kind;
     const message = blocked ? step.message : `next: ${step.kind}`;
-    condition(
-      status,
-      vcdMachine,
-      Conditions.VMProvisioned,
-      status.initialization?.provisioned === true && !deleting,
-      reason,
-      message,
-    );
-    condition(status, vcdMachine, Conditions.Ready, false, reason, message);
+    notReady(status, vcdMachine, deleting, reason, message);
     await writeStatus(client, VCDMachineType, vcdMachine, status);
     if (step.kind === 'Blocked') return { requeueAfter: 60_000 };
     return { requeueAfter: status.task ? this.polling.minMs : jitter(this.deps.recheckMs ?? WAITING_MS) };
@@ -301,19 +293,24 @@ export class VCDMachineReconciler implements Reconciler {
     else throw err;
     const message = err.message;
     if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, message);
-    condition(
-      status,
-      vcdMachine,
-      Conditions.VMProvisioned,
-      status.initialization?.provisioned === true && !deleting,
-      reason,
-      message,
-    );
-    condition(status, vcdMachine, Conditions.Ready, false, deleting ? 'Deleting' : reason, message);
+    notReady(status, vcdMachine, deleting, reason, message);
     await writeStatus(this.deps.client, VCDMachineType, vcdMachine, status);
     // VCD faults back off (rate-limited requeue); waiting for Kubernetes objects is woken by their watches.
     return err instanceof VcdError ? { requeue: true } : { requeueAfter: 30_000 };
   }
+}
+
+/** VMProvisioned (still True for a provisioned machine that is not being deleted) and Ready=False. */
+function notReady(
+  status: VCDMachineStatus,
+  vcdMachine: VCDMachine,
+  deleting: boolean,
+  reason: string,
+  message: string,
+) {
+  const provisioned = status.initialization?.provisioned === true && !deleting;
+  condition(status, vcdMachine, Conditions.VMProvisioned, provisioned, reason, message);
+  condition(status, vcdMachine, Conditions.Ready, false, deleting ? 'Deleting' : reason, message);
 }
 
 const keyOf = (o: VCDMachine) => ({
