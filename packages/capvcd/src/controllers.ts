@@ -60,6 +60,30 @@ const notOurStatus: Predicate = or(generationChanged, labelsChanged, annotations
     ]) !== JSON.stringify([o.metadata.ownerReferences, o.metadata.finalizers, o.metadata.deletionTimestamp]),
 });
 
+/** Passes updates that change what `pick` reads (CAPI rewrites Machine and Cluster status often). */
+const changed = <T extends KubeObject>(pick: (o: T) => unknown): Predicate<T> => ({
+  update: (old, o) => JSON.stringify(pick(old)) !== JSON.stringify(pick(o)),
+});
+const machineInputs = changed<Machine>((m) => [
+  m.spec?.bootstrap?.dataSecretName,
+  m.spec?.failureDomain,
+  m.spec?.infrastructureRef,
+  m.metadata.labels,
+  m.metadata.deletionTimestamp,
+]);
+const clusterInputs = changed<Cluster>((c) => [
+  c.spec?.paused,
+  c.spec?.infrastructureRef,
+  c.status?.initialization?.infrastructureProvisioned,
+  c.metadata.deletionTimestamp,
+]);
+const machineOutputs = changed<VCDMachine>((m) => [
+  m.status?.initialization?.provisioned,
+  m.status?.addresses,
+  m.metadata.labels,
+  m.metadata.deletionTimestamp,
+]);
+
 const keyOf = (o: KubeObject): Request => ({
   namespace: o.metadata.namespace as string,
   name: o.metadata.name as string,
@@ -103,8 +127,8 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     .controllerBuilder()
     .named('vcdmachine')
     .for(VCDMachineType, { predicates: [notOurStatus] })
-    .watches(MachineType, infraOf)
-    .watches(ClusterType, machinesOf)
+    .watches(MachineType, infraOf, { predicates: [machineInputs] })
+    .watches(ClusterType, machinesOf, { predicates: [clusterInputs] })
     .withOptions(concurrency)
     .build(
       new VCDMachineReconciler({ ...common, ...(options.recheckMs ? { recheckMs: options.recheckMs } : {}) }),
@@ -113,8 +137,8 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     .controllerBuilder()
     .named('vcdcluster')
     .for(VCDClusterType, { predicates: [notOurStatus] })
-    .watches(ClusterType, infraOf)
-    .watches(VCDMachineType, clusterOfMachine)
+    .watches(ClusterType, infraOf, { predicates: [clusterInputs] })
+    .watches(VCDMachineType, clusterOfMachine, { predicates: [machineOutputs] })
     .withOptions(concurrency)
     .build(new VCDClusterReconciler(common));
   return { clusterController, machineController, connections, metrics };
