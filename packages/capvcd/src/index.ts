@@ -1,5 +1,24 @@
 /**
  * @packageDocumentation
- * Placeholder entry point: this package is laid out by the foundation issue and filled by its own issue.
+ * `@capstan/capvcd`: a Cluster API infrastructure provider for VMware Cloud Director that passes
+ * Cluster API's bootstrap data to the VM as it is, marks a machine provisioned once its VM is on
+ * with an IP, and never waits on a VCD task inside a reconcile. {@link addCapvcd} adds its two
+ * controllers to a manager; the pure decisions, the VCD client and the API are exported for tests
+ * and tools.
  */
-export {};
+export * from './api/index.js';
+export { VCDClusterReconciler } from './cluster/reconciler.js';
+export { addCapvcd, type CapvcdHandle, type CapvcdOptions } from './controllers.js';
+export * from './decide/cluster.js';
+export * from './decide/machine.js';
+export { addCapvcdFlags, type CapvcdFlags, capvcdOptionsFromFlags } from './flags.js';
+export * from './guestinfo.js';
+export { VCDMachineReconciler } from './machine/reconciler.js';
+export { CapvcdMetrics } from './metrics.js';
+export * from './naming.js';
+export { SecretKeys } from './scope.js';
+export { VcdClient } from './vcd/client.js';
+export { type Connection, Connections } from './vcd/connections.js';
+export { VcdError } from './vcd/errors.js';
+export { type Credentials, Session } from './vcd/session.js';
+export { type CallInfo, Site, type SiteOptions, SUPPORTED_VERSIONS } from './vcd/site.js';

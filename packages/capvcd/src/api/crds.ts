@@ -1,0 +1,119 @@
+/**
+ * The four CustomResourceDefinitions, built from the schemas in `schema.ts`. `deploy/crds.yaml` is
+ * their YAML (written by `npm run crds -w @capstan/capvcd`; a test keeps it in step).
+ */
+import { CONTRACT_LABEL, GROUP, VERSION } from './keys.js';
+import {
+  clusterSpecSchema,
+  clusterStatusSchema,
+  clusterTemplateSpecSchema,
+  machineSpecSchema,
+  machineStatusSchema,
+  machineTemplateSpecSchema,
+} from './schema.js';
+
+type Schema = Record<string, unknown>;
+
+interface Kind {
+  kind: string;
+  plural: string;
+  spec: Schema;
+  status?: Schema;
+  columns?: Array<{ name: string; type: string; jsonPath: string }>;
+  description: string;
+}
+
+const ready = { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' };
+const reason = { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' };
+
+const kinds: Kind[] = [
+  {
+    kind: 'VCDCluster',
+    plural: 'vcdclusters',
+    spec: clusterSpecSchema,
+    status: clusterStatusSchema,
+    description:
+      'The VCD side of a Cluster: site, org, VDC, network, credentials and the control-plane endpoint.',
+    columns: [
+      { name: 'Cluster', type: 'string', jsonPath: '.metadata.labels.cluster\\.x-k8s\\.io/cluster-name' },
+      { name: 'Host', type: 'string', jsonPath: '.spec.controlPlaneEndpoint.host' },
+      ready,
+      reason,
+    ],
+  },
+  {
+    kind: 'VCDMachine',
+    plural: 'vcdmachines',
+    spec: machineSpecSchema,
+    status: machineStatusSchema,
+    description: 'One VM in VCD for one Cluster API Machine, made from a catalog template.',
+    columns: [
+      { name: 'Cluster', type: 'string', jsonPath: '.metadata.labels.cluster\\.x-k8s\\.io/cluster-name' },
+      { name: 'VM', type: 'string', jsonPath: '.status.vmName' },
+      { name: 'ProviderID', type: 'string', jsonPath: '.spec.providerID' },
+      ready,
+      reason,
+    ],
+  },
+  {
+    kind: 'VCDMachineTemplate',
+    plural: 'vcdmachinetemplates',
+    spec: machineTemplateSpecSchema,
+    description: 'The VCDMachine spec a MachineDeployment or control plane clones.',
+  },
+  {
+    kind: 'VCDClusterTemplate',
+    plural: 'vcdclustertemplates',
+    spec: clusterTemplateSpecSchema,
+    description: 'The VCDCluster spec a ClusterClass clones.',
+  },
+];
+
+/** The CRD of one kind. */
+function crdOf(k: Kind): Record<string, unknown> {
+  const properties: Schema = {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: k.spec,
+  };
+  if (k.status) properties.status = k.status;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {
+      name: `${k.plural}.${GROUP}`,
+      labels: {
+        [CONTRACT_LABEL]: VERSION,
+        'clusterctl.cluster.x-k8s.io': '',
+        'cluster.x-k8s.io/provider': 'infrastructure-vcd',
+      },
+    },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: {
+        kind: k.kind,
+        listKind: `${k.kind}List`,
+        plural: k.plural,
+        singular: k.kind.toLowerCase(),
+        categories: ['cluster-api'],
+      },
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          ...(k.status ? { subresources: { status: {} } } : {}),
+          ...(k.columns ? { additionalPrinterColumns: k.columns } : {}),
+          schema: {
+            openAPIV3Schema: { type: 'object', description: k.description, required: ['spec'], properties },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** Every CRD this provider serves. */
+export const customResourceDefinitions = (): Record<string, unknown>[] => kinds.map(crdOf);

@@ -1,0 +1,56 @@
+/**
+ * The names this provider shares with Cluster API, the VCD cloud provider and its users: the API
+ * group and version, finalizers, labels, annotations, condition types and reasons, the providerID.
+ */
+
+/** Our API group (Cluster API's infrastructure group) and the version we serve (CAPVCD's storage version). */
+export const GROUP = 'infrastructure.cluster.x-k8s.io';
+export const VERSION = 'v1beta3';
+
+/** Cluster API's own group and version (Cluster, Machine). */
+export const CAPI_GROUP = 'cluster.x-k8s.io';
+export const CAPI_VERSION = 'v1beta2';
+
+/** The CRD label through which CAPI v1.14 resolves `infrastructureRef`s to our version. */
+export const CONTRACT_LABEL = 'cluster.x-k8s.io/v1beta2';
+
+export const CLUSTER_FINALIZER = 'vcdcluster.infrastructure.cluster.x-k8s.io';
+export const MACHINE_FINALIZER = 'vcdmachine.infrastructure.cluster.x-k8s.io';
+
+/** Set by CAPI on Machines and infrastructure machines. */
+export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+/** Present on control-plane Machines. */
+export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
+/** Externally managed infrastructure: we leave such objects alone. */
+export const MANAGED_BY_LABEL = 'cluster.x-k8s.io/managed-by';
+/** Pauses one object (the Cluster's `spec.paused` pauses all of its objects). */
+export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
+
+/**
+ * Written on a VCDCluster (with `spec.controlPlaneEndpoint`) when this provider allocated the
+ * endpoint: an endpoint without it was supplied by the user, and no load balancer is made (#666).
+ * Annotations survive `clusterctl move`; status does not.
+ */
+export const MANAGED_ENDPOINT_ANNOTATION = 'capvcd.capstan.dev/managed-endpoint';
+
+/** What the VCD cloud provider reads from `Node.spec.providerID`. */
+export const PROVIDER_ID_PREFIX = 'vmware-cloud-director://';
+
+/** `vmware-cloud-director://urn:vcloud:vm:<uuid>` for a VM's URN. */
+export const providerIdFor = (vmUrn: string): string => `${PROVIDER_ID_PREFIX}${vmUrn}`;
+
+/** Condition types. */
+export const Conditions = {
+  Ready: 'Ready',
+  VMProvisioned: 'VMProvisioned',
+  LoadBalancerAvailable: 'LoadBalancerAvailable',
+  Paused: 'Paused',
+  /** False when TLS verification of the VCD site is switched off. */
+  TLSVerified: 'TLSVerified',
+} as const;
+
+/** Default API server port of a control-plane endpoint. */
+export const DEFAULT_API_PORT = 6443;
+
+/** `reportingController` of the provider's events. */
+export const EVENT_SOURCE = 'infrastructure.cluster.x-k8s.io/capstan-capvcd';

@@ -1,0 +1,264 @@
+/**
+ * OpenAPI schemas of our kinds, written once and shared by the CRDs: the schema refuses what a
+ * schema can say (required fields, formats, immutable names, no inline credentials); the
+ * reconcilers report the rest as conditions.
+ */
+
+type Schema = Record<string, unknown>;
+
+const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
+const name = (description: string): Schema => str(description, { minLength: 1, maxLength: 253 });
+
+/** `metav1.Condition`, as CAPI reads it. */
+export const conditionsSchema: Schema = {
+  type: 'array',
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+  items: {
+    type: 'object',
+    required: ['type', 'status', 'reason', 'message', 'lastTransitionTime'],
+    properties: {
+      type: { type: 'string', maxLength: 316 },
+      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+      reason: { type: 'string', maxLength: 1024 },
+      message: { type: 'string', maxLength: 32768 },
+      lastTransitionTime: { type: 'string', format: 'date-time' },
+      observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
+    },
+  },
+};
+
+const endpointSchema: Schema = {
+  type: 'object',
+  description: 'The workload API server. Set it yourself to run without a load balancer.',
+  properties: {
+    host: str('IP address or DNS name', { maxLength: 512 }),
+    port: { type: 'integer', format: 'int32', minimum: 1, maximum: 65535 },
+  },
+};
+
+const taskSchema: Schema = {
+  type: 'object',
+  description: 'The VCD task in flight; the next reconcile reads it.',
+  required: ['href', 'operation', 'startedAt'],
+  properties: {
+    href: str('Task URL'),
+    operation: str('What the task does'),
+    startedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const initializationSchema: Schema = {
+  type: 'object',
+  properties: { provisioned: { type: 'boolean' } },
+};
+
+/** VCDCluster.spec (also VCDClusterTemplate.spec.template.spec). */
+export const clusterSpecSchema: Schema = {
+  type: 'object',
+  required: ['site', 'org', 'ovdc', 'ovdcNetwork', 'userContext'],
+  properties: {
+    controlPlaneEndpoint: endpointSchema,
+    site: str('VCD URL', { pattern: '^https?://[^\\s/]+(/.*)?$', maxLength: 2048 }),
+    org: name('Organization'),
+    ovdc: name('Organization VDC'),
+    ovdcNetwork: name('Organization VDC network the VMs attach to'),
+    userContext: {
+      type: 'object',
+      description:
+        'Credentials: a Secret with username and password, or refreshToken. Inline values are refused.',
+      required: ['secretRef'],
+      properties: {
+        secretRef: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: name('Secret name'),
+            namespace: name('Secret namespace (default: the VCDCluster’s)'),
+          },
+        },
+        username: str('Refused: put it in the Secret'),
+        password: str('Refused: put it in the Secret'),
+        refreshToken: str('Refused: put it in the Secret'),
+      },
+      'x-kubernetes-validations': [
+        {
+          rule: '!has(self.username) && !has(self.password) && !has(self.refreshToken)',
+          message: 'credentials must come from userContext.secretRef, never inline',
+        },
+      ],
+    },
+    loadBalancerConfigSpec: {
+      type: 'object',
+      properties: {
+        useOneArm: {
+          type: 'boolean',
+          'x-kubernetes-validations': [
+            { rule: '!self', message: 'one-arm load balancers are not supported' },
+          ],
+        },
+        vipSubnet: str('CIDR the VIP is taken from', { pattern: '^[0-9.]+/[0-9]{1,2}$' }),
+      },
+    },
+    multiZoneSpec: {
+      type: 'object',
+      properties: {
+        zones: {
+          type: 'array',
+          maxItems: 100,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: {
+            type: 'object',
+            required: ['name', 'ovdc', 'ovdcNetworkName'],
+            properties: {
+              name: name('Failure domain name'),
+              ovdc: name('VDC of the zone'),
+              ovdcNetworkName: name('Network of the zone'),
+              controlPlaneZone: { type: 'boolean' },
+            },
+          },
+        },
+      },
+    },
+    insecureSkipTLSVerify: {
+      type: 'boolean',
+      description: 'Do not verify the site certificate (warned by a condition).',
+    },
+  },
+  'x-kubernetes-validations': [
+    {
+      rule: '!has(oldSelf.controlPlaneEndpoint) || !has(oldSelf.controlPlaneEndpoint.host) || oldSelf.controlPlaneEndpoint.host == "" || (has(self.controlPlaneEndpoint) && self.controlPlaneEndpoint == oldSelf.controlPlaneEndpoint)',
+      message: 'controlPlaneEndpoint is immutable once set',
+    },
+    { rule: 'self.site == oldSelf.site && self.org == oldSelf.org', message: 'site and org are immutable' },
+  ],
+};
+
+export const clusterStatusSchema: Schema = {
+  type: 'object',
+  properties: {
+    initialization: initializationSchema,
+    ready: { type: 'boolean' },
+    conditions: conditionsSchema,
+    failureDomains: {
+      type: 'array',
+      maxItems: 100,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: name('Failure domain'),
+          controlPlane: { type: 'boolean' },
+          attributes: { type: 'object', additionalProperties: { type: 'string' } },
+        },
+      },
+    },
+    task: taskSchema,
+    loadBalancer: {
+      type: 'object',
+      properties: {
+        vip: { type: 'string' },
+        poolId: { type: 'string' },
+        virtualServiceId: { type: 'string' },
+        members: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    observedGeneration: { type: 'integer', format: 'int64' },
+  },
+};
+
+/** VCDMachine.spec (also VCDMachineTemplate.spec.template.spec). */
+export const machineSpecSchema: Schema = {
+  type: 'object',
+  required: ['catalog', 'template'],
+  properties: {
+    providerID: str('vmware-cloud-director://urn:vcloud:vm:<uuid>', {
+      pattern: '^vmware-cloud-director://urn:vcloud:vm:[0-9a-fA-F-]{36}$',
+    }),
+    catalog: name('Catalog holding the template'),
+    template: name('vApp template the VM is made from'),
+    sizingPolicy: name('VM sizing policy'),
+    placementPolicy: name('VM placement policy'),
+    storageProfile: name('Storage profile'),
+    diskSize: {
+      'x-kubernetes-int-or-string': true,
+      description: 'Size of the first disk (a quantity, e.g. 20Gi); grown only',
+      pattern: '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$',
+    },
+    extraOvdcNetworks: { type: 'array', maxItems: 9, items: name('Extra network') },
+    vmNamingTemplate: str(
+      'VM name: literal text and {{ .machine.name }}, {{ .vcdMachine.name }}, {{ .cluster.name }}',
+      {
+        maxLength: 256,
+        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'vmNamingTemplate is immutable' }],
+      },
+    ),
+    failureDomain: name('Failure domain (a zone of the VCDCluster)'),
+    enableGuestCustomization: {
+      type: 'boolean',
+      description: 'VCD guest customization (off: cloud-init does it)',
+    },
+  },
+  'x-kubernetes-validations': [
+    {
+      rule: '!has(oldSelf.providerID) || (has(self.providerID) && self.providerID == oldSelf.providerID)',
+      message: 'providerID is immutable once set',
+    },
+  ],
+};
+
+export const machineStatusSchema: Schema = {
+  type: 'object',
+  properties: {
+    initialization: initializationSchema,
+    ready: { type: 'boolean' },
+    addresses: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'address'],
+        properties: {
+          type: {
+            type: 'string',
+            enum: ['Hostname', 'ExternalIP', 'InternalIP', 'ExternalDNS', 'InternalDNS'],
+          },
+          address: { type: 'string', minLength: 1, maxLength: 256 },
+        },
+      },
+    },
+    conditions: conditionsSchema,
+    failureDomain: { type: 'string' },
+    vmName: { type: 'string' },
+    task: taskSchema,
+    observedGeneration: { type: 'integer', format: 'int64' },
+  },
+};
+
+const templateMetadata: Schema = {
+  type: 'object',
+  properties: {
+    labels: { type: 'object', additionalProperties: { type: 'string' } },
+    annotations: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+};
+
+export const machineTemplateSpecSchema: Schema = {
+  type: 'object',
+  required: ['template'],
+  properties: {
+    template: {
+      type: 'object',
+      required: ['spec'],
+      properties: { metadata: templateMetadata, spec: machineSpecSchema },
+    },
+  },
+};
+
+export const clusterTemplateSpecSchema: Schema = {
+  type: 'object',
+  required: ['template'],
+  properties: { template: { type: 'object', required: ['spec'], properties: { spec: clusterSpecSchema } } },
+};

@@ -1,0 +1,137 @@
+/**
+ * The VCDCluster's VCD side: what it observes (pool, virtual service, the vApp when deleting) and
+ * the one write per decided step. Lookups that do not move (edge gateway, service engine group)
+ * are cached on the session.
+ */
+import type { VCDCluster } from '../api/types.js';
+import type { ClusterStep, LoadBalancerObservation } from '../decide/cluster.js';
+import { observeVApp } from '../machine/inputs.js';
+import { vappMarker, vappNameFor } from '../naming.js';
+import {
+  createPool,
+  createVirtualService,
+  deletePool,
+  deleteVirtualService,
+  edgeGatewayOf,
+  findPool,
+  findVirtualService,
+  freeUplinkAddress,
+  getPool,
+  type PoolRecord,
+  serviceEngineGroupOf,
+  setPoolMembers,
+} from '../vcd/alb.js';
+import type { Task } from '../vcd/client.js';
+import type { Connection } from '../vcd/connections.js';
+import { VcdError } from '../vcd/errors.js';
+import { remove, undeploy, type VAppRecord } from '../vcd/vapp.js';
+
+/** What observing found, beyond what the decision reads (for the writes). */
+export interface ClusterWorld {
+  seen: LoadBalancerObservation;
+  pool?: PoolRecord;
+  vsId?: string;
+  vapp?: VAppRecord;
+}
+
+const gatewayOf = (c: Connection, network: string) =>
+  c.directory.once(`gateway:${network}`, () => edgeGatewayOf(c.vcd, network));
+
+/** Reads the load balancer (when managed) and, when deleting, the cluster's vApp. */
+export async function observeCluster(
+  connection: Connection,
+  vcdCluster: VCDCluster,
+  lbName: string,
+  opts: { managed: boolean; deleting: boolean; recordedVip?: string; poolId?: string },
+): Promise<ClusterWorld> {
+  const world: ClusterWorld = {
+    seen: { taskRunning: false, ...(opts.recordedVip ? { recordedVip: opts.recordedVip } : {}) },
+  };
+  if (opts.managed) {
+    const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+    let pool: PoolRecord | undefined;
+    if (opts.poolId) pool = await getPool(connection.vcd, opts.poolId).catch(notFoundAsUndefined);
+    pool ??= await findPool(connection.vcd, gw.id, lbName);
+    const vs = await findVirtualService(connection.vcd, gw.id, lbName);
+    if (pool) {
+      world.pool = pool;
+      world.seen.pool = { id: pool.id, members: pool.members };
+    }
+    if (vs) {
+      world.vsId = vs.id;
+      world.seen.virtualService = vs;
+    }
+  }
+  if (opts.deleting) {
+    const name = vcdCluster.metadata.name as string;
+    const vapp = await observeVApp(connection, vcdCluster.spec.ovdc, vappNameFor(name));
+    if (vapp && vapp.description === vappMarker(vcdCluster.metadata.namespace as string, name)) {
+      world.vapp = vapp;
+      world.seen.vapp = { empty: vapp.vms.length === 0, deployed: vapp.deployed, busy: vapp.busy };
+    }
+  }
+  return world;
+}
+
+function notFoundAsUndefined(err: unknown): undefined {
+  if (err instanceof VcdError && err.notFound) return undefined;
+  throw err;
+}
+
+/** The step's write; undefined for steps that make none. @throws VcdError NO_FREE_IP when the gateway has no address left. */
+export async function actCluster(
+  connection: Connection,
+  vcdCluster: VCDCluster,
+  lbName: string,
+  port: number,
+  step: ClusterStep,
+  world: ClusterWorld,
+): Promise<Task | undefined> {
+  const { vcd } = connection;
+  switch (step.kind) {
+    case 'CreatePool': {
+      const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+      return createPool(vcd, gw, lbName, port);
+    }
+    case 'CreateVirtualService': {
+      const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+      const seg = await connection.directory.once(`seg:${gw.id}`, () => serviceEngineGroupOf(vcd, gw.id));
+      const vip =
+        step.vip ?? (await freeUplinkAddress(vcd, gw.id, vcdCluster.spec.loadBalancerConfigSpec?.vipSubnet));
+      if (!vip)
+        throw new VcdError(
+          400,
+          'NO_FREE_IP',
+          `edge gateway ${gw.name ?? gw.id} has no free address for the VIP`,
+        );
+      const pool = world.pool as PoolRecord;
+      return createVirtualService(vcd, {
+        name: lbName,
+        gateway: gw,
+        seg,
+        pool: { id: pool.id, name: pool.name },
+        vip,
+        port,
+      });
+    }
+    case 'SetMembers':
+      return setPoolMembers(vcd, world.pool as PoolRecord, step.members, port);
+    case 'DeleteVirtualService':
+      return deleteVirtualService(vcd, world.vsId as string);
+    case 'DeletePool':
+      return deletePool(vcd, world.pool?.id as string);
+    case 'UndeployVApp':
+      return undeploy(vcd, (world.vapp as VAppRecord).href);
+    case 'DeleteVApp': {
+      const task = await remove(vcd, (world.vapp as VAppRecord).href);
+      connection.directory.rememberVApp(
+        vcdCluster.spec.ovdc,
+        vappNameFor(vcdCluster.metadata.name as string),
+        undefined,
+      );
+      return task;
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * The VCDCluster reconciler: waits for its owner Cluster; with a user-supplied endpoint it is
+ * provisioned at once and makes no VCD call (#666); otherwise it makes the NSX-T ALB load balancer
+ * ({@link decideLoadBalancer}) one write per reconcile, never waiting for a task. Deletion waits
+ * for the cluster's machines, then removes virtual service, pool and the emptied vApp.
+ */
+import {
+  addFinalizer,
+  type Client,
+  type EventRecorder,
+  type Logger,
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  type Result,
+  removeFinalizer,
+} from '@capstan/runtime';
+import { MachineType } from '../api/capi.js';
+import {
+  CLUSTER_FINALIZER,
+  CLUSTER_NAME_LABEL,
+  CONTROL_PLANE_LABEL,
+  Conditions,
+  DEFAULT_API_PORT,
+  MANAGED_BY_LABEL,
+  MANAGED_ENDPOINT_ANNOTATION,
+} from '../api/keys.js';
+import {
+  type VCDCluster,
+  type VCDClusterStatus,
+  VCDClusterType,
+  type VCDMachine,
+  VCDMachineType,
+} from '../api/types.js';
+import { type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
+import type { CapvcdMetrics } from '../metrics.js';
+import { loadBalancerName } from '../naming.js';
+import { capiOwner, connectionFor, getCluster, getOrUndefined, isPaused, NotReady } from '../scope.js';
+import { condition, pausedCondition, writeStatus } from '../status.js';
+import { checkTask, DEFAULT_TASK_POLLING, type TaskPolling, taskRef } from '../tasks.js';
+import type { Connections } from '../vcd/connections.js';
+import { VcdError } from '../vcd/errors.js';
+import { actCluster, observeCluster } from './load-balancer.js';
+
+export interface ClusterReconcilerDeps {
+  client: Client;
+  connections: Connections;
+  events: EventRecorder;
+  metrics: CapvcdMetrics;
+  polling?: TaskPolling;
+  /** How often a ready load balancer's health and members are looked at again (default 60 s). */
+  resyncMs?: number;
+  now?: () => number;
+}
+
+/** Reconciles VCDClusters. */
+export class VCDClusterReconciler implements Reconciler {
+  private readonly polling: TaskPolling;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ClusterReconcilerDeps) {
+    this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
+    this.now = deps.now ?? Date.now;
+  }
+
+  async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
+    const { client } = this.deps;
+    const vcdCluster = await getOrUndefined(() => client.get(VCDClusterType, request));
+    if (!vcdCluster || vcdCluster.metadata.labels?.[MANAGED_BY_LABEL] !== undefined) return undefined;
+    const clusterName = capiOwner(vcdCluster, 'Cluster');
+    if (!clusterName) return undefined; // the Cluster's owner reference brings us back
+    const namespace = request.namespace as string;
+    const cluster = await getCluster(client, namespace, clusterName);
+    const status: VCDClusterStatus = structuredClone(vcdCluster.status ?? {});
+    const paused = isPaused(cluster, vcdCluster);
+    pausedCondition(status, vcdCluster, paused);
+    if (paused) {
+      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      return undefined;
+    }
+    const deleting = vcdCluster.metadata.deletionTimestamp !== undefined;
+    if (deleting && !vcdCluster.metadata.finalizers?.includes(CLUSTER_FINALIZER)) return undefined;
+    if (!deleting && !vcdCluster.metadata.finalizers?.includes(CLUSTER_FINALIZER)) {
+      await addFinalizer(client, VCDClusterType, vcdCluster, CLUSTER_FINALIZER);
+      return { requeue: true };
+    }
+    const insecure = vcdCluster.spec.insecureSkipTLSVerify === true;
+    condition(
+      status,
+      vcdCluster,
+      Conditions.TLSVerified,
+      !insecure,
+      insecure ? 'InsecureSkipTLSVerify' : 'Verified',
+      insecure
+        ? 'TLS verification of the VCD site is switched off: anyone on the path can read the credentials'
+        : '',
+    );
+    const zones = vcdCluster.spec.multiZoneSpec?.zones ?? [];
+    if (zones.length > 0) {
+      status.failureDomains = zones.map((z) => ({
+        name: z.name,
+        controlPlane: z.controlPlaneZone === true,
+        attributes: { ovdc: z.ovdc, ovdcNetwork: z.ovdcNetworkName },
+      }));
+    }
+    const managed =
+      !vcdCluster.spec.controlPlaneEndpoint?.host ||
+      vcdCluster.metadata.annotations?.[MANAGED_ENDPOINT_ANNOTATION] !== undefined;
+    try {
+      if (!deleting && !managed) return await this.userEndpoint(vcdCluster, status);
+      return await this.advance(vcdCluster, clusterName, status, managed, deleting, log);
+    } catch (err) {
+      if (!(err instanceof NotReady || err instanceof VcdError)) throw err;
+      const reason =
+        err instanceof NotReady ? err.reason : err.minorErrorCode === 'NO_FREE_IP' ? 'NoFreeIP' : 'VCDError';
+      if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, err.message);
+      condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
+      condition(status, vcdCluster, Conditions.Ready, false, deleting ? 'Deleting' : reason, err.message);
+      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      return err instanceof VcdError ? { requeue: true } : { requeueAfter: 30_000 };
+    }
+  }
+
+  /** The user gave the endpoint: provisioned, no load balancer, no VCD call. */
+  private async userEndpoint(vcdCluster: VCDCluster, status: VCDClusterStatus): Promise<undefined> {
+    status.initialization = { provisioned: true };
+    status.ready = true;
+    condition(
+      status,
+      vcdCluster,
+      Conditions.LoadBalancerAvailable,
+      true,
+      'UserSuppliedEndpoint',
+      'spec.controlPlaneEndpoint was given: no load balancer is managed',
+    );
+    condition(status, vcdCluster, Conditions.Ready, true, 'Provisioned');
+    await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status);
+    return undefined;
+  }
+
+  private async advance(
+    vcdCluster: VCDCluster,
+    clusterName: string,
+    status: VCDClusterStatus,
+    managed: boolean,
+    deleting: boolean,
+    log: Logger,
+  ): Promise<Result | undefined> {
+    const { client, connections, metrics, events } = this.deps;
+    const namespace = vcdCluster.metadata.namespace as string;
+    const connection = await connectionFor(client, connections, vcdCluster);
+    const outcome = await checkTask(connection.vcd, status.task, this.now(), this.polling, metrics);
+    if (outcome.kind === 'running') {
+      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      return { requeueAfter: outcome.pollAfterMs };
+    }
+    const failedOp = status.task?.operation;
+    const ended = status.task?.href;
+    delete status.task;
+    if (outcome.kind === 'failed') {
+      events.record(VCDClusterType, vcdCluster, {
+        type: 'Warning',
+        reason: 'TaskFailed',
+        action: failedOp ?? 'Task',
+        note: outcome.error.message,
+      });
+      throw outcome.error;
+    }
+    const lbName = loadBalancerName(namespace, vcdCluster.metadata.name as string);
+    const port = vcdCluster.spec.controlPlaneEndpoint?.port || DEFAULT_API_PORT;
+    const recordedVip = vcdCluster.spec.controlPlaneEndpoint?.host || undefined;
+    const world = await observeCluster(connection, vcdCluster, lbName, {
+      managed,
+      deleting,
+      ...(recordedVip ? { recordedVip } : {}),
+      ...(status.loadBalancer?.poolId ? { poolId: status.loadBalancer.poolId } : {}),
+    });
+    const machines = (
+      await client.list(VCDMachineType, { namespace, labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName}` })
+    ).items;
+    const cp = await this.controlPlane(namespace, clusterName, machines);
+    const step = decideLoadBalancer(
+      {
+        members: deleting ? [] : cp.ips,
+        unsettled: !deleting && cp.unsettled,
+        deleting,
+        machinesLeft: machines.length,
+      },
+      world.seen,
+    );
+    if (step.kind === 'CreatePool' || step.kind === 'CreateVirtualService') {
+      // A create is never repeated: look past the cache for a task recorded meanwhile.
+      const fresh = await client.get(VCDClusterType, keyOf(vcdCluster), { direct: true });
+      if (fresh.status?.task && fresh.status.task.href !== ended) return { requeueAfter: this.polling.minMs };
+    }
+    const task = await actCluster(connection, vcdCluster, lbName, port, step, world);
+    if (task?.href) {
+      status.task = taskRef(task, step.kind, this.now());
+      log.info({ step: step.kind }, 'VCD task started');
+    }
+    if (task)
+      events.record(VCDClusterType, vcdCluster, {
+        type: 'Normal',
+        reason: step.kind,
+        action: step.kind,
+        note: lbName,
+      });
+    status.loadBalancer = managed
+      ? {
+          ...(world.seen.virtualService
+            ? { vip: world.seen.virtualService.vip, virtualServiceId: world.seen.virtualService.id }
+            : {}),
+          ...(world.pool ? { poolId: world.pool.id, members: world.pool.members } : {}),
+        }
+      : undefined;
+    if (!status.loadBalancer) delete status.loadBalancer;
+    return this.settle(vcdCluster, status, step, task !== undefined);
+  }
+
+  /** IPs of the cluster's provisioned control-plane machines. */
+  /**
+   * IPs of the cluster's provisioned control-plane machines, and whether one that was provisioned
+   * before (it has a providerID) has not reported again yet (its status was lost, as in a move).
+   */
+  private async controlPlane(namespace: string, clusterName: string, vcdMachines: VCDMachine[]) {
+    const cps = await this.deps.client.list(MachineType, {
+      namespace,
+      labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName},${CONTROL_PLANE_LABEL}`,
+    });
+    const names = new Set(cps.items.map((m) => m.spec?.infrastructureRef?.name));
+    const ours = vcdMachines.filter((m) => names.has(m.metadata.name));
+    const ips = ours
+      .filter((m) => m.status?.initialization?.provisioned)
+      .flatMap(
+        (m) => m.status?.addresses?.filter((a) => a.type === 'InternalIP').map((a) => a.address) ?? [],
+      );
+    const unsettled = ours.some(
+      (m) => m.spec.providerID && !m.status?.initialization?.provisioned && !m.metadata.deletionTimestamp,
+    );
+    return { ips, unsettled };
+  }
+
+  private async settle(
+    vcdCluster: VCDCluster,
+    status: VCDClusterStatus,
+    step: ClusterStep,
+    wrote: boolean,
+  ): Promise<Result | undefined> {
+    const { client } = this.deps;
+    if (step.kind === 'Deleted') {
+      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      await removeFinalizer(client, VCDClusterType, vcdCluster, CLUSTER_FINALIZER);
+      return undefined;
+    }
+    if (step.kind === 'RecordVIP') {
+      const port = vcdCluster.spec.controlPlaneEndpoint?.port || DEFAULT_API_PORT;
+      vcdCluster = await client.patch(VCDClusterType, keyOf(vcdCluster), 'merge', {
+        metadata: { annotations: { [MANAGED_ENDPOINT_ANNOTATION]: 'true' } },
+        spec: { controlPlaneEndpoint: { host: step.vip, port } },
+      });
+    }
+    if (step.kind === 'Available') {
+      status.initialization = { provisioned: true };
+      status.ready = true;
+      condition(
+        status,
+        vcdCluster,
+        Conditions.LoadBalancerAvailable,
+        true,
+        'VirtualServiceReady',
+        `VIP ${step.vip}, health ${step.health}`,
+      );
+      condition(status, vcdCluster, Conditions.Ready, true, 'Provisioned');
+      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      return { requeueAfter: this.deps.resyncMs ?? 60_000 };
+    }
+    const reason =
+      step.kind === 'WaitForMachines'
+        ? 'WaitingForMachines'
+        : vcdCluster.metadata.deletionTimestamp
+          ? 'Deleting'
+          : step.kind;
+    const provisioned = status.initialization?.provisioned === true;
+    condition(
+      status,
+      vcdCluster,
+      Conditions.LoadBalancerAvailable,
+      provisioned && !vcdCluster.metadata.deletionTimestamp,
+      reason,
+      `next: ${step.kind}`,
+    );
+    if (!provisioned || vcdCluster.metadata.deletionTimestamp)
+      condition(status, vcdCluster, Conditions.Ready, false, reason, `next: ${step.kind}`);
+    await writeStatus(client, VCDClusterType, vcdCluster, status);
+    if (step.kind === 'RecordVIP' || (wrote && !status.task)) return { requeue: true };
+    return { requeueAfter: status.task ? this.polling.minMs : 5_000 };
+  }
+}
+
+const keyOf = (o: VCDCluster) => ({
+  namespace: o.metadata.namespace as string,
+  name: o.metadata.name as string,
+});

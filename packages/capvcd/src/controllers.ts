@@ -1,0 +1,145 @@
+/**
+ * Wiring: the VCDCluster and VCDMachine controllers added to a manager, sharing one set of VCD
+ * connections (one session per credentials) and one metrics set. `main.ts` uses it; tests call it
+ * on their own manager.
+ */
+import {
+  annotationsChanged,
+  type Controller,
+  generationChanged,
+  type KubeObject,
+  labelsChanged,
+  type Manager,
+  or,
+  type Predicate,
+  type Request,
+} from '@capstan/runtime';
+import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
+import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
+import { VCDClusterType, type VCDMachine, VCDMachineType } from './api/types.js';
+import { VCDClusterReconciler } from './cluster/reconciler.js';
+import { VCDMachineReconciler } from './machine/reconciler.js';
+import { CapvcdMetrics } from './metrics.js';
+import type { TaskPolling } from './tasks.js';
+import { Connections } from './vcd/connections.js';
+
+/** Options of {@link addCapvcd}. */
+export interface CapvcdOptions {
+  /** Reconciles at once per controller (default 10, as CAPVCD's `--concurrency`). */
+  concurrency?: number;
+  /** VCD requests per second per site, and burst (default 10 / 20). */
+  vcdQps?: number;
+  vcdBurst?: number;
+  /** Per-request timeout (default 60 s). */
+  vcdTimeoutMs?: number;
+  /** How often recorded tasks are looked at. */
+  taskPolling?: TaskPolling;
+  /** Delay before looking again at a VM waiting for its IP or a busy entity (default 5 s). */
+  recheckMs?: number;
+}
+
+/** What {@link addCapvcd} added. */
+export interface CapvcdHandle {
+  clusterController: Controller;
+  machineController: Controller;
+  connections: Connections;
+  metrics: CapvcdMetrics;
+}
+
+/**
+ * Our own objects' events that matter: spec (generation), labels, annotations (pause), owner
+ * references (CAPI adopting), finalizers and deletion. Our status writes are not among them: the
+ * reconcile that wrote one already said when to look again.
+ */
+const notOurStatus: Predicate = or(generationChanged, labelsChanged, annotationsChanged, {
+  update: (old, o) =>
+    JSON.stringify([
+      old.metadata.ownerReferences,
+      old.metadata.finalizers,
+      old.metadata.deletionTimestamp,
+    ]) !== JSON.stringify([o.metadata.ownerReferences, o.metadata.finalizers, o.metadata.deletionTimestamp]),
+});
+
+/** Passes updates that change what `pick` reads (CAPI rewrites Machine and Cluster status often). */
+const changed = <T extends KubeObject>(pick: (o: T) => unknown): Predicate<T> => ({
+  update: (old, o) => JSON.stringify(pick(old)) !== JSON.stringify(pick(o)),
+});
+const machineInputs = changed<Machine>((m) => [
+  m.spec?.bootstrap?.dataSecretName,
+  m.spec?.failureDomain,
+  m.spec?.infrastructureRef,
+  m.metadata.labels,
+  m.metadata.deletionTimestamp,
+]);
+const clusterInputs = changed<Cluster>((c) => [
+  c.spec?.paused,
+  c.spec?.infrastructureRef,
+  c.status?.initialization?.infrastructureProvisioned,
+  c.metadata.deletionTimestamp,
+]);
+const machineOutputs = changed<VCDMachine>((m) => [
+  m.status?.initialization?.provisioned,
+  m.status?.addresses,
+  m.metadata.labels,
+  m.metadata.deletionTimestamp,
+]);
+
+const keyOf = (o: KubeObject): Request => ({
+  namespace: o.metadata.namespace as string,
+  name: o.metadata.name as string,
+});
+
+/** Adds both controllers to `manager`. Call before `manager.start`. */
+export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): CapvcdHandle {
+  const metrics = new CapvcdMetrics(manager.metrics.registry);
+  const connections = new Connections(
+    { qps: options.vcdQps, burst: options.vcdBurst, timeoutMs: options.vcdTimeoutMs },
+    metrics.onCall,
+  );
+  const common = {
+    client: manager.client,
+    connections,
+    events: manager.events,
+    metrics,
+    ...(options.taskPolling ? { polling: options.taskPolling } : {}),
+  };
+  const cache = manager.cache;
+  // A Cluster's change (pause, infrastructure provisioned) concerns all its machines.
+  const machinesOf = (cluster: Cluster): Request[] =>
+    cache
+      .list(VCDMachineType, {
+        namespace: cluster.metadata.namespace,
+        labelSelector: `${CLUSTER_NAME_LABEL}=${cluster.metadata.name}`,
+      })
+      .map(keyOf);
+  const infraOf = (o: Cluster | Machine): Request[] => {
+    const ref = o.spec?.infrastructureRef;
+    return ref?.apiGroup === GROUP ? [{ namespace: o.metadata.namespace as string, name: ref.name }] : [];
+  };
+  // A machine's change (provisioned, deleted) concerns its cluster's load balancer and deletion.
+  const clusterOfMachine = (m: VCDMachine): Request[] => {
+    const name = m.metadata.labels?.[CLUSTER_NAME_LABEL];
+    const cluster = name ? cache.get(ClusterType, { namespace: m.metadata.namespace, name }) : undefined;
+    return cluster ? infraOf(cluster) : [];
+  };
+  const concurrency = { maxConcurrentReconciles: options.concurrency ?? 10 };
+  const machineController = manager
+    .controllerBuilder()
+    .named('vcdmachine')
+    .for(VCDMachineType, { predicates: [notOurStatus] })
+    .watches(MachineType, infraOf, { predicates: [machineInputs] })
+    .watches(ClusterType, machinesOf, { predicates: [clusterInputs] })
+    .withOptions(concurrency)
+    .build(
+      new VCDMachineReconciler({ ...common, ...(options.recheckMs ? { recheckMs: options.recheckMs } : {}) }),
+    );
+  const clusterController = manager
+    .controllerBuilder()
+    .named('vcdcluster')
+    .for(VCDClusterType, { predicates: [notOurStatus] })
+    .watches(ClusterType, infraOf, { predicates: [clusterInputs] })
+    .watches(VCDMachineType, clusterOfMachine, { predicates: [machineOutputs] })
+    .withOptions(concurrency)
+    .build(new VCDClusterReconciler(common));
+  return { clusterController, machineController, connections, metrics };
+}

@@ -1,0 +1,98 @@
+/**
+ * The VCDCluster's next step for its control-plane load balancer (NSX-T ALB), as a pure function.
+ * Only called when the provider manages the endpoint: a user-supplied endpoint makes no
+ * load-balancer call at all (#666).
+ *
+ * 1. Names are deterministic (from namespace and name), so the pool and virtual service are found
+ *    again after a lost status or `clusterctl move`, never made twice (#211): a create only when
+ *    VCD shows none of that name and no task of ours runs.
+ * 2. The VIP is taken from the edge gateway's free uplink addresses when the virtual service is
+ *    made (VCD marks it used then), and recorded in `spec.controlPlaneEndpoint` after (which
+ *    survives move); the virtual service that exists is the truth about the VIP.
+ * 3. Members are the control-plane VMs that are provisioned (powered on with an IP); the pool's
+ *    TCP health monitor keeps traffic off those not serving yet (#220).
+ * 4. Deletion waits for every machine to be gone, then removes virtual service, pool, and the
+ *    cluster's vApp if it is left empty.
+ */
+
+/** The load balancer as VCD reports it. */
+export interface LoadBalancerObservation {
+  /** A task we recorded is still running. */
+  taskRunning: boolean;
+  pool?: { id: string; members: string[] };
+  virtualService?: { id: string; vip: string; health: string };
+  /** The VIP recorded in spec (managed endpoint). */
+  recordedVip?: string;
+  /** The cluster's vApp, when deleting: whether it is empty, deployed, busy. Undefined: none or not ours. */
+  vapp?: { empty: boolean; deployed: boolean; busy: boolean };
+}
+
+/** What the cluster wants. */
+export interface LoadBalancerIntent {
+  /** IPs of provisioned control-plane machines, in any order. */
+  members: string[];
+  deleting: boolean;
+  /** VCDMachines of the cluster that still exist. */
+  machinesLeft: number;
+  /**
+   * Some control-plane machine has not reported yet (no status, as after `clusterctl move`):
+   * members are only added then, never removed, so a serving control plane stays in the pool.
+   */
+  unsettled?: boolean;
+}
+
+export type ClusterStep =
+  | { kind: 'WaitForTask' }
+  | { kind: 'CreatePool' }
+  | { kind: 'CreateVirtualService'; vip?: string }
+  | { kind: 'RecordVIP'; vip: string }
+  | { kind: 'SetMembers'; members: string[] }
+  | { kind: 'Available'; vip: string; health: string }
+  | { kind: 'WaitForMachines'; left: number }
+  | { kind: 'DeleteVirtualService' }
+  | { kind: 'DeletePool' }
+  | { kind: 'UndeployVApp' }
+  | { kind: 'DeleteVApp' }
+  | { kind: 'WaitForVApp' }
+  | { kind: 'Deleted' };
+
+/** Steps that write to VCD (each returns a task). */
+export const CLUSTER_WRITES = new Set<ClusterStep['kind']>([
+  'CreatePool',
+  'CreateVirtualService',
+  'SetMembers',
+  'DeleteVirtualService',
+  'DeletePool',
+  'UndeployVApp',
+  'DeleteVApp',
+]);
+
+const sameSet = (a: string[], b: string[]) =>
+  a.length === b.length && [...a].sort().join() === [...b].sort().join();
+
+/** The load balancer's next step. Pure. */
+export function decideLoadBalancer(intent: LoadBalancerIntent, seen: LoadBalancerObservation): ClusterStep {
+  if (seen.taskRunning) return { kind: 'WaitForTask' };
+  if (intent.deleting) {
+    if (intent.machinesLeft > 0) return { kind: 'WaitForMachines', left: intent.machinesLeft };
+    if (seen.virtualService) return { kind: 'DeleteVirtualService' };
+    if (seen.pool) return { kind: 'DeletePool' };
+    if (seen.vapp?.empty) {
+      if (seen.vapp.busy) return { kind: 'WaitForVApp' };
+      return seen.vapp.deployed ? { kind: 'UndeployVApp' } : { kind: 'DeleteVApp' };
+    }
+    return { kind: 'Deleted' };
+  }
+  if (!seen.pool) return { kind: 'CreatePool' };
+  const vs = seen.virtualService;
+  if (!vs)
+    return seen.recordedVip
+      ? { kind: 'CreateVirtualService', vip: seen.recordedVip }
+      : { kind: 'CreateVirtualService' };
+  const vip = vs.vip;
+  if (seen.recordedVip !== vip) return { kind: 'RecordVIP', vip };
+  const wanted = intent.unsettled ? [...seen.pool.members, ...intent.members] : intent.members;
+  const members = [...new Set(wanted)].sort();
+  if (!sameSet(seen.pool.members, members)) return { kind: 'SetMembers', members };
+  return { kind: 'Available', vip, health: vs.health };
+}

@@ -1,0 +1,75 @@
+/**
+ * The VM's ExtraConfig keys that carry Cluster API's bootstrap data to the guest, passed VERBATIM:
+ * the Secret's `value` bytes, base64 as the Secret stores them, nothing merged in (#485). Beside
+ * it `guestinfo.metadata` (instance-id, local-hostname, network) so cloud-init picks its VMware
+ * datasource and keeps the VM's addressing across reboots (#302, #506).
+ */
+
+/** The bootstrap data formats CABPK writes in the Secret's `format` key. */
+export type BootstrapFormat = 'cloud-config' | 'ignition';
+
+/** The bootstrap Secret as the contract gives it. */
+export interface BootstrapData {
+  /** `data.value` of the Secret: base64 of the bootstrap bytes. */
+  valueBase64: string;
+  /** `format` (absent means cloud-config, as the contract guarantees only `value`). */
+  format: BootstrapFormat;
+}
+
+/** What the guest is told about itself. */
+export interface GuestIdentity {
+  instanceId: string;
+  hostname: string;
+  /** The primary NIC, when VCD knows it already. */
+  nic?: { mac?: string; ip?: string; prefixLength?: number; gateway?: string; dns?: string[] };
+}
+
+/** Reads the `format` key of a bootstrap Secret; `undefined` when it names an unknown format. */
+export function bootstrapFormat(formatBase64: string | undefined): BootstrapFormat | undefined {
+  if (formatBase64 === undefined) return 'cloud-config';
+  const format = Buffer.from(formatBase64, 'base64').toString('utf8').trim();
+  return format === 'cloud-config' || format === 'ignition' ? format : undefined;
+}
+
+/** cloud-init's network config (version 2) for the primary NIC. */
+function networkConfig(nic: GuestIdentity['nic']): Record<string, unknown> {
+  const match = nic?.mac ? { match: { macaddress: nic.mac.toLowerCase() }, 'set-name': 'eth0' } : {};
+  const statically = nic?.ip && nic.prefixLength !== undefined;
+  const ethernet = statically
+    ? {
+        ...match,
+        dhcp4: false,
+        addresses: [`${nic.ip}/${nic.prefixLength}`],
+        ...(nic.gateway ? { routes: [{ to: 'default', via: nic.gateway }] } : {}),
+        ...(nic.dns?.length ? { nameservers: { addresses: nic.dns } } : {}),
+      }
+    : { ...match, dhcp4: true };
+  return { version: 2, ethernets: { eth0: ethernet } };
+}
+
+/** cloud-init's instance metadata as JSON (a subset of YAML, which it reads). */
+export function metadataFor(identity: GuestIdentity): string {
+  return JSON.stringify({
+    'instance-id': identity.instanceId,
+    'local-hostname': identity.hostname,
+    network: networkConfig(identity.nic),
+  });
+}
+
+/** Every ExtraConfig key the VM must carry before its first power-on. */
+export function guestinfoFor(bootstrap: BootstrapData, identity: GuestIdentity): Record<string, string> {
+  const data: Record<string, string> =
+    bootstrap.format === 'ignition'
+      ? {
+          'guestinfo.ignition.config.data': bootstrap.valueBase64,
+          'guestinfo.ignition.config.data.encoding': 'base64',
+        }
+      : { 'guestinfo.userdata': bootstrap.valueBase64, 'guestinfo.userdata.encoding': 'base64' };
+  return {
+    ...data,
+    'guestinfo.metadata': Buffer.from(metadataFor(identity)).toString('base64'),
+    'guestinfo.metadata.encoding': 'base64',
+    // Disks get stable serial numbers (CSI drivers find them by it).
+    'disk.enableUUID': '1',
+  };
+}

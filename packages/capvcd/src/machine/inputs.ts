@@ -1,0 +1,68 @@
+/**
+ * What the machine reconciler reads besides its own objects: the cluster's vApp in VCD, the
+ * bootstrap Secret, and the guestinfo the VM must carry (which needs the VM's id and NIC).
+ */
+import type { Client } from '@capstan/runtime';
+import { Secret } from '@capstan/runtime/client';
+import type { Machine } from '../api/capi.js';
+import { type BootstrapData, bootstrapFormat, type GuestIdentity, guestinfoFor } from '../guestinfo.js';
+import { getOrUndefined, NotReady } from '../scope.js';
+import type { Connection } from '../vcd/connections.js';
+import { VcdError } from '../vcd/errors.js';
+import { getVApp, type VAppRecord, type VmRecord } from '../vcd/vapp.js';
+
+/** The cluster's vApp in the VDC, or undefined (a cached href VCD no longer knows is looked up again). */
+export async function observeVApp(
+  connection: Connection,
+  ovdc: string,
+  name: string,
+): Promise<VAppRecord | undefined> {
+  const href = await connection.directory.vappHref(ovdc, name);
+  if (!href) return undefined;
+  try {
+    return await getVApp(connection.vcd, href);
+  } catch (err) {
+    if (!(err instanceof VcdError && err.notFound)) throw err;
+    connection.directory.rememberVApp(ovdc, name, undefined);
+    const again = await connection.directory.vappHref(ovdc, name);
+    return again ? getVApp(connection.vcd, again) : undefined;
+  }
+}
+
+/** The Machine's bootstrap data. @throws NotReady while it is missing or of an unknown format. */
+export async function readBootstrap(
+  client: Client,
+  namespace: string,
+  machine: Machine | undefined,
+): Promise<BootstrapData> {
+  const name = machine?.spec?.bootstrap?.dataSecretName as string;
+  const secret = await getOrUndefined(() => client.get(Secret, { namespace, name }));
+  const value = secret?.data?.value;
+  if (!value) throw new NotReady('WaitingForBootstrapData', `bootstrap Secret ${name} has no value yet`);
+  const format = bootstrapFormat(secret.data?.format);
+  if (!format) {
+    throw new NotReady(
+      'UnknownBootstrapFormat',
+      `bootstrap Secret ${name}: format is neither cloud-config nor ignition`,
+    );
+  }
+  return { valueBase64: value, format };
+}
+
+/** The ExtraConfig keys for this VM: bootstrap data verbatim plus metadata with its NIC's addressing. */
+export async function guestinfoOf(
+  connection: Connection,
+  bootstrap: BootstrapData,
+  vm: VmRecord,
+  hostname: string,
+  network: string,
+  ovdc: string,
+): Promise<Record<string, string>> {
+  let nic: GuestIdentity['nic'];
+  if (vm.ip) {
+    const [ref] = await connection.directory.networks(ovdc, [network]);
+    const info = ref ? await connection.directory.network(ref.href) : undefined;
+    nic = { ...(vm.mac ? { mac: vm.mac } : {}), ip: vm.ip, ...(info ?? {}) };
+  } else if (vm.mac) nic = { mac: vm.mac };
+  return guestinfoFor(bootstrap, { instanceId: vm.id, hostname, ...(nic ? { nic } : {}) });
+}

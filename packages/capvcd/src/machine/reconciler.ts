@@ -1,0 +1,326 @@
+/**
+ * The VCDMachine reconciler: read (Machine, Cluster, VCDCluster, bootstrap Secret, the recorded
+ * task, the cluster's vApp) → decide ({@link decideMachine}) → write (one VCD call, its task
+ * recorded; status and providerID). It never waits for a task, and makes no VCD call while paused,
+ * before the cluster's infrastructure is provisioned, or before bootstrap data exists.
+ */
+import {
+  addFinalizer,
+  type Client,
+  type EventRecorder,
+  type Logger,
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  type Result,
+  removeFinalizer,
+} from '@capstan/runtime';
+import { type Machine, MachineType } from '../api/capi.js';
+import {
+  CLUSTER_NAME_LABEL,
+  Conditions,
+  MACHINE_FINALIZER,
+  MANAGED_BY_LABEL,
+  providerIdFor,
+} from '../api/keys.js';
+import {
+  type VCDCluster,
+  VCDClusterType,
+  type VCDMachine,
+  type VCDMachineStatus,
+  VCDMachineType,
+} from '../api/types.js';
+import { decideMachine, type MachineStep } from '../decide/machine.js';
+import type { CapvcdMetrics } from '../metrics.js';
+import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
+import { capiOwner, connectionFor, getCluster, getOrUndefined, isPaused, NotReady } from '../scope.js';
+import { condition, pausedCondition, writeStatus } from '../status.js';
+import { checkTask, DEFAULT_TASK_POLLING, type TaskPolling, taskRef } from '../tasks.js';
+import type { Connections } from '../vcd/connections.js';
+import { VcdError } from '../vcd/errors.js';
+import { type VmRecord } from '../vcd/vapp.js';
+import { act } from './act.js';
+import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
+import { placementOf } from './placement.js';
+
+/** What the reconciler works with. */
+export interface MachineReconcilerDeps {
+  client: Client;
+  connections: Connections;
+  events: EventRecorder;
+  metrics: CapvcdMetrics;
+  logger?: Logger;
+  polling?: TaskPolling;
+  /** How long to wait for a VM's IP, VCD's busy entities and similar (default 5 s). */
+  recheckMs?: number;
+  now?: () => number;
+}
+
+const WAITING_MS = 3_000;
+/** ±25 %, so machines waiting on one busy vApp do not all look again at once. */
+const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() / 2));
+
+/** Reconciles VCDMachines. */
+export class VCDMachineReconciler implements Reconciler {
+  private readonly polling: TaskPolling;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: MachineReconcilerDeps) {
+    this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
+    this.now = deps.now ?? Date.now;
+  }
+
+  async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
+    const { client } = this.deps;
+    const vcdMachine = await getOrUndefined(() => client.get(VCDMachineType, request));
+    if (!vcdMachine || vcdMachine.metadata.labels?.[MANAGED_BY_LABEL] !== undefined) return undefined;
+    const machineName = capiOwner(vcdMachine, 'Machine');
+    if (!machineName) return undefined; // CAPI has not adopted it yet; its owner reference brings us back
+    const namespace = request.namespace as string;
+    const machine = await getOrUndefined(() => client.get(MachineType, { namespace, name: machineName }));
+    const clusterName = vcdMachine.metadata.labels?.[CLUSTER_NAME_LABEL] ?? machine?.spec?.clusterName;
+    const cluster = clusterName ? await getCluster(client, namespace, clusterName) : undefined;
+    const status: VCDMachineStatus = structuredClone(vcdMachine.status ?? {});
+
+    const paused = isPaused(cluster, vcdMachine);
+    pausedCondition(status, vcdMachine, paused);
+    if (paused) {
+      await writeStatus(client, VCDMachineType, vcdMachine, status);
+      return undefined;
+    }
+    const deleting = vcdMachine.metadata.deletionTimestamp !== undefined;
+    if (!deleting && !vcdMachine.metadata.finalizers?.includes(MACHINE_FINALIZER)) {
+      await addFinalizer(client, VCDMachineType, vcdMachine, MACHINE_FINALIZER);
+      return { requeue: true };
+    }
+    if (deleting && !vcdMachine.metadata.finalizers?.includes(MACHINE_FINALIZER)) return undefined;
+
+    const vcdClusterName = cluster?.spec?.infrastructureRef?.name ?? clusterName;
+    const vcdCluster = vcdClusterName
+      ? await getOrUndefined(() => client.get(VCDClusterType, { namespace, name: vcdClusterName }))
+      : undefined;
+    try {
+      if (!deleting) {
+        if (!cluster || !machine)
+          throw new NotReady('WaitingForCluster', `Cluster ${clusterName ?? '?'} not found`);
+        if (!cluster.status?.initialization?.infrastructureProvisioned) {
+          throw new NotReady(
+            'WaitingForClusterInfrastructure',
+            'the Cluster’s infrastructure is not provisioned yet',
+          );
+        }
+        if (!machine.spec?.bootstrap?.dataSecretName) {
+          throw new NotReady('WaitingForBootstrapData', 'the Machine has no bootstrap data yet');
+        }
+      }
+      if (!vcdCluster)
+        throw new NotReady('WaitingForVCDCluster', `VCDCluster ${vcdClusterName ?? '?'} not found`);
+      return await this.advance(
+        vcdMachine,
+        machine,
+        vcdCluster,
+        clusterName as string,
+        status,
+        deleting,
+        log,
+      );
+    } catch (err) {
+      return this.report(vcdMachine, status, err, deleting, log);
+    }
+  }
+
+  /** Reads VCD, decides, makes the one write, and records it. */
+  private async advance(
+    vcdMachine: VCDMachine,
+    machine: Machine | undefined,
+    vcdCluster: VCDCluster,
+    clusterName: string,
+    status: VCDMachineStatus,
+    deleting: boolean,
+    log: Logger,
+  ): Promise<Result | undefined> {
+    const { client, connections, metrics, events } = this.deps;
+    const namespace = vcdMachine.metadata.namespace as string;
+    // Provisioned and spec.providerID kept: nothing to ask VCD until deletion.
+    if (!deleting && status.initialization?.provisioned && vcdMachine.spec.providerID) return undefined;
+    const named = vmNameFor(vcdMachine.spec.vmNamingTemplate, {
+      namespace,
+      cluster: clusterName,
+      machine: machine?.metadata.name ?? vcdMachine.metadata.name ?? '',
+      vcdMachine: vcdMachine.metadata.name as string,
+    });
+    if ('error' in named) throw new NotReady('InvalidVMName', named.error);
+    const placement = placementOf(vcdCluster, vcdMachine, machine);
+    if ('error' in placement) throw new NotReady('InvalidFailureDomain', placement.error);
+    const connection = await connectionFor(client, connections, vcdCluster);
+
+    const outcome = await checkTask(connection.vcd, status.task, this.now(), this.polling, metrics);
+    if (outcome.kind === 'running') {
+      condition(
+        status,
+        vcdMachine,
+        Conditions.VMProvisioned,
+        false,
+        status.task?.operation ?? 'Working',
+        'waiting for the VCD task',
+      );
+      await writeStatus(client, VCDMachineType, vcdMachine, status);
+      return { requeueAfter: outcome.pollAfterMs };
+    }
+    const failedOp = status.task?.operation;
+    delete status.task;
+    if (outcome.kind === 'failed') {
+      events.record(VCDMachineType, vcdMachine, {
+        type: 'Warning',
+        reason: 'TaskFailed',
+        action: failedOp ?? 'Task',
+        note: outcome.error.message,
+      });
+      throw outcome.error;
+    }
+
+    const vappName = vappNameFor(vcdCluster.metadata.name as string);
+    const vapp = await observeVApp(connection, placement.ovdc, vappName);
+    const vm = vapp?.vms.find((v) => v.name === named.name);
+    const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
+    const guestinfo =
+      secret && vm
+        ? await guestinfoOf(
+            connection,
+            secret,
+            vm,
+            named.name,
+            placement.networks[0] as string,
+            placement.ovdc,
+          )
+        : {};
+    const intent = {
+      vmName: named.name,
+      vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
+      vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
+      guestinfo,
+      deleting,
+    };
+    const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
+    status.vmName = named.name;
+    const task = await act({
+      step,
+      connection,
+      vcdCluster,
+      vcdMachine,
+      ovdc: placement.ovdc,
+      networks: placement.networks,
+      vmName: named.name,
+      vappName,
+      vappMarker: intent.vappMarker,
+      vmMarker: intent.vmMarker,
+      ...(vapp ? { vapp } : {}),
+      ...(vm ? { vm } : {}),
+      guestinfo,
+    });
+    if (task) {
+      status.task = taskRef(task, step.kind, this.now());
+      log.info({ step: step.kind, vm: named.name }, 'VCD task started');
+      events.record(VCDMachineType, vcdMachine, {
+        type: 'Normal',
+        reason: step.kind,
+        action: step.kind,
+        note: `VM ${named.name}`,
+      });
+    }
+    return this.settle(vcdMachine, status, step, vm, deleting, placement.zone);
+  }
+
+  /** Writes what the step means for status (and providerID), and when to look again. */
+  private async settle(
+    vcdMachine: VCDMachine,
+    status: VCDMachineStatus,
+    step: MachineStep,
+    vm: VmRecord | undefined,
+    deleting: boolean,
+    zone: string | undefined,
+  ): Promise<Result | undefined> {
+    const { client } = this.deps;
+    if (step.kind === 'Deleted') {
+      await removeFinalizer(client, VCDMachineType, vcdMachine, MACHINE_FINALIZER);
+      return undefined;
+    }
+    if (step.kind === 'Provisioned' && vm) {
+      const providerID = providerIdFor(vmUrn(vm));
+      if (vcdMachine.spec.providerID !== providerID) {
+        vcdMachine = await client.patch(VCDMachineType, keyOf(vcdMachine), 'merge', { spec: { providerID } });
+      }
+      status.initialization = { provisioned: true };
+      status.ready = true;
+      status.addresses = [
+        { type: 'InternalIP', address: step.vm.ip as string },
+        { type: 'Hostname', address: step.vm.name },
+        { type: 'InternalDNS', address: step.vm.name },
+      ];
+      if (zone) status.failureDomain = zone;
+      condition(
+        status,
+        vcdMachine,
+        Conditions.VMProvisioned,
+        true,
+        'Provisioned',
+        `VM ${step.vm.name} is on at ${step.vm.ip}`,
+      );
+      condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
+      await writeStatus(client, VCDMachineType, vcdMachine, status);
+      return undefined;
+    }
+    const blocked = step.kind === 'Blocked' || step.kind === 'WaitForVCD';
+    const reason = blocked ? step.reason : deleting ? 'Deleting' : step.kind;
+    const message = blocked ? step.message : `next: ${step.kind}`;
+    notReady(status, vcdMachine, deleting, reason, message);
+    await writeStatus(client, VCDMachineType, vcdMachine, status);
+    if (step.kind === 'Blocked') return { requeueAfter: 60_000 };
+    return { requeueAfter: status.task ? this.polling.minMs : jitter(this.deps.recheckMs ?? WAITING_MS) };
+  }
+
+  /** Says in conditions why nothing more happened, and when to try again. */
+  private async report(
+    vcdMachine: VCDMachine,
+    status: VCDMachineStatus,
+    err: unknown,
+    deleting: boolean,
+    log: Logger,
+  ): Promise<Result | undefined> {
+    let reason: string;
+    if (err instanceof NotReady) reason = err.reason;
+    else if (err instanceof VcdError) reason = err.minorErrorCode === 'BUSY_ENTITY' ? 'VCDBusy' : 'VCDError';
+    else throw err;
+    const message = err.message;
+    if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, message);
+    notReady(status, vcdMachine, deleting, reason, message);
+    await writeStatus(this.deps.client, VCDMachineType, vcdMachine, status);
+    // VCD faults back off (rate-limited requeue); waiting for Kubernetes objects is woken by their watches.
+    return err instanceof VcdError ? { requeue: true } : { requeueAfter: 30_000 };
+  }
+}
+
+/** VMProvisioned (still True for a provisioned machine that is not being deleted) and Ready=False. */
+function notReady(
+  status: VCDMachineStatus,
+  vcdMachine: VCDMachine,
+  deleting: boolean,
+  reason: string,
+  message: string,
+) {
+  const provisioned = status.initialization?.provisioned === true && !deleting;
+  condition(status, vcdMachine, Conditions.VMProvisioned, provisioned, reason, message);
+  condition(status, vcdMachine, Conditions.Ready, false, deleting ? 'Deleting' : reason, message);
+}
+
+const keyOf = (o: VCDMachine) => ({
+  namespace: o.metadata.namespace as string,
+  name: o.metadata.name as string,
+});
+
+/** The VM's URN, from its `id` or (when VCD omits it) its href. */
+function vmUrn(vm: { id: string; href: string }): string {
+  if (vm.id.startsWith('urn:vcloud:vm:')) return vm.id;
+  const uuid = /vm-([0-9a-fA-F-]{36})/.exec(vm.href)?.[1];
+  return `urn:vcloud:vm:${uuid ?? vm.id}`;
+}

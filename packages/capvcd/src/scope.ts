@@ -1,0 +1,110 @@
+/**
+ * What both reconcilers read before they decide: the owner Cluster, pause, the VCDCluster, and a
+ * VCD connection built from the credentials Secret (TLS verified unless the user switched it off).
+ */
+import { type Client, isNotFound, type KubeObject } from '@capstan/runtime';
+import { Secret } from '@capstan/runtime/client';
+import { type Cluster, ClusterType } from './api/capi.js';
+import { CAPI_GROUP, PAUSED_ANNOTATION } from './api/keys.js';
+import type { VCDCluster } from './api/types.js';
+import type { Connection, Connections } from './vcd/connections.js';
+import type { Credentials } from './vcd/session.js';
+
+/** The credentials Secret's keys. */
+export const SecretKeys = {
+  username: 'username',
+  password: 'password',
+  refreshToken: 'refreshToken',
+  /** Optional PEM CA bundle to verify the site with. */
+  caBundle: 'ca.crt',
+} as const;
+
+/** Why an object cannot be reconciled now (said in a condition, never a crash). */
+export class NotReady extends Error {
+  override readonly name = 'NotReady';
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether the Cluster or the object itself is paused. */
+export const isPaused = (cluster: Cluster | undefined, object: KubeObject): boolean =>
+  cluster?.spec?.paused === true || object.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined;
+
+/** The name of the controller owner of `kind` in Cluster API's group, if any. */
+export function capiOwner(object: KubeObject, kind: string): string | undefined {
+  return object.metadata.ownerReferences?.find(
+    (r) => r.kind === kind && r.apiVersion.split('/')[0] === CAPI_GROUP,
+  )?.name;
+}
+
+/** Reads a Cluster; undefined when it does not exist (yet). */
+export async function getCluster(
+  client: Client,
+  namespace: string,
+  name: string,
+): Promise<Cluster | undefined> {
+  try {
+    return await client.get(ClusterType, { namespace, name });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+const decode = (data: Record<string, string> | undefined, key: string): string | undefined => {
+  const value = data?.[key];
+  return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8').trim();
+};
+
+/** A connection for the VCDCluster's site and credentials. @throws NotReady when the Secret is missing or incomplete. */
+export async function connectionFor(
+  client: Client,
+  connections: Connections,
+  vcdCluster: VCDCluster,
+): Promise<Connection> {
+  const ref = vcdCluster.spec.userContext.secretRef;
+  const namespace = ref.namespace ?? (vcdCluster.metadata.namespace as string);
+  let secret: Secret;
+  try {
+    secret = await client.get(Secret, { namespace, name: ref.name });
+  } catch (err) {
+    if (isNotFound(err))
+      throw new NotReady('CredentialsNotFound', `Secret ${namespace}/${ref.name} not found`);
+    throw err;
+  }
+  const credentials: Credentials = {
+    org: vcdCluster.spec.org,
+    username: decode(secret.data, SecretKeys.username),
+    password: decode(secret.data, SecretKeys.password),
+    refreshToken: decode(secret.data, SecretKeys.refreshToken),
+  };
+  if (!credentials.refreshToken && !(credentials.username && credentials.password)) {
+    throw new NotReady(
+      'CredentialsInvalid',
+      `Secret ${namespace}/${ref.name} needs key refreshToken, or keys username and password`,
+    );
+  }
+  const caPem = decode(secret.data, SecretKeys.caBundle);
+  return connections.connect(
+    {
+      url: vcdCluster.spec.site,
+      insecure: vcdCluster.spec.insecureSkipTLSVerify === true,
+      ...(caPem ? { caPem } : {}),
+    },
+    credentials,
+  );
+}
+
+/** Reads with `read`; undefined when the object does not exist. */
+export async function getOrUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * vApps and VMs: reading them into what the decision needs, and the writes (compose, recompose,
+ * reconfigure, power, undeploy, delete), each returning its task. Bodies follow VCD's documented
+ * namespaces and element order.
+ */
+import type { ObservedVApp, ObservedVM } from '../decide/machine.js';
+import { readTask, type Task, taskRunning, type VcdClient } from './client.js';
+import { childOf, esc, listOf, NS, textOf, type XmlNode } from './xml.js';
+
+/** A VM: what the decision reads, plus what the writes need. */
+export interface VmRecord extends ObservedVM {
+  href: string;
+  /** `urn:vcloud:vm:<uuid>`. */
+  id: string;
+  mac?: string;
+  /** The first disk, as VmSpecSection reports it (for growing it). */
+  disk?: { id: string; sizeMb: number; raw: XmlNode };
+}
+
+/** The cluster's vApp. */
+export interface VAppRecord extends Omit<ObservedVApp, 'vms'> {
+  href: string;
+  name: string;
+  vms: VmRecord[];
+}
+
+const busy = (node: XmlNode): boolean =>
+  listOf(childOf(node, 'Tasks'), 'Task').some((t) => taskRunning(readTask(t)));
+
+function readVm(node: XmlNode): VmRecord {
+  const nics = childOf(node, 'NetworkConnectionSection');
+  const primaryIndex = textOf(nics?.PrimaryNetworkConnectionIndex) ?? '0';
+  const connections = listOf(nics, 'NetworkConnection');
+  const primary =
+    connections.find((c) => textOf(c.NetworkConnectionIndex) === primaryIndex) ?? connections[0];
+  const hardware = childOf(node, 'VirtualHardwareSection');
+  const extraConfig: Record<string, string> = {};
+  for (const item of listOf(hardware, 'ExtraConfig'))
+    extraConfig[String(item.key)] = String(item.value ?? '');
+  const diskNode = listOf(childOf(childOf(node, 'VmSpecSection'), 'DiskSection'), 'DiskSettings')[0];
+  const ip = textOf(primary?.IpAddress);
+  const mac = textOf(primary?.MACAddress);
+  return {
+    href: String(node.href),
+    id: String(node.id ?? ''),
+    name: String(node.name),
+    status: Number(node.status ?? 0),
+    deployed: String(node.deployed) === 'true',
+    busy: busy(node),
+    description: textOf(node.Description) ?? '',
+    ...(ip ? { ip } : {}),
+    ...(mac ? { mac } : {}),
+    extraConfig,
+    ...(diskNode
+      ? {
+          disk: {
+            id: textOf(diskNode.DiskId) ?? '',
+            sizeMb: Number(textOf(diskNode.SizeMb) ?? 0),
+            raw: diskNode,
+          },
+        }
+      : {}),
+  };
+}
+
+/** Reads a vApp and its VMs (one GET). */
+export async function getVApp(vcd: VcdClient, href: string): Promise<VAppRecord> {
+  const node = childOf(await vcd.xml('GET', href), 'VApp') ?? {};
+  return {
+    href: String(node.href ?? href),
+    name: String(node.name ?? ''),
+    deployed: String(node.deployed) === 'true',
+    busy: busy(node),
+    description: textOf(node.Description) ?? '',
+    vms: listOf(childOf(node, 'Children'), 'Vm').map(readVm),
+  };
+}
+
+/** Reads one VM. */
+export async function getVm(vcd: VcdClient, href: string): Promise<VmRecord> {
+  return readVm(childOf(await vcd.xml('GET', href), 'Vm') ?? {});
+}
+
+const mime = (name: string) => `application/vnd.vmware.vcloud.${name}+xml`;
+const ref = (tag: string, href: string, extra = '') => `<${tag} href="${esc(href)}"${extra}/>`;
+
+/** The networks a vApp bridges to (by name and href). */
+export interface NetworkRef {
+  name: string;
+  href: string;
+}
+
+/** Creates the cluster's (empty) vApp, bridged to its networks. */
+export function composeVApp(
+  vcd: VcdClient,
+  vdcHref: string,
+  vapp: { name: string; description: string; networks: NetworkRef[] },
+): Promise<Task> {
+  const configs = vapp.networks
+    .map(
+      (n) =>
+        `<NetworkConfig networkName="${esc(n.name)}"><Configuration>${ref('ParentNetwork', n.href)}` +
+        '<FenceMode>bridged</FenceMode></Configuration></NetworkConfig>',
+    )
+    .join('');
+  const body =
+    `<?xml version="1.0" encoding="UTF-8"?><ComposeVAppParams xmlns="${NS.vcloud}" xmlns:ovf="${NS.ovf}" ` +
+    `name="${esc(vapp.name)}" deploy="false" powerOn="false"><Description>${esc(vapp.description)}</Description>` +
+    `<InstantiationParams><NetworkConfigSection><ovf:Info>Networks of the cluster</ovf:Info>${configs}` +
+    '</NetworkConfigSection></InstantiationParams><AllEULAsAccepted>true</AllEULAsAccepted></ComposeVAppParams>';
+  return vcd.startTask('POST', `${vdcHref}/action/composeVApp`, body, mime('composeVAppParams'));
+}
+
+/** What a new VM is made of. */
+export interface NewVm {
+  name: string;
+  description: string;
+  templateVmHref: string;
+  /** Primary first. */
+  networks: string[];
+  guestCustomization: boolean;
+  storageProfileHref?: string;
+  sizingPolicy?: { href: string; id: string };
+  placementPolicy?: { href: string; id: string };
+}
+
+/** Adds a VM from a template to the vApp (recomposeVApp). */
+export function createVm(vcd: VcdClient, vappHref: string, vm: NewVm): Promise<Task> {
+  const nics = vm.networks
+    .map(
+      (network, i) =>
+        `<NetworkConnection network="${esc(network)}"><NetworkConnectionIndex>${i}</NetworkConnectionIndex>` +
+        '<IsConnected>true</IsConnected><IpAddressAllocationMode>POOL</IpAddressAllocationMode>' +
+        '<NetworkAdapterType>VMXNET3</NetworkAdapterType></NetworkConnection>',
+    )
+    .join('');
+  const policy = (tag: string, p?: { href: string; id: string }) =>
+    p ? `<${tag} href="${esc(p.href)}" id="${esc(p.id)}"/>` : '';
+  const compute =
+    vm.sizingPolicy || vm.placementPolicy
+      ? `<ComputePolicy>${policy('VmPlacementPolicy', vm.placementPolicy)}${policy('VmSizingPolicy', vm.sizingPolicy)}</ComputePolicy>`
+      : '';
+  const body =
+    `<?xml version="1.0" encoding="UTF-8"?><RecomposeVAppParams xmlns="${NS.vcloud}" xmlns:ovf="${NS.ovf}">` +
+    `<SourcedItem>${ref('Source', vm.templateVmHref, ` name="${esc(vm.name)}"`)}` +
+    `<VmGeneralParams><Name>${esc(vm.name)}</Name><Description>${esc(vm.description)}</Description>` +
+    `<NeedsCustomization>${vm.guestCustomization}</NeedsCustomization><RegenerateBiosUuid>true</RegenerateBiosUuid></VmGeneralParams>` +
+    '<InstantiationParams><NetworkConnectionSection><ovf:Info>NICs</ovf:Info>' +
+    `<PrimaryNetworkConnectionIndex>0</PrimaryNetworkConnectionIndex>${nics}</NetworkConnectionSection>` +
+    `<GuestCustomizationSection><ovf:Info>Guest customization</ovf:Info><Enabled>${vm.guestCustomization}</Enabled>` +
+    `<ComputerName>${esc(vm.name)}</ComputerName></GuestCustomizationSection></InstantiationParams>` +
+    `${vm.storageProfileHref ? ref('StorageProfile', vm.storageProfileHref) : ''}${compute}</SourcedItem>` +
+    '<AllEULAsAccepted>true</AllEULAsAccepted></RecomposeVAppParams>';
+  return vcd.startTask('POST', `${vappHref}/action/recomposeVApp`, body, mime('recomposeVAppParams'));
+}
+
+/** Writes ExtraConfig keys (and grows the first disk) while the VM is off. */
+export function configureVm(
+  vcd: VcdClient,
+  vm: VmRecord,
+  extraConfig: Record<string, string>,
+  diskSizeMb?: number,
+): Promise<Task> {
+  const keys = Object.entries(extraConfig)
+    .map(([k, v]) => `<vmw:ExtraConfig ovf:required="false" vmw:key="${esc(k)}" vmw:value="${esc(v)}"/>`)
+    .join('');
+  const grow = diskSizeMb !== undefined && vm.disk && diskSizeMb > vm.disk.sizeMb;
+  const disk = grow
+    ? `<VmSpecSection Modified="true"><ovf:Info>Disk</ovf:Info><DiskSection><DiskSettings><DiskId>${esc(vm.disk?.id ?? '')}</DiskId>` +
+      `<SizeMb>${diskSizeMb}</SizeMb></DiskSettings></DiskSection></VmSpecSection>`
+    : '';
+  const body =
+    `<?xml version="1.0" encoding="UTF-8"?><Vm xmlns="${NS.vcloud}" xmlns:ovf="${NS.ovf}" xmlns:vmw="${NS.vmw}" ` +
+    `xmlns:rasd="${NS.rasd}" name="${esc(vm.name)}"><Description>${esc(vm.description)}</Description>` +
+    `<ovf:VirtualHardwareSection><ovf:Info>Virtual hardware</ovf:Info>${keys}</ovf:VirtualHardwareSection>${disk}</Vm>`;
+  return vcd.startTask('POST', `${vm.href}/action/reconfigureVm`, body, mime('vm'));
+}
+
+export const powerOn = (vcd: VcdClient, href: string) =>
+  vcd.startTask('POST', `${href}/power/action/powerOn`);
+export const powerOff = (vcd: VcdClient, href: string) =>
+  vcd.startTask('POST', `${href}/power/action/powerOff`);
+
+/** Undeploys a VM or vApp, powering it off. */
+export function undeploy(vcd: VcdClient, href: string): Promise<Task> {
+  const body =
+    `<?xml version="1.0" encoding="UTF-8"?><UndeployVAppParams xmlns="${NS.vcloud}">` +
+    '<UndeployPowerAction>powerOff</UndeployPowerAction></UndeployVAppParams>';
+  return vcd.startTask('POST', `${href}/action/undeploy`, body, mime('undeployVAppParams'));
+}
+
+export const remove = (vcd: VcdClient, href: string) => vcd.startTask('DELETE', href);

@@ -1,0 +1,311 @@
+/**
+ * The end-to-end rig: a management cluster with real Cluster API (core + CABPK), our CRDs and
+ * RBAC; vcdsim over HTTPS whose boot hook plays the guest (records its guestinfo, registers a Node
+ * by providerID in the workload cluster, here the same apiserver); and the provider under a
+ * Manager, as its ServiceAccount, with leader election. Builders for the CAPI objects a user writes.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  addCapvcd,
+  type CapvcdHandle,
+  type CapvcdOptions,
+  EVENT_SOURCE,
+  PROVIDER_ID_PREFIX,
+  VCDMachineType,
+} from '@capstan/capvcd';
+import { ControlPlane, type ManifestObject, readManifests, startWorkloadCluster } from '@capstan/envtest';
+import { Client, Manager } from '@capstan/runtime';
+import { HttpTransport, Node } from '@capstan/runtime/client';
+import { eventually } from '@capstan/runtime/testing';
+import { type BootedVm, startVcdSim, type VcdSim, type VcdSimOptions } from '@capstan/vcdsim';
+
+/** The package folder, found from here whether this runs from source (tests) or compiled (bench). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'deploy', 'crds.yaml'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find the @capstan/capvcd package folder');
+    dir = up;
+  }
+  return dir;
+}
+const deploy = (file: string) => join(packageRoot(), 'deploy', file);
+const seed = join(packageRoot(), 'test', 'fixtures', 'seed.yaml');
+
+export const INFRA = 'infrastructure.cluster.x-k8s.io';
+export const K8S_VERSION = 'v1.35.0';
+
+/** One running provider (a Manager with both controllers). */
+export interface Provider {
+  manager: Manager;
+  handle: CapvcdHandle;
+  stop(): Promise<void>;
+}
+
+export class Harness {
+  /** Guestinfo each VM booted with, by VM name. */
+  readonly booted = new Map<string, Record<string, string>>();
+  provider: Provider | undefined;
+  /** Errors a provider's run ended with (a lost leader lease, ...). */
+  readonly failures: unknown[] = [];
+
+  private constructor(
+    readonly plane: ControlPlane,
+    readonly sim: VcdSim,
+    readonly client: Client,
+    readonly namespace: string,
+    private readonly ownsSim = true,
+  ) {}
+
+  /**
+   * Starts a management cluster, and vcdsim unless `sharedSim` is given (a second management
+   * cluster for the same VCD, as `clusterctl move` targets; only the owner stops the simulator).
+   */
+  static async start(
+    options: Partial<VcdSimOptions> & { namespace: string; sharedSim?: VcdSim },
+  ): Promise<Harness> {
+    // Cluster API's manager role is an aggregated ClusterRole: kube-controller-manager's
+    // clusterrole-aggregation controller must run to fill it (ours included); the garbage
+    // collector removes what owner references tie to deleted objects.
+    const plane = await ControlPlane.start({
+      clusterApi: true,
+      controllerManager: ['clusterrole-aggregation', 'garbagecollector'],
+    });
+    if (process.env.CAPVCD_TEST_LOG) console.info(`management cluster: ${plane.kubeconfigPath}`);
+    const client = new Client(new HttpTransport(plane.kubeConfig));
+    let harness: Harness | undefined;
+    const sim =
+      options.sharedSim ??
+      (await startVcdSim({
+        seed,
+        taskLatencyMs: 100,
+        bootDelayMs: 100,
+        ...options,
+        onBoot: async (vm, guestinfo) => {
+          await harness?.boot(vm, guestinfo);
+        },
+      }));
+    harness = new Harness(plane, sim, client, options.namespace, !options.sharedSim);
+    await plane.installCRDs([deploy('crds.yaml')]);
+    await plane.createObjects([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capvcd-system' } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } },
+    ]);
+    await plane.createObjects(readManifests(deploy('rbac.yaml')));
+    return harness;
+  }
+
+  /** The guest: keeps its guestinfo and registers its Node by providerID in the workload cluster. */
+  private async boot(vm: BootedVm, guestinfo: Record<string, string>): Promise<void> {
+    this.booted.set(vm.name, guestinfo);
+    await this.client.create(Node, {
+      metadata: { name: vm.name },
+      spec: { providerID: `${PROVIDER_ID_PREFIX}${vm.urn}` },
+    });
+  }
+
+  /** Starts the provider as its ServiceAccount, with leader election. */
+  async startProvider(
+    options: CapvcdOptions = { taskPolling: { minMs: 100, maxMs: 1000 }, recheckMs: 200 },
+  ): Promise<Provider> {
+    const kubeConfig = await this.plane.serviceAccountKubeConfig('capvcd-system', 'capstan-capvcd');
+    const manager = Manager.create({
+      kubeConfig,
+      // The default lease timings: a graceful stop releases the lease, so a successor starts at once.
+      leaderElection: { id: 'capstan-capvcd', namespace: 'capvcd-system' },
+      eventSource: EVENT_SOURCE,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '127.0.0.1:0',
+      logLevel: (process.env.CAPVCD_TEST_LOG as 'info' | undefined) ?? 'silent',
+      gracefulShutdownTimeoutMs: 5_000,
+    });
+    const handle = addCapvcd(manager, options);
+    const stop = new AbortController();
+    // A lost lease (a starved machine) ends the run; it must not crash the process unseen.
+    const running = manager.start(stop.signal).catch((err: unknown) => {
+      this.failures.push(err);
+    });
+    const provider: Provider = {
+      manager,
+      handle,
+      stop: async () => {
+        stop.abort();
+        await running;
+        handle.connections.close();
+      },
+    };
+    this.provider = provider;
+    return provider;
+  }
+
+  /** The credentials Secret (with the simulator's CA) and the workload cluster's kubeconfig Secret. */
+  async prepareCluster(cluster: string): Promise<void> {
+    await this.plane.createObjects([
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: `${cluster}-vcd`, namespace: this.namespace },
+        stringData: { username: 'alice', password: 'alice-password', 'ca.crt': this.sim.caPem },
+      },
+    ]);
+    await startWorkloadCluster(this.plane, {
+      namespace: this.namespace,
+      clusterName: cluster,
+      plane: this.plane,
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.provider?.stop();
+    if (this.ownsSim) await this.sim?.stop();
+    await this.plane?.stop();
+  }
+
+  /** The objects a user writes for a cluster: Cluster + VCDCluster (+ endpoint when given). */
+  clusterObjects(name: string, endpoint?: { host: string; port: number }): ManifestObject[] {
+    return [
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        metadata: { name, namespace: this.namespace },
+        spec: { infrastructureRef: { apiGroup: INFRA, kind: 'VCDCluster', name } },
+      },
+      {
+        apiVersion: `${INFRA}/v1beta3`,
+        kind: 'VCDCluster',
+        metadata: { name, namespace: this.namespace },
+        spec: {
+          site: this.sim.url,
+          org: 'tenant-a',
+          ovdc: 'vdc-a',
+          ovdcNetwork: 'net-a',
+          userContext: { secretRef: { name: `${name}-vcd` } },
+          ...(endpoint ? { controlPlaneEndpoint: endpoint } : {}),
+        },
+      },
+    ];
+  }
+
+  /** One control-plane Machine with its KubeadmConfig (or a ready-made bootstrap Secret) and VCDMachine. */
+  controlPlaneObjects(
+    cluster: string,
+    name: string,
+    machineSpec: Record<string, unknown> = {},
+  ): ManifestObject[] {
+    const labels = { 'cluster.x-k8s.io/cluster-name': cluster, 'cluster.x-k8s.io/control-plane': '' };
+    return [
+      {
+        apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2',
+        kind: 'KubeadmConfig',
+        metadata: { name, namespace: this.namespace, labels },
+        spec: { preKubeadmCommands: ['echo control plane'] },
+      },
+      {
+        apiVersion: `${INFRA}/v1beta3`,
+        kind: 'VCDMachine',
+        metadata: { name, namespace: this.namespace, labels },
+        spec: { catalog: 'templates', template: 'ubuntu-2404-kube-v1.35', ...machineSpec },
+      },
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Machine',
+        metadata: { name, namespace: this.namespace, labels },
+        spec: {
+          clusterName: cluster,
+          version: K8S_VERSION,
+          bootstrap: { configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfig', name } },
+          infrastructureRef: { apiGroup: INFRA, kind: 'VCDMachine', name },
+        },
+      },
+    ];
+  }
+
+  /** A MachineDeployment of workers with its two templates. */
+  workerObjects(cluster: string, name: string, replicas: number): ManifestObject[] {
+    const selector = { 'cluster.x-k8s.io/cluster-name': cluster, 'capvcd.test/pool': name };
+    return [
+      {
+        apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2',
+        kind: 'KubeadmConfigTemplate',
+        metadata: { name, namespace: this.namespace },
+        spec: { template: { spec: { preKubeadmCommands: ['echo worker'] } } },
+      },
+      {
+        apiVersion: `${INFRA}/v1beta3`,
+        kind: 'VCDMachineTemplate',
+        metadata: { name, namespace: this.namespace },
+        spec: {
+          template: { spec: { catalog: 'templates', template: 'ubuntu-2404-kube-v1.35', diskSize: '30Gi' } },
+        },
+      },
+      {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'MachineDeployment',
+        metadata: { name, namespace: this.namespace, labels: { 'cluster.x-k8s.io/cluster-name': cluster } },
+        spec: {
+          clusterName: cluster,
+          replicas,
+          selector: { matchLabels: selector },
+          rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
+          template: {
+            metadata: { labels: selector },
+            spec: {
+              clusterName: cluster,
+              version: K8S_VERSION,
+              bootstrap: {
+                configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfigTemplate', name },
+              },
+              infrastructureRef: { apiGroup: INFRA, kind: 'VCDMachineTemplate', name },
+            },
+          },
+        },
+      },
+    ];
+  }
+
+  /** VCD writes (anything but GET) made since `seq`, by route. */
+  writesSince(seq: number): string[] {
+    return this.sim.inspect
+      .requests()
+      .filter(
+        (r) =>
+          r.seq > seq && r.method !== 'GET' && !r.route.includes('/sessions') && !r.route.includes('/oauth/'),
+      )
+      .map((r) => `${r.method} ${r.route}`);
+  }
+
+  /** Waits for `fn` to answer; on timeout, says what every VCDMachine's conditions were. */
+  async wait<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+    let seen = '';
+    return eventually(
+      async () => {
+        const machines = (await this.client.list(VCDMachineType, { namespace: this.namespace })).items;
+        seen = machines
+          .map(
+            (m) =>
+              `${m.metadata.name}: ${(m.status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`).join('; ')}`,
+          )
+          .join('\n');
+        return fn();
+      },
+      { what, timeoutMs, intervalMs: 250, details: () => seen },
+    );
+  }
+
+  lastSeq(): number {
+    return this.sim.inspect.requests().at(-1)?.seq ?? 0;
+  }
+
+  /** VMs and vApps in vcdsim. */
+  vcdObjects() {
+    const w = this.sim.inspect.world;
+    return {
+      vms: [...w.vms.values()],
+      vapps: [...w.vapps.values()],
+      pools: [...w.pools.values()],
+      virtualServices: [...w.virtualServices.values()],
+    };
+  }
+}
