@@ -12,7 +12,6 @@ import { protocolOf } from '@capstan/reboot-protocol';
 import { Client, Manager } from '@capstan/runtime';
 import { DaemonSet, HttpTransport, Namespace, Node } from '@capstan/runtime/client';
 import { createLogger } from '@capstan/runtime/manager';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { agentPodKubeConfig, policiesInForce, serviceAccountKubeConfig } from './identities.js';
 import { SimulatedMachine } from './machine.js';
 import { FleetObserver, type GroupPlan, type GroupView } from './observer.js';
@@ -187,12 +186,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     );
 
     const machines: SimulatedMachine[] = [];
-    const agentIdentities = new Map<string, KubeConfig>();
     cleanups.push(() => Promise.all(machines.map((m) => m.stop())));
     for (const g of GROUPS) {
       for (const name of g.nodes) {
-        const kubeConfig = await agentPodKubeConfig(plane, daemonSet, name);
-        agentIdentities.set(name, kubeConfig);
         machines.push(
           await SimulatedMachine.start({
             name,
@@ -204,7 +200,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
             version: FROM_VERSION,
             protocol: protocolName,
             rebootDownMs,
-            kubeConfig,
+            identity: () => agentPodKubeConfig(plane, daemonSet, name),
             plane,
             logger,
             onFault,
@@ -237,12 +233,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     await waitUntil('every agent to report its node', () =>
       observer.snapshot().nodes.every((n) => n.phase === 'up to date' && n.version === FROM_VERSION),
     );
-    const [first, second] = machines.map((m) => m.name) as [string, string];
+    const [first, second] = machines as [SimulatedMachine, SimulatedMachine];
     const refused = await policiesInForce(
-      agentIdentities.get(first) as KubeConfig,
+      first.agentKubeConfig,
       coordinatorIdentity,
-      first,
-      second,
+      first.name,
+      second.name,
     );
     view.say(`Admission policies in force: refused ${refused.join('; ')}`);
     view.say(

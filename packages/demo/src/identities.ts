@@ -45,14 +45,12 @@ export async function serviceAccountKubeConfig(
   return authorized(await plane.serviceAccountKubeConfig(namespace, name), `${namespace}/${name}`, probe);
 }
 
-/** The name of the pod standing for the agent DaemonSet's pod on `node`. */
-export const agentPodName = (node: string) => `capstan-agent-${node}`;
-
 /**
- * The agent's identity on `node`: a Pod standing for the DaemonSet's pod there (bound to the node
- * and controlled by the DaemonSet, so the agent's drain leaves it in place) and a token bound to
- * that pod, which names the node (what the admission policy checks). No kubelet runs it: the agent
- * itself runs in this process.
+ * The agent's identity on `node`: a token bound to the agent DaemonSet's own pod there (created by
+ * kube-controller-manager's DaemonSet controller, run by kwok), which names the node (what the
+ * admission policy checks). A pod of our own would not do: the DaemonSet controller deletes pods it
+ * owns beyond one per node, and a token outlives its pod by the apiserver's token cache at most.
+ * The kwok pod runs no container: the agent itself runs in this process.
  */
 export async function agentPodKubeConfig(
   plane: ControlPlane,
@@ -61,35 +59,19 @@ export async function agentPodKubeConfig(
 ): Promise<KubeConfig> {
   const admin = new Client(new HttpTransport(plane.kubeConfig));
   const namespace = daemonSet.metadata.namespace ?? '';
-  const template = (daemonSet.spec as { template: { metadata: { labels: Record<string, string> } } })
-    .template;
-  const pod = await admin.create(Pod, {
-    metadata: {
-      name: agentPodName(node),
-      namespace,
-      labels: template.metadata.labels,
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
-          name: daemonSet.metadata.name ?? '',
-          uid: daemonSet.metadata.uid ?? '',
-          controller: true,
-        },
-      ],
+  const ownedByDaemonSet = (pod: Pod) =>
+    pod.metadata.ownerReferences?.some((o) => o.controller && o.uid === daemonSet.metadata.uid) === true &&
+    pod.metadata.deletionTimestamp === undefined;
+  let podName = '';
+  await eventually(
+    async () => {
+      const pods = await admin.list(Pod, { namespace, fieldSelector: `spec.nodeName=${node}` });
+      podName = pods.items.find(ownedByDaemonSet)?.metadata.name ?? '';
+      return podName !== '';
     },
-    spec: {
-      nodeName: node,
-      serviceAccountName: 'capstan-agent',
-      containers: [{ name: 'agent', image: 'ghcr.io/capstan/agent:0.1.0' }],
-    },
-  } as Pod);
-  const kubeConfig = await podBoundKubeConfig(
-    plane.kubeConfig,
-    namespace,
-    'capstan-agent',
-    pod.metadata.name ?? '',
+    { what: `the agent DaemonSet's pod on ${node}`, timeoutMs: 60_000 },
   );
+  const kubeConfig = await podBoundKubeConfig(plane.kubeConfig, namespace, 'capstan-agent', podName);
   return authorized(kubeConfig, `the agent on ${node}`, (c) =>
     c.list(Pod, { namespace, fieldSelector: `spec.nodeName=${node}`, limit: 1 }),
   );

@@ -34,8 +34,8 @@ export interface MachineOptions {
   protocol: 'capstan' | 'fluo';
   /** How long a reboot keeps the node down. */
   rebootDownMs: number;
-  /** Identity the agent runs as. */
-  kubeConfig: KubeConfig;
+  /** Identity the agent runs as, resolved once the machine's Node exists (it may name the node). */
+  identity: () => Promise<KubeConfig>;
   /** The control plane, with kwok, that holds the machine's Node. */
   plane: ControlPlane;
   /** Where the agent logs. */
@@ -55,6 +55,8 @@ export class SimulatedMachine {
   private agent: RunningAgent | undefined;
   private rebooting: Promise<void> | undefined;
   private stopped = false;
+
+  private kubeConfig: KubeConfig | undefined;
 
   private constructor(
     private readonly options: MachineOptions,
@@ -76,12 +78,19 @@ export class SimulatedMachine {
     await options.plane.addNodes([
       { name: options.name, labels: options.labels, bootID, osImage: osImage(options.version) },
     ]);
+    machine.kubeConfig = await options.identity();
     await machine.boot(options.version, bootID);
     return machine;
   }
 
   get name(): string {
     return this.options.name;
+  }
+
+  /** The identity the agent runs as (known once the machine started). */
+  get agentKubeConfig(): KubeConfig {
+    if (!this.kubeConfig) throw new Error(`machine ${this.name} has no identity yet`);
+    return this.kubeConfig;
   }
 
   /** Reboot requests logind accepted. */
@@ -146,7 +155,7 @@ export class SimulatedMachine {
     this.bootIDs.push(bootID);
     this.versions.push(version);
     const agent = startAgent({
-      kubeConfig: this.options.kubeConfig,
+      kubeConfig: this.agentKubeConfig,
       nodeName: this.name,
       protocol: this.options.protocol,
       busAddress: this.bus.address,
