@@ -1,11 +1,15 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { resolveAssets } from './assets.js';
 import { ControlPlane } from './control-plane.js';
 
-const program = new Command('capstan-envtest').description(
-  'A real etcd + kube-apiserver on this machine, for tests and local development.',
-);
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+const program = new Command('capstan-envtest')
+  .description('A real etcd + kube-apiserver on this machine, for tests and local development.')
+  .version(version);
 
 program
   .command('setup')
