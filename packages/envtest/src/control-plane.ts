@@ -16,7 +16,13 @@ export interface CrdObject {
 import { type Assets, resolveAssets } from './assets.js';
 import { CertificateAuthority, type CertPair, writeServiceAccountKeys } from './certs.js';
 import { kubeConfigFor, kubeConfigYaml, writeKubeConfig } from './kubeconfig.js';
-import { createManifestObjects, type ManifestObject, readManifests } from './manifests.js';
+import {
+  type ApplyOptions,
+  applyManifestObjects,
+  createManifestObjects,
+  type ManifestObject,
+  readManifests,
+} from './manifests.js';
 import { freePort } from './ports.js';
 import { ManagedProcess } from './process.js';
 import { installWebhooks, type WebhookInstallation, type WebhookInstallOptions } from './webhooks.js';
@@ -245,6 +251,11 @@ export class ControlPlane {
     );
   }
 
+  /** Applies objects in order as the admin, server-side with strict field validation ({@link applyManifestObjects}). */
+  applyObjects(objects: ManifestObject[], options: ApplyOptions = {}): Promise<void> {
+    return applyManifestObjects((m, p, b, t) => this.adminRequest(m, p, b, t), objects, options);
+  }
+
   /**
    * Installs (creates or replaces) CRDs from YAML files or objects and waits until each is
    * Established. The objects are sent as they are: client-node's model serializer would drop keys
@@ -360,6 +371,7 @@ export class ControlPlane {
     method: string,
     path: string,
     body?: unknown,
+    contentType = 'application/json',
   ): Promise<{ status: number; body: unknown }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
@@ -369,7 +381,7 @@ export class ControlPlane {
           ...this.adminTls(),
           method,
           timeout: 10_000,
-          headers: payload ? { 'content-type': 'application/json', accept: 'application/json' } : {},
+          headers: payload ? { 'content-type': contentType, accept: 'application/json' } : {},
         },
         (res) => {
           const chunks: Buffer[] = [];

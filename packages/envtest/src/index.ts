@@ -18,7 +18,7 @@ export {
   type CrdObject,
   type StartOptions,
 } from './control-plane.js';
-export { type ManifestObject, readManifests } from './manifests.js';
+export { type ApplyOptions, type ManifestObject, readManifests } from './manifests.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
 export { etcdVersion, kubernetesVersion } from './versions.js';
 export {
