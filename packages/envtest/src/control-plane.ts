@@ -251,7 +251,7 @@ export class ControlPlane {
     );
   }
 
-  /** Applies objects in order as the admin, server-side with strict field validation ({@link applyManifestObjects}). */
+  /** Applies objects in order as the admin, server-side with strict field validation (`applyManifestObjects`). */
   applyObjects(objects: ManifestObject[], options: ApplyOptions = {}): Promise<void> {
     return applyManifestObjects((m, p, b, t) => this.adminRequest(m, p, b, t), objects, options);
   }

@@ -81,7 +81,7 @@ export async function createManifestObjects(
   }
 }
 
-/** Options of {@link applyManifestObjects}. */
+/** Options of `applyManifestObjects`. */
 export interface ApplyOptions {
   /** Only check: the server validates, admits and defaults, and stores nothing (`--dry-run=server`). */
   dryRun?: boolean;

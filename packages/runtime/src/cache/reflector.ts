@@ -39,7 +39,7 @@ export interface ReflectorOptions<T extends KubeObject> {
   pageSize?: number;
   /** resourceVersion of the first list (default `'0'`: served from the API server's cache). */
   initialListResourceVersion?: string;
-  /** Applied to every object before it is cached (default {@link compactForCache}: drops managedFields). */
+  /** Applied to every object before it is cached (default `compactForCache`: drops managedFields). */
   transform?: (object: T) => T;
   /** Called for every store change, in order, synchronously after the store changed. */
   onChange?: (change: StoreChange<T>) => void;
@@ -54,7 +54,7 @@ export interface ReflectorOptions<T extends KubeObject> {
 
 /**
  * Keeps a {@link Store} equal to the server's objects of one kind (and selection): lists, then
- * watches, forever, until stopped. Runs the {@link step} machine and owns what it leaves out:
+ * watches, forever, until stopped. Runs the `step` machine and owns what it leaves out:
  * applying events to the store, backoff on errors, and reporting.
  *
  * - paginated LIST (500 per page; falls back to one full list if a continue token expires);
