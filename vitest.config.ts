@@ -10,7 +10,7 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['packages/envtest/src/vitest/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 600_000,

@@ -5,12 +5,19 @@
  * With `--enable-webhooks` it also serves deploy/webhooks.yaml's webhooks on `--webhook-port`
  * with the certificate in `--webhook-cert-dir`.
  */
-import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
+import {
+  Manager,
+  managerOptionsFromFlags,
+  packageVersion,
+  parseStandardOptions,
+  runManager,
+} from '@capstan/runtime';
 import { addGreetingController } from './controller.js';
 
 const { standard, extra } = parseStandardOptions<{ enableWebhooks: boolean }>(process.argv.slice(2), {
   name: 'greeting-controller',
   description: 'Reconciles Greeting resources into ConfigMaps.',
+  version: packageVersion(import.meta.url),
   defaults: { leaderElectionId: 'greeting-controller' },
   extend: (command) =>
     command.option('--enable-webhooks', 'serve the defaulting and validating webhooks', false),

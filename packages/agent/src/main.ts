@@ -4,7 +4,13 @@
  * Manager (never leader election: every node runs its own agent) → agent → run until SIGTERM.
  *   NODE_NAME=worker-1 node dist/main.js --source update-engine --drain-timeout 10m
  */
-import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
+import {
+  Manager,
+  managerOptionsFromFlags,
+  packageVersion,
+  parseStandardOptions,
+  runManager,
+} from '@capstan/runtime';
 import { addAgent } from './agent.js';
 import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from './flags.js';
 import { addNodeIdentityFlags, type NodeIdentityFlags, verifyNodeIdentity } from './node-identity.js';
@@ -12,6 +18,8 @@ import { addNodeIdentityFlags, type NodeIdentityFlags, verifyNodeIdentity } from
 const { standard, extra } = parseStandardOptions<AgentFlags & NodeIdentityFlags>(process.argv.slice(2), {
   name: 'capstan-agent',
   description: 'Reports whether this node needs a reboot; when granted, cordons, drains and reboots it.',
+  version: packageVersion(import.meta.url),
+  leaderElection: false,
   extend: (cmd) => {
     addAgentFlags(cmd);
     addNodeIdentityFlags(cmd);
@@ -25,7 +33,7 @@ try {
   process.exit(2);
 }
 const manager = Manager.create({
-  ...managerOptionsFromFlags({ ...standard, leaderElect: false }),
+  ...managerOptionsFromFlags(standard),
   eventSource: 'reboot.capstan.dev/agent',
   fieldManager: 'capstan-agent',
 });

@@ -4,8 +4,13 @@
  * the `capstan-coordinator` Lease by default) → controller (+ FleetLock) → run until SIGTERM.
  *   node dist/main.js --leader-elect --default-max-unavailable 25% --fleetlock-bind-address :9090
  */
-import 'reflect-metadata';
-import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
+import {
+  Manager,
+  managerOptionsFromFlags,
+  packageVersion,
+  parseStandardOptions,
+  runManager,
+} from '@capstan/runtime';
 import { ownNamespace } from '@capstan/runtime/manager';
 import { addCoordinator } from './coordinator.js';
 import { addCoordinatorFlags, type CoordinatorFlags, coordinatorOptionsFromFlags } from './flags.js';
@@ -13,6 +18,7 @@ import { addCoordinatorFlags, type CoordinatorFlags, coordinatorOptionsFromFlags
 const { standard, extra } = parseStandardOptions<CoordinatorFlags>(process.argv.slice(2), {
   name: 'capstan-coordinator',
   description: 'Coordinates node reboots: grants them within each RebootGroup budget, in order and windows.',
+  version: packageVersion(import.meta.url),
   defaults: { leaderElectionId: 'capstan-coordinator' },
   extend: addCoordinatorFlags,
 });

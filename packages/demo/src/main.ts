@@ -7,6 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { packageVersion } from '@capstan/runtime';
 import { Command, InvalidArgumentError } from 'commander';
 import { formatSummary, runDemo } from './demo.js';
 
@@ -21,6 +22,7 @@ const program = new Command('capstan-demo')
     'A local control plane, the reboot coordinator and 12 update agents (each on its own D-Bus): ' +
       'every node needs a reboot, and the coordinator lets them reboot group by group within budget.',
   )
+  .version(packageVersion(import.meta.url))
   .option('--protocol <name>', 'annotation protocol: capstan, or fluo (FLUO-compatible keys)', 'capstan')
   .option('--reboot-seconds <s>', 'how long each reboot keeps its node down', seconds, 10)
   .option('--timeout-seconds <s>', 'give up this long after the control plane is up', seconds, 360)

@@ -1,13 +1,19 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { resolveAssets } from './assets.js';
 import { ControlPlane } from './control-plane.js';
 import { defaultControllers } from './controller-manager.js';
 import { kwokNodeAnnotation } from './kwok.js';
 
-const program = new Command('capstan-envtest').description(
-  'A real etcd + kube-apiserver on this machine (optionally a whole simulated cluster), for tests and local development.',
-);
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+const program = new Command('capstan-envtest')
+  .description(
+    'A real etcd + kube-apiserver on this machine (optionally a whole simulated cluster), for tests and local development.',
+  )
+  .version(version);
 
 program
   .command('setup')

@@ -24,7 +24,7 @@ export type { CrdObject } from './crds.js';
 export type { ApiAnswer } from './http.js';
 export { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
 export type { RebootOptions } from './kwok-nodes.js';
-export { type ManifestObject, readManifests } from './manifests.js';
+export { type ApplyOptions, type ManifestObject, readManifests } from './manifests.js';
 export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
 export { clusterApiVersion, etcdVersion, kubernetesVersion, kwokVersion } from './versions.js';

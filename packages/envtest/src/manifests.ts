@@ -20,11 +20,12 @@ export function readManifests(path: string): ManifestObject[] {
     .filter((doc): doc is ManifestObject => doc !== null && typeof doc === 'object');
 }
 
-/** One JSON request to the API server; answers the status and the parsed body. */
+/** One JSON request to the API server (a JSON body, unless `contentType` says otherwise); answers the status and the parsed body. */
 export type ApiRequest = (
   method: string,
   path: string,
   body?: unknown,
+  contentType?: string,
 ) => Promise<{ status: number; body: unknown }>;
 
 interface DiscoveredResource {
@@ -34,17 +35,12 @@ interface DiscoveredResource {
 }
 
 /**
- * Creates each object at the path discovery gives its apiVersion and kind (namespaced objects
- * without a namespace go to `default`). With `ignoreExisting`, an object that exists already is
- * left as it is; otherwise that is an error, as is any other refusal.
+ * The collection path of each object's kind, from API discovery (asked once per apiVersion);
+ * namespaced objects without a namespace go to `default`.
  */
-export async function createManifestObjects(
-  request: ApiRequest,
-  objects: ManifestObject[],
-  options: { ignoreExisting?: boolean } = {},
-): Promise<void> {
+function collectionPaths(request: ApiRequest): (object: ManifestObject) => Promise<string> {
   const discovered = new Map<string, DiscoveredResource[]>();
-  for (const object of objects) {
+  return async (object) => {
     const { apiVersion, kind } = object;
     if (!apiVersion || !kind)
       throw new Error(`manifest object without apiVersion or kind: ${JSON.stringify(object)}`);
@@ -61,11 +57,61 @@ export async function createManifestObjects(
     }
     const resource = resources.find((r) => r.kind === kind);
     if (!resource) throw new Error(`the API server serves no ${kind} in ${apiVersion}`);
-    const path = resource.namespaced
+    return resource.namespaced
       ? `${base}/namespaces/${object.metadata?.namespace ?? 'default'}/${resource.name}`
       : `${base}/${resource.name}`;
-    const created = await request('POST', path, object);
+  };
+}
+
+/**
+ * Creates each object at the path discovery gives its apiVersion and kind (namespaced objects
+ * without a namespace go to `default`). With `ignoreExisting`, an object that exists already is
+ * left as it is; otherwise that is an error, as is any other refusal.
+ */
+export async function createManifestObjects(
+  request: ApiRequest,
+  objects: ManifestObject[],
+  options: { ignoreExisting?: boolean } = {},
+): Promise<void> {
+  const pathOf = collectionPaths(request);
+  for (const object of objects) {
+    const created = await request('POST', await pathOf(object), object);
     if (created.status === 201 || (created.status === 409 && options.ignoreExisting)) continue;
-    throw new Error(`creating ${kind} ${object.metadata?.name}: ${JSON.stringify(created.body)}`);
+    throw new Error(`creating ${object.kind} ${object.metadata?.name}: ${JSON.stringify(created.body)}`);
+  }
+}
+
+/** Options of `applyManifestObjects`. */
+export interface ApplyOptions {
+  /** Only check: the server validates, admits and defaults, and stores nothing (`--dry-run=server`). */
+  dryRun?: boolean;
+  /** The field manager of the apply (default `capstan-envtest`). */
+  fieldManager?: string;
+}
+
+/**
+ * Applies each object in order, as `kubectl apply --server-side --force-conflicts --validate=strict`
+ * does: a field the schema does not know, or a duplicate one, is an error naming the object.
+ */
+export async function applyManifestObjects(
+  request: ApiRequest,
+  objects: ManifestObject[],
+  options: ApplyOptions = {},
+): Promise<void> {
+  const pathOf = collectionPaths(request);
+  const query = new URLSearchParams({
+    fieldManager: options.fieldManager ?? 'capstan-envtest',
+    fieldValidation: 'Strict',
+    force: 'true',
+  });
+  if (options.dryRun) query.set('dryRun', 'All');
+  for (const object of objects) {
+    const name = object.metadata?.name;
+    if (!name) throw new Error(`manifest object without a name: ${JSON.stringify(object)}`);
+    const path = `${await pathOf(object)}/${encodeURIComponent(name)}?${query}`;
+    const applied = await request('PATCH', path, object, 'application/apply-patch+yaml');
+    if (applied.status === 200 || applied.status === 201) continue;
+    const status = applied.body as { message?: string } | undefined;
+    throw new Error(`applying ${object.kind} ${name}: ${status?.message ?? JSON.stringify(applied.body)}`);
   }
 }

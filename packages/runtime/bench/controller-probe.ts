@@ -5,8 +5,8 @@
  *   KUBECONFIG=... node controller-probe.js <read|write> <namespace> <count>
  * `write`: each reconcile merge-patches a run annotation onto its ConfigMap unless it carries it.
  */
-import { Manager } from '@capstan/runtime';
-import { ConfigMap, loadKubeConfig } from '@capstan/runtime/client';
+import { loadKubeConfig, Manager } from '@capstan/runtime';
+import { ConfigMap } from '@capstan/runtime/client';
 
 const [mode, namespace, countText] = process.argv.slice(2) as [string, string, string];
 const count = Number(countText);

@@ -8,6 +8,9 @@
  * `/cache` (reflectors, stores, informers), `/workqueue`, `/controller` (builder, controller),
  * `/manager` (leader election, metrics, logging, flags) and `/testing` (fake cluster, manual clock).
  */
+
+// One copy of client-node's KubeConfig for operators, the runtime and envtest alike.
+export { KubeConfig } from '@kubernetes/client-node';
 export {
   ApiError,
   Client,
@@ -25,6 +28,7 @@ export {
   type ResourceType,
   TerminalError,
 } from './client/index.js';
+export { type LoadKubeConfigOptions, loadKubeConfig } from './client/kubeconfig.js';
 export { type Clock, realClock, sleep, type TimerHandle } from './clock.js';
 export {
   annotationsChanged,
@@ -50,6 +54,7 @@ export {
   type ManagerOptions,
   managerOptionsFromFlags,
   type ParseOptionsConfig,
+  packageVersion,
   parseStandardOptions,
   runManager,
   type StandardOptions,

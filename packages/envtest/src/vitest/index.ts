@@ -17,21 +17,30 @@ export interface SharedControlPlane {
 /**
  * Registers `beforeAll`/`afterAll` hooks that attach to the run's shared control plane and give
  * this test file a fresh namespace. Tests that restart or compact start their own ControlPlane.
+ *
+ * Without the global setup (`globalSetup: ['@capstan/envtest/vitest/global-setup']` in the vitest
+ * config), the file starts a control plane of its own and stops it after its tests: correct, but
+ * a few seconds per file instead of once per run.
  */
 export function useControlPlane(prefix = 'test'): SharedControlPlane {
   const shared = {} as SharedControlPlane;
+  let own: ControlPlane | undefined;
   beforeAll(async () => {
-    shared.plane = await ControlPlane.attach(inject('capstanEnvtest'));
+    const info = inject('capstanEnvtest');
+    if (info) shared.plane = await ControlPlane.attach(info);
+    else shared.plane = own = await ControlPlane.start();
     shared.kubeConfig = shared.plane.kubeConfig;
     shared.namespace = await createNamespace(shared.kubeConfig, prefix);
   });
   afterAll(async () => {
-    if (!shared.namespace) return;
     // The namespace controller finishes the deletion in the background.
-    await shared.kubeConfig
-      .makeApiClient(CoreV1Api)
-      .deleteNamespace({ name: shared.namespace })
-      .catch(() => {});
+    if (shared.namespace) {
+      await shared.kubeConfig
+        .makeApiClient(CoreV1Api)
+        .deleteNamespace({ name: shared.namespace })
+        .catch(() => {});
+    }
+    await own?.stop();
   });
   return shared;
 }

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../client/types.js';
 import type { StoreChange } from './reflector.js';
 
-/** Reacts to changes of an informer's objects. Any method may be async; see {@link Listener}. */
+/** Reacts to changes of an informer's objects. Any method may be async; see `Listener`. */
 export interface EventHandler<T extends KubeObject = KubeObject> {
   /**
    * `initialList`: the object was already there when the informer started (its first list, or the

@@ -46,7 +46,7 @@ export interface ReflectorOptions<T extends KubeObject> {
   watchList?: boolean;
   /**
    * Applied to every object before it is cached. Default: drop managedFields, with
-   * {@link compactForCache} for objects of a LIST body (their strings may be slices of the whole body)
+   * `compactForCache` for objects of a LIST body (their strings may be slices of the whole body)
    * and {@link dropManagedFields} for objects of watch lines (parsed one short line at a time, their
    * strings are already their own).
    */
@@ -75,7 +75,7 @@ export function dropManagedFields<T extends KubeObject>(object: T): T {
 
 /**
  * Keeps a {@link Store} equal to the server's objects of one kind (and selection): lists, then
- * watches, forever, until stopped. Runs the {@link step} machine and owns what it leaves out:
+ * watches, forever, until stopped. Runs the `step` machine and owns what it leaves out:
  * applying events to the store, backoff on errors, and reporting.
  *
  * - the list as a watch-list stream where the server supports it (objects transformed as they

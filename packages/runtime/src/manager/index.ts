@@ -12,6 +12,7 @@ export {
   parseStandardOptions,
   type StandardOptions,
 } from './cli/options.js';
+export { packageVersion } from './cli/package-version.js';
 export {
   LeaderElector,
   type LeaderElectorOptions,

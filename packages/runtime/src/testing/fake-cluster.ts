@@ -52,8 +52,8 @@ export interface FakeClusterOptions {
  * admission or garbage collection (`propagationPolicy` and grace periods are ignored); namespaces
  * need not exist.
  *
- * Its parts: {@link ClusterState} (objects, revisions, history), the writes of fake-writes.ts, the
- * lists of fake-reads.ts, a {@link WatchHub} and {@link Faults}; this class is the transport over them.
+ * Its parts: `ClusterState` (objects, revisions, history), the writes of fake-writes.ts, the
+ * lists of fake-reads.ts, a `WatchHub` and `Faults`; this class is the transport over them.
  */
 export class FakeCluster implements ApiTransport {
   /** Delay before each request is served, on the cluster's clock. */

@@ -2,11 +2,11 @@ import { Fifo } from './fifo.js';
 
 /**
  * How urgent an add is. `low` is for work nobody is waiting on, such as the events of an
- * informer's initial list: a fresh edit (`normal`) is handed out before it. See {@link KeyTable}.
+ * informer's initial list: a fresh edit (`normal`) is handed out before it. See `KeyTable`.
  */
 export type WorkPriority = 'normal' | 'low';
 
-/** What {@link KeyTable.add} did with a key. */
+/** What `KeyTable.add` did with a key. */
 export type AddOutcome = 'queued' | 'rerun' | 'merged';
 
 /** Everything the table knows about one key; the entry exists while the queue holds the key in any form. */
@@ -33,7 +33,7 @@ export interface KeyEntry {
 /**
  * The de-duplicating core of the work queue, with client-go's invariants: a key is queued only
  * if it is dirty; a key is never queued while it is processing, so no two workers hold it; a key
- * made dirty while processing is queued again by {@link KeyTable.finish}. No clock, no timers, no
+ * made dirty while processing is queued again by `KeyTable.finish`. No clock, no timers, no
  * waiters: the queue passes `now` in and decides when to call what.
  *
  * **Priorities with aging.** Keys marked `low` wait while `normal` keys are queued. A low key that

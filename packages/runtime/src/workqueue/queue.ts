@@ -73,9 +73,9 @@ type Waiter<K> = {
  * adds are ignored, `get` still hands out what is already queued and reports `shutdown` once the
  * queue is empty.
  *
- * It is composed of three parts, each owning one idea: a {@link KeyTable} (dirty, queued and
- * processing keys; **priorities with aging**), {@link DelayedAdds} (adds due later, on the clock)
- * and a {@link BackoffLedger} (**backoff that events cannot poison**). This class holds what they
+ * It is composed of three parts, each owning one idea: a `KeyTable` (dirty, queued and
+ * processing keys; **priorities with aging**), `DelayedAdds` (adds due later, on the clock)
+ * and a `BackoffLedger` (**backoff that events cannot poison**). This class holds what they
  * share: the clock, metrics, waiting workers and shutdown, and keeps one rule between them: the
  * table drops a key only when no delayed add of it is pending.
  *
@@ -112,7 +112,7 @@ export class WorkQueue<K extends string = string> {
    * processed is re-queued when its worker calls `done`. Ignored after shutdown.
    *
    * @param reason free text kept for {@link WorkQueue.snapshot}, e.g. `"update event"`.
-   * @param priority `low` for work nobody waits on (see {@link KeyTable}); default `normal`.
+   * @param priority `low` for work nobody waits on (see `KeyTable`); default `normal`.
    */
   add(key: K, reason?: string, priority: WorkPriority = 'normal'): void {
     if (this.shutdown) return;
@@ -134,7 +134,7 @@ export class WorkQueue<K extends string = string> {
   }
 
   /**
-   * Adds `key` after the delay its {@link BackoffLedger} gives for one more failure; while the key
+   * Adds `key` after the delay its `BackoffLedger` gives for one more failure; while the key
    * is still in backoff, it waits for the existing deadline and the failure is not counted.
    * Ignored after shutdown.
    *

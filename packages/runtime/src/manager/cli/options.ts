@@ -57,8 +57,13 @@ export interface ParseOptionsConfig {
   name: string;
   /** One line saying what the operator does. */
   description?: string;
-  /** Shown by `--version` when set. */
+  /** Shown by `--version` when set (e.g. `packageVersion(import.meta.url)`). */
   version?: string;
+  /**
+   * Offer the leader election flags (`--leader-elect` and the five that tune it). Default true;
+   * false for a program that never elects, such as a DaemonSet's agent on every node.
+   */
+  leaderElection?: boolean;
   /** Adds the operator's own flags (and arguments) to the command. */
   extend?: (command: Command) => void;
   /** Defaults the operator prefers, e.g. its `leaderElectionId`; flags still win. */
@@ -185,36 +190,38 @@ function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
   );
   add('--context <name>', 'kubeconfig context to use (default: the current context)', d.context);
   add('--namespace <ns>', 'restrict the operator to this namespace (default: all namespaces)', d.namespace);
-  add(
-    '--leader-elect [bool]',
-    'elect a leader among replicas; only the leader reconciles',
-    d.leaderElect,
-    parseBool,
-  );
-  add('--leader-election-id <name>', "the leader election Lease's name", d.leaderElectionId);
-  add(
-    '--leader-election-namespace <ns>',
-    "the leader election Lease's namespace (default: the pod's namespace)",
-    d.leaderElectionNamespace,
-  );
-  add(
-    '--leader-elect-lease-duration <duration>',
-    'how long a lease lasts without renewal',
-    formatDuration(d.leaseDurationMs),
-    checkDuration,
-  );
-  add(
-    '--leader-elect-renew-deadline <duration>',
-    'how long the leader keeps trying to renew before it steps down',
-    formatDuration(d.renewDeadlineMs),
-    checkDuration,
-  );
-  add(
-    '--leader-elect-retry-period <duration>',
-    'how often to try to acquire or renew',
-    formatDuration(d.retryPeriodMs),
-    checkDuration,
-  );
+  if (config.leaderElection !== false) {
+    add(
+      '--leader-elect [bool]',
+      'elect a leader among replicas; only the leader reconciles',
+      d.leaderElect,
+      parseBool,
+    );
+    add('--leader-election-id <name>', "the leader election Lease's name", d.leaderElectionId);
+    add(
+      '--leader-election-namespace <ns>',
+      "the leader election Lease's namespace (default: the pod's namespace)",
+      d.leaderElectionNamespace,
+    );
+    add(
+      '--leader-elect-lease-duration <duration>',
+      'how long a lease lasts without renewal',
+      formatDuration(d.leaseDurationMs),
+      checkDuration,
+    );
+    add(
+      '--leader-elect-renew-deadline <duration>',
+      'how long the leader keeps trying to renew before it steps down',
+      formatDuration(d.renewDeadlineMs),
+      checkDuration,
+    );
+    add(
+      '--leader-elect-retry-period <duration>',
+      'how often to try to acquire or renew',
+      formatDuration(d.retryPeriodMs),
+      checkDuration,
+    );
+  }
   add(
     '--metrics-bind-address <address>',
     'where /metrics listens; "0" disables',
@@ -253,6 +260,10 @@ function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
   return program;
 }
 
+/** A duration flag's value in milliseconds; its default when the flag is not offered. */
+const duration = (value: unknown, fallback: number) =>
+  value === undefined ? fallback : parseDuration(String(value));
+
 function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolean): ParsedOptions<Extra> {
   const o = program.opts<Record<string, unknown>>();
   const str = (key: string) => (o[key] === undefined ? undefined : String(o[key]));
@@ -263,9 +274,9 @@ function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolea
     leaderElect: o.leaderElect === true,
     leaderElectionId: str('leaderElectionId'),
     leaderElectionNamespace: str('leaderElectionNamespace'),
-    leaseDurationMs: parseDuration(String(o.leaderElectLeaseDuration)),
-    renewDeadlineMs: parseDuration(String(o.leaderElectRenewDeadline)),
-    retryPeriodMs: parseDuration(String(o.leaderElectRetryPeriod)),
+    leaseDurationMs: duration(o.leaderElectLeaseDuration, defaults.leaseDurationMs),
+    renewDeadlineMs: duration(o.leaderElectRenewDeadline, defaults.renewDeadlineMs),
+    retryPeriodMs: duration(o.leaderElectRetryPeriod, defaults.retryPeriodMs),
     metricsBindAddress: str('metricsBindAddress') ?? defaults.metricsBindAddress,
     healthProbeBindAddress: str('healthProbeBindAddress') ?? defaults.healthProbeBindAddress,
     enableDebugEndpoint: o.enableDebugEndpoint === true,

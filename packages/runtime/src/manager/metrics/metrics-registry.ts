@@ -50,7 +50,10 @@ export interface RestRequestInfo {
 export interface MetricsRegistryOptions {
   /** Use this registry instead of a new one (e.g. to share it with other libraries). */
   registry?: Registry;
-  /** Also collect prom-client's process and Node.js metrics (`process_*`, `nodejs_*`). Default false. */
+  /**
+   * Also collect prom-client's process and Node.js metrics (`process_*`, `nodejs_*`), which
+   * dashboards expect beside controller-runtime's. Default true.
+   */
   defaultMetrics?: boolean;
 }
 
@@ -100,7 +103,7 @@ export class MetricsRegistry {
   constructor(options: MetricsRegistryOptions = {}) {
     this.reg = options.registry ?? new Registry();
     const registers = [this.reg];
-    if (options.defaultMetrics) collectDefaultMetrics({ register: this.reg });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.reg });
 
     this.reconcileTotal = new Counter({
       name: 'controller_runtime_reconcile_total',

@@ -209,6 +209,20 @@ describe('parseStandardOptions', () => {
     expect(p.out.join('')).toContain('1.2.3');
   });
 
+  it('offers no leader election flags to a program that never elects', () => {
+    const help = parse(['--help'], { leaderElection: false });
+    expect(exitOf(help.run).code).toBe(0);
+    expect(help.out.join('')).not.toContain('leader');
+    expect(help.out.join('')).toContain('--metrics-bind-address');
+    for (const flag of ['--leader-elect', '--leader-election-id=x', '--leader-elect-lease-duration=20s']) {
+      const p = parse([flag], { leaderElection: false });
+      expect(exitOf(p.run).code).toBe(2);
+      expect(p.err.join('')).toContain(`unknown option '${flag}'`);
+    }
+    const { standard } = parse([], { leaderElection: false }).run();
+    expect(standard).toMatchObject({ leaderElect: false, leaseDurationMs: 15_000, retryPeriodMs: 2_000 });
+  });
+
   it.each([
     [['--leader-elect-lease-duration', '15'], /invalid duration "15": missing unit/],
     [['--leader-elect-retry-period', 'soon'], /invalid duration "soon": expected a number/],

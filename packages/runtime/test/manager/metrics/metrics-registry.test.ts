@@ -196,8 +196,13 @@ describe('MetricsRegistry leader, REST client and custom metrics', () => {
     expect(metrics.contentType).toContain('text/plain');
   });
 
-  it('adds process metrics on request', async () => {
-    const metrics = new MetricsRegistry({ defaultMetrics: true });
-    expect(await metrics.text()).toContain('process_cpu_user_seconds_total');
+  it('serves the process and Node.js metrics by default, and leaves them out on request', async () => {
+    const text = await new MetricsRegistry().text();
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toContain('process_resident_memory_bytes');
+    expect(text).toContain('nodejs_heap_size_used_bytes');
+    const bare = await new MetricsRegistry({ defaultMetrics: false }).text();
+    expect(bare).not.toContain('process_');
+    expect(bare).not.toContain('nodejs_');
   });
 });

@@ -1,0 +1,68 @@
+/**
+ * The operators' Dockerfiles, as far as a machine without a container engine can check them: they
+ * parse and pass dockerfile-utils' validator (the one behind VS Code's Docker support), build in
+ * two stages, copy the bundled entry point, and run as the manifests expect (the coordinator as
+ * the non-root uid its Deployment names, the agent as root for the host bus); the manifests name
+ * the images by one scheme. No image is built here.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { validate } from 'dockerfile-utils';
+import { describe, expect, it } from 'vitest';
+import { readManifests } from '../../packages/envtest/src/index.js';
+import { root } from '../packaging/packages.js';
+
+const OPERATORS = [
+  { name: 'coordinator', manifest: 'coordinator.yaml', user: '65532:65532' },
+  { name: 'agent', manifest: 'daemonset.yaml', user: '0:0' },
+] as const;
+
+interface PodSpec {
+  securityContext?: { runAsUser?: number };
+  containers: Array<{
+    image: string;
+    command?: string[];
+    securityContext?: { runAsUser?: number; readOnlyRootFilesystem?: boolean };
+  }>;
+}
+
+describe.each(OPERATORS)('packages/$name/Dockerfile', ({ name, manifest, user }) => {
+  const text = readFileSync(join(root, 'packages', name, 'Dockerfile'), 'utf8');
+  const instructions = text
+    .split('\n')
+    .filter((l) => /^[A-Z]+\s/.test(l))
+    .map((l) => l.trim());
+
+  it('passes the validator with no problem', () => {
+    expect(validate(text).map((d) => `${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
+  });
+
+  it('builds in two stages and ships only the bundle and package.json', () => {
+    expect(instructions.filter((i) => i.startsWith('FROM '))).toHaveLength(2);
+    expect(instructions).toContain(
+      `COPY --from=build /src/packages/${name}/dist/main.bundle.mjs /app/${name}.mjs`,
+    );
+    expect(instructions).toContain(`COPY --from=build /src/packages/${name}/package.json /app/package.json`);
+    expect(instructions).toContain(`ENTRYPOINT ["/nodejs/bin/node", "/app/${name}.mjs"]`);
+    expect(instructions).toContain(`USER ${user}`);
+  });
+
+  it('is the image its manifest runs, with the entry point (no command override) and the same user', () => {
+    const [workload] = readManifests(join(root, 'packages', name, 'deploy', manifest)).filter(
+      (o) => o.kind === 'Deployment' || o.kind === 'DaemonSet',
+    );
+    const pod = (workload as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+    const container = pod.containers[0]!;
+    expect(container.image).toBe(`ghcr.io/capstan-dev/${name}:${readManifestVersion(name)}`);
+    expect(container.command).toBeUndefined();
+    const uid = container.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
+    expect(String(uid)).toBe(user.split(':')[0]);
+    expect(container.securityContext?.readOnlyRootFilesystem).toBe(true);
+  });
+});
+
+function readManifestVersion(name: string): string {
+  return (
+    JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as { version: string }
+  ).version;
+}

@@ -1,0 +1,112 @@
+/**
+ * The operators installed as an admin installs them, on a control plane of this file's own (the
+ * objects have fixed cluster-wide names): deploy/'s files applied in the documented order, then
+ * the kustomize base, an overlay and the Helm chart rendered and applied with server-side dry-run
+ * and strict field validation.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlPlane, type ManifestObject, readManifests } from '../../packages/envtest/src/index.js';
+import { root } from '../packaging/packages.js';
+import { render } from './tools.js';
+
+/** The install order of the READMEs: namespace, CRDs, RBAC, admission policies, workloads. */
+const ORDER = [
+  'packages/coordinator/deploy/namespace.yaml',
+  'packages/coordinator/deploy/crds/rebootgroups.yaml',
+  'packages/coordinator/deploy/rbac.yaml',
+  'packages/coordinator/deploy/admission-policy.yaml',
+  'packages/coordinator/deploy/coordinator.yaml',
+  'packages/agent/deploy/rbac.yaml',
+  'packages/agent/deploy/admission-policy.yaml',
+  'packages/agent/deploy/daemonset.yaml',
+];
+
+let plane: ControlPlane;
+beforeAll(async () => {
+  plane = await ControlPlane.start();
+}, 600_000);
+afterAll(() => plane?.stop());
+
+const kinds = (objects: ManifestObject[]) => objects.map((o) => o.kind);
+const image = (objects: ManifestObject[], kind: string) =>
+  (
+    objects.find((o) => o.kind === kind) as {
+      spec: { template: { spec: { containers: Array<{ image: string }> } } };
+    }
+  ).spec.template.spec.containers[0]?.image;
+
+describe('installing the coordinator and the agent', () => {
+  it('applies file by file in the documented order, the namespace first with Pod Security labels', async () => {
+    for (const file of ORDER) await plane.applyObjects(readManifests(join(root, file)));
+    const [namespace] = readManifests(join(root, ORDER[0] as string));
+    expect(namespace?.metadata?.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'privileged' });
+    // No file but namespace.yaml declares a Namespace, so none depends on a later one for it.
+    for (const file of ORDER.slice(1))
+      expect(kinds(readManifests(join(root, file)))).not.toContain('Namespace');
+  });
+
+  it('strict field validation refuses a field the schema does not know', async () => {
+    const [deployment] = readManifests(join(root, 'packages/coordinator/deploy/coordinator.yaml'));
+    const typo = { ...deployment, spec: { ...(deployment?.spec as object), replica: 3 } } as ManifestObject;
+    await expect(plane.applyObjects([typo], { dryRun: true })).rejects.toThrow(
+      /\.spec\.replica: field not declared in schema/,
+    );
+  });
+
+  it('the kustomize base renders namespace, CRD, RBAC and policies before the workloads, and applies', async () => {
+    const objects = render('kustomize', ['build', 'deploy/kustomize/base']);
+    const order = kinds(objects);
+    expect(order[0]).toBe('Namespace');
+    expect(order[1]).toBe('CustomResourceDefinition');
+    expect(order.indexOf('Deployment')).toBeGreaterThan(order.indexOf('ValidatingAdmissionPolicyBinding'));
+    expect(order.lastIndexOf('ValidatingAdmissionPolicyBinding')).toBeLessThan(order.indexOf('DaemonSet'));
+    expect(image(objects, 'Deployment')).toBe('ghcr.io/capstan-dev/coordinator:0.1.0');
+    expect(image(objects, 'DaemonSet')).toBe('ghcr.io/capstan-dev/agent:0.1.0');
+    await plane.applyObjects(objects, { dryRun: true });
+  });
+
+  it('an overlay changes the registry, tag and replicas, and applies', async () => {
+    const objects = render('kustomize', ['build', 'deploy/kustomize/overlays/example']);
+    expect(image(objects, 'DaemonSet')).toBe('registry.example.com/capstan/agent:0.1.0-example');
+    expect(
+      (objects.find((o) => o.kind === 'Deployment') as { spec: { replicas: number } }).spec.replicas,
+    ).toBe(1);
+    await plane.applyObjects(objects, { dryRun: true });
+  });
+
+  it('the Helm chart renders the same objects as the kustomize base, and applies', async () => {
+    const helm = render('helm', [
+      'template',
+      'capstan',
+      'deploy/helm/capstan',
+      '-n',
+      'capstan-system',
+      '--include-crds',
+    ]);
+    const kustomize = render('kustomize', ['build', 'deploy/kustomize/base']);
+    const byKey = (objects: ManifestObject[]) =>
+      new Map(objects.map((o) => [`${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, o]));
+    expect(byKey(helm)).toEqual(byKey(kustomize));
+    await plane.applyObjects(helm, { dryRun: true });
+  });
+
+  it('the Helm chart moves everything into the release namespace, identities in the policies too', () => {
+    const objects = render('helm', [
+      'template',
+      'capstan',
+      'deploy/helm/capstan',
+      '-n',
+      'ops',
+      '--set',
+      'coordinator.replicas=3',
+    ]);
+    const text = JSON.stringify(objects);
+    expect(text).not.toContain('capstan-system');
+    expect(text).toContain('system:serviceaccount:ops:capstan-agent');
+    expect(objects.find((o) => o.kind === 'Namespace')?.metadata?.name).toBe('ops');
+    expect(
+      (objects.find((o) => o.kind === 'Deployment') as { spec: { replicas: number } }).spec.replicas,
+    ).toBe(3);
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * Every program a package installs (`bin`) answers `--version` with its package's version and
+ * `--help` with its usage; the DaemonSet's agent offers no leader election flags. Runs the built
+ * dist, as `npx <bin>` would.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readPackageJson, root, workspaceFolders } from './packages.js';
+
+const bins = workspaceFolders().flatMap((dir) => {
+  const pkg = readPackageJson(dir);
+  return Object.entries(pkg.bin ?? {}).map(([name, path]) => ({ dir, name, path, version: pkg.version }));
+});
+const run = (dir: string, path: string, arg: string) =>
+  execFileSync(process.execPath, [join(root, dir, path), arg], { encoding: 'utf8', timeout: 30_000 });
+
+describe('the installed programs', () => {
+  it('include the operators, envtest, the demo and the example', () => {
+    expect(bins.map((b) => b.name).sort()).toEqual([
+      'capstan-agent',
+      'capstan-coordinator',
+      'capstan-demo',
+      'capstan-envtest',
+      'greeting-controller',
+    ]);
+  });
+
+  it.each(bins)('$name --version prints $version', ({ dir, path, version }) => {
+    expect(run(dir, path, '--version').trim()).toBe(version);
+  });
+
+  it.each(bins)('$name --help prints its usage', ({ dir, name, path }) => {
+    expect(run(dir, path, '--help')).toContain(`Usage: ${name}`);
+  });
+
+  it('capstan-agent has no leader election flags; capstan-coordinator has them', () => {
+    expect(run('packages/agent', 'dist/main.js', '--help')).not.toMatch(/leader/);
+    expect(run('packages/coordinator', 'dist/main.js', '--help')).toContain('--leader-elect');
+  });
+});

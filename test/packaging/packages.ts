@@ -1,0 +1,69 @@
+/**
+ * The workspace's packages as a publisher sees them: which are published, their manifests, and
+ * what `npm pack` puts in their tarballs.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The packages we publish, by folder. */
+export const PUBLISHED = [
+  'packages/runtime',
+  'packages/envtest',
+  'packages/reboot-protocol',
+  'packages/coordinator',
+  'packages/agent',
+] as const;
+
+/**
+ * Published packages still placeholders on this branch (their own branches fill them, with their
+ * README, LICENSE and `bin`); move each to PUBLISHED when it lands.
+ */
+export const PENDING = ['packages/vcdsim', 'packages/capvcd'] as const;
+
+export interface PackageJson {
+  name: string;
+  version: string;
+  private?: boolean;
+  description?: string;
+  license?: string;
+  keywords?: string[];
+  repository?: { type: string; url: string; directory: string };
+  bin?: Record<string, string>;
+  exports?: Record<string, string | Record<string, string>>;
+  dependencies?: Record<string, string>;
+}
+
+export function readPackageJson(dir: string): PackageJson {
+  return JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as PackageJson;
+}
+
+/** The workspace folders the root package.json names (globs expanded one level). */
+export function workspaceFolders(): string[] {
+  const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    workspaces: string[];
+  };
+  return workspaces.flatMap((w) => {
+    if (!w.endsWith('/*')) return [w];
+    const parent = w.slice(0, -2);
+    return execFileSync('ls', [join(root, parent)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((name) => name && existsSync(join(root, parent, name, 'package.json')))
+      .map((name) => `${parent}/${name}`);
+  });
+}
+
+/** The paths `npm pack` would put in each folder's tarball (`npm pack --dry-run --json`). */
+export function packedFiles(dirs: readonly string[]): Map<string, string[]> {
+  const out = execFileSync(
+    'npm',
+    ['pack', '--dry-run', '--json', '--ignore-scripts', ...dirs.flatMap((d) => ['-w', d])],
+    { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  const packs = JSON.parse(out) as Array<{ name: string; files: Array<{ path: string }> }>;
+  const byName = new Map(packs.map((p) => [p.name, p.files.map((f) => f.path)]));
+  return new Map(dirs.map((d) => [d, byName.get(readPackageJson(d).name) ?? []]));
+}
