@@ -19,9 +19,11 @@ describe('the installed programs', () => {
   it('include the operators, envtest, the demo and the example', () => {
     expect(bins.map((b) => b.name).sort()).toEqual([
       'capstan-agent',
+      'capstan-capvcd',
       'capstan-coordinator',
       'capstan-demo',
       'capstan-envtest',
+      'capstan-vcdsim',
       'greeting-controller',
     ]);
   });

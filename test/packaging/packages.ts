@@ -16,13 +16,9 @@ export const PUBLISHED = [
   'packages/reboot-protocol',
   'packages/coordinator',
   'packages/agent',
+  'packages/vcdsim',
+  'packages/capvcd',
 ] as const;
-
-/**
- * Published packages still placeholders on this branch (their own branches fill them, with their
- * README, LICENSE and `bin`); move each to PUBLISHED when it lands.
- */
-export const PENDING = ['packages/vcdsim', 'packages/capvcd'] as const;
 
 export interface PackageJson {
   name: string;

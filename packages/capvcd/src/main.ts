@@ -5,12 +5,14 @@
  *   node dist/main.js --leader-elect --leader-election-namespace capvcd-system --concurrency 10
  */
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
+import { packageVersion } from '@capstan/runtime/manager';
 import { EVENT_SOURCE } from './api/keys.js';
 import { addCapvcd } from './controllers.js';
 import { addCapvcdFlags, type CapvcdFlags, capvcdOptionsFromFlags } from './flags.js';
 
 const { standard, extra } = parseStandardOptions<CapvcdFlags>(process.argv.slice(2), {
   name: 'capstan-capvcd',
+  version: packageVersion(import.meta.url),
   description: 'Cluster API infrastructure provider for VMware Cloud Director.',
   defaults: { leaderElectionId: 'capstan-capvcd' },
   extend: addCapvcdFlags,

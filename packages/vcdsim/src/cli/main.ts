@@ -3,13 +3,21 @@
  * `capstan-vcdsim --seed seed.yaml --port N`: runs the simulator on real time, printing one line
  * per request. `--ca-out FILE` writes the CA certificate clients must trust; `--http` serves plain HTTP.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SeedError } from '../seed/load.js';
 import { startVcdSim } from '../start.js';
 
-const USAGE = `usage: capstan-vcdsim [--seed FILE] [--port N] [--host ADDR] [--http] [--ca-out FILE] [--san NAME]
+/** This package's version, for `--version`. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+const USAGE = `Usage: capstan-vcdsim [--seed FILE] [--port N] [--host ADDR] [--http] [--ca-out FILE] [--san NAME]
                       [--task-latency MS] [--boot-delay MS] [--token-lifetime S]
   --seed            seed YAML (default: the sample seed shipped with the package)
   --port            port to listen on (default 8443; 0 picks a free one)
@@ -41,10 +49,15 @@ async function main(): Promise<void> {
       'boot-delay': { type: 'string' },
       'token-lifetime': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'V' },
     },
   });
   if (values.help) {
     console.log(USAGE);
+    return;
+  }
+  if (values.version) {
+    console.log(packageVersion());
     return;
   }
   const seed = values.seed ?? fileURLToPath(new URL('../../seeds/sample.yaml', import.meta.url));
