@@ -145,7 +145,11 @@ export class Manager {
         onRequest: (r) => this.metrics.onRestRequest({ method: r.method, code: r.code, host: r.host }),
       });
     } else throw new Error('Manager needs a kubeConfig or a transport');
-    this.cache = new InformerCache(this.transport, { ...options.cache, clock: this.clock });
+    this.cache = new InformerCache(this.transport, {
+      logger: this.logger.child({ component: 'cache' }),
+      ...options.cache,
+      clock: this.clock,
+    });
     this.client = new Client(this.transport, {
       cache: this.cache,
       fieldManager: options.fieldManager ?? 'capstan',
