@@ -133,7 +133,9 @@ export class Controller {
     if (this.currentQueue.shuttingDown()) this.currentQueue = this.makeQueue();
     this.stopping = new AbortController();
     const stopping = this.stopping;
-    signal?.addEventListener('abort', () => stopping.abort(), { once: true });
+    // An already-aborted signal never fires its abort event.
+    if (signal?.aborted) stopping.abort();
+    else signal?.addEventListener('abort', () => stopping.abort(), { once: true });
     this.running = this.run().finally(() => {
       this.running = undefined;
     });
