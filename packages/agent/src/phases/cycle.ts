@@ -10,7 +10,10 @@ import { diff, type PhaseInput, resetDrain } from './facts.js';
 /** How long the failure backoff still runs before a new cycle may start (≤ 0: it has passed). */
 export function failureBackoffLeft({ view, config }: PhaseInput): number {
   const last = parseAgentFailure(view.node.annotations[AGENT_FAILURE_ANNOTATION]);
-  return last ? last.at + config.failureBackoffMs - view.now : 0;
+  // A failure dated in the future is refused (a skewed clock, a hand edit): waiting for it could
+  // last any time. The next failure, if any, writes a fresh one.
+  if (!last || last.at > view.now) return 0;
+  return last.at + config.failureBackoffMs - view.now;
 }
 
 /** `Idle`: reporting what the source says; nothing granted to act on. */
