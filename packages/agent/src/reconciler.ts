@@ -115,9 +115,16 @@ export class AgentReconciler implements Reconciler {
 
   /** Records a status from the reboot-needed source. */
   sourceReported(status: SourceStatus): void {
+    // A source that cannot tell (D-Bus down) says nothing new: the last known answer stands.
+    if (status.error !== undefined) {
+      this.deps.log.warn(
+        { error: status.error },
+        'reboot-needed source cannot tell; keeping the last answer',
+      );
+      return;
+    }
     this.source = status;
-    if (status.error === undefined) this.sourceKnown = true;
-    else this.deps.log.warn({ error: status.error }, 'reboot-needed source cannot tell');
+    this.sourceKnown = true;
     this.deps.metrics.rebootNeeded.set(status.rebootNeeded ? 1 : 0);
   }
 

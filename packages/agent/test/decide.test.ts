@@ -52,7 +52,7 @@ const granted = {
 const reported = { [l.rebootNeeded]: 'true' };
 
 describe('decide', () => {
-  it('at start clears needed and in-progress and uncordons only what the agent cordoned', () => {
+  it('at start clears in-progress, keeps needed without a grant, and uncordons only what the agent cordoned', () => {
     const mine = decide(
       view(
         node(
@@ -68,11 +68,10 @@ describe('decide', () => {
       kind: 'patch',
       patch: {
         annotations: {
-          [k.rebootNeeded]: 'false',
           [k.rebootInProgress]: 'false',
           [k.agentMadeUnschedulable]: 'false',
         },
-        labels: { [l.rebootNeeded]: 'false' },
+        labels: {},
         unschedulable: false,
       },
     });
@@ -263,9 +262,9 @@ describe('decide', () => {
   it('speaks FLUO keys in FLUO mode', () => {
     const f = fluoProtocol.annotations;
     const d = decide(view(node()), INITIAL_MEMORY, { ...config, protocol: fluoProtocol });
-    expect(d.action).toMatchObject({
-      patch: { annotations: { [f.rebootNeeded]: 'false', [f.rebootInProgress]: 'false' } },
-    });
+    expect(d.action).toMatchObject({ patch: { annotations: { [f.rebootInProgress]: 'false' } } });
+    const reporting = decide(view(node()), BOOTED, { ...config, protocol: fluoProtocol });
+    expect(reporting.action).toMatchObject({ patch: { annotations: { [f.rebootNeeded]: 'true' } } });
   });
 });
 
