@@ -198,8 +198,12 @@ export class Agent {
     try {
       return await this.logind.inhibit('shutdown', 'capstan-agent', 'recording the reboot', 'delay');
     } catch (err) {
-      if (err instanceof InhibitUnsupportedError) this.log.debug({ err }, 'no inhibitor lock (skipped)');
-      else this.log.info({ err }, 'could not take an inhibitor lock (optional; continuing)');
+      // Said once at start, at warn: an operator should know the reboot is not delayed for us.
+      // Harmless to the protocol: in-progress is written before the reboot is asked.
+      this.log.warn(
+        { err, unsupported: err instanceof InhibitUnsupportedError },
+        'no logind delay inhibitor lock: shutdown is not delayed for the agent (see docs/ARCHITECTURE.md)',
+      );
       return undefined;
     }
   }
