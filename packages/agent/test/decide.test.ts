@@ -1,4 +1,5 @@
 import {
+  AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
@@ -119,7 +120,13 @@ describe('decide', () => {
     );
     const d = decide(view(n), INITIAL_MEMORY, config);
     expect(d.phase).toBe('Draining');
-    expect(d.action).toEqual({ kind: 'listPods' });
+    // No deadline was written by the earlier process: it starts counting now, on the node.
+    expect(d.action).toMatchObject({
+      kind: 'patch',
+      patch: { annotations: { [AGENT_DRAIN_STARTED_ANNOTATION]: expect.any(String) } },
+    });
+    const next = decide(view(n), d.memory, config);
+    expect(next.action).toEqual({ kind: 'listPods' });
   });
 
   it('ignores a grant fenced to another boot', () => {

@@ -3,7 +3,13 @@
  * fresh (`Backoff`), taking the node out of service (`Cordoning`), and the reboot accepted
  * (`Rebooting`, waiting for the machine to go down).
  */
-import { AGENT_FAILURE_ANNOTATION, FALSE, parseAgentFailure, TRUE } from '@capstan/reboot-protocol';
+import {
+  AGENT_DRAIN_STARTED_ANNOTATION,
+  AGENT_FAILURE_ANNOTATION,
+  FALSE,
+  parseAgentFailure,
+  TRUE,
+} from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
 import { diff, type PhaseInput, resetDrain } from './facts.js';
 
@@ -47,7 +53,7 @@ export function cordoning({ view, memory, config, grant: f }: PhaseInput): Decis
     annotations: {
       [k.rebootInProgress]: TRUE,
       [k.agentMadeUnschedulable]: agentMade,
-      ...(f.inProgress ? {} : { [AGENT_FAILURE_ANNOTATION]: null }),
+      ...(f.inProgress ? {} : { [AGENT_FAILURE_ANNOTATION]: null, [AGENT_DRAIN_STARTED_ANNOTATION]: null }),
     },
     labels: {},
     unschedulable: true,
