@@ -21,11 +21,11 @@ import { labelValue } from './decide.js';
 import { AgentMetrics } from './metrics.js';
 import { readOsRelease } from './os-release.js';
 import { DEFAULT_EVICTION_RETRY } from './phases/eviction-backoff.js';
-import { AgentReconciler, type Rebooter } from './reconciler.js';
+import { AgentReconciler, type Rebooter, readMachineBootId } from './reconciler.js';
 import type { RebootNeededSource, SourceStatus } from './sources/source.js';
 import { UpdateEngineSource } from './sources/update-engine-source.js';
 
-export { nodeFacts, type Rebooter } from './reconciler.js';
+export { MACHINE_BOOT_ID_PATH, nodeFacts, type Rebooter, readMachineBootId } from './reconciler.js';
 
 /** Options of an {@link Agent}. Durations in milliseconds. */
 export interface AgentOptions {
@@ -39,6 +39,11 @@ export interface AgentOptions {
   source?: RebootNeededSource;
   /** What reboots; default logind (`CanReboot`, then `Reboot(false)`) on `busAddress`. */
   rebooter?: Rebooter;
+  /**
+   * This machine's boot ID file (`/proc/sys/kernel/random/boot_id` in the agent's main), the
+   * truth over the Node's status; absent: the Node's status (tests that simulate reboots).
+   */
+  bootIdPath?: string;
   /** os-release for the id/version labels; default /etc/os-release, then /usr/lib/os-release. */
   osReleasePath?: string;
   /** Give up a drain after this long; 0 waits forever. Default 10 min. */
@@ -103,7 +108,14 @@ export class Agent {
       this.logind = new Logind(address);
       rebooter = this.logind;
     }
+    const machineBootId = options.bootIdPath ? readMachineBootId(options.bootIdPath) : undefined;
+    if (options.bootIdPath && !machineBootId)
+      this.log.warn(
+        { path: options.bootIdPath },
+        "cannot read this machine's boot ID; trusting the Node's status",
+      );
     this.reconciler = new AgentReconciler({
+      ...(machineBootId ? { machineBootId } : {}),
       nodeName: this.nodeName,
       client: manager.client,
       events: manager.events,
@@ -186,8 +198,12 @@ export class Agent {
     try {
       return await this.logind.inhibit('shutdown', 'capstan-agent', 'recording the reboot', 'delay');
     } catch (err) {
-      if (err instanceof InhibitUnsupportedError) this.log.debug({ err }, 'no inhibitor lock (skipped)');
-      else this.log.info({ err }, 'could not take an inhibitor lock (optional; continuing)');
+      // Said once at start, at warn: an operator should know the reboot is not delayed for us.
+      // Harmless to the protocol: in-progress is written before the reboot is asked.
+      this.log.warn(
+        { err, unsupported: err instanceof InhibitUnsupportedError },
+        'no logind delay inhibitor lock: shutdown is not delayed for the agent (see docs/ARCHITECTURE.md)',
+      );
       return undefined;
     }
   }

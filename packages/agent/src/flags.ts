@@ -5,6 +5,7 @@
 import { PROTOCOL_NAMES, type ProtocolName } from '@capstan/reboot-protocol';
 import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
 import type { AgentOptions } from './agent.js';
+import { MACHINE_BOOT_ID_PATH } from './reconciler.js';
 import { SentinelCommandSource } from './sources/sentinel-command-source.js';
 import { SentinelFileSource } from './sources/sentinel-file-source.js';
 import type { RebootNeededSource } from './sources/source.js';
@@ -27,6 +28,7 @@ export interface AgentFlags {
   failureBackoff: string;
   protocol: ProtocolName;
   osReleasePath: string;
+  bootIdPath: string;
   busAddress?: string;
 }
 
@@ -110,6 +112,11 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     )
     .option('--os-release-path <path>', 'os-release file for the id and version labels', '/etc/os-release')
     .option(
+      '--boot-id-path <path>',
+      "this machine's boot ID, the truth over the Node's status (which a slow kubelet posts late); empty: the Node's",
+      MACHINE_BOOT_ID_PATH,
+    )
+    .option(
       '--bus-address <address>',
       'D-Bus system bus address (default: $DBUS_SYSTEM_BUS_ADDRESS or /var/run/dbus)',
     );
@@ -125,6 +132,7 @@ export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
     ...(flags.busAddress ? { busAddress: flags.busAddress } : {}),
     source: sourceFromFlags(flags),
     osReleasePath: flags.osReleasePath,
+    ...(flags.bootIdPath ? { bootIdPath: flags.bootIdPath } : {}),
     drainTimeoutMs: parseDuration(flags.drainTimeout),
     drainGracePeriodSeconds: graceMs < 0 ? -1 : Math.round(graceMs / 1000),
     forceReboot: flags.forceReboot,

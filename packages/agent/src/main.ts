@@ -32,8 +32,16 @@ try {
   process.stderr.write(`error: ${(err as Error).message}\n`);
   process.exit(2);
 }
+let managerOptions: ReturnType<typeof managerOptionsFromFlags>;
+try {
+  managerOptions = managerOptionsFromFlags({ ...standard, leaderElect: false });
+} catch (err) {
+  // A wrong kubeconfig: one line saying what is wrong, not a stack.
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exit(2);
+}
 const manager = Manager.create({
-  ...managerOptionsFromFlags(standard),
+  ...managerOptions,
   eventSource: 'reboot.capstan.dev/agent',
   fieldManager: 'capstan-agent',
 });

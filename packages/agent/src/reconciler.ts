@@ -7,6 +7,7 @@
  * made from a stale read never lands (Conflict), the node is read again and decided again. The
  * reboot is asked only right after a fresh read of the node.
  */
+import { readFileSync } from 'node:fs';
 import {
   type BackoffCurve,
   type Client,
@@ -59,6 +60,8 @@ export interface AgentReconcilerDeps {
   drainGracePeriodSeconds?: number;
   /** Delays between eviction rounds that were refused. */
   evictionRetry: BackoffCurve;
+  /** This machine's boot ID (see {@link readMachineBootId}); absent: the Node's status says. */
+  machineBootId?: string;
   /** Called with every decision, before it is carried out. */
   onDecision?: (decision: Decision) => void;
 }
@@ -69,14 +72,31 @@ const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 /** Steps of one reconcile before it hands the node back to the queue (a second later). */
 const MAX_STEPS = 50;
 
-/** The facts decisions read from a Node. */
-export function nodeFacts(node: Node): NodeFacts {
+/** Where Linux tells the boot ID of the running kernel. */
+export const MACHINE_BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
+
+/** The machine's boot ID from `path`; undefined when it cannot be read (or is empty). */
+export function readMachineBootId(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The facts decisions read from a Node. `machineBootId`, when known, is the boot ID: after a
+ * reboot the kubelet may not have posted the new one yet, and the old one would make a grant
+ * for the previous boot look like this boot's (a second reboot).
+ */
+export function nodeFacts(node: Node, machineBootId?: string): NodeFacts {
   return {
     name: node.metadata.name ?? '',
     annotations: node.metadata.annotations ?? {},
     labels: node.metadata.labels ?? {},
     unschedulable: node.spec?.unschedulable === true,
-    bootID: typeof node.status?.nodeInfo?.bootID === 'string' ? node.status.nodeInfo.bootID : '',
+    bootID:
+      machineBootId ?? (typeof node.status?.nodeInfo?.bootID === 'string' ? node.status.nodeInfo.bootID : ''),
   };
 }
 
@@ -95,9 +115,16 @@ export class AgentReconciler implements Reconciler {
 
   /** Records a status from the reboot-needed source. */
   sourceReported(status: SourceStatus): void {
+    // A source that cannot tell (D-Bus down) says nothing new: the last known answer stands.
+    if (status.error !== undefined) {
+      this.deps.log.warn(
+        { error: status.error },
+        'reboot-needed source cannot tell; keeping the last answer',
+      );
+      return;
+    }
     this.source = status;
-    if (status.error === undefined) this.sourceKnown = true;
-    else this.deps.log.warn({ error: status.error }, 'reboot-needed source cannot tell');
+    this.sourceKnown = true;
     this.deps.metrics.rebootNeeded.set(status.rebootNeeded ? 1 : 0);
   }
 
@@ -161,7 +188,7 @@ export class AgentReconciler implements Reconciler {
   private viewOf(node: Node, pods: PodFacts[] | undefined): AgentView {
     return {
       now: this.deps.clock.now(),
-      node: nodeFacts(node),
+      node: nodeFacts(node, this.deps.machineBootId),
       source: this.source,
       sourceKnown: this.sourceKnown,
       os: this.os,

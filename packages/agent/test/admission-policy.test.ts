@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { podBoundKubeConfig, readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import {
+  AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
@@ -305,9 +306,14 @@ describe('the policy’s key lists', () => {
   const ours = agentKeys(capstanProtocol);
   const fluo = agentKeys(fluoProtocol);
 
-  it('are exactly the agent’s keys of both protocols, and its failure annotation', () => {
+  it('are exactly the agent’s keys of both protocols, its failure and drain-start annotations', () => {
     expect(new Set(policyList('capstan-agent-nodes', 'agentAnnotations'))).toEqual(
-      new Set([...ours.annotations, AGENT_FAILURE_ANNOTATION, ...fluo.annotations]),
+      new Set([
+        ...ours.annotations,
+        AGENT_FAILURE_ANNOTATION,
+        AGENT_DRAIN_STARTED_ANNOTATION,
+        ...fluo.annotations,
+      ]),
     );
     expect(new Set(policyList('capstan-agent-nodes', 'agentLabels'))).toEqual(
       new Set([...ours.labels, ...fluo.labels]),

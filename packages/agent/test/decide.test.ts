@@ -1,4 +1,5 @@
 import {
+  AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
@@ -52,7 +53,7 @@ const granted = {
 const reported = { [l.rebootNeeded]: 'true' };
 
 describe('decide', () => {
-  it('at start clears needed and in-progress and uncordons only what the agent cordoned', () => {
+  it('at start clears in-progress, keeps needed without a grant, and uncordons only what the agent cordoned', () => {
     const mine = decide(
       view(
         node(
@@ -68,11 +69,10 @@ describe('decide', () => {
       kind: 'patch',
       patch: {
         annotations: {
-          [k.rebootNeeded]: 'false',
           [k.rebootInProgress]: 'false',
           [k.agentMadeUnschedulable]: 'false',
         },
-        labels: { [l.rebootNeeded]: 'false' },
+        labels: {},
         unschedulable: false,
       },
     });
@@ -120,7 +120,13 @@ describe('decide', () => {
     );
     const d = decide(view(n), INITIAL_MEMORY, config);
     expect(d.phase).toBe('Draining');
-    expect(d.action).toEqual({ kind: 'listPods' });
+    // No deadline was written by the earlier process: it starts counting now, on the node.
+    expect(d.action).toMatchObject({
+      kind: 'patch',
+      patch: { annotations: { [AGENT_DRAIN_STARTED_ANNOTATION]: expect.any(String) } },
+    });
+    const next = decide(view(n), d.memory, config);
+    expect(next.action).toEqual({ kind: 'listPods' });
   });
 
   it('ignores a grant fenced to another boot', () => {
@@ -263,9 +269,9 @@ describe('decide', () => {
   it('speaks FLUO keys in FLUO mode', () => {
     const f = fluoProtocol.annotations;
     const d = decide(view(node()), INITIAL_MEMORY, { ...config, protocol: fluoProtocol });
-    expect(d.action).toMatchObject({
-      patch: { annotations: { [f.rebootNeeded]: 'false', [f.rebootInProgress]: 'false' } },
-    });
+    expect(d.action).toMatchObject({ patch: { annotations: { [f.rebootInProgress]: 'false' } } });
+    const reporting = decide(view(node()), BOOTED, { ...config, protocol: fluoProtocol });
+    expect(reporting.action).toMatchObject({ patch: { annotations: { [f.rebootNeeded]: 'true' } } });
   });
 });
 

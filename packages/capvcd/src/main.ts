@@ -4,8 +4,13 @@
  * flags → manager → the VCDCluster and VCDMachine controllers → run until SIGTERM.
  *   node dist/main.js --leader-elect --leader-election-namespace capvcd-system --concurrency 10
  */
-import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
-import { packageVersion } from '@capstan/runtime/manager';
+import {
+  Manager,
+  managerOptionsFromFlags,
+  packageVersion,
+  parseStandardOptions,
+  runManager,
+} from '@capstan/runtime';
 import { EVENT_SOURCE } from './api/keys.js';
 import { addCapvcd } from './controllers.js';
 import { addCapvcdFlags, type CapvcdFlags, capvcdOptionsFromFlags } from './flags.js';

@@ -84,7 +84,7 @@ export function addCoordinator(
         metrics,
         logger: manager.logger.child({ component: 'fleetlock' }),
       },
-      { waitMs: options.fleetlock?.waitMs },
+      { waitMs: options.fleetlock?.waitMs, allowMissingGroup: options.fleetlock?.allowMissingGroup },
     );
     manager.add(fleetlock, 'leader');
   }

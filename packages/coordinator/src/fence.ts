@@ -25,6 +25,7 @@
 import { CAPSTAN_PREFIX } from '@capstan/reboot-protocol';
 import { type Client, type Clock, isAlreadyExists, isConflict, isNotFound } from '@capstan/runtime';
 import { Lease, Node } from '@capstan/runtime/client';
+import { isRefusal } from './write-refusals.js';
 
 /** Annotation on the fence Lease naming the write in flight: `{"node":..., "resourceVersion":...}`. */
 export const FENCE_PENDING_KEY = `${CAPSTAN_PREFIX}pending-grant`;
@@ -55,8 +56,14 @@ function parsePending(raw: string | undefined): Pending | undefined {
   }
 }
 
-/** Outcome of a fence step; `conflict` means: plan again. */
-export type FenceOutcome<T> = { ok: true; value: T } | { ok: false; conflict: true };
+/**
+ * Outcome of a fence step; `conflict` means: plan again; `refused` names a node whose pending
+ * write could not be poisoned because the server refuses writes to it.
+ */
+export type FenceOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; conflict: true }
+  | { ok: false; conflict: false; refused: string };
 
 /** The fence Lease of one coordinator deployment. */
 export class GrantFence {
@@ -101,11 +108,34 @@ export class GrantFence {
           });
         } catch (err) {
           // Conflict: the node moved on by itself; the pending write cannot land either way.
+          // Refused (an admission policy, a size limit): the write may still land, so no slot
+          // may be taken (fail closed) while everything that frees budget goes on.
+          if (isRefusal(err)) return { ok: false, conflict: false, refused: pending.node };
           if (!isConflict(err) && !isNotFound(err)) throw err;
         }
       }
     }
     return { ok: true, value: { lease } };
+  }
+
+  /**
+   * Clears the pending write claimed since `token` because the server refused it: a refused
+   * write never lands, so nothing needs poisoning. A failed CAS is a conflict (plan again).
+   */
+  async settleRefused(token: FenceToken): Promise<FenceOutcome<FenceToken>> {
+    const { lease } = token;
+    const annotations = { ...lease.metadata.annotations };
+    delete annotations[FENCE_PENDING_KEY];
+    try {
+      const written = await this.client.update(Lease, {
+        ...lease,
+        metadata: { ...lease.metadata, annotations },
+      });
+      return { ok: true, value: { lease: written } };
+    } catch (err) {
+      if (isConflict(err) || isNotFound(err)) return { ok: false, conflict: true };
+      throw err;
+    }
   }
 
   /**

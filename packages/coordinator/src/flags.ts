@@ -2,6 +2,8 @@
 import { formatDuration, type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
 import { maxUnavailableProblem } from './api/budget.js';
 import type { RebootGroupSpec } from './api/reboot-group.js';
+import type { RebootWindow, Weekday } from './api/reboot-window.js';
+import { validateRebootGroupSpec } from './api/validation.js';
 import type { CoordinatorOptions } from './options.js';
 import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, DEFAULT_GROUP_SPEC } from './planner/plan.js';
 
@@ -16,11 +18,13 @@ export interface CoordinatorFlags {
   defaultGrantTimeout: string;
   defaultBeforeRebootAnnotation: string[];
   defaultAfterRebootAnnotation: string[];
+  defaultRebootWindow: string[];
   nodeSelector?: string;
   fenceLeaseName: string;
   resyncPeriod: string;
   fleetlockBindAddress: string;
   fleetlockWait: string;
+  fleetlockAllowMissingGroup: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -57,6 +61,12 @@ export function addCoordinatorFlags(command: Command): void {
       collect,
       [],
     )
+    .option(
+      '--default-reboot-window <window>',
+      'reboot window of the default group, "[Mon,Tue,...] HH:MM-HH:MM [time zone]" (repeatable; none: always)',
+      collect,
+      [],
+    )
     .option('--node-selector <selector>', 'coordinate only nodes matching this label selector')
     .option(
       '--fence-lease-name <name>',
@@ -65,11 +75,40 @@ export function addCoordinatorFlags(command: Command): void {
     )
     .option('--resync-period <duration>', 'longest time between two planning rounds', '30s')
     .option('--fleetlock-bind-address <address>', 'serve FleetLock here, e.g. :9090 ("0": off)', '0')
+    .option('--fleetlock-wait <duration>', 'how long a pre-reboot waits for its grant before answering', '5s')
     .option(
-      '--fleetlock-wait <duration>',
-      'how long a pre-reboot waits for its grant before answering',
-      '5s',
+      '--fleetlock-allow-missing-group',
+      'take a FleetLock request without client_params.group as the default group (the protocol requires it)',
+      false,
     );
+}
+
+/**
+ * Parses a `--default-reboot-window` value: optional comma-separated days, `HH:MM-HH:MM`, an
+ * optional IANA time zone, in any order, e.g. `Sat,Sun 02:00-06:00 Europe/Berlin`.
+ * @throws Error naming the flag and what is wrong.
+ */
+export function parseRebootWindowFlag(raw: string): RebootWindow {
+  const window: Partial<RebootWindow> = {};
+  for (const token of raw.trim().split(/\s+/).filter(Boolean)) {
+    const time = /^(\d{2}:\d{2})-(\d{2}:\d{2})$/.exec(token);
+    if (time) {
+      window.start = time[1] as string;
+      window.end = time[2] as string;
+    } else if (/^[A-Z][a-z]{2}(,[A-Z][a-z]{2})*$/.test(token) && !token.includes('/')) {
+      window.days = token.split(',') as Weekday[];
+    } else window.timeZone = token;
+  }
+  if (window.start === undefined || window.end === undefined) {
+    throw new Error(`--default-reboot-window "${raw}" needs a time range HH:MM-HH:MM`);
+  }
+  const problems = validateRebootGroupSpec({ windows: [window] });
+  if (problems.length > 0) {
+    throw new Error(
+      `--default-reboot-window "${raw}": ${problems.map((p) => `${p.path.replace('spec.windows[0]', 'window')}: ${p.message}`).join('; ')}`,
+    );
+  }
+  return window as RebootWindow;
 }
 
 /**
@@ -95,6 +134,8 @@ export function coordinatorOptionsFromFlags(flags: CoordinatorFlags, namespace: 
     defaultGroup.beforeRebootAnnotations = flags.defaultBeforeRebootAnnotation;
   if (flags.defaultAfterRebootAnnotation.length > 0)
     defaultGroup.afterRebootAnnotations = flags.defaultAfterRebootAnnotation;
+  const windows = (flags.defaultRebootWindow ?? []).map(parseRebootWindowFlag);
+  if (windows.length > 0) defaultGroup.windows = windows;
   return {
     protocol: flags.protocol,
     defaultGroupName: flags.defaultGroupName,
@@ -104,6 +145,10 @@ export function coordinatorOptionsFromFlags(flags: CoordinatorFlags, namespace: 
     namespace,
     fenceName: flags.fenceLeaseName,
     resyncPeriodMs: parseDuration(flags.resyncPeriod),
-    fleetlock: { bindAddress: flags.fleetlockBindAddress, waitMs: parseDuration(flags.fleetlockWait) },
+    fleetlock: {
+      bindAddress: flags.fleetlockBindAddress,
+      waitMs: parseDuration(flags.fleetlockWait),
+      allowMissingGroup: flags.fleetlockAllowMissingGroup === true,
+    },
   };
 }

@@ -16,7 +16,9 @@
  * Zincati's app-specific ID derived from it (HMAC-SHA256 keyed by the machine ID over Zincati's app
  * ID, as `systemd-id128 machine-id -a de35106b6ec24688b63afddaa156679b` prints). The FleetLock
  * group names a RebootGroup; `default` names the coordinator's default group; a client whose node
- * belongs to another group is refused (`failed_group_mismatch`).
+ * belongs to another group is refused (`failed_group_mismatch`). The group is mandatory: a request
+ * without one is refused (`failed_missing_group`) unless the lenient form is allowed
+ * (`--fleetlock-allow-missing-group`), which takes it as `default`.
  */
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -96,6 +98,7 @@ export interface FleetLockDeps {
 export class FleetLockServer implements Runnable {
   readonly name = 'fleetlock';
   private readonly waitMs: number;
+  private readonly allowMissingGroup: boolean;
   private portValue: number | undefined;
   private readyResolve!: (port: number) => void;
   /** Resolves with the port once the server listens. */
@@ -106,9 +109,10 @@ export class FleetLockServer implements Runnable {
   constructor(
     private readonly bindAddress: string,
     private readonly deps: FleetLockDeps,
-    options: { waitMs?: number } = {},
+    options: { waitMs?: number | undefined; allowMissingGroup?: boolean | undefined } = {},
   ) {
     this.waitMs = options.waitMs ?? 5000;
+    this.allowMissingGroup = options.allowMissingGroup === true;
     if (!parseBindAddress(bindAddress))
       throw new Error(`FleetLock needs a bind address, got "${bindAddress}"`);
   }
@@ -155,7 +159,7 @@ export class FleetLockServer implements Runnable {
           value: 'header fleet-lock-protocol: true is required',
         });
       }
-      const { id, group } = parseParams(await readBody(req));
+      const { id, group } = parseParams(await readBody(req), this.allowMissingGroup);
       if (endpoint === 'pre-reboot') await this.preReboot(id, group, signal);
       else await this.steadyState(id, group);
       count('ok');
@@ -294,7 +298,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function parseParams(text: string): { id: string; group: string } {
+/** The client params; a missing group is refused unless `lenient` takes it as the default group. */
+function parseParams(text: string, lenient: boolean): { id: string; group: string } {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -305,6 +310,13 @@ function parseParams(text: string): { id: string; group: string } {
     | { id?: unknown; group?: unknown }
     | undefined;
   const id = params?.id;
+  if (params?.group === undefined && !lenient) {
+    throw new HttpError(400, {
+      kind: 'failed_missing_group',
+      value:
+        'client_params.group is required (the coordinator was not started with --fleetlock-allow-missing-group)',
+    });
+  }
   const group = params?.group ?? FLEETLOCK_DEFAULT_GROUP;
   if (typeof id !== 'string' || id.trim() === '') {
     throw new HttpError(400, {

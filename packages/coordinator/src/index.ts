@@ -17,3 +17,4 @@ export * from './planner-service.js';
 export * from './reconciler.js';
 export * from './resources.js';
 export * from './round-report.js';
+export * from './write-refusals.js';

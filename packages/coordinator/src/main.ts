@@ -29,8 +29,16 @@ try {
   process.stderr.write(`error: ${(err as Error).message}\n(run with --help for usage)\n`);
   process.exit(2);
 }
+let managerOptions: ReturnType<typeof managerOptionsFromFlags>;
+try {
+  managerOptions = managerOptionsFromFlags(standard);
+} catch (err) {
+  // A wrong kubeconfig: one line saying what is wrong, not a stack.
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exit(2);
+}
 const manager = Manager.create({
-  ...managerOptionsFromFlags(standard),
+  ...managerOptions,
   eventSource: 'reboot.capstan.dev/coordinator',
   fieldManager: 'capstan-coordinator',
 });

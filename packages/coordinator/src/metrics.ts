@@ -32,6 +32,8 @@ export class CoordinatorMetrics {
   readonly verificationFailures: Tally<'group' | 'reason'>;
   /** Conditional writes refused because the snapshot was stale (`node`) or another coordinator won the fence (`fence`). */
   readonly conflicts: Tally<'object'>;
+  /** Node writes the API server refused (not a conflict), by group and HTTP code: the node is backed off. */
+  readonly writeRefusals: Tally<'group' | 'code'>;
   /** FleetLock requests by endpoint and answer kind (`ok` or the error kind). */
   readonly fleetlockRequests: Tally<'endpoint' | 'result'>;
 
@@ -62,6 +64,11 @@ export class CoordinatorMetrics {
       name: 'capstan_coordinator_conflicts_total',
       help: 'Conditional writes refused: a stale node snapshot, or the grant fence moved',
       labelNames: ['object'],
+    });
+    this.writeRefusals = metrics.counter({
+      name: 'capstan_coordinator_write_refusals_total',
+      help: 'Node writes refused by the API server (422, 403, ...): the node is backed off, the others go on',
+      labelNames: ['group', 'code'],
     });
     this.fleetlockRequests = metrics.counter({
       name: 'capstan_fleetlock_requests_total',

@@ -43,6 +43,11 @@ export interface FleetLockOptions {
    * client retries); default 5 s.
    */
   waitMs?: number;
+  /**
+   * Take a request without `client_params.group` as the default group. The protocol makes the
+   * group mandatory; default false: such a request is refused with `failed_missing_group`.
+   */
+  allowMissingGroup?: boolean;
 }
 
 /** The planner's options out of the coordinator's. */

@@ -11,6 +11,7 @@ import type { QueueEntry, RebootGroup } from './api/reboot-group.js';
 import { type CoordinatorOptions, plannerOptionsOf } from './options.js';
 import { type NodeSnapshot, snapshotNode } from './planner/node-snapshot.js';
 import { type Plan, type PlannerOptions, plan } from './planner/plan.js';
+import type { RefusedNode } from './planner/queue.js';
 import { RebootGroupType } from './resources.js';
 
 /** What the coordinator plans from. */
@@ -52,12 +53,19 @@ export class PlannerService {
   }
 
   /** Plans from a world at `now` (pure), with the snapshots planned from. */
-  planFor(world: World, now: number): { plan: Plan; nodes: NodeSnapshot[] } {
+  planFor(
+    world: World,
+    now: number,
+    refused?: Readonly<Record<string, RefusedNode>>,
+  ): { plan: Plan; nodes: NodeSnapshot[] } {
     const nodes = world.nodes.map(snapshotNode);
     const groups = world.groups
       .filter((g) => typeof g.metadata?.name === 'string' && g.metadata.name !== '')
       .map((g) => ({ name: g.metadata.name as string, spec: g.spec }));
-    return { plan: plan({ nodes, groups, now, options: this.options }), nodes };
+    return {
+      plan: plan({ nodes, groups, now, options: this.options, ...(refused ? { refused } : {}) }),
+      nodes,
+    };
   }
 
   /** The group `node` belongs to in `world` at `now`, if the node is in it. */

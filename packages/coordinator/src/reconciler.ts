@@ -33,6 +33,7 @@ import type { NodeWrite } from './planner/node-write.js';
 import type { Plan } from './planner/plan.js';
 import { PlannerService, type World, type WorldReader } from './planner-service.js';
 import { RoundReporter } from './round-report.js';
+import { isRefusal, WriteRefusals } from './write-refusals.js';
 
 export type { World, WorldReader } from './planner-service.js';
 
@@ -45,6 +46,8 @@ export interface RoundOutcome {
   applied: NodeWrite[];
   /** Why the round stopped early, if it did. */
   stopped?: 'node-conflict' | 'fence-conflict';
+  /** Nodes whose write the API server refused this round (backed off; the others went on). */
+  refused: string[];
   /** Status subresources written. */
   statusWrites: number;
   /** The plan the writes came from. */
@@ -76,6 +79,11 @@ export class CoordinatorReconciler implements Reconciler {
   private readonly logger: Logger | undefined;
   private readonly read: WorldReader;
   private readonly reporter: RoundReporter;
+  /** Nodes whose writes are refused, with their backoff. */
+  readonly refusals = new WriteRefusals();
+  private refusedThisRound: string[] = [];
+  /** The group of each node in the plan being applied (for the refusal metric). */
+  private membership: Readonly<Record<string, string>> = {};
 
   constructor(
     readonly options: CoordinatorOptions,
@@ -100,37 +108,59 @@ export class CoordinatorReconciler implements Reconciler {
   async reconcile(_request: unknown, context?: ReconcileContext): Promise<Result> {
     const outcome = await this.round();
     const log = context?.log ?? this.logger;
-    if (outcome.applied.length > 0 || outcome.stopped) {
+    if (outcome.applied.length > 0 || outcome.stopped || outcome.refused.length > 0) {
       log?.info(
         {
           writes: outcome.applied.map((w) => `${w.node}:${w.actions.join('+')}`),
           stopped: outcome.stopped,
+          refused: outcome.refused,
           statusWrites: outcome.statusWrites,
         },
         'reboot plan applied',
       );
     }
     // A conflict means our snapshot was stale: plan again once the cache has caught up.
-    if (outcome.stopped) return { requeue: true };
+    // A refusal: plan again at once, so the planner passes the node over and its group reports it.
+    if (outcome.stopped || outcome.refused.length > 0) return { requeue: true };
     return { requeueAfter: outcome.requeueAfter };
   }
 
   /** One round: read, plan, write, report. */
   async round(): Promise<RoundOutcome> {
     const now = this.clock.now();
+    this.refusedThisRound = [];
     let world = await this.read();
-    let { plan: p, nodes } = this.planner.planFor(world, now);
+    this.refusals.retain(new Set(world.nodes.map((n) => n.metadata.name ?? '')));
+    let { plan: p, nodes } = this.planner.planFor(world, now, this.refusals.refused(now));
+    this.membership = p.membership;
     let applied: NodeWrite[];
     let stopped: RoundOutcome['stopped'];
     if (p.writes.some((w) => w.consumesBudget)) {
       // Slots are taken only from a fresh snapshot, under the fence.
       const begun = await this.fence.begin();
-      if (!begun.ok) {
+      if (!begun.ok && begun.conflict) {
         this.metrics?.conflicts.inc({ object: 'fence' });
-        return { applied: [], stopped: 'fence-conflict', statusWrites: 0, plan: p, requeueAfter: 0 };
+        return {
+          applied: [],
+          stopped: 'fence-conflict',
+          refused: [],
+          statusWrites: 0,
+          plan: p,
+          requeueAfter: 0,
+        };
+      }
+      if (!begun.ok) {
+        // The fence cannot be settled: take no slot, but free and keep what holds budget.
+        this.logger?.error(
+          { node: begun.refused },
+          'grant fence blocked: a pending write cannot be poisoned',
+        );
+        ({ applied, stopped } = await this.applyAll(p.writes.filter((w) => !w.consumesBudget)));
+        return this.finish({ world, p, nodes, applied, stopped, now });
       }
       world = await this.planner.readWorld(true);
-      ({ plan: p, nodes } = this.planner.planFor(world, now));
+      ({ plan: p, nodes } = this.planner.planFor(world, now, this.refusals.refused(now)));
+      this.membership = p.membership;
       ({ applied, stopped } = await this.applyFenced(p.writes, begun.value));
     } else {
       ({ applied, stopped } = await this.applyAll(p.writes));
@@ -153,15 +183,18 @@ export class CoordinatorReconciler implements Reconciler {
       statusWrites = await writeGroupStatuses(this.client, world, p, now);
       this.reporter.reportFindings(world, p);
     }
-    return { applied, stopped, statusWrites, plan: p, requeueAfter: p.wakeAfterMs };
+    const retry = this.refusals.nextRetryAfter(now);
+    const requeueAfter = retry === undefined ? p.wakeAfterMs : Math.min(p.wakeAfterMs, retry);
+    return { applied, stopped, refused: this.refusedThisRound, statusWrites, plan: p, requeueAfter };
   }
 
   /** Applies writes in order, stopping at the first whose precondition failed. */
   private async applyAll(writes: readonly NodeWrite[]): Promise<Pick<RoundOutcome, 'applied' | 'stopped'>> {
     const applied: NodeWrite[] = [];
     for (const write of writes) {
-      if (!(await this.apply(write))) return { applied, stopped: 'node-conflict' };
-      applied.push(write);
+      const result = await this.apply(write);
+      if (result === 'conflict') return { applied, stopped: 'node-conflict' };
+      if (result === 'landed') applied.push(write);
     }
     return { applied };
   }
@@ -174,6 +207,7 @@ export class CoordinatorReconciler implements Reconciler {
     const applied: NodeWrite[] = [];
     let token = begun;
     for (const write of writes) {
+      if (this.refusals.isBackedOff(write.node, this.clock.now())) continue;
       if (write.consumesBudget) {
         const claimed = await this.fence.claim(token, write.node, write.resourceVersion);
         if (!claimed.ok) {
@@ -182,14 +216,32 @@ export class CoordinatorReconciler implements Reconciler {
         }
         token = claimed.value;
       }
-      if (!(await this.apply(write))) return { applied, stopped: 'node-conflict' };
-      applied.push(write);
+      const result = await this.apply(write);
+      if (result === 'conflict') return { applied, stopped: 'node-conflict' };
+      if (result === 'landed') {
+        applied.push(write);
+        continue;
+      }
+      if (write.consumesBudget) {
+        // The server answered no: the claimed write never lands, so the fence is clear again.
+        const settled = await this.fence.settleRefused(token);
+        if (!settled.ok) {
+          this.metrics?.conflicts.inc({ object: 'fence' });
+          return { applied, stopped: 'fence-conflict' };
+        }
+        token = settled.value;
+      }
     }
     return { applied };
   }
 
-  /** Applies one write; false when its precondition failed (or the node is gone). */
-  private async apply(write: NodeWrite): Promise<boolean> {
+  /**
+   * Applies one write: `conflict` when its precondition failed (or the node is gone), `refused`
+   * when the server refused it for good (the node is backed off and reported; skipped while so).
+   */
+  private async apply(write: NodeWrite): Promise<'landed' | 'conflict' | 'refused' | 'skipped'> {
+    const now = this.clock.now();
+    if (this.refusals.isBackedOff(write.node, now)) return 'skipped';
     const annotations: Record<string, string | null> = { ...write.setAnnotations };
     for (const k of write.removeAnnotations) annotations[k] = null;
     const labels: Record<string, string | null> = { ...write.setLabels };
@@ -197,13 +249,22 @@ export class CoordinatorReconciler implements Reconciler {
     try {
       const body = conditionalMergePatch(write.resourceVersion, { annotations, labels });
       await this.client.patch(Node, { name: write.node }, 'merge', body);
-      return true;
+      this.refusals.clear(write.node);
+      return 'landed';
     } catch (err) {
       if (isConflict(err) || isNotFound(err)) {
         this.metrics?.conflicts.inc({ object: 'node' });
-        return false;
+        return 'conflict';
       }
-      throw err;
+      if (!isRefusal(err)) throw err;
+      const backoff = this.refusals.record(write.node, err, now);
+      this.refusedThisRound.push(write.node);
+      this.metrics?.writeRefusals.inc({ group: this.membership[write.node] ?? '', code: String(err.code) });
+      this.logger?.error(
+        { node: write.node, code: err.code, reason: err.reason, backoffMs: backoff, err: err.message },
+        'node write refused; the node is backed off, the others go on',
+      );
+      return 'refused';
     }
   }
 }

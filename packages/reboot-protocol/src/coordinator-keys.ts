@@ -3,6 +3,7 @@
  * mode too, so a FLUO agent ignores them. Only the coordinator writes them, except
  * {@link coordinatorKeys.failed}, which an administrator removes to acknowledge a failure.
  */
+import type { AgentFailureReason } from './agent-keys.js';
 import { CAPSTAN_PREFIX } from './protocol.js';
 
 /** Annotation keys the coordinator writes for itself. */
@@ -46,8 +47,11 @@ export const coordinatorKeys: CoordinatorKeys = Object.freeze({
   rebootedAt: `${CAPSTAN_PREFIX}rebooted-at`,
 });
 
-/** Reasons the coordinator writes into the failure marker. */
-export type FailureReason = 'GrantNotActedOn' | 'RebootNotVerified';
+/**
+ * Reasons the coordinator writes into the failure marker: its own, or the agent's failure when
+ * the agent wrote one after the grant (it drained or tried to reboot and gave up).
+ */
+export type FailureReason = 'GrantNotActedOn' | 'RebootNotVerified' | AgentFailureReason;
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 

@@ -14,16 +14,46 @@ export interface Clock {
 /** An opaque timer handle. */
 export type TimerHandle = { readonly __timer: unique symbol } | object;
 
-/** The wall clock, backed by Node's timers. Timers are unref'd so they never keep a process alive. */
+/**
+ * The longest delay Node's timers take (2^31 − 1 ms, about 24.8 days). A longer one fires at
+ * once with a TimeoutOverflowWarning, so a huge flag or a timestamp far ahead would spin.
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** A real timer, re-armed in steps of at most {@link MAX_TIMER_DELAY_MS} until it is due. */
+class RealTimer {
+  private timeout: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly fn: () => void,
+    ms: number,
+  ) {
+    // NaN or negative: now; Infinity: never (re-armed forever, harmlessly).
+    this.arm(Number.isNaN(ms) ? 0 : Math.max(0, ms));
+  }
+
+  private arm(left: number): void {
+    const step = Math.min(left, MAX_TIMER_DELAY_MS);
+    this.timeout = setTimeout(() => (left > step ? this.arm(left - step) : this.fn()), step);
+    this.timeout.unref();
+  }
+
+  clear(): void {
+    clearTimeout(this.timeout);
+  }
+}
+
+/**
+ * The wall clock, backed by Node's timers. Timers are unref'd so they never keep a process alive;
+ * any delay is safe (longer than Node's limit waits the whole time, in steps).
+ */
 export const realClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
-    const t = setTimeout(fn, Math.max(0, ms));
-    t.unref();
-    return t;
+    return new RealTimer(fn, ms);
   },
   clearTimeout(handle) {
-    clearTimeout(handle as NodeJS.Timeout);
+    if (handle instanceof RealTimer) handle.clear();
   },
 };
 

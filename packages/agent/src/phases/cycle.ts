@@ -3,14 +3,23 @@
  * fresh (`Backoff`), taking the node out of service (`Cordoning`), and the reboot accepted
  * (`Rebooting`, waiting for the machine to go down).
  */
-import { AGENT_FAILURE_ANNOTATION, FALSE, parseAgentFailure, TRUE } from '@capstan/reboot-protocol';
+import {
+  AGENT_DRAIN_STARTED_ANNOTATION,
+  AGENT_FAILURE_ANNOTATION,
+  FALSE,
+  parseAgentFailure,
+  TRUE,
+} from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
 import { diff, type PhaseInput, resetDrain } from './facts.js';
 
 /** How long the failure backoff still runs before a new cycle may start (≤ 0: it has passed). */
 export function failureBackoffLeft({ view, config }: PhaseInput): number {
   const last = parseAgentFailure(view.node.annotations[AGENT_FAILURE_ANNOTATION]);
-  return last ? last.at + config.failureBackoffMs - view.now : 0;
+  // A failure dated in the future is refused (a skewed clock, a hand edit): waiting for it could
+  // last any time. The next failure, if any, writes a fresh one.
+  if (!last || last.at > view.now) return 0;
+  return last.at + config.failureBackoffMs - view.now;
 }
 
 /** `Idle`: reporting what the source says; nothing granted to act on. */
@@ -44,7 +53,7 @@ export function cordoning({ view, memory, config, grant: f }: PhaseInput): Decis
     annotations: {
       [k.rebootInProgress]: TRUE,
       [k.agentMadeUnschedulable]: agentMade,
-      ...(f.inProgress ? {} : { [AGENT_FAILURE_ANNOTATION]: null }),
+      ...(f.inProgress ? {} : { [AGENT_FAILURE_ANNOTATION]: null, [AGENT_DRAIN_STARTED_ANNOTATION]: null }),
     },
     labels: {},
     unschedulable: true,

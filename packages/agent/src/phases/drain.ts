@@ -4,13 +4,26 @@
  * are retried with backoff ({@link afterEvictions}); a drain past its timeout reboots anyway only
  * with `forceReboot`, and otherwise abandons the cycle.
  */
+import { AGENT_DRAIN_STARTED_ANNOTATION, formatTimestamp, parseTimestamp } from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
-import { drainPlan, type PhaseInput, type PhaseStep } from './facts.js';
+import { drainPlan, type PhaseInput, type PhaseStep, patchDecision } from './facts.js';
 
 /** `Draining`, ending in the reboot (`Rebooting`) or a failure to abandon the cycle with. */
 export function draining({ view, memory, config }: PhaseInput): PhaseStep {
   const { now } = view;
-  if (memory.drainStartedAt === undefined) return { settle: { ...memory, drainStartedAt: now } };
+  if (memory.drainStartedAt === undefined) {
+    // The deadline outlives the process: an earlier agent of this cycle may have started it
+    // (a start dated in the future is refused and written afresh).
+    const persisted = parseTimestamp(view.node.annotations[AGENT_DRAIN_STARTED_ANNOTATION]);
+    if (persisted !== undefined && persisted <= now)
+      return { settle: { ...memory, drainStartedAt: persisted } };
+    return patchDecision(
+      'Draining',
+      'drain started: recording when',
+      { annotations: { [AGENT_DRAIN_STARTED_ANNOTATION]: formatTimestamp(now) }, labels: {} },
+      { ...memory, drainStartedAt: now },
+    );
+  }
   if (!view.pods) return { phase: 'Draining', why: 'listing pods', action: { kind: 'listPods' }, memory };
   const plan = drainPlan(view.pods);
   if (plan.evict.length === 0 && plan.terminating.length === 0) {

@@ -2,7 +2,13 @@
  * What every phase reads off the node (the protocol flags, the grant's fence), and the node edits
  * they share: the status report, the end of a cycle, the difference between a target and the node.
  */
-import { coordinatorKeys, FALSE, type Protocol, TRUE } from '@capstan/reboot-protocol';
+import {
+  AGENT_DRAIN_STARTED_ANNOTATION,
+  coordinatorKeys,
+  FALSE,
+  type Protocol,
+  TRUE,
+} from '@capstan/reboot-protocol';
 import type {
   AgentMemory,
   AgentView,
@@ -108,6 +114,7 @@ export function endCycle(node: NodeFacts, f: GrantFacts, protocol: Protocol): No
   return diff(node, {
     annotations: {
       [k.rebootInProgress]: FALSE,
+      [AGENT_DRAIN_STARTED_ANNOTATION]: null,
       ...(f.agentMade ? { [k.agentMadeUnschedulable]: FALSE } : {}),
     },
     labels: {},

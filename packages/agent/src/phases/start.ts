@@ -1,7 +1,8 @@
 /**
  * The phases of a freshly started process. A start is what a boot looks like: the agent clears
- * `reboot-needed` and `reboot-in-progress`, uncordons only what it cordoned, and starts no cycle
- * on a grant from before this boot until the coordinator withdraws it (FLUO's reboot-loop guard).
+ * `reboot-in-progress` (and `reboot-needed` under a grant from an earlier boot; without a grant
+ * the last known answer stands), uncordons only what it cordoned, and starts no cycle on a grant
+ * from before this boot until the coordinator withdraws it (FLUO's reboot-loop guard).
  */
 import { FALSE } from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
@@ -14,19 +15,24 @@ export function starting({ view, memory, config, grant: f }: PhaseInput): PhaseS
   // A grant fenced to this very boot proves no reboot happened since it: the process restarted
   // mid-cycle (pod restart), so the cycle resumes instead of being thrown away.
   if (f.grantFencedToThisBoot && (f.inProgress || f.needed)) return { settle: { ...memory, booted: true } };
+  // reboot-needed is cleared only under a grant from an earlier boot (so the coordinator can
+  // verify and withdraw it); without one it is the node's place in the queue: the last known
+  // answer stands until the source answers again.
   const cleanup = diff(node, {
     annotations: {
-      [k.rebootNeeded]: FALSE,
+      ...(f.ok ? { [k.rebootNeeded]: FALSE } : {}),
       [k.rebootInProgress]: FALSE,
       ...(f.agentMade ? { [k.agentMadeUnschedulable]: FALSE } : {}),
     },
-    labels: { [config.protocol.labels.rebootNeeded]: FALSE },
+    labels: f.ok ? { [config.protocol.labels.rebootNeeded]: FALSE } : {},
     ...(f.agentMade && node.unschedulable ? { unschedulable: false } : {}),
   });
   if (!cleanup) return { settle: { ...memory, booted: true, awaitingGrantClear: f.ok } };
   const decision: Decision = patchDecision(
     'Starting',
-    'agent started: clearing reboot-needed and reboot-in-progress',
+    f.ok
+      ? 'agent started: clearing reboot-needed and reboot-in-progress'
+      : 'agent started: clearing reboot-in-progress',
     cleanup,
     memory,
   );

@@ -69,7 +69,8 @@ export type WaitReason =
   | 'InvalidGroup'
   | 'WaitingForLowerOrder'
   | 'NoBootID'
-  | 'RebootInProgressWithoutGrant';
+  | 'RebootInProgressWithoutGrant'
+  | 'WritesRefused';
 
 /** One node waiting in a group's queue. */
 export interface QueueEntry {

@@ -24,7 +24,9 @@ export type FindingKind =
   /** The agent says a reboot is in progress but the node holds no grant. */
   | 'RebootInProgressWithoutGrant'
   /** A node asks but reports no boot ID, so a grant could not be fenced; it waits. */
-  | 'MissingBootID';
+  | 'MissingBootID'
+  /** The API server refuses writes to a node (422, 403, ...); it is backed off, the rest goes on. */
+  | 'WritesRefused';
 
 /** One finding. */
 export interface Finding {

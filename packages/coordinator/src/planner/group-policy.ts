@@ -4,7 +4,7 @@
  */
 
 import { RESERVED_PREFIXES } from '@capstan/reboot-protocol';
-import { matchesSelector, readDuration } from '@capstan/runtime';
+import { isJsonObject, matchesSelector, readDuration } from '@capstan/runtime';
 import type { RebootGroupSpec } from '../api/reboot-group.js';
 import { type RebootGroupProblem, validateRebootGroupSpec } from '../api/validation.js';
 import type { Finding } from './finding.js';
@@ -31,6 +31,8 @@ export interface GroupPolicy {
   virtual: boolean;
   /** The selector can be evaluated. */
   selectorUsable: boolean;
+  /** The spec is missing or not an object: the group selects no node at all. */
+  selectsNothing: boolean;
 }
 
 function stringList(v: unknown): string[] {
@@ -46,6 +48,7 @@ export function resolveGroup(
   reservedPrefixes: readonly string[] = RESERVED_PREFIXES,
 ): GroupPolicy {
   const problems = validateRebootGroupSpec(spec);
+  const selectsNothing = !isJsonObject(spec);
   const safe = (typeof spec === 'object' && spec !== null ? spec : {}) as RebootGroupSpec;
   const beforeHooks = stringList(safe.beforeRebootAnnotations);
   const afterHooks = stringList(safe.afterRebootAnnotations);
@@ -71,6 +74,7 @@ export function resolveGroup(
     problems,
     virtual,
     selectorUsable: !problems.some((p) => p.path.startsWith('spec.nodeSelector')),
+    selectsNothing,
   };
 }
 
@@ -82,8 +86,8 @@ export function byOrder(a: GroupPolicy, b: GroupPolicy): number {
 /**
  * Assigns every node to one group: the first (by order, then name) whose selector matches, else
  * the default group. The default group takes exactly the nodes no other group selects (its own
- * selector, if any, is not consulted), so it never counts as a second match. Reports nodes matched
- * by several groups.
+ * selector, if any, is not consulted), so it never counts as a second match. A group without a
+ * usable spec selects nothing. Reports a node matched by several groups on each of them.
  */
 export function assignNodes(
   nodes: readonly NodeSnapshot[],
@@ -98,17 +102,28 @@ export function assignNodes(
   for (const node of nodes) {
     const labels = node.labels ?? {};
     const matched = sorted.filter(
-      (g) => g !== defaultGroup && g.selectorUsable && matchesSelector(g.spec.nodeSelector, labels),
+      (g) =>
+        g !== defaultGroup &&
+        !g.selectsNothing &&
+        g.selectorUsable &&
+        matchesSelector(g.spec.nodeSelector, labels),
     );
     const home = matched[0] ?? defaultGroup;
     if (matched.length > 1) {
-      findings.push({
-        kind: 'NodeInSeveralGroups',
-        severity: 'Warning',
-        node: node.name,
-        group: home.name,
-        message: `node ${node.name} matches groups ${matched.map((g) => g.name).join(', ')}; it joins ${home.name}`,
-      });
+      // Reported on every group that selects it: the others' selectors show it, their budgets don't.
+      const names = matched.map((g) => g.name).join(', ');
+      for (const g of matched) {
+        findings.push({
+          kind: 'NodeInSeveralGroups',
+          severity: 'Warning',
+          node: node.name,
+          group: g.name,
+          message:
+            g === home
+              ? `node ${node.name} matches groups ${names}; it joins ${home.name}`
+              : `node ${node.name} matches groups ${names}; it joins ${home.name} and is not counted in ${g.name}`,
+        });
+      }
     }
     members.get(home.name)?.push(node);
   }

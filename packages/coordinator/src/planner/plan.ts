@@ -26,7 +26,7 @@ import { assignNodes, byOrder, type NamedRebootGroup, resolveGroups } from './gr
 import type { NodeSnapshot } from './node-snapshot.js';
 import { NodeDraft, readFacts } from './node-state.js';
 import type { NodeWrite } from './node-write.js';
-import { serveQueue } from './queue.js';
+import { type RefusedNode, serveQueue } from './queue.js';
 import { settle } from './reboot-cycle.js';
 import { degradedCondition, groupStatusOf } from './status.js';
 import { wakeAfter } from './wake.js';
@@ -65,6 +65,11 @@ export interface PlanInput {
   /** Current time, ms since the epoch. */
   now: number;
   options?: PlannerOptions;
+  /**
+   * Nodes whose writes the API server refused, with why (the reconciler's memory): reported on
+   * their group, passed over by its queue, so one node never holds up the others.
+   */
+  refused?: Readonly<Record<string, RefusedNode>>;
 }
 
 /** What to do, and what to report. */
@@ -144,7 +149,18 @@ export function plan(input: PlanInput): Plan {
       isDefault: g === defaultGroup,
     });
     findings.push(...failedNodeFindings(g, failed));
-    const served = serveQueue({ group: g, drafts: list, gate, budget, now });
+    for (const d of list) {
+      const why = input.refused?.[d.name]?.message;
+      if (why !== undefined)
+        findings.push({
+          kind: 'WritesRefused',
+          severity: 'Warning',
+          node: d.name,
+          group: g.name,
+          message: why,
+        });
+    }
+    const served = serveQueue({ group: g, drafts: list, gate, budget, now, refused: input.refused ?? {} });
     findings.push(...served.findings);
     consuming.push(...served.consuming);
     groupStatus[g.name] = groupStatusOf({

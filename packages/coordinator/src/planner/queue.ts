@@ -19,6 +19,15 @@ export interface QueueInput {
   gate: Gate | undefined;
   budget: number;
   now: number;
+  /** Nodes whose writes the API server refused, by node: passed over while backed off. */
+  refused?: Readonly<Record<string, RefusedNode>>;
+}
+
+/** A node whose writes the API server refused (the reconciler's memory, an input of the plan). */
+export interface RefusedNode {
+  message: string;
+  /** Its writes wait: the queue passes it over, so it takes no slot the others could use. */
+  backedOff: boolean;
 }
 
 /** The queue served: who waits and why, and the drafts that took a slot this round (in order). */
@@ -55,7 +64,7 @@ function grant(draft: NodeDraft, group: GroupPolicy, now: number): void {
 }
 
 /** Serves one group's queue, editing the drafts it schedules and grants. */
-export function serveQueue({ group: g, drafts, gate, budget, now }: QueueInput): ServedQueue {
+export function serveQueue({ group: g, drafts, gate, budget, now, refused = {} }: QueueInput): ServedQueue {
   const counted = new Set(drafts.filter((d) => d.facts().counts).map((d) => d.name));
   const queue: QueueEntry[] = [];
   const consuming: NodeDraft[] = [];
@@ -74,6 +83,11 @@ export function serveQueue({ group: g, drafts, gate, budget, now }: QueueInput):
     const { draft, facts } = c;
     if (gate) {
       wait(c, gate.reason, gate.message);
+      continue;
+    }
+    const refusal = refused[draft.name];
+    if (refusal?.backedOff) {
+      wait(c, 'WritesRefused', refusal.message);
       continue;
     }
     if (!isUsableBootId(draft.node.bootID)) {

@@ -3,7 +3,14 @@
  * looking at the others (requests, revocation, grant records, verification, release, return,
  * timeouts). Budget, order, windows and fairness are group decisions, made in `plan.ts`.
  */
-import { coordinatorKeys, type FailureReason, formatTimestamp, TRUE } from '@capstan/reboot-protocol';
+import {
+  AGENT_FAILURE_ANNOTATION,
+  coordinatorKeys,
+  type FailureReason,
+  formatTimestamp,
+  parseAgentFailure,
+  TRUE,
+} from '@capstan/reboot-protocol';
 import type { Finding } from './finding.js';
 import type { GroupPolicy } from './group-policy.js';
 import { isUsableBootId, type NodeDraft } from './node-state.js';
@@ -17,6 +24,25 @@ function removeIfPresent(draft: NodeDraft, key: string): boolean {
   if (draft.annotations[key] === undefined) return false;
   draft.removeAnnotation(key);
   return true;
+}
+
+/**
+ * Why a timed-out grant failed, from what the node did: the agent's own failure (it drained or
+ * tried to reboot, gave up and uncordoned) when it wrote one since the grant; the reboot not
+ * verified when it is cordoned, in progress or on another boot; else the grant was not acted on.
+ */
+function failureReason(
+  draft: NodeDraft,
+  grantedAt: number,
+  grantedBootId: string | undefined,
+  inProgress: boolean,
+): FailureReason {
+  const agent = parseAgentFailure(draft.annotations[AGENT_FAILURE_ANNOTATION]);
+  if (agent && agent.at >= grantedAt && (agent.reason === 'DrainFailed' || agent.reason === 'RebootFailed')) {
+    return agent.reason;
+  }
+  const acted = inProgress || draft.node.unschedulable || draft.node.bootID !== grantedBootId;
+  return acted ? 'RebootNotVerified' : 'GrantNotActedOn';
 }
 
 /** One rule application; true when it edited the draft. */
@@ -100,8 +126,7 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
         return true;
       }
       if (!f.failed && f.grantedAt !== undefined && now - f.grantedAt >= group.grantTimeoutMs) {
-        const acted = f.inProgress || draft.node.unschedulable || draft.node.bootID !== f.grantedBootId;
-        const reason: FailureReason = acted ? 'RebootNotVerified' : 'GrantNotActedOn';
+        const reason = failureReason(draft, f.grantedAt, f.grantedBootId, f.inProgress);
         draft.setAnnotation(coordinatorKeys.failed, `${reason} ${formatTimestamp(now)}`);
         draft.record('MarkedFailed');
         findings.push({

@@ -101,7 +101,10 @@ describe('order and groups', () => {
     expect(r.findings.map((f) => f.kind)).toContain('NodeInSeveralGroups');
     expect(r.groupStatus.default?.nodes).toBe(1);
     const twice = r.findings.filter((f) => f.kind === 'NodeInSeveralGroups');
-    expect(twice.map((f) => f.node)).toEqual(['both']);
+    expect(twice.map((f) => [f.node, f.group])).toEqual([
+      ['both', 'control-plane'],
+      ['both', 'pool'],
+    ]);
   });
 
   it('does not count the default group as a second match for nodes another group selects', () => {

@@ -17,6 +17,7 @@ export {
   type StoreChange,
 } from './reflector.js';
 export {
+  type CacheLogger,
   CacheSyncError,
   type HandlerRegistration,
   SharedInformer,

@@ -2,7 +2,7 @@ import type { ApiTransport } from '../client/transport.js';
 import type { KubeObject, ResourceType } from '../client/types.js';
 import { type Clock, realClock, type TimerHandle } from '../clock.js';
 import { type EventHandler, Listener } from './listener.js';
-import { Reflector, type ReflectorOptions, type StoreChange } from './reflector.js';
+import { Reflector, type ReflectorErrorInfo, type ReflectorOptions, type StoreChange } from './reflector.js';
 import { type IndexFunction, type ReadableStore, Store } from './store.js';
 
 /** Returned by {@link SharedInformer.addEventHandler}. */
@@ -23,6 +23,16 @@ export interface SharedInformerOptions<T extends KubeObject>
   resyncPeriodMs?: number;
   /** Called when a handler throws or rejects; delivery continues with the next change. */
   onHandlerError?: (error: unknown, change: StoreChange<T>) => void;
+  /**
+   * Where reflector and handler errors are reported (structured, e.g. the manager's pino logger)
+   * unless `onError` / `onHandlerError` say otherwise. Default: `console.warn`.
+   */
+  logger?: CacheLogger;
+}
+
+/** The little of a logger the cache needs (pino's `warn(object, message)`). */
+export interface CacheLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 /** The cache's sync wait timed out or was aborted. */
@@ -57,14 +67,27 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     this.clock = options.clock ?? realClock;
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.random = options.random ?? Math.random;
+    const logger = options.logger;
     this.onHandlerError =
       options.onHandlerError ??
-      ((error) => console.warn(`informer ${type.plural}: event handler failed:`, error));
+      (logger
+        ? (err) => logger.warn({ resource: type.plural, err }, 'informer event handler failed')
+        : (error) => console.warn(`informer ${type.plural}: event handler failed:`, error));
+    const { logger: _logger, ...reflectorOptions } = options;
     this.reflector = new Reflector<T>(
       transport,
       type,
       {
-        ...options,
+        ...reflectorOptions,
+        ...(logger && !options.onError
+          ? {
+              onError: (err: Error, info: ReflectorErrorInfo) =>
+                logger.warn(
+                  { resource: type.plural, err, phase: info.phase, retryInMs: info.retryInMs },
+                  'reflector failed; retrying',
+                ),
+            }
+          : {}),
         onChange: (change) => {
           for (const l of this.listeners) l.push(change);
         },

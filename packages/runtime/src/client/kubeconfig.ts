@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 
 /** Where to find the cluster, as an operator's `--kubeconfig` and `--context` flags say. */
@@ -23,9 +23,18 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig 
   const kubeConfig = new KubeConfig();
   const env = process.env;
   if (options.kubeconfig) {
-    kubeConfig.loadFromFile(options.kubeconfig);
+    loadFile(kubeConfig, options.kubeconfig, '--kubeconfig');
   } else if (env.KUBECONFIG) {
-    kubeConfig.loadFromDefault();
+    const files = env.KUBECONFIG.split(delimiter).filter(Boolean);
+    const missing = files.filter((f) => !existsSync(f));
+    if (missing.length === files.length) {
+      throw new Error(`kubeconfig: ${missing.join(', ')} (from KUBECONFIG) does not exist`);
+    }
+    try {
+      kubeConfig.loadFromDefault();
+    } catch (err) {
+      throw new Error(`kubeconfig: cannot load KUBECONFIG=${env.KUBECONFIG}: ${firstLine(err)}`);
+    }
   } else if (env.KUBERNETES_SERVICE_HOST) {
     kubeConfig.loadFromCluster();
   } else {
@@ -35,7 +44,7 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig 
         'no kubeconfig: pass --kubeconfig, set KUBECONFIG, run in a cluster, or create ~/.kube/config',
       );
     }
-    kubeConfig.loadFromFile(file);
+    loadFile(kubeConfig, file, '~/.kube/config');
   }
   if (options.context) {
     if (!kubeConfig.getContextObject(options.context)) {
@@ -48,4 +57,18 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig 
     throw new Error(`kubeconfig: context "${kubeConfig.getCurrentContext()}" names no known cluster`);
   }
   return kubeConfig;
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] as string;
+}
+
+/** Loads one file, failing with one line that names it and says what is wrong. */
+function loadFile(kubeConfig: KubeConfig, file: string, from: string): void {
+  if (!existsSync(file)) throw new Error(`kubeconfig: ${file} (from ${from}) does not exist`);
+  try {
+    kubeConfig.loadFromFile(file);
+  } catch (err) {
+    throw new Error(`kubeconfig: cannot load ${file} (from ${from}): ${firstLine(err)}`);
+  }
 }

@@ -133,7 +133,9 @@ export class Controller {
     if (this.currentQueue.shuttingDown()) this.currentQueue = this.makeQueue();
     this.stopping = new AbortController();
     const stopping = this.stopping;
-    signal?.addEventListener('abort', () => stopping.abort(), { once: true });
+    // An already-aborted signal never fires its abort event.
+    if (signal?.aborted) stopping.abort();
+    else signal?.addEventListener('abort', () => stopping.abort(), { once: true });
     this.running = this.run().finally(() => {
       this.running = undefined;
     });
@@ -176,6 +178,7 @@ export class Controller {
       while (this.workers.pending >= this.options.maxConcurrentReconciles) {
         await new Promise((resolve) => this.workers.once('next', resolve));
       }
+      if (stopped.aborted) return;
       const queue = this.currentQueue;
       const item = await queue.get(stopped).catch(() => ({ shutdown: true as const }));
       if (item.shutdown) return;
@@ -206,6 +209,8 @@ export class Controller {
     const log = this.log.child({ namespace: request.namespace, name: request.name, reconcileId });
     const abort = new AbortController();
     const onStop = () => abort.abort(new Error('controller stopping'));
+    // Stopped between the hand-out and here: the abort event has fired already, so abort now.
+    if (this.stopping.signal.aborted) onStop();
     this.stopping.signal.addEventListener('abort', onStop, { once: true });
     const timeoutMs = this.options.reconcileTimeoutMs;
     const timer =

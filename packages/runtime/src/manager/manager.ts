@@ -145,7 +145,11 @@ export class Manager {
         onRequest: (r) => this.metrics.onRestRequest({ method: r.method, code: r.code, host: r.host }),
       });
     } else throw new Error('Manager needs a kubeConfig or a transport');
-    this.cache = new InformerCache(this.transport, { ...options.cache, clock: this.clock });
+    this.cache = new InformerCache(this.transport, {
+      logger: this.logger.child({ component: 'cache' }),
+      ...options.cache,
+      clock: this.clock,
+    });
     this.client = new Client(this.transport, {
       cache: this.cache,
       fieldManager: options.fieldManager ?? 'capstan',
@@ -292,10 +296,13 @@ export class Manager {
       await this.cache.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 120_000, stopAll).catch((err) => {
         if (!stopAll.aborted) throw err;
       });
-      launch(this.scoped('always'), stopAll);
-      const leaderOnly = this.scoped('leader');
-      if (!this.elector) launch(leaderOnly, stopAll);
-      else campaigning = this.campaign(leaderOnly, stopAll, failure, launch);
+      // Stopped before the caches synced: start nothing more, so nothing holds up the shutdown.
+      if (!stopAll.aborted) {
+        launch(this.scoped('always'), stopAll);
+        const leaderOnly = this.scoped('leader');
+        if (!this.elector) launch(leaderOnly, stopAll);
+        else campaigning = this.campaign(leaderOnly, stopAll, failure, launch);
+      }
       if (!stopAll.aborted)
         await new Promise((resolve) => stopAll.addEventListener('abort', resolve, { once: true }));
       this.logger.info('stopping: draining in-flight reconciles');

@@ -18,8 +18,12 @@ export function signalOnTerminate(): AbortSignal {
  * graceful stop, 1 when it failed (a runnable failed, the caches never synced, the lease was lost).
  */
 export async function runManager(manager: Manager, log: Logger = manager.logger): Promise<never> {
+  // Every timer of the runtime is unref'd; with no server listening (metrics and probes off) and
+  // the API server unreachable, nothing else would keep the process alive while it retries.
+  const keepAlive = setInterval(() => {}, 2 ** 30);
   try {
     await manager.start(signalOnTerminate());
+    clearInterval(keepAlive);
     process.exit(0);
   } catch (err) {
     log.error({ err }, err instanceof LeadershipLostError ? 'leadership lost: exiting' : 'manager failed');

@@ -164,13 +164,15 @@ export class WorkQueue<K extends string = string> {
    * Waits for a key to work on. The caller owns the key until it calls {@link WorkQueue.done}.
    * Resolves `{ shutdown: true }` once the queue is shut down and empty.
    *
-   * @param signal rejects the pending call with the signal's reason when aborted before a key
-   *   is handed out, so a stopping worker does not leave a waiter behind to swallow a key.
+   * @param signal rejects the call with the signal's reason when aborted before a key is handed
+   *   out (already aborted: even if keys are queued), so a stopping worker takes no key and
+   *   leaves no waiter behind to swallow one.
    */
   get(signal?: AbortSignal): Promise<GetResult<K>> {
+    // The signal first: a stopped worker must not take a key it would then reconcile.
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.keys.queued > 0) return Promise.resolve(this.handOut());
     if (this.shutdown) return Promise.resolve({ shutdown: true });
-    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const waiter: Waiter<K> = {
         resolve,

@@ -1,0 +1,127 @@
+/**
+ * The machine's own boot ID is the truth: after a reboot the kubelet may not have posted the new
+ * one yet, and the Node's stale status would make the grant for the previous boot look like this
+ * boot's, so the agent would reboot the node a second time.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
+import type { Node } from '@capstan/runtime/client';
+import { describe, expect, it } from 'vitest';
+import { type AgentMemory, type DecisionConfig, INITIAL_MEMORY } from '../src/api/index.js';
+import { decide } from '../src/decide.js';
+import { agentOptionsFromFlags, MACHINE_BOOT_ID_PATH, nodeFacts, readMachineBootId } from '../src/index.js';
+
+const k = capstanProtocol.annotations;
+const config: DecisionConfig = {
+  protocol: capstanProtocol,
+  drainTimeoutMs: 10_000,
+  forceReboot: false,
+  failureBackoffMs: 60_000,
+  podPollMs: 500,
+};
+
+/** The Node as the agent finds it right after the reboot, the kubelet still showing the old boot. */
+const rebooted = {
+  metadata: {
+    name: 'n1',
+    resourceVersion: '7',
+    annotations: {
+      [k.rebootNeeded]: 'true',
+      [k.rebootOk]: 'true',
+      [k.rebootInProgress]: 'true',
+      [k.agentMadeUnschedulable]: 'true',
+      [coordinatorKeys.grantedBootId]: 'boot-1',
+    },
+  },
+  spec: { unschedulable: true },
+  status: { nodeInfo: { bootID: 'boot-1' } },
+} as unknown as Node;
+
+/** Decides until the agent waits, applying its patches; every action taken. */
+function run(machineBootId: string | undefined): string[] {
+  let facts = nodeFacts(rebooted, machineBootId);
+  let memory: AgentMemory = INITIAL_MEMORY;
+  const actions: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const d = decide(
+      {
+        now: 1_700_000_000_000,
+        node: facts,
+        source: { rebootNeeded: true },
+        sourceKnown: true,
+        os: undefined,
+        pods: [],
+      },
+      memory,
+      config,
+    );
+    memory = d.memory;
+    actions.push(d.action.kind);
+    if (d.action.kind === 'wait' || d.action.kind === 'reboot') break;
+    if (d.action.kind === 'patch') {
+      const annotations = { ...facts.annotations };
+      for (const [key, v] of Object.entries(d.action.patch.annotations)) {
+        if (v === null) delete annotations[key];
+        else annotations[key] = v;
+      }
+      const labels = { ...facts.labels };
+      for (const [key, v] of Object.entries(d.action.patch.labels)) {
+        if (v === null) delete labels[key];
+        else labels[key] = v;
+      }
+      facts = {
+        ...facts,
+        annotations,
+        labels,
+        ...(d.action.patch.unschedulable !== undefined
+          ? { unschedulable: d.action.patch.unschedulable }
+          : {}),
+      };
+    }
+  }
+  return actions;
+}
+
+describe("the machine's boot ID", () => {
+  it('keeps a slow kubelet from causing a second reboot', () => {
+    expect(run('boot-2')).not.toContain('reboot');
+    expect(run('boot-2').at(-1)).toBe('wait');
+    // Without it the stale status is all the agent has (what the test kits simulate).
+    expect(run(undefined)).toContain('reboot');
+  });
+
+  it('is read from a file whose path tests inject, and the main reads /proc by default', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-boot-id-'));
+    try {
+      const file = join(dir, 'boot_id');
+      writeFileSync(file, '3f1c2a9e-1111-2222-3333-444455556666\n');
+      expect(readMachineBootId(file)).toBe('3f1c2a9e-1111-2222-3333-444455556666');
+      expect(readMachineBootId(join(dir, 'missing'))).toBeUndefined();
+      expect(nodeFacts(rebooted, readMachineBootId(file)).bootID).toBe(
+        '3f1c2a9e-1111-2222-3333-444455556666',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(MACHINE_BOOT_ID_PATH).toBe('/proc/sys/kernel/random/boot_id');
+    const flags = { nodeName: 'n1', bootIdPath: MACHINE_BOOT_ID_PATH } as Parameters<
+      typeof agentOptionsFromFlags
+    >[0];
+    expect(
+      agentOptionsFromFlags({
+        ...flags,
+        source: 'file',
+        rebootSentinel: '/x',
+        sentinelInterval: '1m',
+        drainTimeout: '10m',
+        drainGracePeriod: '-1s',
+        failureBackoff: '5m',
+        forceReboot: false,
+        protocol: 'capstan',
+        osReleasePath: '/etc/os-release',
+      }).bootIdPath,
+    ).toBe(MACHINE_BOOT_ID_PATH);
+  });
+});
