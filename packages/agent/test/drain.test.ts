@@ -1,12 +1,12 @@
 /**
- * The agent against a real API server (envtest: kube-apiserver + the disruption, deployment,
- * replicaset and garbage-collector controllers), running under its own service account with the
- * RBAC of deploy/rbac.yaml, rebooting through the real Logind client against a fake logind on a
- * private dbus-daemon. The test plays the coordinator (reboot-ok + granted boot id), the scheduler
- * (pod bindings) and the kubelet (pod readiness, boot IDs).
+ * The agent on a whole simulated cluster (envtest with kube-scheduler, kwok nodes and the
+ * disruption, deployment, replicaset, daemonset and garbage-collector controllers), running under
+ * its own service account with the RBAC of deploy/rbac.yaml, rebooting through the real Logind
+ * client against a fake logind on a private dbus-daemon. The scheduler binds the pods, kwok runs
+ * them and reboots the nodes (NotReady, then Ready with a new boot ID); the test plays only the
+ * coordinator (reboot-ok + granted boot id).
  */
-
-import { useControlPlane } from '@capstan/envtest/vitest';
+import { useOwnControlPlane } from '@capstan/envtest/vitest';
 import { AGENT_FAILURE_ANNOTATION, capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Client, parseStandardOptions } from '@capstan/runtime';
 import {
@@ -26,26 +26,24 @@ import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js'
 import {
   agentIdentity,
   annotate,
-  bind,
-  createNode,
-  fakeKubelet,
   forbiddenCount,
+  isRunning,
   loadManifest,
   ManualSource,
-  markReady,
   nodeEvents,
-  setBootID,
+  pooledDeployment,
+  runningPods,
   sleep,
   uniqueName,
 } from './helpers.js';
 
-const env = useControlPlane('agent-drain');
+const env = useOwnControlPlane({ controllerManager: true, scheduler: true, kwok: true }, 'agent-drain');
 const k = capstanProtocol.annotations;
 let admin: Client;
 let agentKubeConfig: StartAgentOptions['kubeConfig'];
 let bus: PrivateBus;
 let logind: FakeLogind;
-const running: RunningAgent[] = [];
+const agents: RunningAgent[] = [];
 
 beforeAll(async () => {
   admin = new Client(new HttpTransport(env.kubeConfig));
@@ -59,7 +57,7 @@ beforeEach(async () => {
   logind = await FakeLogind.start({ address: bus.address });
 });
 afterEach(async () => {
-  for (const agent of running.splice(0)) {
+  for (const agent of agents.splice(0)) {
     const text = await agent.manager.metrics.text();
     await agent.stop();
     // The agent's own identity never hit a 403 (deploy/rbac.yaml is enough).
@@ -84,7 +82,7 @@ function run(nodeName: string, source: ManualSource, extra: Partial<StartAgentOp
     failureBackoffMs: 60_000,
     ...extra,
   });
-  running.push(agent);
+  agents.push(agent);
   return agent;
 }
 
@@ -92,89 +90,46 @@ const getNode = (name: string) => admin.get(Node, { name });
 const grant = (name: string, bootID: string) =>
   annotate(admin, name, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: bootID });
 
-async function deployment(name: string, replicas: number, minAvailable: number) {
-  const ns = env.namespace;
-  await admin.create(Deployment, {
-    metadata: { name, namespace: ns },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: {
-          containers: [{ name: 'c', image: 'registry.invalid/app:1' }],
-          terminationGracePeriodSeconds: 30,
-        },
-      },
-    },
-  });
-  await admin.create(PodDisruptionBudget, {
-    metadata: { name, namespace: ns },
-    spec: { minAvailable, selector: { matchLabels: { app: name } } },
-  });
-}
-
-/** Waits for the Deployment's pods, binds them to `node`, makes them Ready, waits for the PDB to count them. */
-async function placePods(app: string, node: string, count: number, allowed: number): Promise<Pod[]> {
-  const ns = env.namespace;
-  const pods = await eventually(
-    async () => {
-      const { items } = await admin.list(Pod, { namespace: ns, labelSelector: `app=${app}` });
-      return items.length === count ? items : undefined;
-    },
-    { what: `${count} pods of ${app}`, timeoutMs: 20_000 },
-  );
-  for (const pod of pods) {
-    await bind(admin, pod, node);
-    await markReady(admin, pod);
-  }
-  await eventually(
-    async () => {
-      const pdb = await admin.get(PodDisruptionBudget, { namespace: ns, name: app });
-      return pdb.status?.currentHealthy === count && pdb.status.disruptionsAllowed === allowed;
-    },
-    { what: `PDB ${app} to allow ${allowed}`, timeoutMs: 20_000 },
-  );
-  return pods;
-}
+const deployment = (name: string, pool: string, replicas: number, minAvailable: number) =>
+  pooledDeployment(admin, env.namespace, { name, pool, replicas, minAvailable });
+const running = (app: string, node: string, count: number, allowed: number) =>
+  runningPods(admin, env.namespace, { app, node, count, allowed });
 
 describe('drain through the Eviction API', () => {
   it('evicts Deployment pods one at a time as the PDB allows, skips DaemonSet and mirror pods, then reboots', async () => {
+    const pool = uniqueName('pool');
     const node = uniqueName('drain-node');
     const elsewhere = uniqueName('other-node');
-    await createNode(admin, node, { bootID: 'boot-1' });
-    await createNode(admin, elsewhere, { bootID: 'other-boot' });
-    await deployment('web', 3, 2);
-    const webPods = await placePods('web', node, 3, 1);
+    // The other node stays cordoned until the pods are placed, so all three land on `node`.
+    await env.plane.addNodes([
+      { name: node, bootID: 'boot-1', labels: { pool } },
+      { name: elsewhere, labels: { pool }, unschedulable: true },
+    ]);
+    await deployment('web', pool, 3, 2);
+    const webPods = await running('web', node, 3, 1);
 
-    // A DaemonSet's pod (a real owner, so the garbage collector keeps it) and a static pod's mirror.
-    const ds = await admin.create(DaemonSet, {
+    // A DaemonSet, whose controller puts a pod on both nodes (cordoned or not), and a static pod's mirror.
+    await admin.create(DaemonSet, {
       metadata: { name: 'node-agent', namespace: env.namespace },
       spec: {
         selector: { matchLabels: { app: 'node-agent' } },
         template: {
           metadata: { labels: { app: 'node-agent' } },
-          spec: { containers: [{ name: 'c', image: 'registry.invalid/ds:1' }] },
+          spec: { nodeSelector: { pool }, containers: [{ name: 'c', image: 'registry.invalid/ds:1' }] },
         },
       },
     });
-    await admin.create(Pod, {
-      metadata: {
-        name: 'node-agent-x',
-        namespace: env.namespace,
-        labels: { app: 'node-agent' },
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'DaemonSet',
-            name: 'node-agent',
-            uid: ds.metadata.uid ?? '',
-            controller: true,
-          },
-        ],
+    const [dsPod] = await eventually(
+      async () => {
+        const { items } = await admin.list(Pod, {
+          namespace: env.namespace,
+          labelSelector: 'app=node-agent',
+        });
+        const up = items.filter(isRunning);
+        return up.length === 2 ? up.filter((p) => p.spec?.nodeName === node) : undefined;
       },
-      spec: { nodeName: node, containers: [{ name: 'c', image: 'registry.invalid/ds:1' }] },
-    });
+      { what: 'a running DaemonSet pod on each node', timeoutMs: 30_000 },
+    );
     await admin.create(Pod, {
       metadata: {
         name: `static-${node}`,
@@ -183,64 +138,62 @@ describe('drain through the Eviction API', () => {
       },
       spec: { nodeName: node, containers: [{ name: 'c', image: 'registry.invalid/static:1' }] },
     });
+    // Now the replacements the ReplicaSet creates have somewhere to go.
+    await admin.patch(Node, { name: elsewhere }, 'merge', { spec: { unschedulable: null } });
 
-    // The replacements the ReplicaSet creates land elsewhere and become Ready: the PDB recovers.
-    const stopKubelet = fakeKubelet(admin, env.namespace, 'app=web', () => elsewhere);
-    try {
-      const source = new ManualSource({ rebootNeeded: true });
-      const agent = run(node, source);
-      await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
-        what: 'reboot-needed reported',
-        timeoutMs: 20_000,
-      });
-      expect((await getNode(node)).metadata.labels?.[capstanProtocol.labels.rebootNeeded]).toBe('true');
-      expect(logind.reboots).toHaveLength(0);
+    const source = new ManualSource({ rebootNeeded: true });
+    const agent = run(node, source);
+    await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
+      what: 'reboot-needed reported',
+      timeoutMs: 20_000,
+    });
+    expect((await getNode(node)).metadata.labels?.[capstanProtocol.labels.rebootNeeded]).toBe('true');
+    expect(logind.reboots).toHaveLength(0);
 
-      await grant(node, 'boot-1');
-      await eventually(async () => logind.reboots.length === 1, { what: 'the reboot', timeoutMs: 30_000 });
+    await grant(node, 'boot-1');
+    await eventually(async () => logind.reboots.length === 1, { what: 'the reboot', timeoutMs: 30_000 });
 
-      const after = await getNode(node);
-      expect(after.spec?.unschedulable).toBe(true);
-      expect(after.metadata.annotations?.[k.rebootInProgress]).toBe('true');
-      expect(after.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('true');
-      expect(logind.reboots).toEqual([{ method: 'Reboot', interactive: false }]);
+    const after = await getNode(node);
+    expect(after.spec?.unschedulable).toBe(true);
+    expect(after.metadata.annotations?.[k.rebootInProgress]).toBe('true');
+    expect(after.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('true');
+    expect(logind.reboots).toEqual([{ method: 'Reboot', interactive: false }]);
 
-      // Every original web pod is gone; the PDB refused at least once (429) and the drain went on.
-      const { items } = await admin.list(Pod, { namespace: env.namespace });
-      const names = new Set(items.map((p) => p.metadata.name));
-      for (const pod of webPods) expect(names.has(pod.metadata.name)).toBe(false);
-      expect(names.has('node-agent-x')).toBe(true);
-      expect(names.has(`static-${node}`)).toBe(true);
-      expect(
-        items
-          .filter((p) => p.spec?.nodeName === node)
-          .map((p) => p.metadata.name)
-          .sort(),
-      ).toEqual(['node-agent-x', `static-${node}`].sort());
-      expect(agent.agent.metrics.evictions.value({ result: 'blocked' })).toBeGreaterThanOrEqual(1);
-      expect(agent.agent.metrics.evictions.value({ result: 'evicted' })).toBe(3);
-      expect(agent.agent.metrics.reboots.value()).toBe(1);
-      expect(agent.agent.state.phase).toBe('Rebooting');
-      const events = await eventually(
-        async () => {
-          const list = await nodeEvents(admin, node);
-          return list.some((e) => e.reason === 'Rebooting') ? list : undefined;
-        },
-        { what: 'events', timeoutMs: 20_000 },
-      );
-      expect(events.map((e) => e.reason)).toEqual(
-        expect.arrayContaining(['RebootCycleStarted', 'EvictionBlocked', 'Rebooting']),
-      );
-    } finally {
-      await stopKubelet();
-    }
+    // Every original web pod is gone; the PDB refused at least once (429) and the drain went on.
+    const { items } = await admin.list(Pod, { namespace: env.namespace });
+    const names = new Set(items.map((p) => p.metadata.name));
+    for (const pod of webPods) expect(names.has(pod.metadata.name)).toBe(false);
+    expect(
+      items
+        .filter((p) => p.spec?.nodeName === node)
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual([dsPod?.metadata.name, `static-${node}`].sort());
+    // The evicted pods' replacements were scheduled onto the other node and run there.
+    const web = await running('web', elsewhere, 3, 1);
+    expect(web.every((p) => !webPods.some((old) => old.metadata.name === p.metadata.name))).toBe(true);
+    expect(agent.agent.metrics.evictions.value({ result: 'blocked' })).toBeGreaterThanOrEqual(1);
+    expect(agent.agent.metrics.evictions.value({ result: 'evicted' })).toBe(3);
+    expect(agent.agent.metrics.reboots.value()).toBe(1);
+    expect(agent.agent.state.phase).toBe('Rebooting');
+    const events = await eventually(
+      async () => {
+        const list = await nodeEvents(admin, node);
+        return list.some((e) => e.reason === 'Rebooting') ? list : undefined;
+      },
+      { what: 'events', timeoutMs: 20_000 },
+    );
+    expect(events.map((e) => e.reason)).toEqual(
+      expect.arrayContaining(['RebootCycleStarted', 'EvictionBlocked', 'Rebooting']),
+    );
   });
 
   it('a drain that times out (a PDB that never allows) does not reboot, uncordons, reports, and does not retry at once', async () => {
+    const pool = uniqueName('pool');
     const node = uniqueName('stuck-node');
-    await createNode(admin, node, { bootID: 'boot-1' });
-    await deployment('db', 2, 2);
-    await placePods('db', node, 2, 0);
+    await env.plane.addNodes([{ name: node, bootID: 'boot-1', labels: { pool } }]);
+    await deployment('db', pool, 2, 2);
+    await running('db', node, 2, 0);
 
     const agent = run(node, new ManualSource({ rebootNeeded: true }), { drainTimeoutMs: 1_500 });
     await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
@@ -291,7 +244,7 @@ describe('drain through the Eviction API', () => {
 describe('boots and grants', () => {
   it("after a reboot, keeps an administrator's earlier cordon and waits for the grant to be withdrawn", async () => {
     const node = uniqueName('admin-cordoned');
-    await createNode(admin, node, { bootID: 'boot-1', unschedulable: true });
+    await env.plane.addNodes([{ name: node, bootID: 'boot-1', unschedulable: true }]);
     const source = new ManualSource({ rebootNeeded: true });
     const first = run(node, source);
     await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
@@ -304,10 +257,11 @@ describe('boots and grants', () => {
     expect(during.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
     expect(during.metadata.annotations?.[k.rebootInProgress]).toBe('true');
 
-    // The machine reboots: the agent process dies, the kubelet reports a new boot ID.
+    // The machine reboots: the agent process dies, the node goes NotReady and comes back with a new boot ID.
     await first.stop();
-    running.splice(running.indexOf(first), 1);
-    await setBootID(admin, node, 'boot-2');
+    agents.splice(agents.indexOf(first), 1);
+    const bootID = await env.plane.rebootNode(node);
+    expect((await getNode(node)).status?.nodeInfo?.bootID).toBe(bootID);
     source.set({ rebootNeeded: false });
     const second = run(node, source);
 
@@ -334,14 +288,17 @@ describe('boots and grants', () => {
 
   it('never acts on a stale grant (granted boot id is not the current boot), at start or later', async () => {
     const node = uniqueName('stale-grant');
-    await createNode(admin, node, {
-      bootID: 'boot-new',
-      annotations: {
-        [k.rebootOk]: 'true',
-        [k.rebootNeeded]: 'true',
-        [coordinatorKeys.grantedBootId]: 'boot-old',
+    await env.plane.addNodes([
+      {
+        name: node,
+        bootID: 'boot-new',
+        annotations: {
+          [k.rebootOk]: 'true',
+          [k.rebootNeeded]: 'true',
+          [coordinatorKeys.grantedBootId]: 'boot-old',
+        },
       },
-    });
+    ]);
     const source = new ManualSource({ rebootNeeded: true });
     const agent = run(node, source);
     await eventually(async () => agent.agent.state.phase === 'AwaitingGrantClear', {
@@ -384,6 +341,25 @@ describe('deploy/daemonset.yaml', () => {
     const [manifest] = loadManifest('daemonset.yaml', env.namespace);
     await env.plane.createObjects([manifest!], { ignoreExisting: true });
     const ds = await admin.get(DaemonSet, { namespace: env.namespace, name: 'capstan-agent' });
+    // The DaemonSet controller puts the agent on every node (it tolerates every taint and the
+    // cordon), and kwok runs it there.
+    const { items: nodes } = await admin.list(Node);
+    const agentsRunning = await eventually(
+      async () => {
+        const { items } = await admin.list(Pod, {
+          namespace: env.namespace,
+          labelSelector: Object.entries(ds.spec?.selector.matchLabels ?? {})
+            .map(([key, value]) => `${key}=${value}`)
+            .join(','),
+        });
+        const up = items.filter(isRunning);
+        return up.length === nodes.length ? up : undefined;
+      },
+      { what: 'an agent pod running on every node', timeoutMs: 30_000 },
+    );
+    expect(new Set(agentsRunning.map((p) => p.spec?.nodeName))).toEqual(
+      new Set(nodes.map((n) => n.metadata.name)),
+    );
     interface Spec {
       serviceAccountName: string;
       tolerations: unknown[];

@@ -1,14 +1,22 @@
 /**
  * Shared pieces of the agent's envtest tests: applying deploy/ under a test namespace, an identity
- * bound by that RBAC, nodes with a boot ID, a stand-in kubelet/scheduler for Deployment pods, and a
- * reboot-needed source a test sets by hand.
+ * bound by that RBAC, plain Node objects with a boot ID (for tests without kwok), workloads pinned
+ * to a pool of kwok nodes, and a reboot-needed source a test sets by hand.
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import type { SharedControlPlane } from '@capstan/envtest/vitest';
 import { Client, defineResource, type KubeObject } from '@capstan/runtime';
-import { type DaemonSet, Event, HttpTransport, Node, Pod } from '@capstan/runtime/client';
+import {
+  type DaemonSet,
+  Deployment,
+  Event,
+  HttpTransport,
+  Node,
+  Pod,
+  PodDisruptionBudget,
+} from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import type { RebootNeededSource, SourceStatus } from '../src/sources/source.js';
 
@@ -168,74 +176,68 @@ export function annotate(client: Client, name: string, annotations: Record<strin
   return client.patch(Node, { name }, 'merge', { metadata: { annotations } });
 }
 
-/** Binds a pod to a node through the binding subresource, as the scheduler does. */
-export async function bind(client: Client, pod: Pod, nodeName: string): Promise<void> {
-  await client.transport.createSubresource(
-    Pod,
-    { namespace: pod.metadata.namespace, name: pod.metadata.name ?? '' },
-    'binding',
-    {
-      apiVersion: 'v1',
-      kind: 'Binding',
-      metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace },
-      target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
-    },
-  );
-}
-
-/** Marks a pod Running and Ready through the status subresource, as a kubelet does. */
-export async function markReady(client: Client, pod: Pod): Promise<void> {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  await client.patchStatus(
-    Pod,
-    { namespace: pod.metadata.namespace, name: pod.metadata.name ?? '' },
-    'merge',
-    {
-      status: {
-        phase: 'Running',
-        startTime: now,
-        conditions: [
-          { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
-          { type: 'Ready', status: 'True', lastTransitionTime: now },
-          { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
-        ],
+/**
+ * A Deployment of `replicas` pods pinned to the kwok nodes labelled `pool=<pool>`, with a
+ * PodDisruptionBudget of `minAvailable`: kube-scheduler places the pods, kwok runs them.
+ */
+export async function pooledDeployment(
+  admin: Client,
+  namespace: string,
+  options: { name: string; pool: string; replicas: number; minAvailable: number },
+): Promise<void> {
+  const { name, pool, replicas, minAvailable } = options;
+  await admin.create(Deployment, {
+    metadata: { name, namespace },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          nodeSelector: { pool },
+          containers: [{ name: 'c', image: 'registry.invalid/app:1' }],
+          terminationGracePeriodSeconds: 30,
+        },
       },
     },
-  );
+  });
+  await admin.create(PodDisruptionBudget, {
+    metadata: { name, namespace },
+    spec: { minAvailable, selector: { matchLabels: { app: name } } },
+  });
 }
 
-const isReady = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+/** Whether a pod runs: phase Running and Ready, as the kubelet (kwok) reports it. */
+export const isRunning = (pod: Pod): boolean =>
+  pod.status?.phase === 'Running' &&
+  !!pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 
 /**
- * Plays scheduler and kubelet for the pods matching `labelSelector` in `namespace`: binds unbound
- * ones to `nodeFor(pod)` and marks them Ready. Returns a stop function.
+ * Waits until `count` pods of `app` run on `node` and its PDB counts them healthy, allowing
+ * `allowed` disruptions. Answers the pods.
  */
-export function fakeKubelet(
-  client: Client,
+export async function runningPods(
+  admin: Client,
   namespace: string,
-  labelSelector: string,
-  nodeFor: () => string,
-): () => Promise<void> {
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      try {
-        const { items } = await client.list(Pod, { namespace, labelSelector });
-        for (const pod of items) {
-          if (pod.metadata.deletionTimestamp) continue;
-          if (!pod.spec?.nodeName) await bind(client, pod, nodeFor());
-          if (!isReady(pod)) await markReady(client, pod);
-        }
-      } catch {
-        // Pods come and go under us; the next round sees the new state.
-      }
-      await sleep(100);
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-  };
+  options: { app: string; node: string; count: number; allowed: number },
+): Promise<Pod[]> {
+  const { app, node, count, allowed } = options;
+  const pods = await eventually(
+    async () => {
+      const { items } = await admin.list(Pod, { namespace, labelSelector: `app=${app}` });
+      const running = items.filter((p) => p.spec?.nodeName === node && isRunning(p));
+      return running.length === count && items.length === count ? running : undefined;
+    },
+    { what: `${count} pods of ${app} running on ${node}`, timeoutMs: 30_000 },
+  );
+  await eventually(
+    async () => {
+      const pdb = await admin.get(PodDisruptionBudget, { namespace, name: app });
+      return pdb.status?.currentHealthy === count && pdb.status.disruptionsAllowed === allowed;
+    },
+    { what: `PDB ${app} to allow ${allowed}`, timeoutMs: 30_000 },
+  );
+  return pods;
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -17,6 +17,7 @@ import { agentPodKubeConfig, policiesInForce, serviceAccountKubeConfig } from '.
 import { SimulatedMachine } from './machine.js';
 import { FleetObserver, type GroupPlan, type GroupView } from './observer.js';
 import { clock, LiveView } from './view.js';
+import { createWorkloads, deploymentPods, type GroupWorkload, workloadProblems } from './workloads.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -72,6 +73,14 @@ const GROUPS: Array<Omit<GroupPlan, 'budget'> & { controlPlane: boolean }> = [
   },
 ];
 
+/** Per group a Deployment on its nodes with a PDB; the workers' spreads over nine nodes. */
+const WORKLOADS: GroupWorkload[] = GROUPS.map((g) => ({
+  name: g.controlPlane ? 'api-gateway' : 'web',
+  nodeSelector: { key: CONTROL_PLANE_LABEL, operator: g.controlPlane ? 'Exists' : 'DoesNotExist' },
+  replicas: g.nodes.length,
+  maxUnavailable: 1,
+}));
+
 /** Runs the demo to its end; resolves with the summary (it never throws for a failed run). */
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const out = options.out ?? process.stdout;
@@ -100,8 +109,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const started = Date.now();
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    view.say('Starting a local control plane (etcd + kube-apiserver)...');
-    const plane = await ControlPlane.start();
+    view.say(
+      'Starting a local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)...',
+    );
+    const plane = await ControlPlane.start({ controllerManager: true, scheduler: true, kwok: true });
     cleanups.push(() => plane.stop());
     // A first run builds the binaries for minutes; the timeout is for the demo, so it starts now.
     const deadline = Date.now() + timeoutMs;
@@ -194,7 +205,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
             protocol: protocolName,
             rebootDownMs,
             kubeConfig,
-            admin,
+            plane,
             logger,
             onFault,
           }),
@@ -202,8 +213,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       }
     }
 
-    const waitUntil = async (what: string, done: () => boolean) => {
-      while (!done()) {
+    const waitUntil = async (what: string, done: () => boolean | Promise<boolean>) => {
+      while (!(await done())) {
         if (faults.length > 0) throw new Error(faults[0]);
         if (options.signal?.aborted) throw new Error('interrupted');
         if (Date.now() > deadline) throw new Error(`timed out after ${clock(timeoutMs)} waiting for ${what}`);
@@ -212,6 +223,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
         await delay(250);
       }
     };
+    await createWorkloads(admin, WORKLOADS);
+    view.say(
+      `Workloads: ${WORKLOADS.map((w) => `Deployment ${w.name} (${w.replicas} pods, PDB maxUnavailable ${w.maxUnavailable})`).join(', ')} and DaemonSet node-exporter on every node; kube-scheduler places them, kwok runs them`,
+    );
+    let workloadsDown: string[] = [];
+    const workloadsUp = async () => {
+      workloadsDown = await workloadProblems(admin, WORKLOADS, nodeCount);
+      return workloadsDown.length === 0;
+    };
+    await waitUntil('every workload pod to run', workloadsUp);
+    const podsBefore = await deploymentPods(admin);
     await waitUntil('every agent to report its node', () =>
       observer.snapshot().nodes.every((n) => n.phase === 'up to date' && n.version === FROM_VERSION),
     );
@@ -231,9 +253,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     await waitUntil(`every node to reboot onto ${TO_VERSION}`, () =>
       observer.snapshot().nodes.every((n) => n.phase === 'updated' && n.version === TO_VERSION),
     );
+    // Evicted pods were rescheduled onto other nodes of their group: everything runs again.
+    await waitUntil('every workload pod to run again', workloadsUp).catch(() => {});
+    const podsAfter = await deploymentPods(admin);
+    const moved = [...podsAfter].filter((name) => !podsBefore.has(name)).length;
+    if (workloadsDown.length === 0)
+      view.say(
+        `Workloads: ${moved} evicted pods were rescheduled onto other nodes; all ${podsAfter.size} Deployment pods and ${nodeCount} DaemonSet pods run again`,
+      );
     const final = observer.snapshot();
     view.draw(final.nodes, final.groups, Date.now() - started, 'done');
-    return summarize(final.groups, machines, Date.now() - started, faults);
+    return summarize(final.groups, machines, Date.now() - started, [...faults, ...workloadsDown]);
   } catch (err) {
     const problems = [...faults];
     const message = err instanceof Error ? err.message : String(err);

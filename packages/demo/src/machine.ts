@@ -1,10 +1,11 @@
 /**
- * One simulated node: a Node object whose status the "kubelet" here writes, a private dbus-daemon
- * carrying a test update_engine and a test logind, and the real update agent connected to them.
- * logind's Reboot takes the machine down (agent gone, node NotReady), then boots it again with a
- * new boot ID, the new OS version and a fresh agent, as a real reboot would.
+ * One simulated node: a kwok Node (kwok plays its kubelet and runs its pods), a private
+ * dbus-daemon carrying a test update_engine and a test logind, and the real update agent connected
+ * to them. logind's Reboot takes the machine down (agent gone, node NotReady, its pods not ready),
+ * then boots it again with a new boot ID, the new OS version, its pods running again and a fresh
+ * agent, as a real reboot would.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +18,8 @@ import {
   startPrivateBus,
   UpdateStatus,
 } from '@capstan/agent';
-import type { Client, Logger } from '@capstan/runtime';
-import { Node } from '@capstan/runtime/client';
+import type { ControlPlane } from '@capstan/envtest';
+import type { Logger } from '@capstan/runtime';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 /** Options of {@link SimulatedMachine.start}. */
@@ -35,15 +36,15 @@ export interface MachineOptions {
   rebootDownMs: number;
   /** Identity the agent runs as. */
   kubeConfig: KubeConfig;
-  /** The admin client that plays the kubelet (node status). */
-  admin: Client;
+  /** The control plane, with kwok, that holds the machine's Node. */
+  plane: ControlPlane;
   /** Where the agent logs. */
   logger: Logger;
   /** Called when something in the simulation itself fails (the demo then fails). */
   onFault: (what: string, err: unknown) => void;
 }
 
-const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+const osImage = (version: string) => `Flatcar Container Linux ${version}`;
 
 /** A node with its own D-Bus, update_engine, logind and agent. See the file comment. */
 export class SimulatedMachine {
@@ -71,8 +72,11 @@ export class SimulatedMachine {
     const logind = await FakeLogind.start({ address: bus.address });
     const machine = new SimulatedMachine(options, dir, bus, engine, logind);
     logind.onReboot(() => machine.reboot());
-    await options.admin.create(Node, { metadata: { name: options.name, labels: options.labels }, spec: {} });
-    await machine.boot(options.version);
+    const bootID = randomUUID();
+    await options.plane.addNodes([
+      { name: options.name, labels: options.labels, bootID, osImage: osImage(options.version) },
+    ]);
+    await machine.boot(options.version, bootID);
     return machine;
   }
 
@@ -110,26 +114,30 @@ export class SimulatedMachine {
   /** logind's Reboot: runs once logind has answered the agent (the hook is not awaited by it). */
   private reboot(): Promise<void> {
     const run = (async () => {
-      // The OS goes down: the agent dies with it and the kubelet stops reporting Ready.
+      // The OS goes down: the agent dies with it.
       await this.agent?.stop();
       this.agent = undefined;
-      await this.setStatus(this.bootIDs.at(-1) ?? '', false);
       const next = this.engine.status.newVersion || this.versions.at(-1) || this.options.version;
       await this.engine.stop();
       // After the reboot update_engine runs the new version and has nothing pending.
       this.engine.status = { ...this.engine.status, currentOperation: UpdateStatus.Idle, newVersion: '' };
-      await delay(this.options.rebootDownMs);
+      if (this.stopped) return;
+      // The node is NotReady while down, then Ready with a new boot ID and its pods running again.
+      const bootID = await this.options.plane.rebootNode(this.name, {
+        downMs: this.options.rebootDownMs,
+        osImage: osImage(next),
+        timeoutMs: 60_000,
+      });
       if (this.stopped) return;
       await this.engine.start();
-      await this.boot(next);
+      await this.boot(next, bootID);
     })();
     this.rebooting = run.catch((err) => this.options.onFault(`rebooting ${this.name}`, err));
     return this.rebooting;
   }
 
-  /** A boot: new boot ID, os-release of `version`, the kubelet reports Ready, the agent starts. */
-  private async boot(version: string): Promise<void> {
-    const bootID = `${this.name}-${randomBytes(4).toString('hex')}`;
+  /** A boot (the node is Ready with `bootID`): os-release of `version`, the agent starts. */
+  private async boot(version: string, bootID: string): Promise<void> {
     const osRelease = join(this.dir, 'os-release');
     writeFileSync(
       osRelease,
@@ -137,7 +145,6 @@ export class SimulatedMachine {
     );
     this.bootIDs.push(bootID);
     this.versions.push(version);
-    await this.setStatus(bootID, true);
     const agent = startAgent({
       kubeConfig: this.options.kubeConfig,
       nodeName: this.name,
@@ -153,31 +160,4 @@ export class SimulatedMachine {
     agent.done.catch((err) => this.options.onFault(`the agent on ${this.name}`, err));
     this.agent = agent;
   }
-
-  /** What a kubelet writes: the boot ID and the Ready condition. */
-  private async setStatus(bootID: string, ready: boolean): Promise<void> {
-    await this.options.admin.patchStatus(Node, { name: this.name }, 'merge', {
-      status: {
-        nodeInfo: {
-          bootID,
-          machineID: this.name,
-          systemUUID: this.name,
-          kubeletVersion: 'v1.35.4',
-          osImage: `Flatcar Container Linux ${this.versions.at(-1) ?? ''}`,
-        },
-        conditions: [
-          {
-            type: 'Ready',
-            status: ready ? 'True' : 'Unknown',
-            reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
-            message: ready ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.',
-            lastHeartbeatTime: now(),
-            lastTransitionTime: now(),
-          },
-        ],
-      },
-    });
-  }
 }
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

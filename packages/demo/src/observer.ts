@@ -158,7 +158,8 @@ export class FleetObserver {
     // Up on a newer boot than the one granted: the reboot happened, the grant is not withdrawn yet.
     const backUp = ready && (inProgress || granted) && !!grantedBoot && grantedBoot !== bootID;
     let phase: NodePhase;
-    if (boots === 0) phase = 'joining';
+    // A kwok node exists (with its first boot ID) a moment before it is Ready: still joining.
+    if (boots === 0 || (boots === 1 && !ready && !granted && !inProgress)) phase = 'joining';
     else if (!ready) phase = 'rebooting';
     else if (backUp) phase = 'back up';
     else if (inProgress) phase = 'draining';

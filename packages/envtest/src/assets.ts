@@ -1,19 +1,51 @@
-import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { AssetsUnavailableError } from './assets-error.js';
+import { type ComponentName, type ComponentSpec, components, componentVersion } from './components.js';
 import { acquireFileLock } from './file-lock.js';
-import { assetsKey, goModulesDir } from './versions.js';
+import { buildComponent } from './go-build.js';
+import { componentKey } from './versions.js';
 
-/** Paths of the control-plane binaries. */
+export { AssetsUnavailableError };
+
+/** kwok's binary and the files of its module it runs with. */
+export interface KwokAssets {
+  binary: string;
+  /** The module's `kustomize/stage` folders `node/` and `pod/`. */
+  stagesDir: string;
+  /** The module's `kustomize/rbac` (the `kwok-controller` ClusterRole). */
+  rbacDir: string;
+}
+
+/** Cluster API's managers and the files of its module they run with. */
+export interface ClusterApiAssets {
+  manager: string;
+  kubeadmBootstrapManager: string;
+  /** `core/` and `kubeadm-bootstrap/`: the CRD bases of the module. */
+  crdDir: string;
+  /** `core/` and `kubeadm-bootstrap/`: each manager's `config/rbac`. */
+  rbacDir: string;
+}
+
+/** Paths of the envtest binaries (and the upstream files some of them need). */
 export interface Assets {
-  /** The folder holding them. */
+  /** The folder holding kube-apiserver. */
   dir: string;
   kubeApiServer: string;
   etcd: string;
   /** Absent when `KUBEBUILDER_ASSETS` names a folder without it. */
   kubeControllerManager?: string;
+  /** Absent when `KUBEBUILDER_ASSETS` names a folder without it. */
+  kubeScheduler?: string;
+  /** Present when asked for with `with: ['kwok']`. */
+  kwok?: KwokAssets;
+  /** Present when asked for with `with: ['cluster-api']`. */
+  clusterApi?: ClusterApiAssets;
 }
+
+/** Components beyond the control plane itself (kube-apiserver, etcd, controller manager, scheduler). */
+export type ExtraComponent = Extract<ComponentName, 'kwok' | 'cluster-api'>;
 
 /** Options of {@link resolveAssets}. */
 export interface ResolveAssetsOptions {
@@ -21,11 +53,8 @@ export interface ResolveAssetsOptions {
   onProgress?: (line: string) => void;
   /** Build into this cache root instead of `$CAPSTAN_ENVTEST_CACHE` or `~/.cache/capstan/envtest`. */
   cacheRoot?: string;
-}
-
-/** Thrown when the binaries can be neither found nor built; its message says what to install or set. */
-export class AssetsUnavailableError extends Error {
-  override readonly name = 'AssetsUnavailableError';
+  /** Extra components to resolve too. */
+  with?: ExtraComponent[];
 }
 
 const isExecutable = (path: string): boolean => {
@@ -45,121 +74,99 @@ export function defaultCacheRoot(): string {
 }
 
 /**
- * Finds kube-apiserver, etcd and kube-controller-manager, in controller-runtime's order:
- * `KUBEBUILDER_ASSETS` when set; else the on-disk cache keyed by version; else builds them with
- * the machine's Go from the Go module proxy (once per machine: a file lock keeps parallel test
- * workers from building twice).
+ * Finds the binaries, each in this order: its own `CAPSTAN_*_BINARY` variable; for
+ * kube-apiserver, etcd, kube-controller-manager and kube-scheduler, `KUBEBUILDER_ASSETS` when set
+ * (as controller-runtime's envtest does; the last two may be absent there); else the on-disk cache
+ * keyed by component version; else a build with the machine's Go from the Go module proxy (once
+ * per machine and component: a file lock keeps parallel test workers from building twice;
+ * components build in parallel).
  */
 export async function resolveAssets(options: ResolveAssetsOptions = {}): Promise<Assets> {
   const progress = options.onProgress ?? ((line: string) => process.stderr.write(`[envtest] ${line}\n`));
-  const fromEnv = process.env.KUBEBUILDER_ASSETS;
-  if (fromEnv) {
-    const assets = assetsIn(fromEnv);
-    const missing = [assets.kubeApiServer, assets.etcd].filter((p) => !isExecutable(p));
-    if (missing.length > 0) {
+  const root = options.cacheRoot ?? defaultCacheRoot();
+  const names: ComponentName[] = ['kubernetes', 'etcd', ...(options.with ?? [])];
+  const found = await Promise.all(
+    names.map((name) => resolveComponent(components[name], root, (line) => progress(`${name}: ${line}`))),
+  );
+  const paths = Object.assign({}, ...found.map((f) => f.paths)) as Record<string, string | undefined>;
+  const dataDir = (name: ComponentName) => found[names.indexOf(name)]?.dataDir as string;
+  const assets: Assets = {
+    dir: join(paths['kube-apiserver'] as string, '..'),
+    kubeApiServer: paths['kube-apiserver'] as string,
+    etcd: paths.etcd as string,
+  };
+  if (paths['kube-controller-manager']) assets.kubeControllerManager = paths['kube-controller-manager'];
+  if (paths['kube-scheduler']) assets.kubeScheduler = paths['kube-scheduler'];
+  if (names.includes('kwok'))
+    assets.kwok = {
+      binary: paths.kwok as string,
+      stagesDir: join(dataDir('kwok'), 'stages'),
+      rbacDir: join(dataDir('kwok'), 'rbac'),
+    };
+  if (names.includes('cluster-api'))
+    assets.clusterApi = {
+      manager: paths['cluster-api-manager'] as string,
+      kubeadmBootstrapManager: paths['kubeadm-bootstrap-manager'] as string,
+      crdDir: join(dataDir('cluster-api'), 'crds'),
+      rbacDir: join(dataDir('cluster-api'), 'rbac'),
+    };
+  return assets;
+}
+
+/** One component's binaries (absent: allowed missing) and its cache folder, building what lacks. */
+async function resolveComponent(
+  spec: ComponentSpec,
+  root: string,
+  progress: (line: string) => void,
+): Promise<{ paths: Record<string, string | undefined>; dataDir: string }> {
+  const version = componentVersion(spec);
+  const dir = join(root, componentKey(spec.name, spec.moduleDir, version, JSON.stringify(spec)));
+  const paths: Record<string, string | undefined> = {};
+  const toBuild: string[] = [];
+  const kubebuilderAssets = process.env.KUBEBUILDER_ASSETS;
+  for (const binary of spec.binaries) {
+    const fromVar = process.env[binary.envVar];
+    if (fromVar) {
+      if (!isExecutable(fromVar))
+        throw new AssetsUnavailableError(`${binary.envVar}=${fromVar} is not an executable file`);
+      paths[binary.name] = fromVar;
+    } else if (kubebuilderAssets && binary.inKubebuilderAssets) {
+      const path = join(kubebuilderAssets, binary.name);
+      paths[binary.name] = isExecutable(path) ? path : undefined;
+    } else {
+      paths[binary.name] = join(dir, binary.name);
+      toBuild.push(binary.name);
+    }
+  }
+  if (kubebuilderAssets) {
+    const required = ['kube-apiserver', 'etcd'].filter((name) => name in paths && !paths[name]);
+    if (required.length)
       throw new AssetsUnavailableError(
-        `KUBEBUILDER_ASSETS=${fromEnv} lacks an executable ${missing.join(' and ')}; ` +
+        `KUBEBUILDER_ASSETS=${kubebuilderAssets} lacks an executable ${required.join(' and ')}; ` +
           'point it at a folder holding kube-apiserver and etcd, or unset it to build them with Go.',
       );
+  }
+  const complete = () =>
+    toBuild.every((name) => isExecutable(join(dir, name))) &&
+    (spec.data ?? []).every(([, to]) => existsSync(join(dir, to)));
+  if (!complete()) {
+    const release = await acquireFileLock(`${dir}.lock`, (pid) =>
+      progress(`waiting for process ${pid}, which is building into ${dir}`),
+    );
+    try {
+      if (!complete()) await buildComponent(spec, version, dir, toBuild, progress);
+    } finally {
+      release();
     }
-    if (!isExecutable(join(fromEnv, 'kube-controller-manager'))) delete assets.kubeControllerManager;
-    return assets;
   }
-  const dir = join(options.cacheRoot ?? defaultCacheRoot(), assetsKey());
-  if (isComplete(dir)) return assetsIn(dir);
-  const release = await acquireFileLock(`${dir}.lock`, (pid) =>
-    progress(`waiting for process ${pid}, which is building the control plane into ${dir}`),
-  );
-  try {
-    if (!isComplete(dir)) await build(dir, progress);
-  } finally {
-    release();
-  }
-  return assetsIn(dir);
+  return { paths, dataDir: dir };
 }
 
-function assetsIn(dir: string): Assets {
-  return {
-    dir,
-    kubeApiServer: join(dir, 'kube-apiserver'),
-    etcd: join(dir, 'etcd'),
-    kubeControllerManager: join(dir, 'kube-controller-manager'),
-  };
-}
-
-function isComplete(dir: string): boolean {
-  const a = assetsIn(dir);
-  return [a.kubeApiServer, a.etcd, a.kubeControllerManager as string].every(isExecutable);
-}
-
-async function build(dir: string, progress: (line: string) => void): Promise<void> {
-  await requireGo();
-  // Build into a scratch folder and rename, so an interrupted build never looks complete.
-  const scratch = `${dir}.partial-${process.pid}`;
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  const started = Date.now();
-  progress(`building the control plane into ${dir} (first run only; a few minutes on 2 cores)`);
-  progress('building etcd from the Go module proxy...');
-  await runGo(['build', '-o', scratch, '.'], join(goModulesDir, 'etcd'), progress);
-  progress('building kube-apiserver and kube-controller-manager from the Go module proxy...');
-  await runGo(
-    ['build', '-o', `${scratch}/`, './cmd/kube-apiserver', './cmd/kube-controller-manager'],
-    join(goModulesDir, 'kubernetes'),
-    progress,
-  );
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-  renameSync(scratch, dir);
-  progress(`control plane built in ${Math.round((Date.now() - started) / 1000)} s`);
-}
-
-async function requireGo(): Promise<void> {
-  try {
-    await runGo(['version'], goModulesDir, () => {});
-  } catch {
-    throw new AssetsUnavailableError(
-      'The control-plane binaries are not cached and Go is not on PATH to build them. ' +
-        'Install Go (1.25 or newer, with access to the Go module proxy), or set KUBEBUILDER_ASSETS ' +
-        'to a folder holding kube-apiserver and etcd.',
+/** A binary the options need, or an error saying how to provide it. */
+export function requireAsset<T>(value: T | undefined, what: string, envVar: string): T {
+  if (value === undefined)
+    throw new Error(
+      `${what} was asked for, but the assets hold none: set ${envVar}, or unset KUBEBUILDER_ASSETS to build it`,
     );
-  }
-}
-
-/** Runs `go` with progress: module downloads are reported, and a heartbeat every 30 s while compiling. */
-function runGo(args: string[], cwd: string, progress: (line: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('go', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
-    let output = '';
-    let downloads = 0;
-    const started = Date.now();
-    const heartbeat = setInterval(
-      () => progress(`  still compiling (${Math.round((Date.now() - started) / 1000)} s)...`),
-      30_000,
-    );
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      output = (output + text).slice(-20_000);
-      for (const line of text.split('\n')) {
-        if (line.startsWith('go: downloading') && ++downloads % 25 === 1)
-          progress(`  ${line} (${downloads} modules)`);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('error', (err) => {
-      clearInterval(heartbeat);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearInterval(heartbeat);
-      if (code === 0) resolve();
-      else
-        reject(
-          new AssetsUnavailableError(
-            `'go ${args.join(' ')}' in ${cwd} failed with exit code ${code}:\n${output.trim()}\n` +
-              'Check that the Go module proxy is reachable, or set KUBEBUILDER_ASSETS.',
-          ),
-        );
-    });
-  });
+  return value;
 }

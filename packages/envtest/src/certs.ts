@@ -144,3 +144,9 @@ export async function writeServiceAccountKeys(
   writeFileSync(privateKeyFile, x509.PemConverter.encode(pkcs8, 'PRIVATE KEY'), { mode: 0o600 });
   return { publicKeyFile, privateKeyFile };
 }
+
+/** Writes `<name>.crt` and `<name>.key` (owner-only) into `dir`. */
+export function writePair(dir: string, name: string, pair: CertPair): void {
+  writeFileSync(join(dir, `${name}.crt`), pair.cert);
+  writeFileSync(join(dir, `${name}.key`), pair.key, { mode: 0o600 });
+}

@@ -2,20 +2,43 @@
 import { Command } from 'commander';
 import { resolveAssets } from './assets.js';
 import { ControlPlane } from './control-plane.js';
+import { defaultControllers } from './controller-manager.js';
+import { kwokNodeAnnotation } from './kwok.js';
 
 const program = new Command('capstan-envtest').description(
-  'A real etcd + kube-apiserver on this machine, for tests and local development.',
+  'A real etcd + kube-apiserver on this machine (optionally a whole simulated cluster), for tests and local development.',
 );
 
 program
   .command('setup')
   .description(
-    'print the folder holding kube-apiserver, etcd and kube-controller-manager, building them if needed',
+    'build (once, in parallel) and print every binary envtest runs: kube-apiserver, etcd, ' +
+      'kube-controller-manager, kube-scheduler, kwok and Cluster API',
   )
   .action(async () => {
-    const assets = await resolveAssets();
-    process.stdout.write(`${assets.dir}\n`);
+    const started = Date.now();
+    const assets = await resolveAssets({ with: ['kwok', 'cluster-api'] });
+    const lines = [
+      `kube-apiserver            ${assets.kubeApiServer}`,
+      `etcd                      ${assets.etcd}`,
+      `kube-controller-manager   ${assets.kubeControllerManager ?? '(none in KUBEBUILDER_ASSETS)'}`,
+      `kube-scheduler            ${assets.kubeScheduler ?? '(none in KUBEBUILDER_ASSETS)'}`,
+      `kwok                      ${assets.kwok?.binary}`,
+      `cluster-api-manager       ${assets.clusterApi?.manager}`,
+      `kubeadm-bootstrap-manager ${assets.clusterApi?.kubeadmBootstrapManager}`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stderr.write(`[envtest] setup done in ${Math.round((Date.now() - started) / 1000)} s\n`);
   });
+
+interface StartFlags {
+  controllers: string;
+  watchCache?: boolean;
+  scheduler?: boolean;
+  kwok?: boolean;
+  nodes?: string;
+  clusterApi?: boolean;
+}
 
 program
   .command('start')
@@ -23,25 +46,46 @@ program
   .option(
     '--controllers <names>',
     'kube-controller-manager controllers to run, comma-separated',
-    'garbagecollector,namespace',
+    defaultControllers.join(','),
   )
+  .option('--scheduler', 'run kube-scheduler (as system:kube-scheduler), so pods are bound to nodes')
+  .option('--kwok', 'run kwok, which plays the kubelet for the simulated nodes')
+  .option('--nodes <count>', 'add this many kwok nodes (implies --kwok)')
+  .option('--cluster-api', "run Cluster API's core manager and kubeadm bootstrap provider")
   .option(
     '--watch-cache',
     'run kube-apiserver with its watch cache (production-like; see StartOptions.watchCache)',
   )
-  .action(async (opts: { controllers: string; watchCache?: boolean }) => {
+  .action(async (opts: StartFlags) => {
     const started = Date.now();
+    const nodes = opts.nodes === undefined ? undefined : Number(opts.nodes);
+    if (nodes !== undefined && !(Number.isInteger(nodes) && nodes >= 0))
+      throw new Error(`--nodes takes a whole number, not ${opts.nodes}`);
     const plane = await ControlPlane.start({
-      controllers: opts.controllers.split(',').filter(Boolean),
+      controllerManager: opts.controllers.split(',').filter(Boolean),
       watchCache: opts.watchCache ?? false,
+      scheduler: opts.scheduler ?? false,
+      kwok: opts.kwok ?? false,
+      clusterApi: opts.clusterApi ?? false,
+      ...(nodes !== undefined ? { nodes } : {}),
     });
+    const running = [
+      'etcd, kube-apiserver, kube-controller-manager',
+      ...(opts.scheduler ? ['kube-scheduler'] : []),
+      ...(opts.kwok || nodes !== undefined ? [`kwok (${nodes ?? 0} nodes)`] : []),
+      ...(opts.clusterApi ? ['Cluster API core + kubeadm bootstrap'] : []),
+    ];
     process.stdout.write(
       [
         `Control plane ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${plane.server}`,
+        `Running: ${running.join('; ')}`,
         '',
         'Reach it with:',
         `  export KUBECONFIG=${plane.kubeconfigPath}`,
-        '  kubectl get namespaces',
+        '  kubectl get nodes,namespaces',
+        ...(opts.kwok || nodes !== undefined
+          ? ['', `More nodes: create a Node annotated ${kwokNodeAnnotation}=fake; kwok makes it Ready.`]
+          : []),
         '',
         'Press Ctrl-C to stop it (its data is removed).',
         '',

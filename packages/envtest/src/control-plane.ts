@@ -1,34 +1,34 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 
-/**
- * A CustomResourceDefinition as plain JSON (as read from YAML). Not client-node's model type, whose
- * property names differ from the wire format for keys such as `x-kubernetes-int-or-string`.
- */
-export interface CrdObject {
-  kind?: string;
-  metadata?: { name?: string };
-}
-
-import { type Assets, resolveAssets } from './assets.js';
-import { CertificateAuthority, type CertPair, writeServiceAccountKeys } from './certs.js';
+import { apiServerDefaults, startApiServer, startEtcd } from './apiserver.js';
+import { type Assets, type ExtraComponent, requireAsset, resolveAssets } from './assets.js';
+import { CertificateAuthority, writePair, writeServiceAccountKeys } from './certs.js';
+import { startClusterApi } from './cluster-api.js';
+import {
+  type ControllerName,
+  defaultControllers,
+  startControllerManager,
+  withRequiredControllers,
+} from './controller-manager.js';
+import { type CrdObject, installCrds } from './crds.js';
+import { type ApiAnswer, type ClientTls, etcdPost, httpOk, httpsOk, jsonRequest } from './http.js';
 import { kubeConfigFor, kubeConfigYaml, writeKubeConfig } from './kubeconfig.js';
-import { createManifestObjects, type ManifestObject, readManifests } from './manifests.js';
-import { freePort } from './ports.js';
-import { ManagedProcess } from './process.js';
+import { startKwok } from './kwok.js';
+import { KwokNodes, type RebootOptions } from './kwok-nodes.js';
+import { createManifestObjects, type ManifestObject } from './manifests.js';
+import { type NodeSpec, nodeSpecs } from './nodes.js';
+import { freePorts } from './ports.js';
+import type { ManagedProcess } from './process.js';
+import { schedulerUser, startScheduler } from './scheduler.js';
+import { waitFor } from './wait.js';
 import { installWebhooks, type WebhookInstallation, type WebhookInstallOptions } from './webhooks.js';
 
-/** Controllers of kube-controller-manager a test may switch on. */
-export type ControllerName =
-  | 'garbagecollector'
-  | 'namespace'
-  | 'disruption'
-  | 'deployment'
-  | 'replicaset'
-  | string;
+export type { CrdObject };
+export { withRequiredControllers };
 
 /** Options of {@link ControlPlane.start}. */
 export interface StartOptions {
@@ -37,11 +37,27 @@ export interface StartOptions {
   /** Extra kube-apiserver flags, e.g. `['--feature-gates=X=true']`; later flags win. */
   apiServerFlags?: string[];
   /**
-   * Also run kube-controller-manager with these controllers, so owner-reference cascades,
-   * namespace deletion and PodDisruptionBudget status are the real thing. Off by default; node
-   * lifecycle stays off unless named, as there is no kubelet.
+   * Run kube-controller-manager: `true` for the workload controllers and the garbage collector
+   * (see `defaultControllers`), or the controllers to run. Off by default; node lifecycle stays off
+   * unless named, so a failed node's pods are not evicted behind a test's back.
    */
+  controllerManager?: boolean | ControllerName[];
+  /** The same as `controllerManager` with a list (kept for existing callers). */
   controllers?: ControllerName[];
+  /** Run kube-scheduler under its own identity (`system:kube-scheduler`), so pods get bound. */
+  scheduler?: boolean;
+  /**
+   * Run kwok, which plays the kubelet for the Nodes `addNodes` creates (and only those). Also runs
+   * kube-controller-manager's `nodelifecycle` controller, which lifts a Ready node's not-ready taint.
+   */
+  kwok?: boolean;
+  /** Nodes to add once kwok runs (implies `kwok`): a count or specs. */
+  nodes?: number | NodeSpec[];
+  /**
+   * Run Cluster API's core manager and kubeadm bootstrap provider (CRDs, RBAC and identities
+   * included; kube-controller-manager's `clusterrole-aggregation` runs too). Pair it with {@link startWorkloadCluster} for Machines to find their Nodes.
+   */
+  clusterApi?: boolean;
   /**
    * Run kube-apiserver with its watch cache (default false). Without it every watch is served by
    * etcd, so a watch resumes from any resourceVersion etcd still holds — also across
@@ -52,7 +68,7 @@ export interface StartOptions {
   watchCache?: boolean;
   /** How long to wait for `/readyz`; default 60 s. */
   readyTimeoutMs?: number;
-  /** Where binaries come from; default {@link resolveAssets}. */
+  /** Where binaries come from; default {@link resolveAssets} (with what the options need). */
   assets?: Assets;
 }
 
@@ -65,9 +81,23 @@ export interface ControlPlaneInfo {
 
 const adminUser = 'capstan-admin';
 
+/** The processes a started control plane owns, in start order. */
+interface Owned {
+  assets: Assets;
+  etcd: ManagedProcess;
+  etcdUrl: string;
+  apiServer: ManagedProcess;
+  apiServerArgs: string[];
+  /** kube-controller-manager, kube-scheduler, kwok, Cluster API's managers: stopped first. */
+  components: ManagedProcess[];
+  readyTimeoutMs: number;
+  watchCache: boolean;
+}
+
 /**
- * A real etcd and kube-apiserver (optionally kube-controller-manager) on loopback, with TLS,
- * RBAC authorization and an admin identity (a client certificate in `system:masters`).
+ * A real etcd and kube-apiserver on loopback, with TLS, RBAC authorization and an admin identity
+ * (a client certificate in `system:masters`); optionally kube-controller-manager, kube-scheduler,
+ * kwok (simulated Nodes running pods) and Cluster API.
  */
 export class ControlPlane {
   /** The admin's KubeConfig. */
@@ -76,26 +106,21 @@ export class ControlPlane {
   readonly kubeconfigPath: string;
   /** `https://127.0.0.1:<port>`. */
   readonly server: string;
+  private readonly nodes: KwokNodes;
 
   private constructor(
     private readonly workDir: string,
     private readonly ca: CertificateAuthority,
     server: string,
-    private readonly owned?: {
-      assets: Assets;
-      etcd: ManagedProcess;
-      etcdUrl: string;
-      apiServer: ManagedProcess;
-      apiServerArgs: string[];
-      controllerManager?: ManagedProcess;
-      readyTimeoutMs: number;
-      watchCache: boolean;
-    },
+    private readonly owned?: Owned,
   ) {
     this.server = server;
     this.kubeconfigPath = join(workDir, 'admin.kubeconfig');
     this.kubeConfig = new KubeConfig();
     this.kubeConfig.loadFromFile(this.kubeconfigPath);
+    this.nodes = new KwokNodes((method, path, body, contentType) =>
+      this.request(method, path, body, contentType),
+    );
   }
 
   /** Serializable connection info, for {@link ControlPlane.attach} in another process. */
@@ -103,9 +128,14 @@ export class ControlPlane {
     return { server: this.server, workDir: this.workDir, kubeconfigPath: this.kubeconfigPath };
   }
 
-  /** Starts etcd and kube-apiserver (and the chosen controllers) and waits until ready. */
+  /** Starts etcd and kube-apiserver (and the chosen components) and waits until ready. */
   static async start(options: StartOptions = {}): Promise<ControlPlane> {
-    const assets = options.assets ?? (await resolveAssets());
+    const kwok = options.kwok || options.nodes !== undefined;
+    const extras: ExtraComponent[] = [
+      ...(kwok ? ['kwok' as const] : []),
+      ...(options.clusterApi ? ['cluster-api' as const] : []),
+    ];
+    const assets = options.assets ?? (await resolveAssets({ with: extras }));
     const workDir = mkdtempSync(join(tmpdir(), 'capstan-envtest-'));
     const certDir = join(workDir, 'pki');
     mkdirSync(certDir);
@@ -113,19 +143,13 @@ export class ControlPlane {
     try {
       const ca = await CertificateAuthority.create('capstan-envtest-ca');
       await ca.save(certDir);
-      const serving = await ca.issueServing('kube-apiserver');
-      writePair(certDir, 'apiserver', serving);
+      writePair(certDir, 'apiserver', await ca.issueServing('kube-apiserver'));
       const admin = await ca.issueClient(adminUser, ['system:masters']);
       const sa = await writeServiceAccountKeys(certDir);
 
-      const [etcdClientPort, etcdPeerPort, apiPort] = (await distinctPorts(3)) as [number, number, number];
+      const [etcdClientPort, etcdPeerPort, apiPort] = (await freePorts(3)) as [number, number, number];
       const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
-      const etcd = ManagedProcess.start(
-        'etcd',
-        assets.etcd,
-        etcdArgs(workDir, etcdUrl, etcdPeerPort),
-        join(workDir, 'etcd.log'),
-      );
+      const etcd = startEtcd(assets.etcd, workDir, etcdUrl, etcdPeerPort);
       processes.push(etcd);
       await waitFor('etcd', etcd, 30_000, () => httpOk(`${etcdUrl}/health`));
 
@@ -139,46 +163,56 @@ export class ControlPlane {
         `--watch-cache=${options.watchCache ?? false}`,
         ...(options.apiServerFlags ?? []),
       ];
-      const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
-      const apiServer = startApiServer(assets, workDir, apiServerArgs);
+      const apiServer = startApiServer(assets.kubeApiServer, workDir, apiServerArgs);
       processes.push(apiServer);
-      const plane = new ControlPlane(workDir, ca, server, {
+      const owned: Owned = {
         assets,
         etcd,
         etcdUrl,
         apiServer,
         apiServerArgs,
-        readyTimeoutMs,
+        components: [],
+        readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
         watchCache: options.watchCache ?? false,
-      });
-      await plane.waitReady(apiServer, readyTimeoutMs);
-      if (options.controllers?.length) {
-        if (!assets.kubeControllerManager) {
-          throw new Error(`controllers were asked for, but ${assets.dir} holds no kube-controller-manager`);
-        }
-        const kcm = ManagedProcess.start(
-          'kube-controller-manager',
+      };
+      const plane = new ControlPlane(workDir, ca, server, owned);
+      await plane.waitReady(apiServer, owned.readyTimeoutMs);
+      const started = (proc: ManagedProcess) => {
+        processes.push(proc);
+        owned.components.push(proc);
+      };
+      const controllers = withRequiredControllers(
+        options.controllerManager === true
+          ? defaultControllers
+          : options.controllerManager || options.controllers,
+        { kwok, clusterApi: options.clusterApi ?? false },
+      );
+      if (controllers.length) {
+        const binary = requireAsset(
           assets.kubeControllerManager,
-          [
-            `--kubeconfig=${plane.kubeconfigPath}`,
-            `--controllers=${options.controllers.join(',')}`,
-            '--leader-elect=false',
-            '--secure-port=0',
-            '--use-service-account-credentials=false',
-            `--service-account-private-key-file=${sa.privateKeyFile}`,
-            `--root-ca-file=${join(certDir, 'ca.crt')}`,
-            '--concurrent-gc-syncs=5',
-            '--v=1',
-          ],
-          join(workDir, 'kube-controller-manager.log'),
+          'kube-controller-manager',
+          'CAPSTAN_KUBE_CONTROLLER_MANAGER_BINARY',
         );
-        processes.push(kcm);
-        plane.owned!.controllerManager = kcm;
+        started(
+          startControllerManager(binary, workDir, plane.kubeconfigPath, controllers, sa.privateKeyFile),
+        );
       }
+      if (options.scheduler) {
+        const binary = requireAsset(assets.kubeScheduler, 'kube-scheduler', 'CAPSTAN_KUBE_SCHEDULER_BINARY');
+        const identity = await plane.userKubeConfig(schedulerUser);
+        started(startScheduler(binary, workDir, identity.path));
+      }
+      if (kwok)
+        started(await startKwok(plane.host, requireAsset(assets.kwok, 'kwok', 'CAPSTAN_KWOK_BINARY')));
       if (options.crds?.length) await plane.installCRDs(options.crds);
+      if (options.clusterApi) {
+        const capi = requireAsset(assets.clusterApi, 'Cluster API', 'CAPSTAN_CLUSTER_API_MANAGER_BINARY');
+        for (const proc of await startClusterApi(plane.host, capi)) started(proc);
+      }
+      if (options.nodes !== undefined) await plane.addNodes(options.nodes);
       return plane;
     } catch (err) {
-      await Promise.all(processes.map((p) => p.stop(2_000)));
+      await Promise.all(processes.reverse().map((p) => p.stop(2_000)));
       rmSync(workDir, { recursive: true, force: true });
       throw err;
     }
@@ -186,7 +220,8 @@ export class ControlPlane {
 
   /**
    * Reaches a control plane started by another process (e.g. vitest's global setup). The handle
-   * can install CRDs and mint users, but cannot restart, compact or stop what it does not own.
+   * can install CRDs, mint users and manage kwok nodes, but cannot restart, compact or stop what
+   * it does not own.
    */
   static async attach(info: ControlPlaneInfo): Promise<ControlPlane> {
     const ca = await CertificateAuthority.load(join(info.workDir, 'pki'));
@@ -196,14 +231,40 @@ export class ControlPlane {
   /** Process ids of the running components (for tests that check nothing is left behind). */
   get pids(): number[] {
     const o = this.requireOwned('pids');
-    return [o.etcd, o.apiServer, o.controllerManager]
-      .filter((p): p is ManagedProcess => !!p)
-      .map((p) => p.pid);
+    return [o.etcd, o.apiServer, ...o.components].map((p) => p.pid);
   }
 
   /** The `etcd` client URL (plain HTTP on loopback). */
   get etcdUrl(): string {
     return this.requireOwned('etcdUrl').etcdUrl;
+  }
+
+  /**
+   * Adds kwok-managed Nodes (`count` named `kwok-node-<random>-<i>`, or the given specs) and waits
+   * until each is Ready. Needs kwok running on this control plane. Answers the node names.
+   */
+  addNodes(nodes: number | NodeSpec[], timeoutMs?: number): Promise<string[]> {
+    const specs =
+      typeof nodes === 'number' ? nodeSpecs(nodes, `kwok-node-${randomBytes(2).toString('hex')}`) : nodes;
+    return this.nodes.add(specs, timeoutMs);
+  }
+
+  /**
+   * Reboots a kwok node: NotReady (its pods not ready) for `downMs`, then Ready with a new
+   * `status.nodeInfo.bootID` and its pods Running again. Answers the new boot ID.
+   */
+  rebootNode(name: string, options?: RebootOptions): Promise<string> {
+    return this.nodes.reboot(name, options);
+  }
+
+  /** Fails a kwok node: Ready=Unknown, its pods not ready, until {@link healNode}. */
+  failNode(name: string): Promise<void> {
+    return this.nodes.fail(name);
+  }
+
+  /** Heals a failed node: Ready again with the same boot ID, its pods Running again. */
+  healNode(name: string, timeoutMs?: number): Promise<void> {
+    return this.nodes.heal(name, timeoutMs);
   }
 
   /**
@@ -238,11 +299,7 @@ export class ControlPlane {
    * With `ignoreExisting`, objects that exist already are left as they are.
    */
   createObjects(objects: ManifestObject[], options: { ignoreExisting?: boolean } = {}): Promise<void> {
-    return createManifestObjects(
-      (method, path, body) => this.adminRequest(method, path, body),
-      objects,
-      options,
-    );
+    return createManifestObjects((method, path, body) => this.request(method, path, body), objects, options);
   }
 
   /**
@@ -250,42 +307,8 @@ export class ControlPlane {
    * Established. The objects are sent as they are: client-node's model serializer would drop keys
    * it does not model, such as `x-kubernetes-int-or-string`.
    */
-  async installCRDs(crds: Array<string | CrdObject>, timeoutMs = 30_000): Promise<void> {
-    const base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-    const objects = crds.flatMap((c) => (typeof c === 'string' ? readCrdFile(c) : [c]));
-    for (const body of objects) {
-      const name = body.metadata?.name as string;
-      const created = await this.adminRequest('POST', base, body);
-      if (created.status === 409) {
-        // Replace what is there. Another test file installing the same CRD, or the apiextensions
-        // controllers writing its status, may change it between our read and our write: on a
-        // conflict, read and replace again.
-        for (let attempt = 1; ; attempt++) {
-          const current = await this.adminRequest('GET', `${base}/${name}`);
-          const resourceVersion = (current.body as V1CustomResourceDefinition).metadata?.resourceVersion;
-          const replaced = await this.adminRequest('PUT', `${base}/${name}`, {
-            ...body,
-            metadata: { ...body.metadata, resourceVersion },
-          });
-          if (replaced.status === 200) break;
-          if (replaced.status !== 409 || attempt >= 10)
-            throw new Error(`replacing CRD ${name}: ${JSON.stringify(replaced.body)}`);
-          await delay(50 * attempt);
-        }
-      } else if (created.status !== 201) {
-        throw new Error(`creating CRD ${name}: ${JSON.stringify(created.body)}`);
-      }
-    }
-    const deadline = Date.now() + timeoutMs;
-    for (const body of objects) {
-      const name = body.metadata?.name as string;
-      for (;;) {
-        const crd = (await this.adminRequest('GET', `${base}/${name}`)).body as V1CustomResourceDefinition;
-        if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-        if (Date.now() > deadline) throw new Error(`CRD ${name} not Established within ${timeoutMs} ms`);
-        await delay(100);
-      }
-    }
+  installCRDs(crds: Array<string | CrdObject>, timeoutMs = 30_000): Promise<void> {
+    return installCrds((method, path, body) => this.request(method, path, body), crds, timeoutMs);
   }
 
   /** Installs webhook configurations and CRD conversions calling a local server; see {@link installWebhooks}. */
@@ -297,7 +320,7 @@ export class ControlPlane {
   async restartApiServer(): Promise<void> {
     const o = this.requireOwned('restartApiServer');
     await o.apiServer.stop();
-    o.apiServer = startApiServer(o.assets, this.workDir, o.apiServerArgs);
+    o.apiServer = startApiServer(o.assets.kubeApiServer, this.workDir, o.apiServerArgs);
     await this.waitReady(o.apiServer, o.readyTimeoutMs);
   }
 
@@ -322,15 +345,35 @@ export class ControlPlane {
     return revision;
   }
 
-  /** Kills every component and removes the work folder. Idempotent. */
+  /** Kills every component (the last started first) and removes the work folder. Idempotent. */
   async stop(): Promise<void> {
     const o = this.requireOwned('stop');
-    await Promise.all([o.controllerManager?.stop(), o.apiServer.stop()]);
+    await Promise.all(o.components.map((p) => p.stop()));
+    await o.apiServer.stop();
     await o.etcd.stop();
     rmSync(this.workDir, { recursive: true, force: true });
   }
 
-  private requireOwned(what: string): NonNullable<ControlPlane['owned']> {
+  /**
+   * One JSON request as the admin (`contentType` e.g. `application/merge-patch+json` for a PATCH);
+   * answers the status and the parsed body. For what client-node does not model.
+   */
+  request(method: string, path: string, body?: unknown, contentType?: string): Promise<ApiAnswer> {
+    return jsonRequest(this.server, this.adminTls(), method, path, body, contentType);
+  }
+
+  /** What the components started with this plane need from it. */
+  private get host() {
+    return {
+      workDir: this.workDir,
+      createObjects: this.createObjects.bind(this),
+      installCRDs: this.installCRDs.bind(this),
+      serviceAccountKubeConfig: this.serviceAccountKubeConfig.bind(this),
+      issueServing: (commonName: string) => this.ca.issueServing(commonName),
+    };
+  }
+
+  private requireOwned(what: string): Owned {
     if (!this.owned) {
       throw new Error(
         `${what}() needs a control plane this process started: call ControlPlane.start() in the test`,
@@ -346,7 +389,7 @@ export class ControlPlane {
   }
 
   /** The admin's TLS material, from its kubeconfig. */
-  private adminTls(): { ca: string; cert: string; key: string } {
+  private adminTls(): ClientTls {
     const admin = this.kubeConfig.getCurrentUser();
     return {
       ca: readFileSync(join(this.workDir, 'pki', 'ca.crt'), 'utf8'),
@@ -354,146 +397,4 @@ export class ControlPlane {
       key: Buffer.from(admin?.keyData ?? '', 'base64').toString(),
     };
   }
-
-  /** One JSON request as the admin; answers the status and the parsed body. */
-  private adminRequest(
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: unknown }> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        `${this.server}${path}`,
-        {
-          ...this.adminTls(),
-          method,
-          timeout: 10_000,
-          headers: payload ? { 'content-type': 'application/json', accept: 'application/json' } : {},
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString();
-            try {
-              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
-            } catch {
-              resolve({ status: res.statusCode ?? 0, body: text });
-            }
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
-      req.end(payload);
-    });
-  }
-}
-
-function writePair(dir: string, name: string, pair: CertPair): void {
-  writeFileSync(join(dir, `${name}.crt`), pair.cert);
-  writeFileSync(join(dir, `${name}.key`), pair.key, { mode: 0o600 });
-}
-
-async function distinctPorts(n: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < n) ports.add(await freePort());
-  return [...ports];
-}
-
-function etcdArgs(workDir: string, clientUrl: string, peerPort: number): string[] {
-  const peerUrl = `http://127.0.0.1:${peerPort}`;
-  return [
-    '--name=envtest',
-    `--data-dir=${join(workDir, 'etcd')}`,
-    `--listen-client-urls=${clientUrl}`,
-    `--advertise-client-urls=${clientUrl}`,
-    `--listen-peer-urls=${peerUrl}`,
-    `--initial-advertise-peer-urls=${peerUrl}`,
-    `--initial-cluster=envtest=${peerUrl}`,
-    // Tests never need durability across a machine crash; fsync dominates write latency.
-    '--unsafe-no-fsync=true',
-    '--log-level=warn',
-  ];
-}
-
-function apiServerDefaults(
-  certDir: string,
-  etcdUrl: string,
-  port: number,
-  sa: { publicKeyFile: string; privateKeyFile: string },
-): string[] {
-  return [
-    `--etcd-servers=${etcdUrl}`,
-    `--cert-dir=${certDir}`,
-    `--tls-cert-file=${join(certDir, 'apiserver.crt')}`,
-    `--tls-private-key-file=${join(certDir, 'apiserver.key')}`,
-    `--client-ca-file=${join(certDir, 'ca.crt')}`,
-    `--secure-port=${port}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
-    '--service-cluster-ip-range=10.0.0.0/24',
-    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    `--service-account-key-file=${sa.publicKeyFile}`,
-    `--service-account-signing-key-file=${sa.privateKeyFile}`,
-    '--disable-admission-plugins=ServiceAccount',
-    '--authorization-mode=RBAC',
-    '--allow-privileged=true',
-    '--v=1',
-  ];
-}
-
-function startApiServer(assets: Assets, workDir: string, args: string[]): ManagedProcess {
-  return ManagedProcess.start(
-    'kube-apiserver',
-    assets.kubeApiServer,
-    args,
-    join(workDir, 'kube-apiserver.log'),
-  );
-}
-
-function readCrdFile(path: string): CrdObject[] {
-  return readManifests(path).filter((doc) => doc.kind === 'CustomResourceDefinition') as CrdObject[];
-}
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it answers true, failing early with the log tail if the process died. */
-async function waitFor(name: string, proc: ManagedProcess, timeoutMs: number, probe: () => Promise<boolean>) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.hasExited) throw new Error(`${name} exited while starting; last log lines:\n${proc.tail()}`);
-    if (await probe()) return;
-    await delay(100);
-  }
-  throw new Error(`${name} not ready within ${timeoutMs} ms; last log lines:\n${proc.tail()}`);
-}
-
-async function httpOk(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    return res.ok;
-  } catch {
-    return false;
-  }
-}
-
-function httpsOk(url: string, tls: { ca: string; cert: string; key: string }): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request(url, { ...tls, timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('error', () => resolve(false));
-    req.on('timeout', () => req.destroy());
-    req.end();
-  });
-}
-
-async function etcdPost(etcdUrl: string, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`etcd ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
 }

@@ -1,26 +1,33 @@
 /**
  * @packageDocumentation
- * `@capstan/envtest` starts a real etcd and kube-apiserver (optionally kube-controller-manager)
- * for tests, in the spirit of controller-runtime's envtest. Binaries come from
- * `KUBEBUILDER_ASSETS`, an on-disk cache, or a build with the machine's Go.
+ * `@capstan/envtest` starts a real etcd and kube-apiserver for tests, in the spirit of
+ * controller-runtime's envtest, and optionally a whole simulated cluster: kube-controller-manager,
+ * kube-scheduler, kwok (Nodes that run pods, reboot and fail) and Cluster API with workload
+ * clusters. Binaries come from `KUBEBUILDER_ASSETS` and `CAPSTAN_*_BINARY`, an on-disk cache, or
+ * a build with the machine's Go from the Go module proxy.
  */
 export {
   type Assets,
   AssetsUnavailableError,
+  type ClusterApiAssets,
   defaultCacheRoot,
+  type ExtraComponent,
+  type KwokAssets,
   type ResolveAssetsOptions,
   resolveAssets,
 } from './assets.js';
-export {
-  type ControllerName,
-  ControlPlane,
-  type ControlPlaneInfo,
-  type CrdObject,
-  type StartOptions,
-} from './control-plane.js';
+export { aggregateToManagerLabel, withContractLabels } from './cluster-api.js';
+export { type ComponentName, components } from './components.js';
+export { ControlPlane, type ControlPlaneInfo, type StartOptions } from './control-plane.js';
+export { type ControllerName, defaultControllers } from './controller-manager.js';
+export type { CrdObject } from './crds.js';
+export type { ApiAnswer } from './http.js';
+export { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
+export type { RebootOptions } from './kwok-nodes.js';
 export { type ManifestObject, readManifests } from './manifests.js';
+export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
-export { etcdVersion, kubernetesVersion } from './versions.js';
+export { clusterApiVersion, etcdVersion, kubernetesVersion, kwokVersion } from './versions.js';
 export {
   installWebhooks,
   type WebhookConfiguration,
@@ -28,6 +35,12 @@ export {
   type WebhookInstallOptions,
   WebhookServingCert,
 } from './webhooks.js';
+export {
+  kubeconfigSecret,
+  startWorkloadCluster,
+  type WorkloadCluster,
+  type WorkloadClusterOptions,
+} from './workload-cluster.js';
 
 import { ControlPlane, type StartOptions } from './control-plane.js';
 

@@ -15,3 +15,10 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** `n` distinct free ports. */
+export async function freePorts(n: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
+}

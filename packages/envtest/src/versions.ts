@@ -16,24 +16,30 @@ export function pinnedVersion(moduleDir: string, modulePath: string): string {
   return match[1];
 }
 
-/** Kubernetes version of kube-apiserver and kube-controller-manager. */
+/** Kubernetes version of kube-apiserver, kube-controller-manager and kube-scheduler. */
 export const kubernetesVersion = (): string => pinnedVersion('kubernetes', 'k8s.io/kubernetes');
 /** etcd server version. */
 export const etcdVersion = (): string => pinnedVersion('etcd', 'go.etcd.io/etcd/server/v3');
+/** kwok version. */
+export const kwokVersion = (): string => pinnedVersion('kwok', 'sigs.k8s.io/kwok');
+/** Cluster API version (core manager and kubeadm bootstrap provider). */
+export const clusterApiVersion = (): string => pinnedVersion('cluster-api', 'sigs.k8s.io/cluster-api');
 
 /**
- * The cache key of a build: both versions plus a hash of the wrapper modules' files, so editing a
- * go.mod or main.go never reuses binaries built from the old one.
+ * The cache key of one component's build: its name and version plus a hash of its wrapper
+ * module's files and of `recipe` (the build flags), so editing a go.mod, a main.go or the flags
+ * never reuses binaries built from the old ones.
  */
-export function assetsKey(): string {
-  const hash = createHash('sha256');
+export function componentKey(name: string, moduleDir: string, version: string, recipe: string): string {
+  const hash = createHash('sha256').update(recipe);
+  const root = join(goModulesDir, moduleDir);
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir).sort()) {
       const path = join(dir, entry);
       if (statSync(path).isDirectory()) walk(path);
-      else hash.update(relative(goModulesDir, path)).update(readFileSync(path));
+      else hash.update(relative(root, path)).update(readFileSync(path));
     }
   };
-  walk(goModulesDir);
-  return `k8s-${kubernetesVersion()}-etcd-${etcdVersion()}-${hash.digest('hex').slice(0, 12)}`;
+  walk(root);
+  return `${name}-${version}-${hash.digest('hex').slice(0, 12)}`;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { ControlPlane } from '../control-plane.js';
+import { ControlPlane, type StartOptions } from '../control-plane.js';
 import type {} from './global-setup.js';
 
 /** The shared control plane as one test file sees it. Fields are set once `beforeAll` has run. */
@@ -23,10 +23,7 @@ export function useControlPlane(prefix = 'test'): SharedControlPlane {
   beforeAll(async () => {
     shared.plane = await ControlPlane.attach(inject('capstanEnvtest'));
     shared.kubeConfig = shared.plane.kubeConfig;
-    shared.namespace = `${prefix}-${randomBytes(4).toString('hex')}`;
-    await shared.kubeConfig
-      .makeApiClient(CoreV1Api)
-      .createNamespace({ body: { metadata: { name: shared.namespace } } });
+    shared.namespace = await createNamespace(shared.kubeConfig, prefix);
   });
   afterAll(async () => {
     if (!shared.namespace) return;
@@ -37,4 +34,30 @@ export function useControlPlane(prefix = 'test'): SharedControlPlane {
       .catch(() => {});
   });
   return shared;
+}
+
+/**
+ * Like {@link useControlPlane}, but this test file gets a control plane of its own, started in
+ * `beforeAll` with `options` (e.g. `{ controllerManager: true, scheduler: true, kwok: true }` for
+ * nodes that run pods) and stopped in `afterAll`. For tests whose nodes and scheduling must not
+ * meet other files' objects.
+ */
+export function useOwnControlPlane(options: StartOptions, prefix = 'test'): SharedControlPlane {
+  const own = {} as SharedControlPlane;
+  beforeAll(async () => {
+    own.plane = await ControlPlane.start(options);
+    own.kubeConfig = own.plane.kubeConfig;
+    own.namespace = await createNamespace(own.kubeConfig, prefix);
+  });
+  afterAll(async () => {
+    await own.plane?.stop();
+  });
+  return own;
+}
+
+/** Creates a namespace named `<prefix>-<random>` and answers its name. */
+async function createNamespace(kubeConfig: KubeConfig, prefix: string): Promise<string> {
+  const name = `${prefix}-${randomBytes(4).toString('hex')}`;
+  await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
+  return name;
 }

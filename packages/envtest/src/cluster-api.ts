@@ -1,0 +1,143 @@
+/**
+ * Cluster API: the core manager and the kubeadm bootstrap provider (CABPK), each under its own
+ * service account identity with its module's RBAC, their CRDs from the module with the contract
+ * labels Cluster API reads. The managers cannot run without a webhook server, so each gets a
+ * self-signed serving certificate; no webhook configuration is installed (nothing defaults or
+ * validates objects: create them complete).
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClusterApiAssets } from './assets.js';
+import type { CertPair } from './certs.js';
+import type { CrdObject } from './crds.js';
+import { httpOk } from './http.js';
+import { type ManifestObject, readManifests } from './manifests.js';
+import { freePorts } from './ports.js';
+import { ManagedProcess } from './process.js';
+import { waitFor } from './wait.js';
+
+/** The two managers: their RBAC name prefix and namespace (as the module's kustomize sets them). */
+export const clusterApiManagers = [
+  { component: 'core', prefix: 'capi-', namespace: 'capi-system', serviceAccount: 'capi-manager' },
+  {
+    component: 'kubeadm-bootstrap',
+    prefix: 'capi-kubeadm-bootstrap-',
+    namespace: 'capi-kubeadm-bootstrap-system',
+    serviceAccount: 'capi-kubeadm-bootstrap-manager',
+  },
+] as const;
+
+/**
+ * The label a ClusterRole carries to grant the core manager access to an infrastructure
+ * provider's kinds (the core manager's role aggregates them), as every provider's RBAC does.
+ */
+export const aggregateToManagerLabel = 'cluster.x-k8s.io/aggregate-to-manager';
+
+/**
+ * A CRD with the contract labels Cluster API resolves references by: for Cluster API's own CRDs
+ * (`contract` omitted) `cluster.x-k8s.io/v1beta1: v1beta1` and `cluster.x-k8s.io/v1beta2: v1beta2`;
+ * for a provider's CRD, `cluster.x-k8s.io/<contract>: <its versions, underscore-separated>`.
+ */
+export function withContractLabels<T extends CrdObject>(
+  crd: T,
+  contract?: { contract: string; versions: string[] },
+): T {
+  const labels = contract
+    ? { [`cluster.x-k8s.io/${contract.contract}`]: contract.versions.join('_') }
+    : { 'cluster.x-k8s.io/v1beta1': 'v1beta1', 'cluster.x-k8s.io/v1beta2': 'v1beta2' };
+  const metadata = (crd.metadata ?? {}) as { labels?: Record<string, string> };
+  return { ...crd, metadata: { ...metadata, labels: { ...metadata.labels, ...labels } } };
+}
+
+/** What Cluster API needs from the control plane it runs on. */
+export interface ClusterApiHost {
+  workDir: string;
+  installCRDs(crds: CrdObject[]): Promise<void>;
+  createObjects(objects: ManifestObject[], options?: { ignoreExisting?: boolean }): Promise<void>;
+  serviceAccountKubeConfig(namespace: string, name: string): Promise<{ path: string }>;
+  issueServing(commonName: string): Promise<CertPair>;
+}
+
+/** The RBAC of one manager: its module's ClusterRole, renamed as kustomize does, bound to its identity. */
+function managerRbac(
+  assets: ClusterApiAssets,
+  manager: (typeof clusterApiManagers)[number],
+): ManifestObject[] {
+  const roleName = `${manager.prefix}manager-role`;
+  const role = readManifests(join(assets.rbacDir, manager.component, 'role.yaml')).find(
+    (o) => o.kind === 'ClusterRole',
+  ) as ManifestObject;
+  // As the module's default kustomization does, the core manager's role joins an aggregated role
+  // that also collects what infrastructure providers grant it.
+  const core = manager.component === 'core';
+  const labels = core ? { [aggregateToManagerLabel]: 'true' } : {};
+  const objects: ManifestObject[] = [{ ...role, metadata: { ...role.metadata, name: roleName, labels } }];
+  let bound = roleName;
+  if (core) {
+    const aggregated = readManifests(
+      join(assets.rbacDir, 'core', 'aggregated_role.yaml'),
+    )[0] as ManifestObject;
+    bound = `${manager.prefix}aggregated-manager-role`;
+    objects.push({ ...aggregated, metadata: { ...aggregated.metadata, name: bound } });
+  }
+  objects.push({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `${manager.prefix}manager-rolebinding` },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: bound },
+    subjects: [{ kind: 'ServiceAccount', name: manager.serviceAccount, namespace: manager.namespace }],
+  });
+  return objects;
+}
+
+/** Installs CRDs and RBAC, then starts both managers and waits until each reports ready. */
+export async function startClusterApi(
+  host: ClusterApiHost,
+  assets: ClusterApiAssets,
+): Promise<ManagedProcess[]> {
+  const crds = clusterApiManagers.flatMap(({ component }) =>
+    readdirSync(join(assets.crdDir, component))
+      .filter((f) => f.endsWith('.yaml'))
+      .flatMap((f) => readManifests(join(assets.crdDir, component, f)) as CrdObject[])
+      .map((crd) => withContractLabels(crd)),
+  );
+  await host.installCRDs(crds);
+  const serving = await host.issueServing('cluster-api-webhooks');
+  const started: ManagedProcess[] = [];
+  try {
+    for (const manager of clusterApiManagers) {
+      await host.createObjects(managerRbac(assets, manager), { ignoreExisting: true });
+      const identity = await host.serviceAccountKubeConfig(manager.namespace, manager.serviceAccount);
+      const certDir = join(host.workDir, `${manager.serviceAccount}-webhook`);
+      mkdirSync(certDir, { recursive: true });
+      writeFileSync(join(certDir, 'tls.crt'), serving.cert);
+      writeFileSync(join(certDir, 'tls.key'), serving.key, { mode: 0o600 });
+      const [webhookPort, healthPort, diagnosticsPort] = await freePorts(3);
+      const binary = manager.component === 'core' ? assets.manager : assets.kubeadmBootstrapManager;
+      const proc = ManagedProcess.start(
+        manager.serviceAccount,
+        binary,
+        [
+          `--kubeconfig=${identity.path}`,
+          '--leader-elect=false',
+          `--webhook-cert-dir=${certDir}`,
+          `--webhook-port=${webhookPort}`,
+          `--health-addr=127.0.0.1:${healthPort}`,
+          `--diagnostics-address=127.0.0.1:${diagnosticsPort}`,
+          '--insecure-diagnostics',
+          '--skip-crd-migration-phases=StorageVersionMigration,CleanupManagedFields',
+          '--v=1',
+        ],
+        join(host.workDir, `${manager.serviceAccount}.log`),
+      );
+      started.push(proc);
+      await waitFor(manager.serviceAccount, proc, 60_000, () =>
+        httpOk(`http://127.0.0.1:${healthPort}/readyz`),
+      );
+    }
+    return started;
+  } catch (err) {
+    await Promise.all(started.map((p) => p.stop(2_000)));
+    throw err;
+  }
+}

@@ -1,0 +1,75 @@
+/** kube-controller-manager, running the controllers a test asks for. */
+import { join } from 'node:path';
+import { ManagedProcess } from './process.js';
+
+/** Controllers of kube-controller-manager a test may switch on. */
+export type ControllerName =
+  | 'garbagecollector'
+  | 'namespace'
+  | 'disruption'
+  | 'deployment'
+  | 'replicaset'
+  | 'daemonset'
+  | 'statefulset'
+  | 'job'
+  | string;
+
+/**
+ * What `controllerManager: true` runs: the workload controllers and the garbage collector. Node
+ * lifecycle stays off (a failed node's pods are not evicted behind a test's back).
+ */
+export const defaultControllers: ControllerName[] = [
+  'garbagecollector',
+  'namespace',
+  'disruption',
+  'deployment',
+  'replicaset',
+  'daemonset',
+  'statefulset',
+  'job',
+  'clusterrole-aggregation',
+];
+
+/** Starts kube-controller-manager as the admin (controllers share its credentials). */
+export function startControllerManager(
+  binary: string,
+  workDir: string,
+  kubeconfigPath: string,
+  controllers: ControllerName[],
+  serviceAccountKey: string,
+): ManagedProcess {
+  return ManagedProcess.start(
+    'kube-controller-manager',
+    binary,
+    [
+      `--kubeconfig=${kubeconfigPath}`,
+      `--controllers=${controllers.join(',')}`,
+      '--leader-elect=false',
+      '--secure-port=0',
+      '--use-service-account-credentials=false',
+      `--service-account-private-key-file=${serviceAccountKey}`,
+      `--root-ca-file=${join(workDir, 'pki', 'ca.crt')}`,
+      '--concurrent-gc-syncs=5',
+      // A Ready node loses its not-ready taint within a second, not five.
+      '--node-monitor-period=1s',
+      '--v=1',
+    ],
+    join(workDir, 'kube-controller-manager.log'),
+  );
+}
+
+/**
+ * Controllers the components depend on. kwok nodes need `nodelifecycle`: the API server taints a
+ * new Node not-ready, and only that controller lifts the taint once the node is Ready (pod
+ * eviction from tainted nodes stays off unless `taint-eviction-controller` is named). Cluster
+ * API's core manager is bound to an aggregated ClusterRole, which `clusterrole-aggregation` fills.
+ */
+export function withRequiredControllers(
+  controllers: ControllerName[] | false | undefined,
+  needs: { kwok: boolean; clusterApi: boolean },
+): ControllerName[] {
+  const list = [...(controllers || [])];
+  if (needs.kwok && !list.includes('nodelifecycle')) list.push('nodelifecycle');
+  if (needs.clusterApi && !list.includes('clusterrole-aggregation')) list.push('clusterrole-aggregation');
+  return list;
+}
