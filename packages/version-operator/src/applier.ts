@@ -23,7 +23,8 @@ export async function applyObjects(client: Client, objects: readonly Manifest[])
   const out: KubeObject[] = [];
   for (const object of objects) {
     const type = kindOf(object.apiVersion, object.kind);
-    if (!type) throw new TerminalError(`manifest ${objectKey(object)}: kind not managed by the version operator`);
+    if (!type)
+      throw new TerminalError(`manifest ${objectKey(object)}: kind not managed by the version operator`);
     out.push(await client.apply(type, object as KubeObject, { fieldManager: FIELD_MANAGER, force: true }));
   }
   return out;
@@ -62,7 +63,11 @@ async function deleteObject(client: Client, { type, object }: Found): Promise<vo
 }
 
 /** Deletes the stack's objects whose keys are not in `keep`; returns the keys deleted. */
-export async function pruneObjects(client: Client, stack: string, keep: ReadonlySet<string>): Promise<string[]> {
+export async function pruneObjects(
+  client: Client,
+  stack: string,
+  keep: ReadonlySet<string>,
+): Promise<string[]> {
   const pruned: string[] = [];
   for (const found of await stackObjects(client, stack)) {
     if (keep.has(found.key) || found.object.metadata.deletionTimestamp) continue;
@@ -72,11 +77,16 @@ export async function pruneObjects(client: Client, stack: string, keep: Readonly
   return pruned;
 }
 
-/** Deletes every object the stack created (workloads first); returns how many are left going. */
+/**
+ * Asks the server to delete every object the stack created (workloads first); returns how many
+ * deletions it asked for (0: everything is gone or already going, so the stack may go).
+ */
 export async function deleteStackObjects(client: Client, stack: string): Promise<number> {
-  const objects = await stackObjects(client, stack);
-  for (const found of objects) {
-    if (!found.object.metadata.deletionTimestamp) await deleteObject(client, found);
+  let asked = 0;
+  for (const found of await stackObjects(client, stack)) {
+    if (found.object.metadata.deletionTimestamp) continue;
+    await deleteObject(client, found);
+    asked++;
   }
-  return objects.length;
+  return asked;
 }

@@ -3,8 +3,9 @@
  * gets two: the control plane first and one node at a time, then the workers a percentage at a
  * time. Management policy, not control: the coordinator only realises what the groups say.
  */
-import { defineResource, type KubeObject } from '@capstan/runtime';
+
 import { rebootGroupResource } from '@capstan/coordinator';
+import { defineResource, type KubeObject } from '@capstan/runtime';
 import { MANAGED_BY, stackLabels } from './api/reboot-stack.js';
 
 /** The label of control-plane nodes. */

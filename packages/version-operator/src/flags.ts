@@ -32,6 +32,7 @@ export function addVersionOperatorFlags(command: Command): void {
  */
 export function versionOperatorOptionsFromFlags(flags: VersionOperatorFlags): VersionOperatorOptions {
   const rolloutPollMs = parseDuration(flags.rolloutPollInterval);
-  if (!(rolloutPollMs > 0)) throw new Error(`--rollout-poll-interval must be positive, got "${flags.rolloutPollInterval}"`);
+  if (!(rolloutPollMs > 0))
+    throw new Error(`--rollout-poll-interval must be positive, got "${flags.rolloutPollInterval}"`);
   return { rolloutPollMs };
 }

@@ -15,10 +15,22 @@ import {
   ServiceAccount,
 } from '@capstan/runtime/client';
 
-const Service = defineResource<KubeObject>({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true });
+const Service = defineResource<KubeObject>({
+  group: '',
+  version: 'v1',
+  kind: 'Service',
+  plural: 'services',
+  namespaced: true,
+});
 
 const admission = (kind: string, plural: string) =>
-  defineResource<KubeObject>({ group: 'admissionregistration.k8s.io', version: 'v1', kind, plural, namespaced: false });
+  defineResource<KubeObject>({
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind,
+    plural,
+    namespaced: false,
+  });
 
 const KINDS: ReadonlyArray<ResourceType<KubeObject>> = [
   Namespace,
@@ -49,3 +61,9 @@ export function kindOf(apiVersion: string, kind: string): ResourceType<KubeObjec
  * coordinator), the namespace and the CRD last.
  */
 export const DELETION_ORDER: ReadonlyArray<ResourceType<KubeObject>> = [...KINDS].reverse();
+
+/** Where a kind goes in apply order (what others need first: namespace, CRD, identities, RBAC). */
+export function applyRank(kind: string): number {
+  const rank = KINDS.findIndex((t) => t.kind === kind);
+  return rank < 0 ? KINDS.length : rank;
+}

@@ -4,13 +4,18 @@
  * `capstan-version-operator` Lease) → the RebootStack controller → run until SIGTERM.
  */
 import { Manager, managerOptionsFromFlags, parseStandardOptions, runManager } from '@capstan/runtime';
-import { addVersionOperatorFlags, type VersionOperatorFlags, versionOperatorOptionsFromFlags } from './flags.js';
 import { FIELD_MANAGER } from './api/reboot-stack.js';
+import {
+  addVersionOperatorFlags,
+  type VersionOperatorFlags,
+  versionOperatorOptionsFromFlags,
+} from './flags.js';
 import { addVersionOperator } from './version-operator.js';
 
 const { standard, extra } = parseStandardOptions<VersionOperatorFlags>(process.argv.slice(2), {
   name: 'capstan-version-operator',
-  description: 'Deploys, upgrades and migrates the reboot coordinator and the update agent from RebootStacks.',
+  description:
+    'Deploys, upgrades and migrates the reboot coordinator and the update agent from RebootStacks.',
   defaults: { leaderElectionId: 'capstan-version-operator' },
   extend: addVersionOperatorFlags,
 });

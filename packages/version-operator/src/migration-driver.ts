@@ -4,9 +4,10 @@
  * nodes (`mirror.ts`) as it says. Node writes are conditional on the resourceVersion read, so a
  * concurrent writer is never overwritten: the node is mirrored again next round.
  */
+
+import type { ProtocolName } from '@capstan/reboot-protocol';
 import { type Client, conditionalMergePatch, isConflict, type KubeObject } from '@capstan/runtime';
 import { Node, Pod } from '@capstan/runtime/client';
-import type { ProtocolName } from '@capstan/reboot-protocol';
 import { type MigrationStatus, PROTOCOL_ANNOTATION } from './api/reboot-stack.js';
 import { RebootGroupKind } from './default-groups.js';
 import { coordinatorSpeaker, type MigrationStep, stepMigration } from './migration.js';
@@ -17,24 +18,37 @@ import { completeAt, rolloutOf, type WorkloadObject } from './rollout.js';
 export interface MigrationWorkloads {
   version: string;
   coordinator?: WorkloadObject;
-  agent?: WorkloadObject & { metadata: { namespace?: string }; spec?: { selector?: { matchLabels?: Record<string, string> } } };
+  agent?: WorkloadObject & {
+    metadata: { namespace?: string };
+    spec?: { selector?: { matchLabels?: Record<string, string> } };
+  };
 }
 
 const protocolArg = (pod: KubeObject): ProtocolName | undefined => {
   const fromAnnotation = pod.metadata.annotations?.[PROTOCOL_ANNOTATION];
   if (fromAnnotation === 'capstan' || fromAnnotation === 'fluo') return fromAnnotation;
-  const args = ((pod as { spec?: { containers?: Array<{ args?: string[] }> } }).spec?.containers?.[0]?.args ?? []) as string[];
+  const args = ((pod as { spec?: { containers?: Array<{ args?: string[] }> } }).spec?.containers?.[0]?.args ??
+    []) as string[];
   const arg = args.find((a) => a.startsWith('--protocol='))?.slice('--protocol='.length);
   return arg === 'capstan' || arg === 'fluo' ? arg : undefined;
 };
 
 /** Per node, the one protocol its agent pods speak, or undefined while none or two disagree. */
-async function agentSpeakers(client: Client, agent: MigrationWorkloads['agent']): Promise<Map<string, ProtocolName | undefined>> {
+async function agentSpeakers(
+  client: Client,
+  agent: MigrationWorkloads['agent'],
+): Promise<Map<string, ProtocolName | undefined>> {
   const speakers = new Map<string, ProtocolName | undefined>();
   const labels = agent?.spec?.selector?.matchLabels;
   if (!agent || !labels) return speakers;
-  const labelSelector = Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
-  const { items } = await client.list(Pod, { namespace: agent.metadata.namespace, labelSelector, direct: true });
+  const labelSelector = Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const { items } = await client.list(Pod, {
+    namespace: agent.metadata.namespace,
+    labelSelector,
+    direct: true,
+  });
   const byNode = new Map<string, Set<ProtocolName | undefined>>();
   for (const pod of items) {
     const node = pod.spec?.nodeName;
@@ -87,14 +101,21 @@ export async function migrationRound(
     },
     unmirrored: patchesFor(migration).filter((p) => !isEmptyPatch(p.patch)).length,
   });
-  for (const name of step.pause) await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: true } });
-  for (const name of step.resume) await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: false } });
+  for (const name of step.pause)
+    await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: true } });
+  for (const name of step.resume)
+    await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: false } });
   let mirrored = 0;
   if (step.mirror) {
     for (const { node, patch } of patchesFor(step.migration ?? migration)) {
       if (isEmptyPatch(patch)) continue;
       try {
-        await client.patch(Node, { name: node.metadata.name as string }, 'merge', conditionalMergePatch(node.metadata.resourceVersion, patchBody(patch)));
+        await client.patch(
+          Node,
+          { name: node.metadata.name as string },
+          'merge',
+          conditionalMergePatch(node.metadata.resourceVersion, patchBody(patch)),
+        );
         mirrored++;
       } catch (err) {
         if (!isConflict(err)) throw err;

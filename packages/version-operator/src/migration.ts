@@ -94,7 +94,8 @@ export function stepMigration(world: MigrationWorld): MigrationStep {
       return stepMigration({ ...world, migration: at(paused, 'StoppingCoordinator') });
     }
     case 'StoppingCoordinator':
-      if (!world.coordinatorStopped) return wait(m, { stopCoordinator: true }, 'waiting for the coordinator to stop');
+      if (!world.coordinatorStopped)
+        return wait(m, { stopCoordinator: true }, 'waiting for the coordinator to stop');
       if (world.unmirrored > 0) {
         return wait(m, { stopCoordinator: true, mirror: true }, `carrying ${world.unmirrored} node(s) over`);
       }
@@ -109,7 +110,8 @@ export function stepMigration(world: MigrationWorld): MigrationStep {
     case 'SwitchingAgents': {
       const protocols = { coordinator: m.to, agent: m.to };
       if (!world.switched.agent) return wait(m, { mirror: true, protocols }, `agents rolling out on ${m.to}`);
-      if (world.unmirrored > 0) return wait(m, { mirror: true, protocols }, `${world.unmirrored} node(s) to mirror`);
+      if (world.unmirrored > 0)
+        return wait(m, { mirror: true, protocols }, `${world.unmirrored} node(s) to mirror`);
       return stepMigration({ ...world, migration: at(m, 'Resuming') });
     }
     case 'Resuming': {

@@ -9,7 +9,7 @@
  * doubled (a grant exists on both sides or on neither), and nothing new is asked or granted (only
  * values that exist are copied). The admin's pause is the union of both sides.
  */
-import { type Protocol, protocolOf, type ProtocolName, readFlag, TRUE } from '@capstan/reboot-protocol';
+import { type Protocol, type ProtocolName, protocolOf, readFlag, TRUE } from '@capstan/reboot-protocol';
 
 /** A node's annotations and labels (the part mirroring reads). */
 export interface NodeKeys {
@@ -95,7 +95,12 @@ function mirrorValue(
  * The patch that makes the non-authoritative side of every role of `node` equal to the
  * authoritative side, between the protocols `a` and `b`. Empty when they already agree.
  */
-export function mirrorNode(node: NodeKeys, speakers: Speakers, a: ProtocolName, b: ProtocolName): NodeKeysPatch {
+export function mirrorNode(
+  node: NodeKeys,
+  speakers: Speakers,
+  a: ProtocolName,
+  b: ProtocolName,
+): NodeKeysPatch {
   const patch: NodeKeysPatch = { annotations: {}, labels: {} };
   if (a === b) return patch;
   const side = (writer: Writer): [Protocol, Protocol] | undefined => {
@@ -112,7 +117,15 @@ export function mirrorNode(node: NodeKeys, speakers: Speakers, a: ProtocolName, 
     const from = source.annotations[role];
     const to = target.annotations[role];
     if (BOOLEAN_ANNOTATIONS.has(role)) {
-      mirrorBoolean(node.annotations, from, node.annotations, to, target, patch.annotations, writer === 'admin');
+      mirrorBoolean(
+        node.annotations,
+        from,
+        node.annotations,
+        to,
+        target,
+        patch.annotations,
+        writer === 'admin',
+      );
     } else {
       mirrorValue(node.annotations, from, node.annotations, to, patch.annotations);
     }
@@ -141,5 +154,8 @@ export function applyPatch(node: NodeKeys, patch: NodeKeysPatch): NodeKeys {
     }
     return out;
   };
-  return { annotations: apply(node.annotations, patch.annotations), labels: apply(node.labels, patch.labels) };
+  return {
+    annotations: apply(node.annotations, patch.annotations),
+    labels: apply(node.labels, patch.labels),
+  };
 }

@@ -4,6 +4,8 @@
  * out) the agent's, prune what the version no longer has, create the default RebootGroups, and
  * report. On deletion it removes what it created, unless the stack says to orphan it.
  */
+
+import type { ProtocolName } from '@capstan/reboot-protocol';
 import {
   addFinalizer,
   type Client,
@@ -13,13 +15,12 @@ import {
   jsonEqual,
   type ReconcileContext,
   type Reconciler,
-  removeFinalizer,
   type Request,
   type Result,
+  removeFinalizer,
   setCondition,
 } from '@capstan/runtime';
 import { DaemonSet, Deployment } from '@capstan/runtime/client';
-import type { ProtocolName } from '@capstan/reboot-protocol';
 import {
   type ComponentName,
   FIELD_MANAGER,
@@ -120,7 +121,8 @@ export class RebootStackReconciler implements Reconciler {
     if (plan.phase !== 'Complete' && !progress) {
       progress = { reason: plan.phase, message: rolloutMessage(plan.phase, rollouts) };
     }
-    if (plan.phase === 'Complete' && stack.spec.defaultRebootGroups !== false) await this.ensureDefaultGroups(name);
+    if (plan.phase === 'Complete' && stack.spec.defaultRebootGroups !== false)
+      await this.ensureDefaultGroups(name);
 
     const complete = plan.phase === 'Complete' && !migration;
     const now = this.now();
@@ -140,7 +142,10 @@ export class RebootStackReconciler implements Reconciler {
   }
 
   /** Reads a component's workload as it stands (undefined when absent). */
-  private async read(rendered: readonly RenderedObject[], component: ComponentName): Promise<WorkloadObject | undefined> {
+  private async read(
+    rendered: readonly RenderedObject[],
+    component: ComponentName,
+  ): Promise<WorkloadObject | undefined> {
     const workload = workloadOf(rendered, component);
     if (!workload) return undefined;
     const type = component === 'coordinator' ? Deployment : DaemonSet;
@@ -153,7 +158,10 @@ export class RebootStackReconciler implements Reconciler {
     }
   }
 
-  private async applyComponent(rendered: readonly RenderedObject[], component: ComponentName): Promise<Rollout | undefined> {
+  private async applyComponent(
+    rendered: readonly RenderedObject[],
+    component: ComponentName,
+  ): Promise<Rollout | undefined> {
     const objects = rendered.filter((r) => r.component === component).map((r) => r.object);
     const applied = await applyObjects(this.client, objects);
     const workload = applied.find((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet');
@@ -202,4 +210,3 @@ function rolloutMessage(phase: string, rollouts: Partial<Record<ComponentName, R
   const what = phase === 'RollingOutCoordinator' ? 'coordinator' : 'agent';
   return `${what}: ${r?.updated ?? 0} of ${r?.desired ?? 0} updated, ${r?.available ?? 0} available`;
 }
-

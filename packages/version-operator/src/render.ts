@@ -6,8 +6,15 @@
  */
 import type { ProtocolName } from '@capstan/reboot-protocol';
 import type { RebootStack } from './api/reboot-stack.js';
-import { type ComponentName, COMPONENTS, MANAGED_BY, PROTOCOL_ANNOTATION, stackLabels } from './api/reboot-stack.js';
+import {
+  COMPONENTS,
+  type ComponentName,
+  MANAGED_BY,
+  PROTOCOL_ANNOTATION,
+  stackLabels,
+} from './api/reboot-stack.js';
 import type { CatalogueEntry, Manifest } from './catalogue.js';
+import { applyRank } from './kinds.js';
 
 /** One object to apply and the component it belongs to. */
 export interface RenderedObject {
@@ -68,7 +75,11 @@ function configureWorkload(
   const template = workload.spec.template;
   template.metadata = {
     ...template.metadata,
-    annotations: { ...template.metadata?.annotations, [stackLabels.version]: version, [PROTOCOL_ANNOTATION]: protocol },
+    annotations: {
+      ...template.metadata?.annotations,
+      [stackLabels.version]: version,
+      [PROTOCOL_ANNOTATION]: protocol,
+    },
   };
   const settings = component === 'coordinator' ? spec.coordinator : spec.agent;
   const container = template.spec.containers[0] as Container;
@@ -84,13 +95,16 @@ function configureWorkload(
   if (agent?.nodeSelector) template.spec.nodeSelector = agent.nodeSelector;
   if (agent?.tolerations) template.spec.tolerations = agent.tolerations;
   if (agent?.maxUnavailable !== undefined) {
-    workload.spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: agent.maxUnavailable } };
+    workload.spec.updateStrategy = {
+      type: 'RollingUpdate',
+      rollingUpdate: { maxUnavailable: agent.maxUnavailable },
+    };
   }
 }
 
 /**
  * The objects of `entry` for `stack`, coordinator first. An object both components publish (the
- * namespace) is rendered once, under the first. `protocols` says what each component speaks
+ * namespace) is rendered once, under the first; each component's objects in apply order. `protocols` says what each component speaks
  * (they differ only midway through a migration); default: the stack's protocol.
  */
 export function renderStack(
@@ -109,16 +123,27 @@ export function renderStack(
       const object = structuredClone(manifest);
       label(object, stack, component, entry.version);
       if (object.kind === 'Deployment' || object.kind === 'DaemonSet') {
-        configureWorkload(object as unknown as Workload, stack, component, entry.version, protocol(component));
+        configureWorkload(
+          object as unknown as Workload,
+          stack,
+          component,
+          entry.version,
+          protocol(component),
+        );
       }
       out.push({ component, object });
     }
   }
-  return out;
+  // Stable: components stay in order, and within one the namespace and identities come first.
+  const rankOf = (r: RenderedObject) => COMPONENTS.indexOf(r.component) * 100 + applyRank(r.object.kind);
+  return out.sort((x, y) => rankOf(x) - rankOf(y));
 }
 
 /** The component's workload (its Deployment or DaemonSet) among rendered objects. */
-export function workloadOf(objects: readonly RenderedObject[], component: ComponentName): Manifest | undefined {
+export function workloadOf(
+  objects: readonly RenderedObject[],
+  component: ComponentName,
+): Manifest | undefined {
   const kind = component === 'coordinator' ? 'Deployment' : 'DaemonSet';
   return objects.find((o) => o.component === component && o.object.kind === kind)?.object;
 }

@@ -57,7 +57,7 @@ export function rolloutOf(workload: WorkloadObject): Rollout {
 
 /** Whether `rollout` is complete at `version` and `protocol`. */
 export function completeAt(rollout: Rollout | undefined, version: string, protocol: ProtocolName): boolean {
-  return rollout !== undefined && rollout.complete && rollout.version === version && rollout.protocol === protocol;
+  return rollout?.complete === true && rollout.version === version && rollout.protocol === protocol;
 }
 
 /** The status the stack reports for one component. */
@@ -84,6 +84,7 @@ export function componentStatus(
     available: rollout.available,
     desired: rollout.desired,
   };
-  if (rollout.complete) status.completedAt = sameVersion && previous?.completedAt ? previous.completedAt : now.toISOString();
+  if (rollout.complete)
+    status.completedAt = sameVersion && previous?.completedAt ? previous.completedAt : now.toISOString();
   return status;
 }

@@ -27,10 +27,7 @@ export interface UpgradePlan {
  * The plan for `target` given the workloads' rollouts as last read (after this round's apply of
  * the coordinator, or undefined when a workload does not exist yet).
  */
-export function planUpgrade(
-  target: Target,
-  rollouts: Partial<Record<ComponentName, Rollout>>,
-): UpgradePlan {
+export function planUpgrade(target: Target, rollouts: Partial<Record<ComponentName, Rollout>>): UpgradePlan {
   const coordinatorDone = completeAt(rollouts.coordinator, target.version, target.protocols.coordinator);
   if (!coordinatorDone) return { apply: ['coordinator'], prune: false, phase: 'RollingOutCoordinator' };
   const agentDone = completeAt(rollouts.agent, target.version, target.protocols.agent);

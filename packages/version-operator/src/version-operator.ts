@@ -29,7 +29,11 @@ export function addVersionOperator(
   manager: Manager,
   options: Partial<VersionOperatorOptions> & { catalogue?: Catalogue } = {},
 ): VersionOperatorHandle {
-  const reconciler = new RebootStackReconciler(manager.client, options.catalogue ?? shippedCatalogue(), options.rolloutPollMs);
+  const reconciler = new RebootStackReconciler(
+    manager.client,
+    options.catalogue ?? shippedCatalogue(),
+    options.rolloutPollMs,
+  );
   const owned = { labelSelector: `${stackLabels.managedBy}=${MANAGED_BY}` };
   const controller = manager
     .controllerBuilder()

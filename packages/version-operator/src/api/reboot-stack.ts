@@ -4,8 +4,9 @@
  * defaults the version operator owns. The schema in `deploy/crds/rebootstacks.yaml` refuses what a
  * schema can; `validateStack` reports the rest as conditions.
  */
-import { type Condition, defineResource, type KubeObject } from '@capstan/runtime';
+
 import type { ProtocolName } from '@capstan/reboot-protocol';
+import { type Condition, defineResource, type KubeObject } from '@capstan/runtime';
 
 /** API group of the version operator's resources. */
 export const OPERATOR_API_GROUP = 'operator.capstan.dev';
