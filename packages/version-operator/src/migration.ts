@@ -81,8 +81,25 @@ function wait(m: MigrationStatus, step: Partial<MigrationStep>, waiting: string)
   };
 }
 
-/** The next step of `world.migration`. */
+/**
+ * The next step of `world.migration`. A group that appears unpaused after step 1 (created
+ * meanwhile) is paused too, and resumed with the others.
+ */
 export function stepMigration(world: MigrationWorld): MigrationStep {
+  const m = world.migration;
+  if (m.phase !== 'Pausing' && m.phase !== 'Resuming') {
+    const newcomers = world.groups.filter((g) => !g.paused).map((g) => g.name);
+    if (newcomers.length > 0) {
+      const pausedGroups = [...new Set([...m.pausedGroups, ...newcomers])];
+      const groups = world.groups.map((g) => ({ ...g, paused: true }));
+      const step = stepPhase({ ...world, groups, migration: { ...m, pausedGroups } });
+      return { ...step, pause: [...new Set([...step.pause, ...newcomers])] };
+    }
+  }
+  return stepPhase(world);
+}
+
+function stepPhase(world: MigrationWorld): MigrationStep {
   const m = world.migration;
   switch (m.phase) {
     case 'Pausing': {
@@ -91,7 +108,7 @@ export function stepMigration(world: MigrationWorld): MigrationStep {
       if (pause.length > 0 || !world.groups.every((g) => g.observed)) {
         return wait(paused, { pause }, 'waiting for the coordinator to see every RebootGroup paused');
       }
-      return stepMigration({ ...world, migration: at(paused, 'StoppingCoordinator') });
+      return stepPhase({ ...world, migration: at(paused, 'StoppingCoordinator') });
     }
     case 'StoppingCoordinator':
       if (!world.coordinatorStopped)
@@ -99,20 +116,20 @@ export function stepMigration(world: MigrationWorld): MigrationStep {
       if (world.unmirrored > 0) {
         return wait(m, { stopCoordinator: true, mirror: true }, `carrying ${world.unmirrored} node(s) over`);
       }
-      return stepMigration({ ...world, unmirrored: 0, migration: at(m, 'SwitchingCoordinator') });
+      return stepPhase({ ...world, unmirrored: 0, migration: at(m, 'SwitchingCoordinator') });
     case 'SwitchingCoordinator': {
       const protocols = { coordinator: m.to, agent: m.from };
       if (!world.switched.coordinator) {
         return wait(m, { mirror: true, protocols }, `coordinator rolling out on ${m.to}`);
       }
-      return stepMigration({ ...world, migration: at(m, 'SwitchingAgents') });
+      return stepPhase({ ...world, migration: at(m, 'SwitchingAgents') });
     }
     case 'SwitchingAgents': {
       const protocols = { coordinator: m.to, agent: m.to };
       if (!world.switched.agent) return wait(m, { mirror: true, protocols }, `agents rolling out on ${m.to}`);
       if (world.unmirrored > 0)
         return wait(m, { mirror: true, protocols }, `${world.unmirrored} node(s) to mirror`);
-      return stepMigration({ ...world, migration: at(m, 'Resuming') });
+      return stepPhase({ ...world, migration: at(m, 'Resuming') });
     }
     case 'Resuming': {
       const names = new Set(world.groups.map((g) => g.name));
