@@ -11,7 +11,7 @@ import { Node, Pod } from '@capstan/runtime/client';
 import { type MigrationStatus, PROTOCOL_ANNOTATION } from './api/reboot-stack.js';
 import { RebootGroupKind } from './default-groups.js';
 import { coordinatorSpeaker, type MigrationStep, stepMigration } from './migration.js';
-import { isEmptyPatch, mirrorNode, type NodeKeysPatch } from './mirror.js';
+import { isEmptyPatch, mirrorNode, type NodeKeysPatch, removeProtocolKeys } from './mirror.js';
 import { completeAt, rolloutOf, type WorkloadObject } from './rollout.js';
 
 /** The workloads as read this round (undefined when absent). */
@@ -101,26 +101,38 @@ export async function migrationRound(
     },
     unmirrored: patchesFor(migration).filter((p) => !isEmptyPatch(p.patch)).length,
   });
-  for (const name of step.pause)
+  for (const name of step.pause) {
     await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: true } });
-  for (const name of step.resume)
-    await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: false } });
+  }
+  const write = async (node: (typeof nodes)[number], patch: NodeKeysPatch): Promise<boolean> => {
+    if (isEmptyPatch(patch)) return false;
+    try {
+      const body = conditionalMergePatch(node.metadata.resourceVersion, patchBody(patch));
+      await client.patch(Node, { name: node.metadata.name as string }, 'merge', body);
+      return true;
+    } catch (err) {
+      if (isConflict(err)) return false;
+      throw err;
+    }
+  };
   let mirrored = 0;
   if (step.mirror) {
-    for (const { node, patch } of patchesFor(step.migration ?? migration)) {
-      if (isEmptyPatch(patch)) continue;
-      try {
-        await client.patch(
-          Node,
-          { name: node.metadata.name as string },
-          'merge',
-          conditionalMergePatch(node.metadata.resourceVersion, patchBody(patch)),
-        );
-        mirrored++;
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-      }
+    for (const { node, patch } of patchesFor(step.migration ?? migration))
+      if (await write(node, patch)) mirrored++;
+  }
+  if (step.cleanup) {
+    let left = 0;
+    for (const node of nodes) {
+      const keys = { annotations: node.metadata.annotations ?? {}, labels: node.metadata.labels ?? {} };
+      const patch = removeProtocolKeys(keys, migration.from);
+      if (!isEmptyPatch(patch) && !(await write(node, patch))) left++;
     }
+    // A node written meanwhile keeps its old keys until the next round: the groups stay paused
+    // (nothing new is granted) until no node has any.
+    if (left > 0) return { ...step, resume: [], migration: { ...migration, phase: 'Resuming' }, mirrored };
+  }
+  for (const name of step.resume) {
+    await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: false } });
   }
   return { ...step, mirrored };
 }

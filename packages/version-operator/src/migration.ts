@@ -12,8 +12,9 @@
  *    cycles there, and mirroring copies its writes back to the old keys the agents still read.
  * 4. SwitchingAgents: the agent DaemonSet rolls out on the new protocol, node by node within its
  *    bound; each node's agent-owned keys are mirrored from whichever protocol its agent speaks.
- * 5. Resuming: once both speak the new protocol and every node is mirrored, the groups this
- *    migration paused are resumed; the migration is over.
+ * 5. Resuming: once both speak the new protocol and every node is mirrored, the old protocol's
+ *    keys are removed from every node and the groups this migration paused are resumed; the
+ *    migration is over.
  *
  * The budget holds throughout: nothing new is granted before step 5 (the groups are paused), and
  * mirroring never adds a grant or an in-flight node. The coordinator's bookkeeping (granted-at,
@@ -57,6 +58,8 @@ export interface MigrationStep {
   protocols: Record<ComponentName, ProtocolName>;
   /** Render the coordinator scaled to zero. */
   stopCoordinator: boolean;
+  /** Remove the old protocol's keys from every node (both sides agree and nobody reads them). */
+  cleanup: boolean;
   /** Why the migration waits, for the Progressing condition. */
   waiting?: string;
 }
@@ -76,6 +79,7 @@ function wait(m: MigrationStatus, step: Partial<MigrationStep>, waiting: string)
     mirror: false,
     protocols: { coordinator: m.from, agent: m.from },
     stopCoordinator: false,
+    cleanup: false,
     ...step,
     waiting,
   };
@@ -140,6 +144,7 @@ function stepPhase(world: MigrationWorld): MigrationStep {
         mirror: false,
         protocols: { coordinator: m.to, agent: m.to },
         stopCoordinator: false,
+        cleanup: true,
       };
     }
   }

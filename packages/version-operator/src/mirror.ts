@@ -159,3 +159,12 @@ export function applyPatch(node: NodeKeys, patch: NodeKeysPatch): NodeKeys {
     labels: apply(node.labels, patch.labels),
   };
 }
+
+/** The patch that removes every key of `protocol` from `node` (after a migration away from it). */
+export function removeProtocolKeys(node: NodeKeys, protocol: ProtocolName): NodeKeysPatch {
+  const p = protocolOf(protocol);
+  const patch: NodeKeysPatch = { annotations: {}, labels: {} };
+  for (const key of Object.values(p.annotations)) if (key in node.annotations) patch.annotations[key] = null;
+  for (const key of Object.values(p.labels)) if (key in node.labels) patch.labels[key] = null;
+  return patch;
+}

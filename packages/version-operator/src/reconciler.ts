@@ -65,7 +65,7 @@ export class RebootStackReconciler implements Reconciler {
     if (!hasFinalizer(stack, STACK_FINALIZER)) {
       stack = await addFinalizer(this.client, RebootStackType, stack, STACK_FINALIZER);
     }
-    const status = stack.status ?? {};
+    const status: RebootStackStatus = { ...stack.status };
     const problems = validateStack(stack, this.catalogue, {
       version: status.observedVersion,
       protocol: status.migration ? status.migration.from : status.observedProtocol,
@@ -98,6 +98,8 @@ export class RebootStackReconciler implements Reconciler {
       });
       if (step.mirrored > 0) log.info({ mirrored: step.mirrored, phase: migration.phase }, 'nodes mirrored');
       progress = { reason: `Migrating${migration.phase}`, message: step.waiting ?? 'migration step taken' };
+      // Over: both components speak the new protocol now, so no new migration starts from the old one.
+      if (!step.migration) status.observedProtocol = migration.to;
       migration = step.migration;
       protocols = step.protocols;
       stopCoordinator = step.stopCoordinator;
