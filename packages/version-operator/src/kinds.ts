@@ -57,10 +57,13 @@ export function kindOf(apiVersion: string, kind: string): ResourceType<KubeObjec
 }
 
 /**
- * Every supported kind, in the order deletion goes: workloads first (agents, then the
- * coordinator), the namespace and the CRD last.
+ * The kinds the operator deletes (pruning, or with its stack), in the order deletion goes:
+ * workloads first (agents, then the coordinator), the CRD last. Never the namespace: it is shared
+ * (the version operator itself may run there), so it is applied but left in place.
  */
-export const DELETION_ORDER: ReadonlyArray<ResourceType<KubeObject>> = [...KINDS].reverse();
+export const DELETION_ORDER: ReadonlyArray<ResourceType<KubeObject>> = [...KINDS]
+  .reverse()
+  .filter((t) => t !== Namespace);
 
 /** Where a kind goes in apply order (what others need first: namespace, CRD, identities, RBAC). */
 export function applyRank(kind: string): number {

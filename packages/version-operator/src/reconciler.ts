@@ -24,6 +24,7 @@ import { DaemonSet, Deployment } from '@capstan/runtime/client';
 import {
   type ComponentName,
   FIELD_MANAGER,
+  type MigrationStatus,
   type RebootStack,
   type RebootStackStatus,
   RebootStackType,
@@ -31,7 +32,7 @@ import {
 } from './api/reboot-stack.js';
 import { type StackProblem, validateStack } from './api/validation.js';
 import { applyObjects, deleteStackObjects, pruneObjects } from './applier.js';
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue, CatalogueEntry } from './catalogue.js';
 import { defaultRebootGroups, RebootGroupKind } from './default-groups.js';
 import { startMigration } from './migration.js';
 import { migrationRound } from './migration-driver.js';
@@ -78,7 +79,6 @@ export class RebootStackReconciler implements Reconciler {
     const entry = this.catalogue.get(stack.spec.version);
     if (!entry) return undefined; // validateStack refused it already
     const protocol: ProtocolName = stack.spec.protocol ?? 'capstan';
-    const name = stack.metadata.name as string;
 
     // A protocol switch on a live stack is a migration; a fresh stack just starts on its protocol.
     let migration =
@@ -105,6 +105,41 @@ export class RebootStackReconciler implements Reconciler {
       stopCoordinator = step.stopCoordinator;
     }
 
+    try {
+      return await this.rollOut(
+        stack,
+        entry,
+        status,
+        { migration, protocols, stopCoordinator, progress },
+        log,
+      );
+    } catch (err) {
+      // Say why in the status, then let the controller retry with backoff.
+      const message = err instanceof Error ? err.message : String(err);
+      await this.report(stack, status, [{ reason: 'ApplyFailed', message }], {
+        complete: false,
+        agentNodes: 0,
+      });
+      throw err;
+    }
+  }
+
+  private async rollOut(
+    stack: RebootStack,
+    entry: CatalogueEntry,
+    status: RebootStackStatus,
+    round: {
+      migration: MigrationStatus | undefined;
+      protocols: Record<ComponentName, ProtocolName>;
+      stopCoordinator: boolean;
+      progress: { reason: string; message: string } | undefined;
+    },
+    log: ReconcileContext['log'],
+  ): Promise<Result | undefined> {
+    const { migration, protocols, stopCoordinator } = round;
+    let progress = round.progress;
+    const name = stack.metadata.name as string;
+    const protocol: ProtocolName = stack.spec.protocol ?? 'capstan';
     const rendered = renderStack(entry, stack, protocols);
     if (stopCoordinator) {
       const coordinator = workloadOf(rendered, 'coordinator') as { spec: { replicas?: number } } | undefined;

@@ -3,6 +3,7 @@ import type { SharedControlPlane } from '@capstan/envtest/vitest';
 import { Client, Manager } from '@capstan/runtime';
 import { DaemonSet, Deployment, HttpTransport } from '@capstan/runtime/client';
 import { createLogger } from '@capstan/runtime/manager';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   addVersionOperator,
   type Catalogue,
@@ -23,14 +24,18 @@ export const NODES = [
 
 export const admin = (env: SharedControlPlane) => new Client(new HttpTransport(env.kubeConfig));
 
-/** Starts the version operator on its own manager, with leader election, as its Deployment would. */
+/**
+ * Starts the version operator on its own manager, with leader election, as its Deployment would;
+ * as `kubeConfig` (its service account, say), or the admin.
+ */
 export async function startOperator(
   env: SharedControlPlane,
   catalogue: Catalogue,
+  kubeConfig: KubeConfig = env.kubeConfig,
 ): Promise<() => Promise<void>> {
   const manager = Manager.create({
-    kubeConfig: env.kubeConfig,
-    leaderElection: { id: 'capstan-version-operator', namespace: 'default' },
+    kubeConfig,
+    leaderElection: { id: 'capstan-version-operator', namespace: NAMESPACE },
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     fieldManager: FIELD_MANAGER,

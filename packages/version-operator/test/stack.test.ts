@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
-import { DaemonSet, Deployment, Node, Pod } from '@capstan/runtime/client';
+import { DaemonSet, Deployment, Namespace, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -82,7 +82,12 @@ describe('by hand, without the version operator', () => {
 
 describe('a RebootStack', () => {
   it('at version A: the coordinator Deployment and the agent DaemonSet become Available on 4 nodes', async () => {
-    stopOperator = await startOperator(env, catalogueWithB());
+    // The operator runs as its own service account, with nothing but the RBAC of its deploy/.
+    await env.plane.createObjects(
+      readManifests(fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url))),
+    );
+    const identity = await env.plane.serviceAccountKubeConfig(NAMESPACE, 'capstan-version-operator');
+    stopOperator = await startOperator(env, catalogueWithB(), identity);
     const client = admin(env);
     await client.create(RebootStackType, {
       metadata: { name: STACK },
@@ -243,5 +248,35 @@ describe('a RebootStack', () => {
     );
     const node = await client.get(Node, { name: 'worker-1' });
     expect(node.metadata.annotations?.[note]).toBe('true');
+    // The namespace is shared (the operator may run there): it stays.
+    expect((await client.get(Namespace, { name: NAMESPACE })).metadata.deletionTimestamp).toBeUndefined();
   }, 90_000);
+
+  it('deleted with deletionPolicy Orphan: leaves the coordinator and the agents running', async () => {
+    const client = admin(env);
+    await client.create(RebootStackType, {
+      metadata: { name: STACK },
+      spec: { version: VERSION_B, deletionPolicy: 'Orphan', defaultRebootGroups: false },
+    } as RebootStack);
+    await eventually(
+      async () => (condition(await getStack(), 'Available')?.status === 'True' ? true : undefined),
+      {
+        what: 'the stack Available',
+        timeoutMs: 90_000,
+      },
+    );
+    await client.delete(RebootStackType, { name: STACK });
+    await eventually(
+      async () =>
+        getStack().then(
+          () => undefined,
+          () => true,
+        ),
+      { what: 'the stack gone' },
+    );
+    const r = await rollouts(client);
+    expect(completeAt(r.coordinator, VERSION_B, 'capstan') && completeAt(r.agent, VERSION_B, 'capstan')).toBe(
+      true,
+    );
+  }, 120_000);
 });

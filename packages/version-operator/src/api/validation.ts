@@ -14,7 +14,9 @@ export type ProblemReason =
   | 'InvalidProtocol'
   | 'InvalidSettings'
   | 'UnsupportedUpgrade'
-  | 'UnsupportedMigration';
+  | 'UnsupportedMigration'
+  /** Not a spec problem: the API server refused a write (RBAC, admission); retried with backoff. */
+  | 'ApplyFailed';
 
 /** One reason a stack is refused, with a message a person can act on. */
 export interface StackProblem {
