@@ -7,11 +7,11 @@
 import { fileURLToPath } from 'node:url';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol, FLUO_PREFIX, fluoProtocol } from '@capstan/reboot-protocol';
-import { Node } from '@capstan/runtime/client';
+import { Namespace, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RebootGroupKind, type RebootStack, RebootStackType } from '../src/index.js';
-import { admin, condition, NODES, startOperator } from './helpers.js';
+import { admin, condition, NAMESPACE, NODES, startOperator } from './helpers.js';
 import { CoordinatorFollower, SimAgent } from './migration-harness.js';
 import { catalogueWithB, VERSION_A } from './version-b.js';
 
@@ -23,6 +23,8 @@ const stops: Array<() => Promise<void>> = [];
 beforeAll(async () => {
   await env.plane.addNodes(NODES);
   await env.plane.installCRDs([CRD]);
+  // The operator's own namespace (its leader election Lease lives there), as its deploy/ assumes.
+  await admin(env).create(Namespace, { metadata: { name: NAMESPACE } });
   stops.push(await startOperator(env, catalogueWithB()));
 }, 120_000);
 afterAll(async () => {
