@@ -24,6 +24,7 @@ describe('the installed programs', () => {
       'capstan-demo',
       'capstan-envtest',
       'capstan-vcdsim',
+      'capstan-version-operator',
       'greeting-controller',
     ]);
   });

@@ -18,6 +18,7 @@ export const PUBLISHED = [
   'packages/agent',
   'packages/vcdsim',
   'packages/capvcd',
+  'packages/version-operator',
 ] as const;
 
 export interface PackageJson {

@@ -1,0 +1,2 @@
+export * from './reboot-stack.js';
+export * from './validation.js';

@@ -1,0 +1,153 @@
+/**
+ * The `RebootStack` resource (`operator.capstan.dev/v1alpha1`, cluster-scoped): which version of
+ * the reboot coordinator and the update agent to run, how, under which protocol, and which policy
+ * defaults the version operator owns. The schema in `deploy/crds/rebootstacks.yaml` refuses what a
+ * schema can; `validateStack` reports the rest as conditions.
+ */
+
+import type { ProtocolName } from '@capstan/reboot-protocol';
+import { type Condition, defineResource, type KubeObject } from '@capstan/runtime';
+
+/** API group of the version operator's resources. */
+export const OPERATOR_API_GROUP = 'operator.capstan.dev';
+
+/** Command-line flags of a component, by name without the dashes (`grant-timeout: "1h"`). */
+export type FlagValues = Record<string, string>;
+
+/** A toleration, as in `core/v1.Toleration`. */
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+/** Container resources, as in `core/v1.ResourceRequirements`. */
+export interface Resources {
+  requests?: Record<string, string>;
+  limits?: Record<string, string>;
+}
+
+/** How the coordinator Deployment runs. */
+export interface CoordinatorSettings {
+  /** Default: the manifest's (2; one leads). */
+  replicas?: number;
+  /** Extra or overriding flags; `protocol` is set from `spec.protocol`, not here. */
+  flags?: FlagValues;
+  resources?: Resources;
+}
+
+/** How the agent DaemonSet runs. */
+export interface AgentSettings {
+  /** Nodes that run an agent. Default: every Linux node. */
+  nodeSelector?: Record<string, string>;
+  /** Default: the manifest's (tolerate everything, so a cordoned node keeps its agent). */
+  tolerations?: Toleration[];
+  flags?: FlagValues;
+  resources?: Resources;
+  /** The DaemonSet's rolling update bound: a count or a percentage. Default: the manifest's (1). */
+  maxUnavailable?: number | string;
+}
+
+/** What happens to the created objects when the RebootStack is deleted. */
+export type DeletionPolicy = 'Delete' | 'Orphan';
+
+/** The desired stack. */
+export interface RebootStackSpec {
+  /** A version of the catalogue shipped with the operator, e.g. `"0.1.0"`. */
+  version: string;
+  /** The annotation protocol the coordinator and agents speak. Default `capstan`. */
+  protocol?: ProtocolName;
+  coordinator?: CoordinatorSettings;
+  agent?: AgentSettings;
+  /** Create the safe default RebootGroups when no RebootGroup exists. Default true. */
+  defaultRebootGroups?: boolean;
+  /** Default `Delete`: the operator removes what it created; `Orphan` leaves it running. */
+  deletionPolicy?: DeletionPolicy;
+}
+
+/** One component's rollout as last observed. */
+export interface ComponentStatus {
+  /** The version the component's objects were last applied at. */
+  version?: string;
+  /** `Pending`, `RollingOut`, `Complete` or `Blocked` (waiting on the coordinator). */
+  rollout: 'Pending' | 'RollingOut' | 'Complete' | 'Blocked';
+  /** Pods on the applied version that are available, and how many are wanted. */
+  updated: number;
+  available: number;
+  desired: number;
+  /** When the rollout at `version` was first seen complete (RFC 3339). */
+  completedAt?: string;
+}
+
+/** The state of a protocol migration in progress (absent when none). */
+export interface MigrationStatus {
+  from: ProtocolName;
+  to: ProtocolName;
+  phase: MigrationPhase;
+  /** RebootGroups this migration paused (and will resume); groups paused by someone else stay paused. */
+  pausedGroups: string[];
+}
+
+/** The steps of a protocol migration, in order. */
+export type MigrationPhase =
+  | 'Pausing'
+  | 'StoppingCoordinator'
+  | 'SwitchingCoordinator'
+  | 'SwitchingAgents'
+  | 'Resuming';
+
+/** Observed state. */
+export interface RebootStackStatus {
+  observedGeneration?: number;
+  /** The version every component runs, once all rolled out at it. */
+  observedVersion?: string;
+  /** The protocol every component speaks, once switched. */
+  observedProtocol?: ProtocolName;
+  coordinator?: ComponentStatus;
+  agent?: ComponentStatus;
+  migration?: MigrationStatus;
+  conditions?: Condition[];
+}
+
+/** A RebootStack: the coordinator and agent the version operator keeps deployed. */
+export interface RebootStack extends KubeObject {
+  spec: RebootStackSpec;
+  status?: RebootStackStatus;
+}
+
+/** The RebootStack kind, for the client, the cache and the builder. */
+export const RebootStackType = defineResource<RebootStack>({
+  group: OPERATOR_API_GROUP,
+  version: 'v1alpha1',
+  kind: 'RebootStack',
+  plural: 'rebootstacks',
+  namespaced: false,
+});
+
+/** The field manager of every apply the version operator makes. */
+export const FIELD_MANAGER = 'capstan-version-operator';
+
+/** Labels on every object the operator applies: who manages it, for which stack, which part. */
+export const stackLabels = Object.freeze({
+  managedBy: 'app.kubernetes.io/managed-by',
+  stack: `${OPERATOR_API_GROUP}/stack`,
+  component: `${OPERATOR_API_GROUP}/component`,
+  version: `${OPERATOR_API_GROUP}/version`,
+});
+
+/** The pod template annotation naming the protocol a workload's pods speak. */
+export const PROTOCOL_ANNOTATION = `${OPERATOR_API_GROUP}/protocol`;
+
+/** The value of {@link stackLabels.managedBy}. */
+export const MANAGED_BY = 'capstan-version-operator';
+
+/** The finalizer that lets the operator remove what it created before the stack goes. */
+export const STACK_FINALIZER = `${OPERATOR_API_GROUP}/cleanup`;
+
+/** The two components a stack runs, in upgrade order. */
+export const COMPONENTS = ['coordinator', 'agent'] as const;
+
+/** One of {@link COMPONENTS}. */
+export type ComponentName = (typeof COMPONENTS)[number];

@@ -1,0 +1,46 @@
+/**
+ * The safe default reboot policy the version operator owns: when a cluster has no RebootGroup, it
+ * gets two: the control plane first and one node at a time, then the workers a percentage at a
+ * time. Management policy, not control: the coordinator only realises what the groups say.
+ */
+
+import { rebootGroupResource } from '@capstan/coordinator';
+import { defineResource, type KubeObject } from '@capstan/runtime';
+import { MANAGED_BY, stackLabels } from './api/reboot-stack.js';
+
+/** The label of control-plane nodes. */
+export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
+
+/** The workers' budget of the default policy. */
+export const DEFAULT_WORKER_BUDGET = '25%';
+
+/** A RebootGroup as the version operator writes it (its schema is the coordinator's). */
+export interface RebootGroupObject extends KubeObject {
+  spec: Record<string, unknown>;
+  status?: { observedGeneration?: number };
+}
+
+/** The RebootGroup kind, from the coordinator's published API coordinates. */
+export const RebootGroupKind = defineResource<RebootGroupObject>(rebootGroupResource);
+
+/** The default groups for `stack`, labelled as the stack's. */
+export function defaultRebootGroups(stack: string): RebootGroupObject[] {
+  const labels = { [stackLabels.managedBy]: MANAGED_BY, [stackLabels.stack]: stack };
+  const selector = (operator: 'Exists' | 'DoesNotExist') => ({
+    matchExpressions: [{ key: CONTROL_PLANE_LABEL, operator }],
+  });
+  return [
+    {
+      apiVersion: 'reboot.capstan.dev/v1alpha1',
+      kind: 'RebootGroup',
+      metadata: { name: 'control-plane', labels },
+      spec: { nodeSelector: selector('Exists'), maxUnavailable: 1, order: 0 },
+    },
+    {
+      apiVersion: 'reboot.capstan.dev/v1alpha1',
+      kind: 'RebootGroup',
+      metadata: { name: 'workers', labels },
+      spec: { nodeSelector: selector('DoesNotExist'), maxUnavailable: DEFAULT_WORKER_BUDGET, order: 1 },
+    },
+  ];
+}

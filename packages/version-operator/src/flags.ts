@@ -1,0 +1,38 @@
+/**
+ * The version operator's flags, on top of the runtime's standard ones (leader election on the
+ * `capstan-version-operator` Lease, metrics, probes, logging).
+ */
+import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+
+type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
+
+/** The parsed flags. */
+export interface VersionOperatorFlags {
+  rolloutPollInterval: string;
+}
+
+/** What the flags configure. */
+export interface VersionOperatorOptions {
+  /** How often a stack is looked at again while it rolls out or migrates. */
+  rolloutPollMs: number;
+}
+
+/** Adds the version operator's flags to the command. */
+export function addVersionOperatorFlags(command: Command): void {
+  command.option(
+    '--rollout-poll-interval <duration>',
+    'how often a rolling-out or migrating stack is looked at again (changes come sooner)',
+    '2s',
+  );
+}
+
+/**
+ * The options the flags say.
+ * @throws Error naming the flag when a value is unusable.
+ */
+export function versionOperatorOptionsFromFlags(flags: VersionOperatorFlags): VersionOperatorOptions {
+  const rolloutPollMs = parseDuration(flags.rolloutPollInterval);
+  if (!(rolloutPollMs > 0))
+    throw new Error(`--rollout-poll-interval must be positive, got "${flags.rolloutPollInterval}"`);
+  return { rolloutPollMs };
+}
