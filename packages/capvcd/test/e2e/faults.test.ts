@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Machine, MachineType, type VCDMachine, VCDMachineType } from '../../src/index.js';
+import { type Machine, MachineType, VCDMachineType } from '../../src/index.js';
 import { MachineDeploymentType } from './capi.js';
+import { conditionText } from './condition-history.js';
 import { Harness } from './harness.js';
 
 const ns = 'e2e-faults';
@@ -17,8 +18,6 @@ afterAll(async () => {
 
 const vcdMachines = async () => (await h.client.list(VCDMachineType, { namespace: ns })).items;
 const running = (m: Machine) => m.status?.phase === 'Running' && m.status.nodeRef !== undefined;
-const conditionText = (m: VCDMachine) =>
-  (m.status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`).join('; ');
 /** Succeeded recompose tasks (each adds one VM) and the VMs in vcdsim. */
 const created = () =>
   h.sim.inspect.tasks().filter((t) => t.operationName === 'vdcRecomposeVapp' && t.status === 'success')
@@ -35,6 +34,8 @@ const wait = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs?: num
 
 describe('capvcd under faults', () => {
   it('failed tasks, 5xx bursts and expired tokens: said in conditions, backed off, no second VM or vApp', async () => {
+    // The failure condition lasts only until the retry: every state is recorded, none sampled.
+    const history = await h.recordConditions();
     h.sim.faults.failTask('vdcComposeVapp', { count: 1, message: 'Injected compose failure.' });
     h.sim.faults.failTask('vdcRecomposeVapp', { count: 2, message: 'Injected clone failure.' });
     h.sim.faults.httpErrors(503, 8, { method: 'GET', path: '/api/vApp/vapp-{id}' });
@@ -44,7 +45,7 @@ describe('capvcd under faults', () => {
       ...h.workerObjects('f1', 'f1-md-0', 2),
     ]);
     const said = await wait('a condition naming the injected failure', async () =>
-      (await vcdMachines()).find((m) => /Injected (compose|clone) failure/.test(conditionText(m))),
+      history.find((m) => /Injected (compose|clone) failure/.test(conditionText(m))),
     );
     expect(said.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
     await wait('a VM created', async () => (vmNames().length > 0 ? true : undefined));
@@ -70,12 +71,13 @@ describe('capvcd under faults', () => {
   }, 300_000);
 
   it('IP exhaustion: the power-on fails with VCD’s message in a condition; freed, the VM comes up', async () => {
+    const history = await h.recordConditions();
     h.sim.faults.exhaustIpPool('net-a');
     await h.client.patch(MachineDeploymentType, { namespace: ns, name: 'f1-md-0' }, 'merge', {
       spec: { replicas: 3 },
     });
     const stuck = await wait('a condition saying no address is left', async () =>
-      (await vcdMachines()).find((m) => /No IP addresses are available/.test(conditionText(m))),
+      history.find((m) => /No IP addresses are available/.test(conditionText(m))),
     );
     expect(stuck.status?.initialization?.provisioned).not.toBe(true);
     h.sim.faults.clear();

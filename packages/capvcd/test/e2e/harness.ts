@@ -20,6 +20,7 @@ import { Client, Manager } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { type BootedVm, startVcdSim, type VcdSim, type VcdSimOptions } from '@capstan/vcdsim';
+import { ConditionHistory, conditionText } from './condition-history.js';
 
 /** The package folder, found from here whether this runs from source (tests) or compiled (bench). */
 function packageRoot(): string {
@@ -50,6 +51,7 @@ export class Harness {
   provider: Provider | undefined;
   /** Errors a provider's run ended with (a lost leader lease, ...). */
   readonly failures: unknown[] = [];
+  private readonly histories: ConditionHistory[] = [];
 
   private constructor(
     readonly plane: ControlPlane,
@@ -157,7 +159,18 @@ export class Harness {
     });
   }
 
+  /**
+   * Records every state of this namespace's VCDMachines from now on (the watch is synced when this
+   * returns), for conditions too short-lived to be sure of catching by polling. Stopped with the harness.
+   */
+  async recordConditions(): Promise<ConditionHistory> {
+    const history = await ConditionHistory.start(this.plane.kubeConfig, this.namespace);
+    this.histories.push(history);
+    return history;
+  }
+
   async stop(): Promise<void> {
+    for (const history of this.histories.splice(0)) await history.stop();
     await this.provider?.stop();
     if (this.ownsSim) await this.sim?.stop();
     await this.plane?.stop();
@@ -282,12 +295,7 @@ export class Harness {
     return eventually(
       async () => {
         const machines = (await this.client.list(VCDMachineType, { namespace: this.namespace })).items;
-        seen = machines
-          .map(
-            (m) =>
-              `${m.metadata.name}: ${(m.status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`).join('; ')}`,
-          )
-          .join('\n');
+        seen = machines.map((m) => `${m.metadata.name}: ${conditionText(m)}`).join('\n');
         return fn();
       },
       { what, timeoutMs, intervalMs: 250, details: () => seen },
