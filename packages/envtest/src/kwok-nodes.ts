@@ -28,7 +28,7 @@ export type AdminRequest = (
 const strategic = 'application/strategic-merge-patch+json';
 const merge = 'application/merge-patch+json';
 
-/** Options of {@link KwokNodes.reboot}. */
+/** Options of `ControlPlane.rebootNode`. */
 export interface RebootOptions {
   /** How long the node stays down; default 500 ms. */
   downMs?: number;

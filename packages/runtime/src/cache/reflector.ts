@@ -47,7 +47,7 @@ export interface ReflectorOptions<T extends KubeObject> {
   /**
    * Applied to every object before it is cached. Default: drop managedFields, with
    * `compactForCache` for objects of a LIST body (their strings may be slices of the whole body)
-   * and {@link dropManagedFields} for objects of watch lines (parsed one short line at a time, their
+   * and `dropManagedFields` for objects of watch lines (parsed one short line at a time, their
    * strings are already their own).
    */
   transform?: (object: T) => T;
