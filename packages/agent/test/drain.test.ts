@@ -9,14 +9,7 @@
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
 import { AGENT_FAILURE_ANNOTATION, capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Client, parseStandardOptions } from '@capstan/runtime';
-import {
-  DaemonSet,
-  Deployment,
-  HttpTransport,
-  Node,
-  Pod,
-  PodDisruptionBudget,
-} from '@capstan/runtime/client';
+import { DaemonSet, HttpTransport, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';

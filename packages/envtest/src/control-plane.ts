@@ -8,12 +8,7 @@ import { apiServerDefaults, startApiServer, startEtcd } from './apiserver.js';
 import { type Assets, type ExtraComponent, requireAsset, resolveAssets } from './assets.js';
 import { CertificateAuthority, writePair, writeServiceAccountKeys } from './certs.js';
 import { startClusterApi } from './cluster-api.js';
-import {
-  type ControllerName,
-  defaultControllers,
-  startControllerManager,
-  withRequiredControllers,
-} from './controller-manager.js';
+import { defaultControllers, startControllerManager, withRequiredControllers } from './controller-manager.js';
 import { type CrdObject, installCrds } from './crds.js';
 import { type ApiAnswer, type ClientTls, etcdPost, httpOk, httpsOk, jsonRequest } from './http.js';
 import { kubeConfigFor, kubeConfigYaml, writeKubeConfig } from './kubeconfig.js';
