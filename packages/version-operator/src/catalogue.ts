@@ -59,7 +59,10 @@ export class Catalogue {
   }
 }
 
-/** Parses every `.yaml` file of `dir` and of `dir/crds` (not `examples/`), in name order. */
+/**
+ * Parses every `.yaml` file of `dir` and of `dir/crds` (not `examples/`), in name order: the
+ * Kubernetes objects only (a `kustomization.yaml` is build input for kustomize, not an object).
+ */
 export function readDeployDir(dir: string): Manifest[] {
   const files = (d: string): string[] => {
     try {
@@ -74,7 +77,8 @@ export function readDeployDir(dir: string): Manifest[] {
   return [...files(join(dir, 'crds')), ...files(dir)].flatMap((file) =>
     parseAllDocuments(readFileSync(file, 'utf8'))
       .map((doc) => doc.toJS() as Manifest | null)
-      .filter((m): m is Manifest => m !== null && typeof m === 'object' && typeof m.kind === 'string'),
+      .filter((m): m is Manifest => m !== null && typeof m === 'object' && typeof m.kind === 'string')
+      .filter((m) => !m.apiVersion?.startsWith('kustomize.config.k8s.io/')),
   );
 }
 

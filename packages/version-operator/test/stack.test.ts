@@ -43,13 +43,15 @@ describe('by hand, without the version operator', () => {
     const files = (pkg: string, names: string[]) =>
       names.flatMap((f) => readManifests(`${packageDeployDir(pkg)}/${f}`));
     await env.plane.createObjects([
+      // The documented install order (docs/install.md): namespace, CRDs, RBAC, policies, workloads.
       ...files('@capstan/coordinator', [
+        'namespace.yaml',
         'crds/rebootgroups.yaml',
-        'coordinator.yaml',
         'rbac.yaml',
         'admission-policy.yaml',
+        'coordinator.yaml',
       ]),
-      ...files('@capstan/agent', ['rbac.yaml', 'daemonset.yaml', 'admission-policy.yaml']),
+      ...files('@capstan/agent', ['rbac.yaml', 'admission-policy.yaml', 'daemonset.yaml']),
     ]);
     const client = admin(env);
     await eventually(

@@ -25,7 +25,7 @@ describe('cache logging', () => {
     });
     const clock = new ManualClock();
     const fake = new FakeCluster({ clock, kinds: [ConfigMap] });
-    fake.failNext('list', 503);
+    fake.failNext('watch', 503); // the list: the reflector lists through a watch-list stream
     const manager = Manager.create({
       transport: fake,
       clock,
