@@ -206,6 +206,13 @@ describe('load balancer health', () => {
 });
 
 describe('bad input never crashes', () => {
+  it('a seed key named like an Object.prototype member is an unknown field, not a crash', () => {
+    expect(() => buildWorld({ toString: { '': 0 } } as never)).toThrow(SeedError);
+    expect(() => buildWorld({ orgs: [], constructor: 1 } as never)).toThrow(
+      /seed\.constructor: unknown field/,
+    );
+  });
+
   it('any seed document either builds or fails with a SeedError', () => {
     fc.assert(
       fc.property(fc.anything(), (doc) => {

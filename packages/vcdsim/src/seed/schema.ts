@@ -224,9 +224,10 @@ function check(value: unknown, shape: Shape, path: string, problems: string[]): 
   }
   const obj = value as Record<string, unknown>;
   for (const key of shape.required ?? [])
-    if (obj[key] === undefined) problems.push(`${path}.${key}: required`);
+    if (!Object.hasOwn(obj, key) || obj[key] === undefined) problems.push(`${path}.${key}: required`);
   for (const [key, v] of Object.entries(obj)) {
-    const sub = shape.object[key];
+    // Own keys only: a seed key such as `toString` must not find Object.prototype's.
+    const sub = Object.hasOwn(shape.object, key) ? shape.object[key] : undefined;
     if (!sub) problems.push(`${path}.${key}: unknown field`);
     else if (v !== undefined) check(v, sub, `${path}.${key}`, problems);
   }
