@@ -7,6 +7,7 @@
 import {
   addFinalizer,
   type Client,
+  type Clock,
   type EventRecorder,
   type Logger,
   type ReconcileContext,
@@ -50,17 +51,16 @@ export interface ClusterReconcilerDeps {
   polling?: TaskPolling;
   /** How often a ready load balancer's health and members are looked at again (default 60 s). */
   resyncMs?: number;
-  now?: () => number;
+  /** Task start times and ages are read from it (the manager's clock). */
+  clock: Clock;
 }
 
 /** Reconciles VCDClusters. */
 export class VCDClusterReconciler implements Reconciler {
   private readonly polling: TaskPolling;
-  private readonly now: () => number;
 
   constructor(private readonly deps: ClusterReconcilerDeps) {
     this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
-    this.now = deps.now ?? Date.now;
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
@@ -149,7 +149,13 @@ export class VCDClusterReconciler implements Reconciler {
     const { client, connections, metrics, events } = this.deps;
     const namespace = vcdCluster.metadata.namespace as string;
     const connection = await connectionFor(client, connections, vcdCluster);
-    const outcome = await checkTask(connection.vcd, status.task, this.now(), this.polling, metrics);
+    const outcome = await checkTask(
+      connection.vcd,
+      status.task,
+      this.deps.clock.now(),
+      this.polling,
+      metrics,
+    );
     if (outcome.kind === 'running') {
       await writeStatus(client, VCDClusterType, vcdCluster, status);
       return { requeueAfter: outcome.pollAfterMs };
@@ -195,7 +201,7 @@ export class VCDClusterReconciler implements Reconciler {
     }
     const task = await actCluster(connection, vcdCluster, lbName, port, step, world);
     if (task?.href) {
-      status.task = taskRef(task, step.kind, this.now());
+      status.task = taskRef(task, step.kind, this.deps.clock.now());
       log.info({ step: step.kind }, 'VCD task started');
     }
     if (task)

@@ -7,6 +7,7 @@
 import {
   addFinalizer,
   type Client,
+  type Clock,
   type EventRecorder,
   type Logger,
   type ReconcileContext,
@@ -53,7 +54,8 @@ export interface MachineReconcilerDeps {
   polling?: TaskPolling;
   /** How long to wait for a VM's IP, VCD's busy entities and similar (default 5 s). */
   recheckMs?: number;
-  now?: () => number;
+  /** Task start times and ages are read from it (the manager's clock). */
+  clock: Clock;
 }
 
 const WAITING_MS = 3_000;
@@ -63,11 +65,9 @@ const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() / 2));
 /** Reconciles VCDMachines. */
 export class VCDMachineReconciler implements Reconciler {
   private readonly polling: TaskPolling;
-  private readonly now: () => number;
 
   constructor(private readonly deps: MachineReconcilerDeps) {
     this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
-    this.now = deps.now ?? Date.now;
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
@@ -154,7 +154,13 @@ export class VCDMachineReconciler implements Reconciler {
     if ('error' in placement) throw new NotReady('InvalidFailureDomain', placement.error);
     const connection = await connectionFor(client, connections, vcdCluster);
 
-    const outcome = await checkTask(connection.vcd, status.task, this.now(), this.polling, metrics);
+    const outcome = await checkTask(
+      connection.vcd,
+      status.task,
+      this.deps.clock.now(),
+      this.polling,
+      metrics,
+    );
     if (outcome.kind === 'running') {
       condition(
         status,
@@ -219,7 +225,7 @@ export class VCDMachineReconciler implements Reconciler {
       guestinfo,
     });
     if (task) {
-      status.task = taskRef(task, step.kind, this.now());
+      status.task = taskRef(task, step.kind, this.deps.clock.now());
       log.info({ step: step.kind, vm: named.name }, 'VCD task started');
       events.record(VCDMachineType, vcdMachine, {
         type: 'Normal',
