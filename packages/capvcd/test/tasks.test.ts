@@ -50,7 +50,7 @@ describe('checkTask on the provider’s clock', () => {
     const vdc = await directory.vdc('vdc-a');
     const networks = await directory.networks('vdc-a', ['net-a']);
     const ref = taskRef(
-      await composeVApp(vcd, vdc.href, { name: 'tasks-test', networks }),
+      await composeVApp(vcd, vdc.href, { name: 'tasks-test', description: 'task protocol', networks }),
       'ComposeVApp',
       clock.now(),
     );
