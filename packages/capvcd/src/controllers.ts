@@ -5,6 +5,7 @@
  */
 import {
   annotationsChanged,
+  type Clock,
   type Controller,
   generationChanged,
   type KubeObject,
@@ -13,6 +14,7 @@ import {
   or,
   type Predicate,
   type Request,
+  realClock,
 } from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
@@ -89,8 +91,15 @@ const keyOf = (o: KubeObject): Request => ({
   name: o.metadata.name as string,
 });
 
-/** Adds both controllers to `manager`. Call before `manager.start`. */
-export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): CapvcdHandle {
+/**
+ * Adds both controllers to `manager`. Call before `manager.start`. Pass `extras.clock` when the
+ * manager runs on a clock of its own (the manager keeps its clock to itself).
+ */
+export function addCapvcd(
+  manager: Manager,
+  options: CapvcdOptions = {},
+  extras: { clock?: Clock } = {},
+): CapvcdHandle {
   const metrics = new CapvcdMetrics(manager.metrics.registry);
   const connections = new Connections(
     { qps: options.vcdQps, burst: options.vcdBurst, timeoutMs: options.vcdTimeoutMs },
@@ -101,6 +110,7 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     connections,
     events: manager.events,
     metrics,
+    clock: extras.clock ?? realClock,
     ...(options.taskPolling ? { polling: options.taskPolling } : {}),
   };
   const cache = manager.cache;

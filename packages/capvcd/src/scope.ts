@@ -1,12 +1,21 @@
 /**
- * What both reconcilers read before they decide: the owner Cluster, pause, the VCDCluster, and a
- * VCD connection built from the credentials Secret (TLS verified unless the user switched it off).
+ * What both reconcilers read before they decide: the owner Cluster, pause and our finalizer, the
+ * VCDCluster, and a VCD connection built from the credentials Secret (TLS verified unless the
+ * user switched it off).
  */
-import { type Client, isNotFound, type KubeObject } from '@capstan/runtime';
+import {
+  addFinalizer,
+  type Client,
+  isNotFound,
+  type KubeObject,
+  type ResourceType,
+  type Result,
+} from '@capstan/runtime';
 import { Secret } from '@capstan/runtime/client';
 import { type Cluster, ClusterType } from './api/capi.js';
 import { CAPI_GROUP, PAUSED_ANNOTATION } from './api/keys.js';
 import type { VCDCluster } from './api/types.js';
+import { pausedCondition, type WithConditions, writeStatus } from './status.js';
 import type { Connection, Connections } from './vcd/connections.js';
 import type { Credentials } from './vcd/session.js';
 
@@ -33,6 +42,32 @@ export class NotReady extends Error {
 /** Whether the Cluster or the object itself is paused. */
 export const isPaused = (cluster: Cluster | undefined, object: KubeObject): boolean =>
   cluster?.spec?.paused === true || object.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined;
+
+/**
+ * What both reconcilers settle before any VCD call: a paused object (or Cluster) gets its Paused
+ * condition written and nothing else; a deleted object without our finalizer is none of our
+ * business; a live one gets our finalizer first, and comes back. Returns the reconcile's result
+ * when it ends here, undefined when it goes on (Paused set False in `status`).
+ */
+export async function gate<T extends KubeObject & { status?: unknown }>(
+  client: Client,
+  type: ResourceType<T>,
+  object: T,
+  status: WithConditions,
+  cluster: Cluster | undefined,
+  finalizer: string,
+): Promise<{ result: Result | undefined } | undefined> {
+  const paused = isPaused(cluster, object);
+  pausedCondition(status, object, paused);
+  if (paused) {
+    await writeStatus(client, type, object, status);
+    return { result: undefined };
+  }
+  if (object.metadata.finalizers?.includes(finalizer)) return undefined;
+  if (object.metadata.deletionTimestamp !== undefined) return { result: undefined };
+  await addFinalizer(client, type, object, finalizer);
+  return { result: { requeue: true } };
+}
 
 /** The name of the controller owner of `kind` in Cluster API's group, if any. */
 export function capiOwner(object: KubeObject, kind: string): string | undefined {

@@ -3,6 +3,7 @@
  * next reconcile reads it once (one GET) and either comes back later (still running, polled less
  * often the longer it runs) or clears it (ended; a failure is reported and backed off).
  */
+import type { Clock, EventRecorder, KubeObject, ResourceType } from '@capstan/runtime';
 import type { TaskRef } from './api/types.js';
 import type { CapvcdMetrics } from './metrics.js';
 import { type Task, taskRunning, type VcdClient } from './vcd/client.js';
@@ -61,3 +62,55 @@ export const taskRef = (task: Task, operation: string, now: number): TaskRef => 
   operation,
   startedAt: new Date(now).toISOString(),
 });
+
+/** A recorded task's turn in a reconcile: still running (look again then), or out of the way. */
+export type TaskTurn = { running: true; pollAfterMs: number } | { running: false; endedHref?: string };
+
+/** What {@link RecordedTasks} works with: the reconciler's clock, events and metrics. */
+export interface RecordedTasksDeps {
+  clock: Clock;
+  events: EventRecorder;
+  metrics?: CapvcdMetrics;
+  polling?: TaskPolling;
+}
+
+/** The protocol for one reconciler, on its clock: stamps tasks as they start, takes their turn. */
+export class RecordedTasks {
+  readonly polling: TaskPolling;
+
+  constructor(private readonly deps: RecordedTasksDeps) {
+    this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
+  }
+
+  /** The status record of `task`, just started by `operation`, stamped now. */
+  record(task: Task, operation: string): TaskRef {
+    return taskRef(task, operation, this.deps.clock.now());
+  }
+
+  /**
+   * Reads the task recorded in `status` (if any). Once it ended it is cleared from `status`; a
+   * failure is also a TaskFailed event on `object`, then thrown (its condition is the caller's).
+   */
+  async turn<T extends KubeObject>(
+    vcd: VcdClient,
+    type: ResourceType<T>,
+    object: T,
+    status: { task?: TaskRef },
+  ): Promise<TaskTurn> {
+    const { clock, events, metrics } = this.deps;
+    const outcome = await checkTask(vcd, status.task, clock.now(), this.polling, metrics);
+    if (outcome.kind === 'running') return { running: true, pollAfterMs: outcome.pollAfterMs };
+    const ended = status.task;
+    delete status.task;
+    if (outcome.kind === 'failed') {
+      events.record(type, object, {
+        type: 'Warning',
+        reason: 'TaskFailed',
+        action: ended?.operation ?? 'Task',
+        note: outcome.error.message,
+      });
+      throw outcome.error;
+    }
+    return { running: false, ...(ended ? { endedHref: ended.href } : {}) };
+  }
+}

@@ -5,8 +5,8 @@
  * for the cluster's machines, then removes virtual service, pool and the emptied vApp.
  */
 import {
-  addFinalizer,
   type Client,
+  type Clock,
   type EventRecorder,
   type Logger,
   type ReconcileContext,
@@ -35,9 +35,9 @@ import {
 import { type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { loadBalancerName } from '../naming.js';
-import { capiOwner, connectionFor, getCluster, getOrUndefined, isPaused, NotReady } from '../scope.js';
-import { condition, pausedCondition, writeStatus } from '../status.js';
-import { checkTask, DEFAULT_TASK_POLLING, type TaskPolling, taskRef } from '../tasks.js';
+import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } from '../scope.js';
+import { condition, writeStatus } from '../status.js';
+import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
 import { actCluster, observeCluster } from './load-balancer.js';
@@ -50,17 +50,16 @@ export interface ClusterReconcilerDeps {
   polling?: TaskPolling;
   /** How often a ready load balancer's health and members are looked at again (default 60 s). */
   resyncMs?: number;
-  now?: () => number;
+  /** Task start times and ages are read from it (the manager's clock). */
+  clock: Clock;
 }
 
 /** Reconciles VCDClusters. */
 export class VCDClusterReconciler implements Reconciler {
-  private readonly polling: TaskPolling;
-  private readonly now: () => number;
+  private readonly tasks: RecordedTasks;
 
   constructor(private readonly deps: ClusterReconcilerDeps) {
-    this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
-    this.now = deps.now ?? Date.now;
+    this.tasks = new RecordedTasks(deps);
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
@@ -72,18 +71,9 @@ export class VCDClusterReconciler implements Reconciler {
     const namespace = request.namespace as string;
     const cluster = await getCluster(client, namespace, clusterName);
     const status: VCDClusterStatus = structuredClone(vcdCluster.status ?? {});
-    const paused = isPaused(cluster, vcdCluster);
-    pausedCondition(status, vcdCluster, paused);
-    if (paused) {
-      await writeStatus(client, VCDClusterType, vcdCluster, status);
-      return undefined;
-    }
+    const stop = await gate(client, VCDClusterType, vcdCluster, status, cluster, CLUSTER_FINALIZER);
+    if (stop) return stop.result;
     const deleting = vcdCluster.metadata.deletionTimestamp !== undefined;
-    if (deleting && !vcdCluster.metadata.finalizers?.includes(CLUSTER_FINALIZER)) return undefined;
-    if (!deleting && !vcdCluster.metadata.finalizers?.includes(CLUSTER_FINALIZER)) {
-      await addFinalizer(client, VCDClusterType, vcdCluster, CLUSTER_FINALIZER);
-      return { requeue: true };
-    }
     const insecure = vcdCluster.spec.insecureSkipTLSVerify === true;
     condition(
       status,
@@ -146,25 +136,13 @@ export class VCDClusterReconciler implements Reconciler {
     deleting: boolean,
     log: Logger,
   ): Promise<Result | undefined> {
-    const { client, connections, metrics, events } = this.deps;
+    const { client, connections, events } = this.deps;
     const namespace = vcdCluster.metadata.namespace as string;
     const connection = await connectionFor(client, connections, vcdCluster);
-    const outcome = await checkTask(connection.vcd, status.task, this.now(), this.polling, metrics);
-    if (outcome.kind === 'running') {
+    const turn = await this.tasks.turn(connection.vcd, VCDClusterType, vcdCluster, status);
+    if (turn.running) {
       await writeStatus(client, VCDClusterType, vcdCluster, status);
-      return { requeueAfter: outcome.pollAfterMs };
-    }
-    const failedOp = status.task?.operation;
-    const ended = status.task?.href;
-    delete status.task;
-    if (outcome.kind === 'failed') {
-      events.record(VCDClusterType, vcdCluster, {
-        type: 'Warning',
-        reason: 'TaskFailed',
-        action: failedOp ?? 'Task',
-        note: outcome.error.message,
-      });
-      throw outcome.error;
+      return { requeueAfter: turn.pollAfterMs };
     }
     const lbName = loadBalancerName(namespace, vcdCluster.metadata.name as string);
     const port = vcdCluster.spec.controlPlaneEndpoint?.port || DEFAULT_API_PORT;
@@ -191,11 +169,12 @@ export class VCDClusterReconciler implements Reconciler {
     if (step.kind === 'CreatePool' || step.kind === 'CreateVirtualService') {
       // A create is never repeated: look past the cache for a task recorded meanwhile.
       const fresh = await client.get(VCDClusterType, keyOf(vcdCluster), { direct: true });
-      if (fresh.status?.task && fresh.status.task.href !== ended) return { requeueAfter: this.polling.minMs };
+      if (fresh.status?.task && fresh.status.task.href !== turn.endedHref)
+        return { requeueAfter: this.tasks.polling.minMs };
     }
     const task = await actCluster(connection, vcdCluster, lbName, port, step, world);
     if (task?.href) {
-      status.task = taskRef(task, step.kind, this.now());
+      status.task = this.tasks.record(task, step.kind);
       log.info({ step: step.kind }, 'VCD task started');
     }
     if (task)
@@ -293,7 +272,7 @@ export class VCDClusterReconciler implements Reconciler {
       condition(status, vcdCluster, Conditions.Ready, false, reason, `next: ${step.kind}`);
     await writeStatus(client, VCDClusterType, vcdCluster, status);
     if (step.kind === 'RecordVIP' || (wrote && !status.task)) return { requeue: true };
-    return { requeueAfter: status.task ? this.polling.minMs : 5_000 };
+    return { requeueAfter: status.task ? this.tasks.polling.minMs : 5_000 };
   }
 }
 

@@ -5,8 +5,8 @@
  * before the cluster's infrastructure is provisioned, or before bootstrap data exists.
  */
 import {
-  addFinalizer,
   type Client,
+  type Clock,
   type EventRecorder,
   type Logger,
   type ReconcileContext,
@@ -33,9 +33,9 @@ import {
 import { decideMachine, type MachineStep } from '../decide/machine.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
-import { capiOwner, connectionFor, getCluster, getOrUndefined, isPaused, NotReady } from '../scope.js';
-import { condition, pausedCondition, writeStatus } from '../status.js';
-import { checkTask, DEFAULT_TASK_POLLING, type TaskPolling, taskRef } from '../tasks.js';
+import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } from '../scope.js';
+import { condition, writeStatus } from '../status.js';
+import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
 import { type VmRecord } from '../vcd/vapp.js';
@@ -53,7 +53,8 @@ export interface MachineReconcilerDeps {
   polling?: TaskPolling;
   /** How long to wait for a VM's IP, VCD's busy entities and similar (default 5 s). */
   recheckMs?: number;
-  now?: () => number;
+  /** Task start times and ages are read from it (the manager's clock). */
+  clock: Clock;
 }
 
 const WAITING_MS = 3_000;
@@ -62,12 +63,10 @@ const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() / 2));
 
 /** Reconciles VCDMachines. */
 export class VCDMachineReconciler implements Reconciler {
-  private readonly polling: TaskPolling;
-  private readonly now: () => number;
+  private readonly tasks: RecordedTasks;
 
   constructor(private readonly deps: MachineReconcilerDeps) {
-    this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
-    this.now = deps.now ?? Date.now;
+    this.tasks = new RecordedTasks(deps);
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
@@ -82,18 +81,9 @@ export class VCDMachineReconciler implements Reconciler {
     const cluster = clusterName ? await getCluster(client, namespace, clusterName) : undefined;
     const status: VCDMachineStatus = structuredClone(vcdMachine.status ?? {});
 
-    const paused = isPaused(cluster, vcdMachine);
-    pausedCondition(status, vcdMachine, paused);
-    if (paused) {
-      await writeStatus(client, VCDMachineType, vcdMachine, status);
-      return undefined;
-    }
+    const stop = await gate(client, VCDMachineType, vcdMachine, status, cluster, MACHINE_FINALIZER);
+    if (stop) return stop.result;
     const deleting = vcdMachine.metadata.deletionTimestamp !== undefined;
-    if (!deleting && !vcdMachine.metadata.finalizers?.includes(MACHINE_FINALIZER)) {
-      await addFinalizer(client, VCDMachineType, vcdMachine, MACHINE_FINALIZER);
-      return { requeue: true };
-    }
-    if (deleting && !vcdMachine.metadata.finalizers?.includes(MACHINE_FINALIZER)) return undefined;
 
     const vcdClusterName = cluster?.spec?.infrastructureRef?.name ?? clusterName;
     const vcdCluster = vcdClusterName
@@ -139,7 +129,7 @@ export class VCDMachineReconciler implements Reconciler {
     deleting: boolean,
     log: Logger,
   ): Promise<Result | undefined> {
-    const { client, connections, metrics, events } = this.deps;
+    const { client, connections, events } = this.deps;
     const namespace = vcdMachine.metadata.namespace as string;
     // Provisioned and spec.providerID kept: nothing to ask VCD until deletion.
     if (!deleting && status.initialization?.provisioned && vcdMachine.spec.providerID) return undefined;
@@ -154,8 +144,8 @@ export class VCDMachineReconciler implements Reconciler {
     if ('error' in placement) throw new NotReady('InvalidFailureDomain', placement.error);
     const connection = await connectionFor(client, connections, vcdCluster);
 
-    const outcome = await checkTask(connection.vcd, status.task, this.now(), this.polling, metrics);
-    if (outcome.kind === 'running') {
+    const turn = await this.tasks.turn(connection.vcd, VCDMachineType, vcdMachine, status);
+    if (turn.running) {
       condition(
         status,
         vcdMachine,
@@ -165,18 +155,7 @@ export class VCDMachineReconciler implements Reconciler {
         'waiting for the VCD task',
       );
       await writeStatus(client, VCDMachineType, vcdMachine, status);
-      return { requeueAfter: outcome.pollAfterMs };
-    }
-    const failedOp = status.task?.operation;
-    delete status.task;
-    if (outcome.kind === 'failed') {
-      events.record(VCDMachineType, vcdMachine, {
-        type: 'Warning',
-        reason: 'TaskFailed',
-        action: failedOp ?? 'Task',
-        note: outcome.error.message,
-      });
-      throw outcome.error;
+      return { requeueAfter: turn.pollAfterMs };
     }
 
     const vappName = vappNameFor(vcdCluster.metadata.name as string);
@@ -219,7 +198,7 @@ export class VCDMachineReconciler implements Reconciler {
       guestinfo,
     });
     if (task) {
-      status.task = taskRef(task, step.kind, this.now());
+      status.task = this.tasks.record(task, step.kind);
       log.info({ step: step.kind, vm: named.name }, 'VCD task started');
       events.record(VCDMachineType, vcdMachine, {
         type: 'Normal',
@@ -276,7 +255,9 @@ export class VCDMachineReconciler implements Reconciler {
     notReady(status, vcdMachine, deleting, reason, message);
     await writeStatus(client, VCDMachineType, vcdMachine, status);
     if (step.kind === 'Blocked') return { requeueAfter: 60_000 };
-    return { requeueAfter: status.task ? this.polling.minMs : jitter(this.deps.recheckMs ?? WAITING_MS) };
+    return {
+      requeueAfter: status.task ? this.tasks.polling.minMs : jitter(this.deps.recheckMs ?? WAITING_MS),
+    };
   }
 
   /** Says in conditions why nothing more happened, and when to try again. */

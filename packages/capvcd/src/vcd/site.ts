@@ -4,9 +4,9 @@
  * API version negotiated once through `GET /api/versions`.
  */
 
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent, request as httpsRequest } from 'node:https';
+import type { Agent } from 'node:http';
 import { realClock, sleep } from '@capstan/runtime';
+import { type HttpAnswer, keepAliveAgent, RequestTimeoutError, sendRequest } from '@capstan/runtime/http';
 import { TokenBucketRateLimiter } from '@capstan/runtime/workqueue';
 import { errorFromBody, VcdError } from './errors.js';
 import { listOf, parseXml, textOf } from './xml.js';
@@ -30,11 +30,7 @@ export interface SiteOptions {
 }
 
 /** One HTTP answer, body as text. */
-export interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+export type RawResponse = HttpAnswer;
 
 /** What every request to a site reports (for metrics and tests); never headers or bodies. */
 export interface CallInfo {
@@ -55,7 +51,7 @@ export function pathTemplate(path: string): string {
 /** A site's connection, rate limit and negotiated version. */
 export class Site {
   readonly base: URL;
-  private readonly agent: Agent | HttpAgent;
+  private readonly agent: Agent;
   private readonly limiter: TokenBucketRateLimiter<string>;
   private readonly timeoutMs: number;
   private negotiated: Promise<string> | undefined;
@@ -65,14 +61,10 @@ export class Site {
     private readonly onCall: (info: CallInfo) => void = () => {},
   ) {
     this.base = new URL(options.url.replace(/\/+$/, ''));
-    this.agent =
-      this.base.protocol === 'http:'
-        ? new HttpAgent({ keepAlive: true })
-        : new Agent({
-            keepAlive: true,
-            ...(options.caPem ? { ca: options.caPem } : {}),
-            rejectUnauthorized: options.insecure !== true,
-          });
+    this.agent = keepAliveAgent(this.base, {
+      ...(options.caPem ? { caPem: options.caPem } : {}),
+      ...(options.insecure ? { insecure: true } : {}),
+    });
     this.limiter = new TokenBucketRateLimiter({ qps: options.qps ?? 10, burst: options.burst ?? 20 });
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
@@ -116,7 +108,13 @@ export class Site {
     const started = performance.now();
     const call = `${method} ${pathTemplate(path)}`;
     try {
-      const res = await this.exchange(method, url, headers, body);
+      const res = await sendRequest(url, {
+        method,
+        headers,
+        agent: this.agent,
+        timeoutMs: this.timeoutMs,
+        ...(body !== undefined ? { body } : {}),
+      });
       this.onCall({
         method,
         path: pathTemplate(path),
@@ -126,47 +124,11 @@ export class Site {
       return res;
     } catch (err) {
       this.onCall({ method, path: pathTemplate(path), status: 0, durationMs: performance.now() - started });
-      throw new VcdError(0, 'CONNECTION_FAILED', `${call}: ${(err as Error).message}`, call);
+      // The timeout's own message repeats the call with its ids; say it as the other failures.
+      const reason =
+        err instanceof RequestTimeoutError ? `no answer within ${this.timeoutMs} ms` : (err as Error).message;
+      throw new VcdError(0, 'CONNECTION_FAILED', `${call}: ${reason}`, call);
     }
-  }
-
-  private exchange(
-    method: string,
-    url: URL,
-    headers: Record<string, string>,
-    body: string | undefined,
-  ): Promise<RawResponse> {
-    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-    return new Promise((resolve, reject) => {
-      const req = send(
-        url,
-        {
-          method,
-          agent: this.agent,
-          headers: {
-            ...headers,
-            ...(body !== undefined ? { 'Content-Length': Buffer.byteLength(body) } : {}),
-          },
-          timeout: this.timeoutMs,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', reject);
-      if (body !== undefined) req.write(body);
-      req.end();
-    });
   }
 
   /** Closes idle connections. */

@@ -1,8 +1,10 @@
 /**
- * A plain-HTTP server on loopback that plays the API server in transport tests, with a kubeconfig
- * pointing at it (client-node allows http:// only with skipTLSVerify).
+ * A server on loopback (plain HTTP, or HTTPS given a certificate) that plays the API server in
+ * transport tests, with a kubeconfig pointing at it (client-node allows http:// only with
+ * skipTLSVerify).
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 
@@ -23,12 +25,16 @@ export interface RecordedRequest {
   remotePort: number | undefined;
 }
 
-/** Starts a server calling `handler` after the request body was read (kept in `requests`). */
+/**
+ * Starts a server calling `handler` after the request body was read (kept in `requests`); over
+ * HTTPS when given a certificate and key.
+ */
 export async function startLocalServer(
   handler: (req: http.IncomingMessage, res: http.ServerResponse, recorded: RecordedRequest) => void,
+  tls?: { cert: string | Buffer; key: string | Buffer },
 ): Promise<LocalServer> {
   const requests: RecordedRequest[] = [];
-  const server = http.createServer((req, res) => {
+  const listener: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -42,10 +48,11 @@ export async function startLocalServer(
       requests.push(recorded);
       handler(req, res, recorded);
     });
-  });
+  };
+  const server = tls ? https.createServer(tls, listener) : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
     clusters: [{ name: 'local', server: url, skipTLSVerify: true }],
