@@ -3,7 +3,7 @@
  * VCDCluster with two failure domains (two VDCs of the org) lists them on the Cluster, and a
  * Machine's failure domain puts its VM in that VDC on that network; a VCDMachineTemplate's sizing
  * policy, placement policy, storage profile, disk size and extra networks are the VM's, NICs in
- * order, the primary NIC's IP in status.addresses; an unknown sizing policy or failure domain is
+ * order (an extra network joins the cluster's vApp), the primary NIC's IP in status.addresses; an unknown sizing policy or failure domain is
  * said in a condition, makes no VM, and the machine can still be deleted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,14 @@ describe('placement of a machine’s VM', () => {
     expect(w.storageProfiles.get(vm.storageProfileId)?.name).toBe('slow');
     expect(vm.disks[0]?.sizeMb).toBe(40 * 1024);
     expect(nics.map((n) => n.network)).toEqual(['net-a', 'net-a-storage']);
+    // The control plane made the vApp with net-a alone; this machine's recompose bridged the other
+    // (VCD lets a NIC use only a network of its vApp).
+    const vapp = w.vapps.get(vm.vappId);
+    const storageNet = [...w.networks.values()].find((n) => n.name === 'net-a-storage');
+    expect(vapp?.networks.map((n) => [n.name, n.parentNetworkId])).toEqual([
+      ['net-a', [...w.networks.values()].find((n) => n.name === 'net-a')?.id],
+      ['net-a-storage', storageNet?.id],
+    ]);
     expect(vm.primaryNicIndex).toBe(0);
     const [primary, storage] = nics;
     expect(primary?.ipAddress?.startsWith('10.10.0.')).toBe(true);
