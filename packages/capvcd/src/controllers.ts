@@ -34,6 +34,8 @@ export interface CapvcdOptions {
   vcdBurst?: number;
   /** Per-request timeout (default 60 s). */
   vcdTimeoutMs?: number;
+  /** PEM CA bundle for sites whose credentials Secret has no `ca.crt` (default: the system roots). */
+  vcdCaPem?: string;
   /** How often recorded tasks are looked at. */
   taskPolling?: TaskPolling;
   /** Delay before looking again at a VM waiting for its IP or a busy entity (default 5 s). */
@@ -102,7 +104,12 @@ export function addCapvcd(
 ): CapvcdHandle {
   const metrics = new CapvcdMetrics(manager.metrics.registry);
   const connections = new Connections(
-    { qps: options.vcdQps, burst: options.vcdBurst, timeoutMs: options.vcdTimeoutMs },
+    {
+      qps: options.vcdQps,
+      burst: options.vcdBurst,
+      timeoutMs: options.vcdTimeoutMs,
+      ...(options.vcdCaPem ? { caPem: options.vcdCaPem } : {}),
+    },
     metrics.onCall,
   );
   const common = {

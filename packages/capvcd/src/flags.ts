@@ -1,5 +1,12 @@
-/** The provider's own command-line flags (beside the runtime's standard ones). */
-import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+/** The provider's command line: the runtime's standard flags and its own. */
+import { readFileSync } from 'node:fs';
+import {
+  type ParseOptionsConfig,
+  packageVersion,
+  parseDuration,
+  parseStandardOptions,
+  type StandardOptions,
+} from '@capstan/runtime';
 import type { CapvcdOptions } from './controllers.js';
 
 type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
@@ -10,6 +17,7 @@ export interface CapvcdFlags {
   vcdQps: string;
   vcdBurst: string;
   vcdTimeout: string;
+  vcdCaBundle?: string;
 }
 
 /** Adds the provider's flags (use as `parseStandardOptions`' `extend`). */
@@ -18,7 +26,11 @@ export function addCapvcdFlags(command: Command): void {
     .option('--concurrency <n>', 'reconciles at once per controller', '10')
     .option('--vcd-qps <n>', 'VCD API requests per second per site', '10')
     .option('--vcd-burst <n>', 'VCD API requests in a burst per site', '20')
-    .option('--vcd-timeout <duration>', 'timeout of one VCD API request', '60s');
+    .option('--vcd-timeout <duration>', 'timeout of one VCD API request', '60s')
+    .option(
+      '--vcd-ca-bundle <file>',
+      "PEM CA certificates to verify VCD sites with when the credentials Secret has no ca.crt (default: the system's roots)",
+    );
 }
 
 /** @throws Error naming the flag when a value is unusable. */
@@ -35,5 +47,47 @@ export function capvcdOptionsFromFlags(flags: CapvcdFlags): CapvcdOptions {
     vcdQps: positive('vcd-qps', flags.vcdQps),
     vcdBurst: Math.floor(positive('vcd-burst', flags.vcdBurst)),
     vcdTimeoutMs: timeout,
+    ...(flags.vcdCaBundle !== undefined ? { vcdCaPem: readCaBundle(flags.vcdCaBundle) } : {}),
   };
+}
+
+/** The bundle's text. @throws Error naming the flag when it is unreadable or holds no certificate. */
+function readCaBundle(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `--vcd-ca-bundle ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new Error(`--vcd-ca-bundle ${path} holds no PEM certificate`);
+  return pem;
+}
+
+/** main's command line parsed: the standard options and the provider's. */
+export interface CapvcdCommandLine {
+  standard: StandardOptions;
+  options: CapvcdOptions;
+}
+
+/**
+ * Parses main's arguments (without node and the script), as the Deployment passes them.
+ * `--help` and usage errors go through `exit` (default `process.exit`).
+ * @throws Error naming the flag when a provider flag's value is unusable.
+ */
+export function parseCapvcdArgs(
+  argv: readonly string[],
+  io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
+): CapvcdCommandLine {
+  const { standard, extra } = parseStandardOptions<CapvcdFlags>(argv, {
+    name: 'capstan-capvcd',
+    version: packageVersion(import.meta.url),
+    description: 'Cluster API infrastructure provider for VMware Cloud Director.',
+    defaults: { leaderElectionId: 'capstan-capvcd' },
+    extend: addCapvcdFlags,
+    ...io,
+  });
+  return { standard, options: capvcdOptionsFromFlags(extra) };
 }

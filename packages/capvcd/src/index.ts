@@ -11,7 +11,13 @@ export { VCDClusterReconciler } from './cluster/reconciler.js';
 export { addCapvcd, type CapvcdHandle, type CapvcdOptions } from './controllers.js';
 export * from './decide/cluster.js';
 export * from './decide/machine.js';
-export { addCapvcdFlags, type CapvcdFlags, capvcdOptionsFromFlags } from './flags.js';
+export {
+  addCapvcdFlags,
+  type CapvcdCommandLine,
+  type CapvcdFlags,
+  capvcdOptionsFromFlags,
+  parseCapvcdArgs,
+} from './flags.js';
 export * from './guestinfo.js';
 export { VCDMachineReconciler } from './machine/reconciler.js';
 export { CapvcdMetrics } from './metrics.js';

@@ -11,6 +11,7 @@ import {
   type MachineIntent,
   type MachineStep,
   type ObservedVM,
+  releasableWithoutVcd,
   VmStatus,
   WRITES,
 } from '../src/decide/machine.js';
@@ -225,5 +226,24 @@ describe('decideMachine against a model of VCD', () => {
   it('does not create while a task of unknown origin runs on the vApp (a create whose href was lost)', () => {
     const vapp = { deployed: false, busy: true, description: intent(false).vappMarker, vms: [] };
     expect(decideMachine(intent(false), { taskRunning: false, vapp })).toMatchObject({ kind: 'WaitForVCD' });
+  });
+
+  it('releases an unplaceable machine without VCD only when it never asked VCD for a VM', () => {
+    const trace = fc.record(
+      {
+        vmName: fc.constantFrom('m1', ''),
+        task: fc.record({ href: fc.webUrl(), operation: fc.constantFrom('CreateVM', 'PowerOn') }),
+        providerID: fc.constantFrom('vmware-cloud-director://urn:vcloud:vm:1', ''),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(trace, (t) => {
+        const traceLeft = t.vmName !== undefined || t.task !== undefined || Boolean(t.providerID);
+        expect(releasableWithoutVcd(t)).toBe(!traceLeft);
+      }),
+    );
+    expect(releasableWithoutVcd({})).toBe(true);
+    expect(releasableWithoutVcd({ vmName: 'm1' })).toBe(false);
   });
 });

@@ -3,7 +3,8 @@
  * service account identity with its module's RBAC, their CRDs from the module with the contract
  * labels Cluster API reads. The managers cannot run without a webhook server, so each gets a
  * self-signed serving certificate; no webhook configuration is installed (nothing defaults or
- * validates objects: create them complete).
+ * validates objects: create them complete). CABPK runs with the Ignition format gate on, so a
+ * `format: ignition` KubeadmConfig gets ignition data as it would in a cluster that enabled it.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,6 +91,13 @@ function managerRbac(
   return objects;
 }
 
+/** Feature gates a manager runs with (`--feature-gates`), beyond Cluster API's defaults. */
+export const clusterApiFeatureGates: Record<(typeof clusterApiManagers)[number]['component'], string[]> = {
+  core: [],
+  // Alpha in v1.14: KubeadmConfig `format: ignition` (Flatcar and other Ignition images).
+  'kubeadm-bootstrap': ['KubeadmBootstrapFormatIgnition=true'],
+};
+
 /** Installs CRDs and RBAC, then starts both managers and waits until each reports ready. */
 export async function startClusterApi(
   host: ClusterApiHost,
@@ -114,6 +122,7 @@ export async function startClusterApi(
       writeFileSync(join(certDir, 'tls.key'), serving.key, { mode: 0o600 });
       const [webhookPort, healthPort, diagnosticsPort] = await freePorts(3);
       const binary = manager.component === 'core' ? assets.manager : assets.kubeadmBootstrapManager;
+      const gates = clusterApiFeatureGates[manager.component];
       const proc = ManagedProcess.start(
         manager.serviceAccount,
         binary,
@@ -127,6 +136,7 @@ export async function startClusterApi(
           '--insecure-diagnostics',
           '--skip-crd-migration-phases=StorageVersionMigration,CleanupManagedFields',
           '--v=1',
+          ...(gates.length > 0 ? [`--feature-gates=${gates.join(',')}`] : []),
         ],
         join(host.workDir, `${manager.serviceAccount}.log`),
       );

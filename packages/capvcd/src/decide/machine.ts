@@ -161,3 +161,20 @@ function decideDeletion(intent: MachineIntent, vapp: ObservedVApp): MachineStep 
   if (vapp.busy) return { kind: 'WaitForVCD', reason: 'VAppBusy', message: 'a task runs on the vApp' };
   return vapp.deployed ? { kind: 'UndeployVApp' } : { kind: 'DeleteVApp' };
 }
+
+/** What a VCDMachine itself records of VCD: the VM name it used, a task, its providerID. */
+export interface MachineTrace {
+  vmName?: string;
+  task?: unknown;
+  providerID?: string;
+}
+
+/**
+ * Whether a VCDMachine being deleted may drop its finalizer without looking in VCD: only when
+ * nothing it records says a VM was ever asked for. It is for a machine whose VDC or VM name cannot
+ * be worked out (a failure domain the cluster lacks), which would otherwise never be deleted; one
+ * that once asked for a VM keeps its finalizer and its condition rather than leak that VM.
+ */
+export function releasableWithoutVcd(trace: MachineTrace): boolean {
+  return trace.vmName === undefined && trace.task === undefined && !trace.providerID;
+}

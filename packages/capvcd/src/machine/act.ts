@@ -55,17 +55,22 @@ export async function act(input: ActInput): Promise<Task | undefined> {
       return task;
     }
     case 'CreateVM': {
-      const [templateVmHref, storageProfileHref, sizingPolicy, placementPolicy] = await Promise.all([
-        directory.templateVm(spec.catalog, spec.template),
-        spec.storageProfile ? directory.storageProfile(input.ovdc, spec.storageProfile) : undefined,
-        spec.sizingPolicy ? directory.computePolicy(spec.sizingPolicy) : undefined,
-        spec.placementPolicy ? directory.computePolicy(spec.placementPolicy) : undefined,
-      ]);
+      // A NIC can only use a network the vApp bridges: extra networks of a later machine join it here.
+      const missing = input.networks.filter((n) => !need(vapp).networks.includes(n));
+      const [newVAppNetworks, templateVmHref, storageProfileHref, sizingPolicy, placementPolicy] =
+        await Promise.all([
+          missing.length > 0 ? directory.networks(input.ovdc, missing) : [],
+          directory.templateVm(spec.catalog, spec.template),
+          spec.storageProfile ? directory.storageProfile(input.ovdc, spec.storageProfile) : undefined,
+          spec.sizingPolicy ? directory.computePolicy(spec.sizingPolicy) : undefined,
+          spec.placementPolicy ? directory.computePolicy(spec.placementPolicy) : undefined,
+        ]);
       return createVm(vcd, need(vapp).href, {
         name: input.vmName,
         description: input.vmMarker,
         templateVmHref,
         networks: input.networks,
+        newVAppNetworks,
         guestCustomization: spec.enableGuestCustomization === true,
         ...(storageProfileHref ? { storageProfileHref } : {}),
         ...(sizingPolicy ? { sizingPolicy } : {}),

@@ -30,7 +30,7 @@ import {
   type VCDMachineStatus,
   VCDMachineType,
 } from '../api/types.js';
-import { decideMachine, type MachineStep } from '../decide/machine.js';
+import { decideMachine, type MachineStep, releasableWithoutVcd } from '../decide/machine.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
 import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } from '../scope.js';
@@ -139,9 +139,10 @@ export class VCDMachineReconciler implements Reconciler {
       machine: machine?.metadata.name ?? vcdMachine.metadata.name ?? '',
       vcdMachine: vcdMachine.metadata.name as string,
     });
-    if ('error' in named) throw new NotReady('InvalidVMName', named.error);
+    if ('error' in named) return this.unplaceable(vcdMachine, status, deleting, 'InvalidVMName', named.error);
     const placement = placementOf(vcdCluster, vcdMachine, machine);
-    if ('error' in placement) throw new NotReady('InvalidFailureDomain', placement.error);
+    if ('error' in placement)
+      return this.unplaceable(vcdMachine, status, deleting, 'InvalidFailureDomain', placement.error);
     const connection = await connectionFor(client, connections, vcdCluster);
 
     const turn = await this.tasks.turn(connection.vcd, VCDMachineType, vcdMachine, status);
@@ -208,6 +209,23 @@ export class VCDMachineReconciler implements Reconciler {
       });
     }
     return this.settle(vcdMachine, status, step, vm, deleting, placement.zone);
+  }
+
+  /**
+   * A machine whose VM cannot be named or placed: a condition says why (thrown to `report`). Once
+   * deleted, one that never asked VCD for a VM is released, so deletion does not wait on a fix.
+   */
+  private async unplaceable(
+    vcdMachine: VCDMachine,
+    status: VCDMachineStatus,
+    deleting: boolean,
+    reason: string,
+    message: string,
+  ): Promise<undefined> {
+    if (!deleting || !releasableWithoutVcd({ ...status, providerID: vcdMachine.spec.providerID }))
+      throw new NotReady(reason, message);
+    await removeFinalizer(this.deps.client, VCDMachineType, vcdMachine, MACHINE_FINALIZER);
+    return undefined;
   }
 
   /** Writes what the step means for status (and providerID), and when to look again. */

@@ -27,16 +27,18 @@ export class Connections {
   private readonly sessions = new Map<string, Connection>();
 
   constructor(
-    private readonly defaults: Pick<SiteOptions, 'qps' | 'burst' | 'timeoutMs'> = {},
+    /** Per-site settings; `caPem` serves sites whose own options name no CA bundle. */
+    private readonly defaults: Pick<SiteOptions, 'qps' | 'burst' | 'timeoutMs' | 'caPem'> = {},
     private readonly onCall: (info: CallInfo) => void = () => {},
   ) {}
 
   /** The connection for these credentials on this site (made on first use). */
-  connect(site: SiteOptions, credentials: Credentials): Connection {
+  connect(wanted: SiteOptions, credentials: Credentials): Connection {
+    const site = { ...this.defaults, ...wanted };
     const siteKey = digest(site.url.replace(/\/+$/, ''), site.caPem, String(site.insecure === true));
     let s = this.sites.get(siteKey);
     if (!s) {
-      s = new Site({ ...this.defaults, ...site }, this.onCall);
+      s = new Site(site, this.onCall);
       this.sites.set(siteKey, s);
     }
     const key = digest(

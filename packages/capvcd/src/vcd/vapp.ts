@@ -22,6 +22,8 @@ export interface VAppRecord extends Omit<ObservedVApp, 'vms'> {
   href: string;
   name: string;
   vms: VmRecord[];
+  /** The names of its vApp networks (a VM's NICs can only use these). */
+  networks: string[];
 }
 
 const busy = (node: XmlNode): boolean =>
@@ -73,6 +75,9 @@ export async function getVApp(vcd: VcdClient, href: string): Promise<VAppRecord>
     busy: busy(node),
     description: textOf(node.Description) ?? '',
     vms: listOf(childOf(node, 'Children'), 'Vm').map(readVm),
+    networks: listOf(childOf(node, 'NetworkConfigSection'), 'NetworkConfig').map((n) =>
+      String(n.networkName),
+    ),
   };
 }
 
@@ -90,24 +95,32 @@ export interface NetworkRef {
   href: string;
 }
 
-/** Creates the cluster's (empty) vApp, bridged to its networks. */
-export function composeVApp(
-  vcd: VcdClient,
-  vdcHref: string,
-  vapp: { name: string; description: string; networks: NetworkRef[] },
-): Promise<Task> {
-  const configs = vapp.networks
+/** InstantiationParams bridging the vApp to these org VDC networks (empty for none). */
+function bridged(networks: NetworkRef[]): string {
+  if (networks.length === 0) return '';
+  const configs = networks
     .map(
       (n) =>
         `<NetworkConfig networkName="${esc(n.name)}"><Configuration>${ref('ParentNetwork', n.href)}` +
         '<FenceMode>bridged</FenceMode></Configuration></NetworkConfig>',
     )
     .join('');
+  return (
+    `<InstantiationParams><NetworkConfigSection><ovf:Info>Networks of the cluster</ovf:Info>${configs}` +
+    '</NetworkConfigSection></InstantiationParams>'
+  );
+}
+
+/** Creates the cluster's (empty) vApp, bridged to its networks. */
+export function composeVApp(
+  vcd: VcdClient,
+  vdcHref: string,
+  vapp: { name: string; description: string; networks: NetworkRef[] },
+): Promise<Task> {
   const body =
     `<?xml version="1.0" encoding="UTF-8"?><ComposeVAppParams xmlns="${NS.vcloud}" xmlns:ovf="${NS.ovf}" ` +
     `name="${esc(vapp.name)}" deploy="false" powerOn="false"><Description>${esc(vapp.description)}</Description>` +
-    `<InstantiationParams><NetworkConfigSection><ovf:Info>Networks of the cluster</ovf:Info>${configs}` +
-    '</NetworkConfigSection></InstantiationParams><AllEULAsAccepted>true</AllEULAsAccepted></ComposeVAppParams>';
+    `${bridged(vapp.networks)}<AllEULAsAccepted>true</AllEULAsAccepted></ComposeVAppParams>`;
   return vcd.startTask('POST', `${vdcHref}/action/composeVApp`, body, mime('composeVAppParams'));
 }
 
@@ -118,6 +131,8 @@ export interface NewVm {
   templateVmHref: string;
   /** Primary first. */
   networks: string[];
+  /** Networks among `networks` the vApp does not bridge yet: the recompose adds them. */
+  newVAppNetworks?: NetworkRef[];
   guestCustomization: boolean;
   storageProfileHref?: string;
   sizingPolicy?: { href: string; id: string };
@@ -142,7 +157,7 @@ export function createVm(vcd: VcdClient, vappHref: string, vm: NewVm): Promise<T
       : '';
   const body =
     `<?xml version="1.0" encoding="UTF-8"?><RecomposeVAppParams xmlns="${NS.vcloud}" xmlns:ovf="${NS.ovf}">` +
-    `<SourcedItem>${ref('Source', vm.templateVmHref, ` name="${esc(vm.name)}"`)}` +
+    `${bridged(vm.newVAppNetworks ?? [])}<SourcedItem>${ref('Source', vm.templateVmHref, ` name="${esc(vm.name)}"`)}` +
     `<VmGeneralParams><Name>${esc(vm.name)}</Name><Description>${esc(vm.description)}</Description>` +
     `<NeedsCustomization>${vm.guestCustomization}</NeedsCustomization><RegenerateBiosUuid>true</RegenerateBiosUuid></VmGeneralParams>` +
     '<InstantiationParams><NetworkConnectionSection><ovf:Info>NICs</ovf:Info>' +

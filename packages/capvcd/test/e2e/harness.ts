@@ -13,7 +13,9 @@ import {
   type CapvcdOptions,
   EVENT_SOURCE,
   PROVIDER_ID_PREFIX,
+  type VCDMachineSpec,
   VCDMachineType,
+  type Zone,
 } from '@capstan/capvcd';
 import { ControlPlane, type ManifestObject, readManifests, startWorkloadCluster } from '@capstan/envtest';
 import { Client, Manager } from '@capstan/runtime';
@@ -21,6 +23,13 @@ import { HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { type BootedVm, startVcdSim, type VcdSim, type VcdSimOptions } from '@capstan/vcdsim';
 import { ConditionHistory, conditionText } from './condition-history.js';
+import {
+  clusterObjects,
+  type MachineExtras,
+  machineObjects,
+  type WorkerExtras,
+  workerObjects,
+} from './objects.js';
 
 /** The package folder, found from here whether this runs from source (tests) or compiled (bench). */
 function packageRoot(): string {
@@ -32,11 +41,9 @@ function packageRoot(): string {
   }
   return dir;
 }
-const deploy = (file: string) => join(packageRoot(), 'deploy', file);
+/** A file of the package's deploy/ folder. */
+export const deploy = (file: string) => join(packageRoot(), 'deploy', file);
 const seed = join(packageRoot(), 'test', 'fixtures', 'seed.yaml');
-
-export const INFRA = 'infrastructure.cluster.x-k8s.io';
-export const K8S_VERSION = 'v1.35.0';
 
 /** One running provider (a Manager with both controllers). */
 export interface Provider {
@@ -91,8 +98,10 @@ export class Harness {
       }));
     harness = new Harness(plane, sim, client, options.namespace, !options.sharedSim);
     await plane.installCRDs([deploy('crds.yaml')]);
+    // deploy/ as an operator applies it: the provider's Namespace, then its RBAC and ServiceAccount
+    // (the Deployment itself stays out: the provider runs here, in-process or as main.js).
     await plane.createObjects([
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capvcd-system' } },
+      ...readManifests(deploy('manager.yaml')).filter((o) => o.kind === 'Namespace'),
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } },
     ]);
     await plane.createObjects(readManifests(deploy('rbac.yaml')));
@@ -142,14 +151,18 @@ export class Harness {
     return provider;
   }
 
-  /** The credentials Secret (with the simulator's CA) and the workload cluster's kubeconfig Secret. */
-  async prepareCluster(cluster: string): Promise<void> {
+  /**
+   * The credentials Secret (with the simulator's CA unless `caInSecret` is false: the provider
+   * then needs it from `--vcd-ca-bundle`) and the workload cluster's kubeconfig Secret.
+   */
+  async prepareCluster(cluster: string, { caInSecret = true } = {}): Promise<void> {
+    const credentials = { username: 'alice', password: 'alice-password' };
     await this.plane.createObjects([
       {
         apiVersion: 'v1',
         kind: 'Secret',
         metadata: { name: `${cluster}-vcd`, namespace: this.namespace },
-        stringData: { username: 'alice', password: 'alice-password', 'ca.crt': this.sim.caPem },
+        stringData: caInSecret ? { ...credentials, 'ca.crt': this.sim.caPem } : credentials,
       },
     ]);
     await startWorkloadCluster(this.plane, {
@@ -176,106 +189,29 @@ export class Harness {
     await this.plane?.stop();
   }
 
-  /** The objects a user writes for a cluster: Cluster + VCDCluster (+ endpoint when given). */
-  clusterObjects(name: string, endpoint?: { host: string; port: number }): ManifestObject[] {
-    return [
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'Cluster',
-        metadata: { name, namespace: this.namespace },
-        spec: { infrastructureRef: { apiGroup: INFRA, kind: 'VCDCluster', name } },
-      },
-      {
-        apiVersion: `${INFRA}/v1beta3`,
-        kind: 'VCDCluster',
-        metadata: { name, namespace: this.namespace },
-        spec: {
-          site: this.sim.url,
-          org: 'tenant-a',
-          ovdc: 'vdc-a',
-          ovdcNetwork: 'net-a',
-          userContext: { secretRef: { name: `${name}-vcd` } },
-          ...(endpoint ? { controlPlaneEndpoint: endpoint } : {}),
-        },
-      },
-    ];
+  /** Cluster + VCDCluster of this namespace on this simulator (see {@link clusterObjects}). */
+  clusterObjects(name: string, endpoint?: { host: string; port: number }, zones?: Zone[]): ManifestObject[] {
+    const site = { namespace: this.namespace, url: this.sim.url };
+    return clusterObjects(site, name, { ...(endpoint ? { endpoint } : {}), ...(zones ? { zones } : {}) });
   }
 
-  /** One control-plane Machine with its KubeadmConfig (or a ready-made bootstrap Secret) and VCDMachine. */
+  /** One control-plane Machine with its KubeadmConfig and VCDMachine (`vcdMachine`: spec extras). */
   controlPlaneObjects(
     cluster: string,
     name: string,
-    machineSpec: Record<string, unknown> = {},
+    vcdMachine: Partial<VCDMachineSpec> = {},
   ): ManifestObject[] {
-    const labels = { 'cluster.x-k8s.io/cluster-name': cluster, 'cluster.x-k8s.io/control-plane': '' };
-    return [
-      {
-        apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2',
-        kind: 'KubeadmConfig',
-        metadata: { name, namespace: this.namespace, labels },
-        spec: { preKubeadmCommands: ['echo control plane'] },
-      },
-      {
-        apiVersion: `${INFRA}/v1beta3`,
-        kind: 'VCDMachine',
-        metadata: { name, namespace: this.namespace, labels },
-        spec: { catalog: 'templates', template: 'ubuntu-2404-kube-v1.35', ...machineSpec },
-      },
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'Machine',
-        metadata: { name, namespace: this.namespace, labels },
-        spec: {
-          clusterName: cluster,
-          version: K8S_VERSION,
-          bootstrap: { configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfig', name } },
-          infrastructureRef: { apiGroup: INFRA, kind: 'VCDMachine', name },
-        },
-      },
-    ];
+    return machineObjects(this.namespace, cluster, name, { vcdMachine });
+  }
+
+  /** One Machine (worker or control plane) with its own KubeadmConfig and VCDMachine. */
+  machineObjects(cluster: string, name: string, extras: MachineExtras): ManifestObject[] {
+    return machineObjects(this.namespace, cluster, name, extras);
   }
 
   /** A MachineDeployment of workers with its two templates. */
-  workerObjects(cluster: string, name: string, replicas: number): ManifestObject[] {
-    const selector = { 'cluster.x-k8s.io/cluster-name': cluster, 'capvcd.test/pool': name };
-    return [
-      {
-        apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta2',
-        kind: 'KubeadmConfigTemplate',
-        metadata: { name, namespace: this.namespace },
-        spec: { template: { spec: { preKubeadmCommands: ['echo worker'] } } },
-      },
-      {
-        apiVersion: `${INFRA}/v1beta3`,
-        kind: 'VCDMachineTemplate',
-        metadata: { name, namespace: this.namespace },
-        spec: {
-          template: { spec: { catalog: 'templates', template: 'ubuntu-2404-kube-v1.35', diskSize: '30Gi' } },
-        },
-      },
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'MachineDeployment',
-        metadata: { name, namespace: this.namespace, labels: { 'cluster.x-k8s.io/cluster-name': cluster } },
-        spec: {
-          clusterName: cluster,
-          replicas,
-          selector: { matchLabels: selector },
-          rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
-          template: {
-            metadata: { labels: selector },
-            spec: {
-              clusterName: cluster,
-              version: K8S_VERSION,
-              bootstrap: {
-                configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfigTemplate', name },
-              },
-              infrastructureRef: { apiGroup: INFRA, kind: 'VCDMachineTemplate', name },
-            },
-          },
-        },
-      },
-    ];
+  workerObjects(cluster: string, name: string, replicas: number, extras?: WorkerExtras): ManifestObject[] {
+    return workerObjects(this.namespace, cluster, name, replicas, extras);
   }
 
   /** VCD writes (anything but GET) made since `seq`, by route. */

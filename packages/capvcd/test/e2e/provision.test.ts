@@ -1,7 +1,8 @@
 /**
  * The provider under real Cluster API (core + CABPK) against vcdsim over HTTPS, run as its
  * ServiceAccount under a Manager: a Cluster with a user-supplied endpoint, one control-plane
- * Machine and a 3-replica MachineDeployment; bootstrap data reaches each VM byte for byte; the
+ * Machine and a 3-replica MachineDeployment; bootstrap data reaches each VM byte for byte (CABPK’s
+ * cloud-config, and its ignition for a `format: ignition` KubeadmConfig); the
  * guest registers its Node, so every Machine runs; no load-balancer call is made; scale 3 → 5 → 1;
  * a paused VCDMachine makes no VCD write; deleting the Cluster leaves nothing in vcdsim.
  */
@@ -20,6 +21,7 @@ import {
 } from '../../src/index.js';
 import { MachineDeploymentType } from './capi.js';
 import { Harness } from './harness.js';
+import { POOL_LABEL } from './objects.js';
 
 const ns = 'e2e-provision';
 let h: Harness;
@@ -40,12 +42,19 @@ const vmsOf = (vapp: string) => {
   const app = [...w.vapps.values()].find((a) => a.name === vapp);
   return app ? app.vmIds.map((id) => w.vms.get(id)!) : [];
 };
-const workers = async () =>
-  (await machines()).filter(
-    (m) =>
-      m.metadata.labels?.['cluster.x-k8s.io/control-plane'] === undefined &&
-      m.spec?.bootstrap?.dataSecretName !== 'ign-data',
-  );
+const workers = async () => (await machines()).filter((m) => m.metadata.labels?.[POOL_LABEL] === 'c1-md-0');
+/** The part of an Ignition config the test reads. */
+interface IgnitionConfig {
+  ignition: { version: string };
+  storage?: { files?: Array<{ contents?: { source?: string } }> };
+}
+/** A file's text from its `data:` URL (URL-encoded, or base64). */
+const fileText = (file: { contents?: { source?: string } }): string => {
+  const match = /^data:([^,]*),(.*)$/s.exec(file.contents?.source ?? '');
+  if (!match) return '';
+  const [, kind, data] = match as unknown as [string, string, string];
+  return kind.endsWith(';base64') ? Buffer.from(data, 'base64').toString() : decodeURIComponent(data);
+};
 const wait = <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs?: number) =>
   h.wait(what, fn, timeoutMs);
 
@@ -132,42 +141,31 @@ describe('capvcd under Cluster API', () => {
     expect(events.find((e: Event) => e.reason === 'PowerOn')?.reportingController).toBe(EVENT_SOURCE);
   }, 300_000);
 
-  it('passes ignition bootstrap data in the ignition keys', async () => {
-    await h.plane.createObjects([
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'ign-data', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
-        type: 'cluster.x-k8s.io/secret',
-        stringData: { value: '{"ignition":{"version":"3.4.0"},"storage":{"files":[]}}', format: 'ignition' },
-      },
-      ...h.controlPlaneObjects('c1', 'c1-ign').filter((o) => o.kind === 'VCDMachine'),
-      {
-        apiVersion: 'cluster.x-k8s.io/v1beta2',
-        kind: 'Machine',
-        metadata: { name: 'c1-ign', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
-        spec: {
-          clusterName: 'c1',
-          version: 'v1.35.0',
-          bootstrap: { dataSecretName: 'ign-data' },
-          infrastructureRef: {
-            apiGroup: 'infrastructure.cluster.x-k8s.io',
-            kind: 'VCDMachine',
-            name: 'c1-ign',
-          },
-        },
-      },
-    ]);
-    await wait('the ignition Machine Running', async () => {
+  it('an ignition KubeadmConfig: CABPK’s ignition data in the ignition keys, byte for byte, no userdata', async () => {
+    await h.plane.createObjects(
+      h.machineObjects('c1', 'c1-ign', {
+        controlPlane: false,
+        kubeadm: { format: 'ignition', preKubeadmCommands: ['echo ignition worker'] },
+      }),
+    );
+    const machine = await wait('the ignition Machine Running', async () => {
       const m = await h.client.get(MachineType, { namespace: ns, name: 'c1-ign' });
       return running(m) ? m : undefined;
     });
+    // Real CABPK wrote it: format ignition, an Ignition config (JSON), our command in one of its files.
+    const secret = await h.client.get(Secret, {
+      namespace: ns,
+      name: machine.spec?.bootstrap?.dataSecretName as string,
+    });
+    expect(Buffer.from(secret.data?.format as string, 'base64').toString()).toBe('ignition');
+    const value = Buffer.from(secret.data?.value as string, 'base64');
+    const config = JSON.parse(value.toString()) as IgnitionConfig;
+    expect(config.ignition.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect((config.storage?.files ?? []).map(fileText).join('\n')).toContain('echo ignition worker');
     const guestinfo = h.booted.get('c1-ign') as Record<string, string>;
-    expect(Buffer.from(guestinfo['guestinfo.ignition.config.data'] as string, 'base64').toString()).toBe(
-      '{"ignition":{"version":"3.4.0"},"storage":{"files":[]}}',
-    );
+    expect(Buffer.from(guestinfo['guestinfo.ignition.config.data'] as string, 'base64')).toEqual(value);
     expect(guestinfo['guestinfo.ignition.config.data.encoding']).toBe('base64');
-    expect(guestinfo['guestinfo.userdata']).toBeUndefined();
+    expect(Object.keys(guestinfo).filter((k) => k.startsWith('guestinfo.userdata'))).toEqual([]);
   }, 180_000);
 
   it('scales the workers 3 → 5 → 1, removing the VMs of the machines that go', async () => {
