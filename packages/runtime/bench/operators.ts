@@ -50,7 +50,8 @@ function fleet(now: number): { nodes: NodeSnapshot[]; groups: NamedRebootGroup[]
   return { nodes, groups };
 }
 
-function plannerRow(): AbsoluteRow {
+/** The planner row: median of 30 plans (after 5 to warm the JIT) over the same fleet. */
+export function plannerRow(): AbsoluteRow {
   const now = Date.UTC(2026, 0, 5, 12, 0, 0);
   const input = { ...fleet(now), now };
   for (let i = 0; i < 5; i++) plan(input); // warm the JIT
@@ -83,7 +84,8 @@ async function fleetlockRequest(port: number, endpoint: string, id: string): Pro
   return [performance.now() - t, res.status];
 }
 
-async function fleetlockRow(plane: ControlPlane, log: (line: string) => void): Promise<AbsoluteRow> {
+/** The FleetLock row: p99 of every steady-state request of 200 concurrent clients. */
+export async function fleetlockRow(plane: ControlPlane, log: (line: string) => void): Promise<AbsoluteRow> {
   await plane.installCRDs([coordinatorCrds]);
   const transport = new HttpTransport(plane.kubeConfig);
   const machineIds = Array.from({ length: CLIENTS }, () => randomUUID().replaceAll('-', ''));
@@ -157,11 +159,4 @@ async function fleetlockRow(plane: ControlPlane, log: (line: string) => void): P
   } finally {
     await coordinator.stop();
   }
-}
-
-export async function measureOperators(
-  plane: ControlPlane,
-  log: (line: string) => void,
-): Promise<AbsoluteRow[]> {
-  return [plannerRow(), await fleetlockRow(plane, log)];
 }
