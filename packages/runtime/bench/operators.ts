@@ -137,6 +137,7 @@ export async function fleetlockRow(plane: ControlPlane, log: (line: string) => v
     // plans its group and checks whether it holds the lock (none does: nothing is written).
     const times: number[] = [];
     const statuses = new Map<number, number>();
+    const burst = performance.now();
     await Promise.all(
       machineIds.map(async (id) => {
         for (let r = 0; r < REQUESTS_PER_CLIENT; r++) {
@@ -146,7 +147,11 @@ export async function fleetlockRow(plane: ControlPlane, log: (line: string) => v
         }
       }),
     );
-    log(`fleetlock: ${times.length} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    const seconds = (performance.now() - burst) / 1000;
+    log(
+      `fleetlock: ${times.length} requests in ${seconds.toFixed(1)} s (${(times.length / seconds).toFixed(0)}/s), ` +
+        `p50 ${percentile(times, 50).toFixed(1)} ms, statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
     if (statuses.size !== 1 || !statuses.has(200)) throw new Error('FleetLock answered errors under load');
     return {
       name: `FleetLock round trip, ${CLIENTS} clients`,

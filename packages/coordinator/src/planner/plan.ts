@@ -213,6 +213,18 @@ export function groupsOfRound(
   );
 }
 
+/**
+ * The group `node` joins in a round of these groups (from {@link groupsOfRound}): the plan's
+ * `membership[node.name]` for any fleet holding it once, without planning the fleet (membership
+ * depends on the node's labels and the groups alone).
+ */
+export function groupOfNode(node: NodeSnapshot, round: ReturnType<typeof groupsOfRound>): string {
+  for (const [name, members] of assignNodes([node], round.groups, round.defaultGroup, [])) {
+    if (members.length > 0) return name;
+  }
+  return round.defaultGroup.name;
+}
+
 /** Everything that keeps or frees budget first, then the slots taken, first come first. */
 function orderWrites(order: readonly NodeDraft[], consuming: readonly NodeDraft[]): NodeWrite[] {
   const writes: NodeWrite[] = [];

@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyWrites,
+  groupOfNode,
+  groupsOfRound,
   type NamedRebootGroup,
   type NodeSnapshot,
   plan,
@@ -118,6 +120,20 @@ describe('the optimised planner', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('places a node, alone, in the group the plan of the whole fleet puts it in', () => {
+    fc.assert(
+      fc.property(arbFleet, ({ protocol, nodes, groups }) => {
+        const input = { nodes, groups: groups as NamedRebootGroup[], now: NOW, options: { protocol } };
+        const { membership } = plan(input);
+        const round = groupsOfRound(input, []);
+        // A repeated name is planned as its first node (the others are dropped).
+        const first = nodes.filter((n, i) => nodes.findIndex((o) => o.name === n.name) === i);
+        for (const n of first) expect(groupOfNode(n, round)).toBe(membership[n.name]);
+      }),
+      RUNS,
     );
   });
 });
