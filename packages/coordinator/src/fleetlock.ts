@@ -12,15 +12,14 @@
  * grant is abandoned and the slot freed at once. Steady-state by anyone else changes nothing and
  * is 200, as the protocol demands.
  *
- * Clients map to Nodes through `status.nodeInfo.machineID`: the id may be the raw machine ID, or
- * Zincati's app-specific ID derived from it (HMAC-SHA256 keyed by the machine ID over Zincati's app
- * ID, as `systemd-id128 machine-id -a de35106b6ec24688b63afddaa156679b` prints). The FleetLock
- * group names a RebootGroup; `default` names the coordinator's default group; a client whose node
+ * Clients map to Nodes through `status.nodeInfo.machineID` (`fleetlock-clients.ts`). Requests are
+ * answered from the cache where it is current: a steady-state by a client that holds nothing
+ * (by the cache, which has seen the server's own writes to the node) needs no API call. The
+ * FleetLock group names a RebootGroup; `default` names the coordinator's default group; a client whose node
  * belongs to another group is refused (`failed_group_mismatch`). The group is mandatory: a request
  * without one is refused (`failed_missing_group`) unless the lenient form is allowed
  * (`--fleetlock-allow-missing-group`), which takes it as `default`.
  */
-import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CAPSTAN_PREFIX, coordinatorKeys, FALSE, TRUE } from '@capstan/reboot-protocol';
@@ -34,13 +33,12 @@ import {
 } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import { parseBindAddress, type Runnable } from '@capstan/runtime/manager';
+import { ClientDirectory, OwnWrites } from './fleetlock-clients.js';
 import type { CoordinatorMetrics } from './metrics.js';
 import type { PlannerService } from './planner-service.js';
 
 /** Marks a node's request as a FleetLock client's; the value is the client's id. */
 export const FLEETLOCK_HOLDER_KEY = `${CAPSTAN_PREFIX}fleetlock-id`;
-/** Zincati's application ID (systemd app-specific machine IDs). */
-export const ZINCATI_APP_ID = 'de35106b6ec24688b63afddaa156679b';
 /** The FleetLock group every client uses unless configured otherwise. */
 export const FLEETLOCK_DEFAULT_GROUP = 'default';
 
@@ -52,27 +50,6 @@ const WRITE_ATTEMPTS = 5;
 export interface FleetLockError {
   kind: string;
   value: string;
-}
-
-/** Zincati's id for a machine ID (32 hex digits, dashes allowed); undefined when it is not one. */
-export function zincatiId(machineID: string): string | undefined {
-  const hex = machineID.replaceAll('-', '').toLowerCase();
-  if (!/^[0-9a-f]{32}$/.test(hex)) return undefined;
-  const mac = createHmac('sha256', Buffer.from(hex, 'hex'))
-    .update(Buffer.from(ZINCATI_APP_ID, 'hex'))
-    .digest();
-  mac[6] = ((mac[6] as number) & 0x0f) | 0x40;
-  mac[8] = ((mac[8] as number) & 0x3f) | 0x80;
-  return mac.subarray(0, 16).toString('hex');
-}
-
-const normalizeId = (id: string): string => id.trim().replaceAll('-', '').toLowerCase();
-
-/** Whether a FleetLock client id designates the node with this machine ID. */
-export function clientMatchesMachine(clientId: string, machineID: string | undefined): boolean {
-  if (!machineID) return false;
-  const id = normalizeId(clientId);
-  return id === normalizeId(machineID) || id === zincatiId(machineID);
 }
 
 class HttpError extends Error {
@@ -100,6 +77,8 @@ export class FleetLockServer implements Runnable {
   private readonly waitMs: number;
   private readonly allowMissingGroup: boolean;
   private portValue: number | undefined;
+  private readonly directory = new ClientDirectory();
+  private readonly writes = new OwnWrites();
   private readyResolve!: (port: number) => void;
   /** Resolves with the port once the server listens. */
   readonly ready: Promise<number> = new Promise((resolve) => {
@@ -175,11 +154,9 @@ export class FleetLockServer implements Runnable {
   private async locate(id: string, group: string): Promise<{ node: Node; groupName: string } | undefined> {
     const { planner } = this.deps;
     const world = await planner.readWorld(false);
-    const node = world.nodes.find((n) =>
-      clientMatchesMachine(id, n.status?.nodeInfo?.machineID as string | undefined),
-    );
+    const node = this.directory.find(world.nodes, id);
     if (!node) return undefined;
-    const home = planner.groupOf(world, node.metadata.name ?? '', this.deps.clock.now()) ?? '';
+    const home = planner.groupOf(world, node);
     const wanted = group === FLEETLOCK_DEFAULT_GROUP ? planner.defaultGroupName : group;
     if (home !== wanted) {
       throw new HttpError(409, {
@@ -216,10 +193,14 @@ export class FleetLockServer implements Runnable {
     // The request is on the node: the reconciler grants it when the budget allows.
     const deadline = this.deps.clock.now() + this.waitMs;
     for (;;) {
-      const world = await this.deps.planner.readWorld(false);
-      const node = world.nodes.find((n) => n.metadata.name === name);
+      // One node by name (from the cache, when Nodes are cached), not the whole fleet, per poll.
+      const node = await this.deps.client.get(Node, { name }).catch((err: unknown) => {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      });
       if (node && this.holds(node, id)) return;
       if (signal.aborted || this.deps.clock.now() >= deadline) {
+        const world = await this.deps.planner.readWorld(false);
         const waiting = this.deps.planner.waitingEntry(world, name, this.deps.clock.now());
         throw new HttpError(409, {
           kind: 'failed_lock_semaphore_full',
@@ -233,6 +214,9 @@ export class FleetLockServer implements Runnable {
   private async steadyState(id: string, group: string): Promise<void> {
     const found = await this.locate(id, group);
     if (!found) return; // nothing can be held by an unknown client
+    const cached = found.node.metadata.annotations ?? {};
+    // Not the holder by a cache that has seen our writes to the node: nothing to change.
+    if (cached[FLEETLOCK_HOLDER_KEY] !== id && !this.writes.unseen(found.node, this.deps.clock.now())) return;
     const keys = this.deps.planner.protocol.annotations;
     const withdrawn = this.deps.planner.protocol.withdraw === 'false' ? FALSE : null;
     await this.edit(found.node.metadata.name as string, (node) => {
@@ -272,7 +256,9 @@ export class FleetLockServer implements Runnable {
       if (!annotations) return;
       try {
         const body = conditionalMergePatch(node.metadata.resourceVersion, { annotations });
-        await this.deps.client.patch(Node, { name }, 'merge', body);
+        this.writes.begin(name, this.deps.clock.now());
+        const written = await this.deps.client.patch(Node, { name }, 'merge', body);
+        this.writes.applied(name, written.metadata.resourceVersion, this.deps.clock.now());
         return;
       } catch (err) {
         if (!isConflict(err) || attempt + 1 >= WRITE_ATTEMPTS) throw err;

@@ -9,6 +9,7 @@ export { addCoordinator, type CoordinatorHandle } from './coordinator.js';
 export * from './fence.js';
 export * from './flags.js';
 export * from './fleetlock.js';
+export * from './fleetlock-clients.js';
 export * from './group-status.js';
 export * from './metrics.js';
 export * from './options.js';

@@ -9,10 +9,12 @@ import type { Client } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { QueueEntry, RebootGroup } from './api/reboot-group.js';
 import { type CoordinatorOptions, plannerOptionsOf } from './options.js';
+import type { NamedRebootGroup } from './planner/group-policy.js';
 import { type NodeSnapshot, snapshotNode } from './planner/node-snapshot.js';
-import { type Plan, type PlannerOptions, plan } from './planner/plan.js';
+import { groupOfNode, groupsOfRound, type Plan, type PlannerOptions, plan } from './planner/plan.js';
 import type { RefusedNode } from './planner/queue.js';
 import { RebootGroupType } from './resources.js';
+import { ListMemo } from './same-objects.js';
 
 /** What the coordinator plans from. */
 export interface World {
@@ -31,6 +33,9 @@ export class PlannerService {
   readonly defaultGroupName: string;
   private readonly options: PlannerOptions;
   private readonly nodeSelector: string | undefined;
+  private readonly round = new ListMemo<RebootGroup, ReturnType<typeof groupsOfRound>>((groups) =>
+    groupsOfRound({ groups: namedGroups({ nodes: [], groups }), options: this.options }, []),
+  );
 
   constructor(
     coordinator: CoordinatorOptions,
@@ -59,18 +64,24 @@ export class PlannerService {
     refused?: Readonly<Record<string, RefusedNode>>,
   ): { plan: Plan; nodes: NodeSnapshot[] } {
     const nodes = world.nodes.map(snapshotNode);
-    const groups = world.groups
-      .filter((g) => typeof g.metadata?.name === 'string' && g.metadata.name !== '')
-      .map((g) => ({ name: g.metadata.name as string, spec: g.spec }));
     return {
-      plan: plan({ nodes, groups, now, options: this.options, ...(refused ? { refused } : {}) }),
+      plan: plan({
+        nodes,
+        groups: namedGroups(world),
+        now,
+        options: this.options,
+        ...(refused ? { refused } : {}),
+      }),
       nodes,
     };
   }
 
-  /** The group `node` belongs to in `world` at `now`, if the node is in it. */
-  groupOf(world: World, node: string, now: number): string | undefined {
-    return this.planFor(world, now).plan.membership[node];
+  /**
+   * The group `node` (one of `world`'s) belongs to: its plan's membership, without planning (the
+   * groups are resolved again only when the cache's RebootGroups change).
+   */
+  groupOf(world: World, node: Node): string {
+    return groupOfNode(snapshotNode(node), this.round.of(world.groups));
   }
 
   /** Why `node` waits in its group's queue at `now`, if it does. */
@@ -79,4 +90,11 @@ export class PlannerService {
     const group = p.membership[node];
     return group === undefined ? undefined : p.groupStatus[group]?.queue.find((q) => q.node === node);
   }
+}
+
+/** The world's groups as the planner takes them (a group without a name is no group). */
+function namedGroups(world: World): NamedRebootGroup[] {
+  return world.groups
+    .filter((g) => typeof g.metadata?.name === 'string' && g.metadata.name !== '')
+    .map((g) => ({ name: g.metadata.name as string, spec: g.spec }));
 }

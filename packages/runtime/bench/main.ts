@@ -11,14 +11,16 @@
  * Knobs: `BENCH_RUNS` (default 5; write and sync take at most 3), `BENCH_SCALE` (default 1:
  * multiplies every object count), `BENCH_IDLE_MS` (footprint idle, default 30 s),
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes), `CAPSTAN_BENCH_CACHE` (where the
- * Go baseline is built). Seeding 115,000 ConfigMaps is most of the run on 2 cores.
+ * Go baseline is built), `BENCH_ROWS` (comma-separated subset of queue, read, bundled, heap, write,
+ * sync, footprint, planner, fleetlock; default all: only what the chosen rows need is seeded).
+ * Seeding 115,000 ConfigMaps is most of the run on 2 cores.
  */
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@capstan/envtest';
 import { HttpTransport } from '@capstan/runtime/client';
 import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } from './baseline.js';
 import { measureFootprint } from './footprint.js';
-import { measureOperators } from './operators.js';
+import { fleetlockRow, plannerRow } from './operators.js';
 import { seedConfigMaps } from './seed.js';
 import { type AbsoluteRow, absoluteMet, formatTable, median, met, type Row } from './table.js';
 import { workqueueThroughput } from './workqueue.js';
@@ -31,6 +33,10 @@ const BIG = Math.round(100_000 * SCALE);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const probe = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
 const node = process.execPath;
+const ROW_NAMES = ['queue', 'read', 'bundled', 'heap', 'write', 'sync', 'footprint', 'planner', 'fleetlock'];
+const chosen = new Set((process.env.BENCH_ROWS ?? ROW_NAMES.join(',')).split(',').map((r) => r.trim()));
+for (const r of chosen) if (!ROW_NAMES.includes(r)) throw new Error(`BENCH_ROWS: unknown row ${r}`);
+const wants = (...names: string[]) => names.some((n) => chosen.has(n));
 
 const go = baselineBinary(log);
 const against = `controller-runtime ${controllerRuntimeVersion()}`;
@@ -88,7 +94,7 @@ const bytes = (x: number) => `${x.toFixed(0)} B`;
 const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
 // The queue first, while no apiserver or etcd competes for the CPU; a short run warms the JIT.
-{
+if (wants('queue')) {
   await workqueueThroughput(1_000, 5);
   const ours: number[] = [];
   const base: number[] = [];
@@ -108,83 +114,102 @@ const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
   });
 }
 
-const plane = await ControlPlane.start({ watchCache: true });
+// The planner is pure: no apiserver needed, and measured before one competes for the CPU.
+if (wants('planner')) absolute.push(plannerRow());
+
+const needsPlane = wants('read', 'bundled', 'heap', 'write', 'sync', 'footprint', 'fleetlock');
+const plane = needsPlane ? await ControlPlane.start({ watchCache: true }) : undefined;
 try {
+  if (plane) await planeRows(plane);
+} finally {
+  await plane?.stop();
+}
+
+async function planeRows(plane: ControlPlane): Promise<void> {
   const kubeconfig = plane.kubeconfigPath;
   const env = { KUBECONFIG: kubeconfig };
   const transport = new HttpTransport(plane.kubeConfig);
   let t = performance.now();
   log(`seeding ${READ} + ${WRITE} + ${BIG} ConfigMaps...`);
-  await seedConfigMaps(transport, 'bench-read', READ, 700); // ~1 KB of JSON each, with metadata
-  await seedConfigMaps(transport, 'bench-write', WRITE, 700);
-  await seedConfigMaps(transport, 'bench-big', BIG, 100);
+  // ~1 KB of JSON each, with metadata
+  if (wants('read', 'bundled', 'heap')) await seedConfigMaps(transport, 'bench-read', READ, 700);
+  if (wants('write')) await seedConfigMaps(transport, 'bench-write', WRITE, 700);
+  if (wants('sync')) await seedConfigMaps(transport, 'bench-big', BIG, 100);
   transport.close();
   log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // A user's program as its image would run it: bundled and tree-shaken (`npm run bundle`).
-  const bundledProbe = await bundler.bundleEntry(
-    probe('controller-probe.js'),
-    probe('controller-probe.bundle.mjs'),
-  );
+  const bundledProbe = wants('bundled')
+    ? await bundler.bundleEntry(probe('controller-probe.js'), probe('controller-probe.bundle.mjs'))
+    : '';
   const perObject = (n: number) => (x: number) => bytes(x / n);
-  await compare({
-    name: 'read',
-    runs: RUNS,
-    ours: () => runProbe(node, [probe('controller-probe.js'), 'read', 'bench-read', String(READ)], env),
-    base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
-    rows: [{ field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 }],
-  });
-  await compare({
-    name: 'read (bundled)',
-    runs: RUNS,
-    ours: () => runProbe(node, [bundledProbe, 'read', 'bench-read', String(READ)], env),
-    base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
-    rows: [{ field: 'wallMs', label: `  the same, bundled probe`, show: ms, goal: '<=', limit: 1 }],
-  });
-  await compare({
-    name: 'heap',
-    runs: RUNS,
-    ours: () =>
-      runProbe(node, [
-        '--expose-gc',
-        probe('informer-probe.js'),
-        kubeconfig,
-        'bench-read',
-        String(READ),
-        'warm',
-      ]),
-    base: () => runProbe(go, ['informer', 'bench-read', String(READ)], env),
-    rows: [
-      { field: 'heapBytes', label: 'heap per cached object', show: perObject(READ), goal: '<=', limit: 0.5 },
-    ],
-  });
-  await compare({
-    name: 'write',
-    runs: Math.min(RUNS, 3),
-    ours: () => runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], env),
-    base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], env),
-    rows: [
-      { field: 'wallMs', label: `write, ${WRITE} CMs (merge patch each)`, show: ms, goal: '<=', limit: 1 },
-    ],
-  });
-  await compare({
-    name: 'sync',
-    runs: Math.min(RUNS, 3),
-    ours: () =>
-      runProbe(node, ['--expose-gc', probe('informer-probe.js'), kubeconfig, 'bench-big', String(BIG)]),
-    base: () => runProbe(go, ['informer', 'bench-big', String(BIG)], env),
-    rows: [
-      { field: 'syncMs', label: `informer sync, ${BIG} CMs: time`, show: ms, goal: '<=', limit: 1 },
-      { field: 'heapBytes', label: `informer sync, ${BIG} CMs: heap`, show: mb, goal: '<=', limit: 0.5 },
-    ],
-  });
+  if (wants('read'))
+    await compare({
+      name: 'read',
+      runs: RUNS,
+      ours: () => runProbe(node, [probe('controller-probe.js'), 'read', 'bench-read', String(READ)], env),
+      base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+      rows: [{ field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 }],
+    });
+  if (wants('bundled'))
+    await compare({
+      name: 'read (bundled)',
+      runs: RUNS,
+      ours: () => runProbe(node, [bundledProbe, 'read', 'bench-read', String(READ)], env),
+      base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+      rows: [{ field: 'wallMs', label: `  the same, bundled probe`, show: ms, goal: '<=', limit: 1 }],
+    });
+  if (wants('heap'))
+    await compare({
+      name: 'heap',
+      runs: RUNS,
+      ours: () =>
+        runProbe(node, [
+          '--expose-gc',
+          probe('informer-probe.js'),
+          kubeconfig,
+          'bench-read',
+          String(READ),
+          'warm',
+        ]),
+      base: () => runProbe(go, ['informer', 'bench-read', String(READ)], env),
+      rows: [
+        {
+          field: 'heapBytes',
+          label: 'heap per cached object',
+          show: perObject(READ),
+          goal: '<=',
+          limit: 0.5,
+        },
+      ],
+    });
+  if (wants('write'))
+    await compare({
+      name: 'write',
+      runs: Math.min(RUNS, 3),
+      ours: () => runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], env),
+      base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], env),
+      rows: [
+        { field: 'wallMs', label: `write, ${WRITE} CMs (merge patch each)`, show: ms, goal: '<=', limit: 1 },
+      ],
+    });
+  if (wants('sync'))
+    await compare({
+      name: 'sync',
+      runs: Math.min(RUNS, 3),
+      ours: () =>
+        runProbe(node, ['--expose-gc', probe('informer-probe.js'), kubeconfig, 'bench-big', String(BIG)]),
+      base: () => runProbe(go, ['informer', 'bench-big', String(BIG)], env),
+      rows: [
+        { field: 'syncMs', label: `informer sync, ${BIG} CMs: time`, show: ms, goal: '<=', limit: 1 },
+        { field: 'heapBytes', label: `informer sync, ${BIG} CMs: heap`, show: mb, goal: '<=', limit: 0.5 },
+      ],
+    });
 
   t = performance.now();
-  absolute.push(...(await measureFootprint(plane, log)));
-  absolute.push(...(await measureOperators(plane, log)));
+  if (wants('footprint')) absolute.push(...(await measureFootprint(plane, log)));
+  if (wants('fleetlock')) absolute.push(await fleetlockRow(plane, log));
   log(`operator rows in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-} finally {
-  await plane.stop();
 }
 
 process.stdout.write(`\n${formatTable(rows, absolute)}\n\nruns: ${JSON.stringify(runs)}\n`);

@@ -37,7 +37,7 @@ export function inspectValues(draft: NodeDraft, group: GroupPolicy, findings: Fi
     const v = ann[key];
     if (!flag(v)) report(findings, draft, key, v as string, 'read as false');
   }
-  for (const key of new Set([...group.beforeHooks, ...group.afterHooks])) {
+  for (const key of group.hookKeys) {
     const v = ann[key];
     if (!flag(v)) report(findings, draft, key, v as string, 'read as false');
   }

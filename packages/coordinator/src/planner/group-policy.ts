@@ -4,7 +4,7 @@
  */
 
 import { RESERVED_PREFIXES } from '@capstan/reboot-protocol';
-import { isJsonObject, matchesSelector, readDuration } from '@capstan/runtime';
+import { isJsonObject, labelSelectorFromSpec, readDuration } from '@capstan/runtime';
 import type { RebootGroupSpec } from '../api/reboot-group.js';
 import { type RebootGroupProblem, validateRebootGroupSpec } from '../api/validation.js';
 import type { Finding } from './finding.js';
@@ -33,6 +33,13 @@ export interface GroupPolicy {
   selectorUsable: boolean;
   /** The spec is missing or not an object: the group selects no node at all. */
   selectsNothing: boolean;
+  /**
+   * The node selector, compiled once per round; `undefined` when the group selects nothing or its
+   * selector is unusable.
+   */
+  selector: ReturnType<typeof labelSelectorFromSpec>;
+  /** The before- and after-reboot hook annotations, each once. */
+  hookKeys: string[];
 }
 
 function stringList(v: unknown): string[] {
@@ -63,6 +70,8 @@ export function resolveGroup(
     }
   }
   const timeout = readDuration(safe.grantTimeout);
+  const selectorUsable = !problems.some((p) => p.path.startsWith('spec.nodeSelector'));
+  const selector = selectsNothing || !selectorUsable ? undefined : labelSelectorFromSpec(safe.nodeSelector);
   return {
     name,
     spec: safe,
@@ -73,8 +82,10 @@ export function resolveGroup(
     paused: safe.paused === true,
     problems,
     virtual,
-    selectorUsable: !problems.some((p) => p.path.startsWith('spec.nodeSelector')),
+    selectorUsable,
     selectsNothing,
+    selector,
+    hookKeys: [...new Set([...beforeHooks, ...afterHooks])],
   };
 }
 
@@ -98,18 +109,22 @@ export function assignNodes(
   const members = new Map<string, NodeSnapshot[]>();
   for (const g of groups) members.set(g.name, []);
   members.set(defaultGroup.name, members.get(defaultGroup.name) ?? []);
-  const sorted = [...groups].sort(byOrder);
+  const candidates = [...groups].sort(byOrder).filter((g) => g !== defaultGroup && g.selector);
+  // Membership depends only on the values of the labels some selector reads: decided once per
+  // combination of those values (a handful in a fleet), not once per node and group.
+  const keys = [...new Set(candidates.flatMap((g) => g.selector?.requirements.map((r) => r.key) ?? []))];
+  const decided = new Map<string, { home: GroupPolicy; matched: GroupPolicy[] | undefined }>();
   for (const node of nodes) {
     const labels = node.labels ?? {};
-    const matched = sorted.filter(
-      (g) =>
-        g !== defaultGroup &&
-        !g.selectsNothing &&
-        g.selectorUsable &&
-        matchesSelector(g.spec.nodeSelector, labels),
-    );
-    const home = matched[0] ?? defaultGroup;
-    if (matched.length > 1) {
+    const signature = labelSignature(labels, keys);
+    let decision = decided.get(signature);
+    if (decision === undefined) {
+      const all = candidates.filter((g) => g.selector?.matches(labels));
+      decision = { home: all[0] ?? defaultGroup, matched: all.length > 1 ? all : undefined };
+      decided.set(signature, decision);
+    }
+    const { home, matched } = decision;
+    if (matched) {
       // Reported on every group that selects it: the others' selectors show it, their budgets don't.
       const names = matched.map((g) => g.name).join(', ');
       for (const g of matched) {
@@ -128,6 +143,16 @@ export function assignNodes(
     members.get(home.name)?.push(node);
   }
   return members;
+}
+
+/** The values of `keys` in `labels`, unambiguously (length-prefixed; `-` for a missing label). */
+function labelSignature(labels: Readonly<Record<string, string>>, keys: readonly string[]): string {
+  let signature = '';
+  for (const k of keys) {
+    const v = Object.hasOwn(labels, k) ? labels[k] : undefined;
+    signature += v === undefined ? '-' : `${v.length}:${v}`;
+  }
+  return signature;
 }
 
 /** The groups of a round: each spec resolved once, duplicates reported and dropped, the default group added. */

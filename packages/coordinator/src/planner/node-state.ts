@@ -8,14 +8,7 @@
  * after-reboot label) → Returning (reboot-ok withdrawn; waiting for Ready and uncordoned) → Idle
  * (grant records cleared, rebooted-at stamped). The failure marker is orthogonal to the phase.
  */
-import {
-  coordinatorKeys,
-  FALSE,
-  type Protocol,
-  parseTimestamp,
-  readFlag,
-  TRUE,
-} from '@capstan/reboot-protocol';
+import { coordinatorKeys, FALSE, type Protocol, parseTimestamp, TRUE } from '@capstan/reboot-protocol';
 import type { NodeSnapshot } from './node-snapshot.js';
 import type { NodeWrite, PlannedAction } from './node-write.js';
 
@@ -62,10 +55,11 @@ export function readFacts(
   protocol: Protocol,
 ): NodeFacts {
   const a = protocol.annotations;
-  const needed = readFlag(annotations, a.rebootNeeded).value;
-  const paused = readFlag(annotations, a.rebootPaused).value;
-  const inProgress = readFlag(annotations, a.rebootInProgress).value;
-  const rebootOk = readFlag(annotations, a.rebootOk).value;
+  // A flag is set only when it reads exactly "true" (garbage reads as false: `readFlag`).
+  const needed = annotations[a.rebootNeeded] === TRUE;
+  const paused = annotations[a.rebootPaused] === TRUE;
+  const inProgress = annotations[a.rebootInProgress] === TRUE;
+  const rebootOk = annotations[a.rebootOk] === TRUE;
   const scheduled = labels[protocol.labels.beforeReboot] === TRUE;
   const afterLabel = labels[protocol.labels.afterReboot] === TRUE;
   const marked =
@@ -109,58 +103,103 @@ export function readFacts(
   };
 }
 
-/** A node with the planner's pending edits; turns into a {@link NodeWrite}. */
+/**
+ * A node with the planner's pending edits; turns into a {@link NodeWrite}. The snapshot's maps are
+ * copied on the first edit only, and its facts are read again only after an edit: most nodes of a
+ * fleet are idle and a round reads their facts many times.
+ */
 export class NodeDraft {
-  readonly annotations: Record<string, string>;
-  readonly labels: Record<string, string>;
   readonly actions: PlannedAction[] = [];
+  /** The facts of the snapshot, before any edit. */
+  readonly initialFacts: NodeFacts;
   /** Whether the node counted against its budget before any edit. */
   readonly countedBefore: boolean;
+  private ann: Record<string, string>;
+  private lab: Record<string, string>;
+  private ownAnnotations = false;
+  private ownLabels = false;
+  private current: NodeFacts | undefined;
 
   constructor(
     readonly node: NodeSnapshot,
     readonly protocol: Protocol,
   ) {
-    this.annotations = { ...(node.annotations ?? {}) };
-    this.labels = { ...(node.labels ?? {}) };
-    this.countedBefore = this.facts().counts;
+    this.ann = (node.annotations ?? {}) as Record<string, string>;
+    this.lab = (node.labels ?? {}) as Record<string, string>;
+    this.initialFacts = readFacts(node, this.ann, this.lab, protocol);
+    this.current = this.initialFacts;
+    this.countedBefore = this.initialFacts.counts;
   }
 
   get name(): string {
     return this.node.name;
   }
 
+  /** The annotations with the pending edits (read only: edit through the methods). */
+  get annotations(): Readonly<Record<string, string>> {
+    return this.ann;
+  }
+
+  /** The labels with the pending edits (read only: edit through the methods). */
+  get labels(): Readonly<Record<string, string>> {
+    return this.lab;
+  }
+
+  /** Whether any edit was made (one that was undone again still counts). */
+  get edited(): boolean {
+    return this.ownAnnotations || this.ownLabels;
+  }
+
   facts(): NodeFacts {
-    return readFacts(this.node, this.annotations, this.labels, this.protocol);
+    this.current ??= readFacts(this.node, this.ann, this.lab, this.protocol);
+    return this.current;
+  }
+
+  private editAnnotations(): Record<string, string> {
+    if (!this.ownAnnotations) {
+      this.ann = { ...this.ann };
+      this.ownAnnotations = true;
+    }
+    this.current = undefined;
+    return this.ann;
+  }
+
+  private editLabels(): Record<string, string> {
+    if (!this.ownLabels) {
+      this.lab = { ...this.lab };
+      this.ownLabels = true;
+    }
+    this.current = undefined;
+    return this.lab;
   }
 
   setAnnotation(key: string, value: string): void {
-    this.annotations[key] = value;
+    this.editAnnotations()[key] = value;
   }
 
   removeAnnotation(key: string): void {
-    delete this.annotations[key];
+    if (Object.hasOwn(this.ann, key)) delete this.editAnnotations()[key];
   }
 
   removeAnnotations(keys: readonly string[]): void {
-    for (const k of keys) delete this.annotations[k];
+    for (const k of keys) this.removeAnnotation(k);
   }
 
   setLabel(key: string, value: string): void {
-    this.labels[key] = value;
+    this.editLabels()[key] = value;
   }
 
   removeLabel(key: string): void {
-    delete this.labels[key];
+    if (Object.hasOwn(this.lab, key)) delete this.editLabels()[key];
   }
 
   /** Withdraws `reboot-ok` the way the protocol spells it; no edit when already withdrawn. */
   withdrawRebootOk(): void {
     const key = this.protocol.annotations.rebootOk;
-    const value = this.annotations[key];
+    const value = this.ann[key];
     if (value === undefined || value === FALSE) return;
-    if (this.protocol.withdraw === 'false') this.annotations[key] = FALSE;
-    else delete this.annotations[key];
+    if (this.protocol.withdraw === 'false') this.setAnnotation(key, FALSE);
+    else this.removeAnnotation(key);
   }
 
   record(action: PlannedAction): void {
@@ -169,14 +208,15 @@ export class NodeDraft {
 
   /** The write that turns the snapshot into this draft, or `undefined` when nothing changed. */
   toWrite(): NodeWrite | undefined {
+    if (!this.edited) return undefined;
     const before = this.node.annotations ?? {};
     const beforeLabels = this.node.labels ?? {};
     const setAnnotations: Record<string, string> = {};
     const setLabels: Record<string, string> = {};
-    for (const [k, v] of Object.entries(this.annotations)) if (before[k] !== v) setAnnotations[k] = v;
-    for (const [k, v] of Object.entries(this.labels)) if (beforeLabels[k] !== v) setLabels[k] = v;
-    const removeAnnotations = Object.keys(before).filter((k) => !Object.hasOwn(this.annotations, k));
-    const removeLabels = Object.keys(beforeLabels).filter((k) => !Object.hasOwn(this.labels, k));
+    for (const [k, v] of Object.entries(this.ann)) if (before[k] !== v) setAnnotations[k] = v;
+    for (const [k, v] of Object.entries(this.lab)) if (beforeLabels[k] !== v) setLabels[k] = v;
+    const removeAnnotations = Object.keys(before).filter((k) => !Object.hasOwn(this.ann, k));
+    const removeLabels = Object.keys(beforeLabels).filter((k) => !Object.hasOwn(this.lab, k));
     if (
       Object.keys(setAnnotations).length +
         Object.keys(setLabels).length +

@@ -22,9 +22,15 @@ import { eventsOf, type PlannedEvent } from './events.js';
 import type { Finding } from './finding.js';
 import { inspectValues } from './garbage.js';
 import { failedNodeFindings, gateOf } from './gate.js';
-import { assignNodes, byOrder, type NamedRebootGroup, resolveGroups } from './group-policy.js';
+import {
+  assignNodes,
+  byOrder,
+  type GroupPolicy,
+  type NamedRebootGroup,
+  resolveGroups,
+} from './group-policy.js';
 import type { NodeSnapshot } from './node-snapshot.js';
-import { NodeDraft, readFacts } from './node-state.js';
+import { NodeDraft } from './node-state.js';
 import type { NodeWrite } from './node-write.js';
 import { type RefusedNode, serveQueue } from './queue.js';
 import { settle } from './reboot-cycle.js';
@@ -97,15 +103,7 @@ export function plan(input: PlanInput): Plan {
   const protocol = options.protocol ?? capstanProtocol;
   const findings: Finding[] = [];
 
-  const { groups, defaultGroup } = resolveGroups(
-    input.groups,
-    {
-      name: options.defaultGroupName ?? DEFAULT_GROUP_NAME,
-      spec: { ...DEFAULT_GROUP_SPEC, ...(options.defaultGroup ?? {}) },
-      grantTimeoutMs: options.defaultGrantTimeoutMs ?? DEFAULT_GRANT_TIMEOUT_MS,
-    },
-    findings,
-  );
+  const { groups, defaultGroup } = groupsOfRound(input, findings);
   const membershipUnknown = groups.filter((g) => !g.selectorUsable).map((g) => g.name);
 
   // Nodes: one draft each (first of duplicate names wins), settled by the per-node rules.
@@ -183,7 +181,7 @@ export function plan(input: PlanInput): Plan {
     horizonMs: options.horizonMs ?? DEFAULT_HORIZON_MS,
     groups: sorted.map((policy) => ({
       policy,
-      nodes: (members.get(policy.name) ?? []).map((n) => readFacts(n, n.annotations, n.labels, protocol)),
+      nodes: (drafts.get(policy.name) ?? []).map((d) => d.initialFacts),
       outsideWindowWaiting:
         groupStatus[policy.name]?.queue.some((q) => q.reason === 'OutsideWindow') ?? false,
     })),
@@ -198,6 +196,35 @@ export function plan(input: PlanInput): Plan {
   };
 }
 
+/** The groups of a round: its `RebootGroup`s resolved, and the default group under the options. */
+export function groupsOfRound(
+  input: Pick<PlanInput, 'groups' | 'options'>,
+  findings: Finding[],
+): { groups: GroupPolicy[]; defaultGroup: GroupPolicy } {
+  const options = input.options ?? {};
+  return resolveGroups(
+    input.groups,
+    {
+      name: options.defaultGroupName ?? DEFAULT_GROUP_NAME,
+      spec: { ...DEFAULT_GROUP_SPEC, ...(options.defaultGroup ?? {}) },
+      grantTimeoutMs: options.defaultGrantTimeoutMs ?? DEFAULT_GRANT_TIMEOUT_MS,
+    },
+    findings,
+  );
+}
+
+/**
+ * The group `node` joins in a round of these groups (from {@link groupsOfRound}): the plan's
+ * `membership[node.name]` for any fleet holding it once, without planning the fleet (membership
+ * depends on the node's labels and the groups alone).
+ */
+export function groupOfNode(node: NodeSnapshot, round: ReturnType<typeof groupsOfRound>): string {
+  for (const [name, members] of assignNodes([node], round.groups, round.defaultGroup, [])) {
+    if (members.length > 0) return name;
+  }
+  return round.defaultGroup.name;
+}
+
 /** Everything that keeps or frees budget first, then the slots taken, first come first. */
 function orderWrites(order: readonly NodeDraft[], consuming: readonly NodeDraft[]): NodeWrite[] {
   const writes: NodeWrite[] = [];
@@ -206,8 +233,9 @@ function orderWrites(order: readonly NodeDraft[], consuming: readonly NodeDraft[
     const w = d.toWrite();
     if (w) (w.consumesBudget ? last : writes).push(w);
   }
-  const rank = (w: NodeWrite) => consuming.findIndex((d) => d.name === w.node);
-  last.sort((a, b) => rank(a) - rank(b));
+  const rank = new Map(consuming.map((d, i) => [d.name, i]));
+  const of = (w: NodeWrite) => rank.get(w.node) ?? -1;
+  last.sort((a, b) => of(a) - of(b));
   return [...writes, ...last];
 }
 
