@@ -66,11 +66,22 @@ describe('capvcd under Cluster API', () => {
       ...h.controlPlaneObjects('c1', 'c1-cp-0'),
       ...h.workerObjects('c1', 'c1-md-0', 3),
     ]);
+    // Ready may flip False for a moment after Running (a VCD busy answer while a sibling's VM is
+    // composed into the shared vApp): wait for both, then check the rest once.
     const all = await wait(
-      '4 Machines Running with a nodeRef',
+      '4 Machines Running with a nodeRef, their VCDMachines Ready',
       async () => {
         const list = await machines();
-        return list.length === 4 && list.every(running) ? list : undefined;
+        if (list.length !== 4 || !list.every(running)) return undefined;
+        for (const machine of list) {
+          const vcdMachine = await h.client.get(VCDMachineType, {
+            namespace: ns,
+            name: machine.spec?.infrastructureRef?.name as string,
+          });
+          if (vcdMachine.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True')
+            return undefined;
+        }
+        return list;
       },
       240_000,
     );
