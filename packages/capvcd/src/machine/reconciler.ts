@@ -42,6 +42,7 @@ import { type VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
 import { placementOf } from './placement.js';
+import { VAppTurns } from './vapp-turns.js';
 
 /** What the reconciler works with. */
 export interface MachineReconcilerDeps {
@@ -64,6 +65,7 @@ const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() / 2));
 /** Reconciles VCDMachines. */
 export class VCDMachineReconciler implements Reconciler {
   private readonly tasks: RecordedTasks;
+  private readonly vappTurns = new VAppTurns();
 
   constructor(private readonly deps: MachineReconcilerDeps) {
     this.tasks = new RecordedTasks(deps);
@@ -160,54 +162,61 @@ export class VCDMachineReconciler implements Reconciler {
     }
 
     const vappName = vappNameFor(vcdCluster.metadata.name as string);
-    const vapp = await observeVApp(connection, placement.ovdc, vappName);
-    const vm = vapp?.vms.find((v) => v.name === named.name);
-    const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
-    const guestinfo =
-      secret && vm
-        ? await guestinfoOf(
-            connection,
-            secret,
-            vm,
-            named.name,
-            placement.networks[0] as string,
-            placement.ovdc,
-          )
-        : {};
-    const intent = {
-      vmName: named.name,
-      vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
-      vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
-      guestinfo,
-      deleting,
-    };
-    const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
-    status.vmName = named.name;
-    const task = await act({
-      step,
-      connection,
-      vcdCluster,
-      vcdMachine,
-      ovdc: placement.ovdc,
-      networks: placement.networks,
-      vmName: named.name,
-      vappName,
-      vappMarker: intent.vappMarker,
-      vmMarker: intent.vmMarker,
-      ...(vapp ? { vapp } : {}),
-      ...(vm ? { vm } : {}),
-      guestinfo,
-    });
-    if (task) {
-      status.task = this.tasks.record(task, step.kind);
-      log.info({ step: step.kind, vm: named.name }, 'VCD task started');
-      events.record(VCDMachineType, vcdMachine, {
-        type: 'Normal',
-        reason: step.kind,
-        action: step.kind,
-        note: `VM ${named.name}`,
-      });
-    }
+    // Read → decide → write in turn with the cluster's other machines (see VAppTurns).
+    const { step, vm } = await this.vappTurns.take(
+      `${vcdCluster.metadata.uid}/${placement.ovdc}/${vappName}`,
+      async () => {
+        const vapp = await observeVApp(connection, placement.ovdc, vappName);
+        const vm = vapp?.vms.find((v) => v.name === named.name);
+        const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
+        const guestinfo =
+          secret && vm
+            ? await guestinfoOf(
+                connection,
+                secret,
+                vm,
+                named.name,
+                placement.networks[0] as string,
+                placement.ovdc,
+              )
+            : {};
+        const intent = {
+          vmName: named.name,
+          vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
+          vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
+          guestinfo,
+          deleting,
+        };
+        const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
+        status.vmName = named.name;
+        const task = await act({
+          step,
+          connection,
+          vcdCluster,
+          vcdMachine,
+          ovdc: placement.ovdc,
+          networks: placement.networks,
+          vmName: named.name,
+          vappName,
+          vappMarker: intent.vappMarker,
+          vmMarker: intent.vmMarker,
+          ...(vapp ? { vapp } : {}),
+          ...(vm ? { vm } : {}),
+          guestinfo,
+        });
+        if (task) {
+          status.task = this.tasks.record(task, step.kind);
+          log.info({ step: step.kind, vm: named.name }, 'VCD task started');
+          events.record(VCDMachineType, vcdMachine, {
+            type: 'Normal',
+            reason: step.kind,
+            action: step.kind,
+            note: `VM ${named.name}`,
+          });
+        }
+        return { step, vm };
+      },
+    );
     return this.settle(vcdMachine, status, step, vm, deleting, placement.zone);
   }
 
