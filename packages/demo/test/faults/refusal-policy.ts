@@ -6,6 +6,7 @@
  * group's queue: the coordinator must surface it as failed and go on with the others.
  */
 import type { ControlPlane } from '@capstan/envtest';
+import { capstanProtocol } from '@capstan/reboot-protocol';
 import { type ApiError, type Client, isForbidden, type KubeObject } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
@@ -67,13 +68,14 @@ export async function refusalInForce(coordinator: Client, node: string): Promise
           Node,
           { name: node },
           'merge',
-          { metadata: { annotations: { 'reboot.capstan.dev/probe': 'x' } } },
+          // Removing the grant (absent anyway): a write the shipped policy allows the coordinator.
+          { metadata: { annotations: { [capstanProtocol.annotations.rebootOk]: null } } },
           { dryRun: true },
         )
         .then(
           () => false,
           (err: ApiError) => isForbidden(err) && err.message.includes(REFUSAL_MESSAGE),
         ),
-    { what: `the policy refusing writes to ${node}`, timeoutMs: 20_000 },
+    { what: `the policy refusing writes to ${node}`, timeoutMs: 60_000 },
   );
 }
