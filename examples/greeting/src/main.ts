@@ -22,8 +22,16 @@ const { standard, extra } = parseStandardOptions<{ enableWebhooks: boolean }>(pr
   extend: (command) =>
     command.option('--enable-webhooks', 'serve the defaulting and validating webhooks', false),
 });
+let managerOptions: ReturnType<typeof managerOptionsFromFlags>;
+try {
+  managerOptions = managerOptionsFromFlags(standard);
+} catch (err) {
+  // A wrong kubeconfig: one line saying what is wrong, not a stack.
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exit(2);
+}
 const manager = Manager.create({
-  ...managerOptionsFromFlags(standard),
+  ...managerOptions,
   eventSource: 'example.capstan.dev/greeting',
 });
 addGreetingController(manager, { webhooks: extra.enableWebhooks });

@@ -6,11 +6,17 @@
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
-import { Client, type KubeObject } from '@capstan/runtime';
+import { Client, type KubeObject, Manager } from '@capstan/runtime';
 import { HttpTransport, Lease, Node } from '@capstan/runtime/client';
 import { eventually, ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CoordinatorReconciler, FENCE_PENDING_KEY, type RebootGroup, RebootGroupType } from '../src/index.js';
+import {
+  addCoordinator,
+  CoordinatorReconciler,
+  FENCE_PENDING_KEY,
+  type RebootGroup,
+  RebootGroupType,
+} from '../src/index.js';
 import { removePolicy } from './policy-kit.js';
 
 const env = useControlPlane('coord-refused');
@@ -137,5 +143,43 @@ describe('a node the API server refuses to write', () => {
     const fence = await admin.get(Lease, { namespace: env.namespace, name: `fence-${env.namespace}` });
     // A landed grant stays pending until the next begin settles it; a refused one never does.
     expect(fence.metadata.annotations?.[FENCE_PENDING_KEY] ?? '').not.toContain(name('bad'));
+  }, 60_000);
+
+  it('keeps /readyz 200: one refused node is that node’s problem, counted in a metric, not "cannot serve"', async () => {
+    const manager = Manager.create({
+      kubeConfig: env.kubeConfig,
+      metricsBindAddress: '127.0.0.1:0',
+      healthProbeBindAddress: '127.0.0.1:0',
+      logLevel: 'silent',
+    });
+    addCoordinator(manager, {
+      namespace: env.namespace,
+      fenceName: `fence-${env.namespace}`,
+      nodeSelector: `pool in (${env.namespace}-p, ${env.namespace}-o)`,
+    });
+    const stop = new AbortController();
+    const done = manager.start(stop.signal);
+    try {
+      const refusals = await eventually(
+        async () => {
+          const { metrics } = manager.listening;
+          if (!metrics) return undefined;
+          const text = await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text();
+          const line = text
+            .split('\n')
+            .find(
+              (l) => l.startsWith('capstan_coordinator_write_refusals_total{') && l.includes('code="403"'),
+            );
+          return line && Number(line.split(' ').at(-1)) > 0 ? line : undefined;
+        },
+        { what: 'a refused write counted', timeoutMs: 30_000 },
+      );
+      expect(refusals).toContain(`group="${env.namespace}-p"`);
+      const ready = await fetch(`http://127.0.0.1:${manager.listening.probes}/readyz`);
+      expect(ready.status).toBe(200);
+    } finally {
+      stop.abort();
+      await done;
+    }
   }, 60_000);
 });
