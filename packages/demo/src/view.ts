@@ -51,7 +51,8 @@ export function nodeTable(nodes: NodeView[]): string[] {
 /** Draws the view; see the file comment. */
 export class LiveView {
   private drawnLines = 0;
-  private readonly log: string[] = [];
+  private board: string[] = [];
+  private log: string[] = [];
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -59,7 +60,7 @@ export class LiveView {
     private readonly interactive = Boolean(out.isTTY),
   ) {}
 
-  /** A line of narration (setup steps, the update). */
+  /** A line of narration (setup steps, the update): printed now, or kept under the table. */
   say(line: string): void {
     if (this.interactive && this.drawnLines > 0) {
       this.log.push(line);
@@ -68,30 +69,40 @@ export class LiveView {
     this.out.write(`${line}\n`);
   }
 
+  /** A change (a machine's phase, a rollout's progress): a log line, or kept under the table. */
+  line(text: string): void {
+    if (this.interactive) this.log.push(text);
+    else this.out.write(`${text}\n`);
+  }
+
   /** A node changed phase. */
   transition(t: Transition, groups: GroupView[]): void {
     const g = groups.find((x) => x.nodes.includes(t.node));
     const budget = g ? `  [${g.name} ${g.current}/${g.budget}]` : '';
-    const line = `  ${clock(t.atMs).padStart(5)}  ${t.node.padEnd(16)}${(t.from ?? '-').padEnd(14)}→ ${t.to}${budget}`;
-    if (this.interactive) this.log.push(line);
-    else this.out.write(`${line}\n`);
+    this.line(`  ${clock(t.atMs).padStart(5)}  ${t.node.padEnd(16)}${(t.from ?? '-').padEnd(14)}→ ${t.to}${budget}`);
   }
 
-  /** Redraws the tables in place (terminal only). */
-  draw(nodes: NodeView[], groups: GroupView[], elapsedMs: number, status: string): void {
+  /** Redraws `lines` in place under the title, with the status and the latest changes (terminal only). */
+  redraw(lines: string[], elapsedMs: number, status: string): void {
     if (!this.interactive) return;
-    const lines = [
-      `${this.title}   elapsed ${clock(elapsedMs)}`,
-      '',
-      ...groupTable(groups),
-      '',
-      ...nodeTable(nodes),
-      '',
-      `  ${status}`,
-      ...this.log.slice(-6),
-    ];
+    this.board = [`${this.title}   elapsed ${clock(elapsedMs)}`, '', ...lines];
+    const all = [...this.board, '', `  ${status}`, ...this.log.slice(-6)];
     const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : '';
-    this.out.write(`${up}\x1b[J${lines.join('\n')}\n`);
-    this.drawnLines = lines.length;
+    this.out.write(`${up}\x1b[J${all.join('\n')}\n`);
+    this.drawnLines = all.length;
+  }
+
+  /** Redraws the group and node tables (terminal only). */
+  draw(nodes: NodeView[], groups: GroupView[], elapsedMs: number, status: string): void {
+    this.redraw([...groupTable(groups), '', ...nodeTable(nodes)], elapsedMs, status);
+  }
+
+  /** Ends an act's table: it stays on screen as last drawn, followed by every line it kept. */
+  settle(): void {
+    if (!this.interactive || this.drawnLines === 0) return;
+    this.out.write(`\x1b[${this.drawnLines}F\x1b[J${[...this.board, '', ...this.log].join('\n')}\n`);
+    this.drawnLines = 0;
+    this.board = [];
+    this.log = [];
   }
 }

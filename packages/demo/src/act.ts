@@ -1,0 +1,75 @@
+/**
+ * What every act of the demo shares: the view, the log, the interrupt, the deadline, the faults
+ * the simulation met, and the clean-ups to run (in reverse) however the run ends.
+ */
+import type { Logger } from '@capstan/runtime';
+import { clock, type LiveView } from './view.js';
+
+/** The run's context, handed to each act. */
+export class ActContext {
+  /** Things that went wrong in the simulation itself (each fails the run). */
+  readonly faults: string[] = [];
+  private readonly cleanups: Array<() => Promise<unknown>> = [];
+  private deadline = Number.POSITIVE_INFINITY;
+
+  constructor(
+    readonly view: LiveView,
+    readonly logger: Logger,
+    readonly timeoutMs: number,
+    readonly signal: AbortSignal | undefined,
+    readonly started = Date.now(),
+  ) {}
+
+  /** Starts the timeout (once the first control plane is up: a first run builds binaries for minutes). */
+  startClock(): void {
+    if (this.deadline === Number.POSITIVE_INFINITY) this.deadline = Date.now() + this.timeoutMs;
+  }
+
+  /** Records a fault of the simulation (the run then fails). */
+  fault(what: string, err: unknown): void {
+    this.faults.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+    this.logger.error({ err }, what);
+  }
+
+  /** Runs `cleanup` when the run ends, before those registered earlier. */
+  onEnd(cleanup: () => Promise<unknown>): void {
+    this.cleanups.push(cleanup);
+  }
+
+  /** Throws if the run was interrupted. */
+  checkInterrupt(): void {
+    if (this.signal?.aborted) throw new Error('interrupted');
+  }
+
+  /**
+   * Polls `done` every 250 ms, calling `tick` between polls (to redraw the view), until it holds;
+   * throws on a fault, an interrupt or the deadline (or `until`, when sooner).
+   */
+  async waitUntil(
+    what: string,
+    done: () => boolean | Promise<boolean>,
+    tick: () => void | Promise<void> = () => {},
+    until = Number.POSITIVE_INFINITY,
+  ): Promise<void> {
+    while (!(await done())) {
+      if (this.faults.length > 0) throw new Error(this.faults[0]);
+      this.checkInterrupt();
+      if (Date.now() > Math.min(this.deadline, until))
+        throw new Error(`timed out at ${clock(this.elapsed())} waiting for ${what}`);
+      await tick();
+      await delay(250);
+    }
+  }
+
+  /** Elapsed since the run started. */
+  elapsed(): number {
+    return Date.now() - this.started;
+  }
+
+  /** Runs the clean-ups, newest first; each one's failure is ignored. */
+  async end(): Promise<void> {
+    for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  }
+}
+
+export const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
