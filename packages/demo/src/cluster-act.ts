@@ -95,7 +95,10 @@ async function poolConditions(admin: Client): Promise<string> {
     const { items } = await admin.list(type, { namespace: NAMESPACE }).catch(() => ({ items: [] }));
     for (const o of items)
       for (const c of o.status?.conditions ?? [])
-        if (c.status !== 'True') said.push(`${o.kind} ${o.metadata.name}: ${c.type} ${c.status} ${c.reason ?? ''} ${c.message ?? ''}`);
+        if (c.status !== 'True')
+          said.push(
+            `${o.kind} ${o.metadata.name}: ${c.type} ${c.status} ${c.reason ?? ''} ${c.message ?? ''}`,
+          );
   }
   return said.length ? said.join('; ') : 'no MachineDeployment or MachineSet condition is False';
 }
@@ -107,14 +110,19 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
     'Act 1: provision. Starting a management cluster (etcd, kube-apiserver, Cluster API core + kubeadm bootstrap) and a workload control plane (kube-scheduler, kube-controller-manager, kwok)...',
   );
   const [management, workload] = await Promise.all([
-    ControlPlane.start({ clusterApi: true, controllerManager: ['clusterrole-aggregation', 'garbagecollector'] }),
+    ControlPlane.start({
+      clusterApi: true,
+      controllerManager: ['clusterrole-aggregation', 'garbagecollector'],
+    }),
     ControlPlane.start({ controllerManager: true, scheduler: true, kwok: true }),
   ]);
   ctx.onEnd(() => management.stop());
   ctx.onEnd(() => workload.stop());
   ctx.startClock();
   ctx.checkInterrupt();
-  view.say(`  management ${management.server}; workload ${workload.server} (kubeconfig ${workload.kubeconfigPath})`);
+  view.say(
+    `  management ${management.server}; workload ${workload.server} (kubeconfig ${workload.kubeconfigPath})`,
+  );
 
   const nodes: RegisteredNode[] = [];
   const boot = async (vm: BootedVm, guestinfo: Record<string, string>) => {
@@ -144,7 +152,9 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
     onBoot: (vm, guestinfo) => boot(vm, guestinfo),
   });
   ctx.onEnd(() => sim.stop());
-  view.say(`  vcdsim (Cloud Director ${sim.url}): org tenant-a, VDC vdc-a, network net-a, edge gateway edge-a`);
+  view.say(
+    `  vcdsim (Cloud Director ${sim.url}): org tenant-a, VDC vdc-a, network net-a, edge gateway edge-a`,
+  );
 
   const admin = new Client(new HttpTransport(management.kubeConfig));
   await management.installCRDs([capvcdDeploy('crds.yaml')]);

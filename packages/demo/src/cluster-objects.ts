@@ -6,7 +6,14 @@
  * bootstrap provider run here (no KubeadmControlPlane provider): the control plane is that one
  * Machine, as in capvcd's own end-to-end tests.
  */
-import { CAPI_GROUP, CAPI_VERSION, CLUSTER_NAME_LABEL, CONTROL_PLANE_LABEL, GROUP, VERSION } from '@capstan/capvcd';
+import {
+  CAPI_GROUP,
+  CAPI_VERSION,
+  CLUSTER_NAME_LABEL,
+  CONTROL_PLANE_LABEL,
+  GROUP,
+  VERSION,
+} from '@capstan/capvcd';
 import type { ManifestObject } from '@capstan/envtest';
 
 /** Where in vcdsim's sample cloud the cluster goes, and as whom. */

@@ -54,8 +54,12 @@ const versionOperatorDeploy = (file: string) =>
 
 const component = async (client: Client, kind: 'Deployment' | 'DaemonSet', name: string) => {
   const type = kind === 'Deployment' ? Deployment : DaemonSet;
-  const object = await client.get(type as typeof Deployment, { namespace: OPERATORS_NAMESPACE, name }).catch(() => undefined);
-  const r = object ? rolloutOf({ ...(object as object), kind } as Parameters<typeof rolloutOf>[0]) : undefined;
+  const object = await client
+    .get(type as typeof Deployment, { namespace: OPERATORS_NAMESPACE, name })
+    .catch(() => undefined);
+  const r = object
+    ? rolloutOf({ ...(object as object), kind } as Parameters<typeof rolloutOf>[0])
+    : undefined;
   // The version operator's own Deployment carries no version annotation: its image tag says it.
   const image = object?.spec?.template?.spec?.containers?.[0]?.image ?? '';
   return {
@@ -75,14 +79,19 @@ export async function installOperators(
 ): Promise<InstallFacts> {
   const { view } = ctx;
   const version = currentEntry().version;
-  view.say(`Act 2: install. The version operator, in the workload cluster, is given RebootStack ${STACK} at version ${version} (${plan.protocol} protocol)...`);
+  view.say(
+    `Act 2: install. The version operator, in the workload cluster, is given RebootStack ${STACK} at version ${version} (${plan.protocol} protocol)...`,
+  );
   const admin = new Client(new HttpTransport(plane.kubeConfig));
   await admin.create(Namespace, { metadata: { name: OPERATORS_NAMESPACE } });
   await plane.installCRDs([versionOperatorDeploy('crds/rebootstacks.yaml')]);
   await plane.createObjects(readManifests(versionOperatorDeploy('rbac.yaml')));
   await plane.createObjects(readManifests(versionOperatorDeploy('operator.yaml')));
-  const identity = await serviceAccountKubeConfig(plane, OPERATORS_NAMESPACE, 'capstan-version-operator', (c) =>
-    c.list(RebootStackType, { limit: 1 }),
+  const identity = await serviceAccountKubeConfig(
+    plane,
+    OPERATORS_NAMESPACE,
+    'capstan-version-operator',
+    (c) => c.list(RebootStackType, { limit: 1 }),
   );
   const manager = Manager.create({
     kubeConfig: identity,
@@ -121,16 +130,17 @@ export async function installOperators(
         view.line(`  ${r.name.padEnd(52)}${state}`);
       }
     }
-    view.redraw(componentTable(rows), ctx.elapsed(), `RebootStack ${STACK}: ${condition(stack, 'Available') ?? 'no status yet'}`);
+    view.redraw(
+      componentTable(rows),
+      ctx.elapsed(),
+      `RebootStack ${STACK}: ${condition(stack, 'Available') ?? 'no status yet'}`,
+    );
   };
   const available = () => condition(stack, 'Available')?.startsWith('True') === true;
-  await ctx.waitUntil(
-    'the RebootStack Available with every component rolled out',
-    async () => {
-      await look();
-      return available() && rows.every(componentAvailable);
-    },
-  );
+  await ctx.waitUntil('the RebootStack Available with every component rolled out', async () => {
+    await look();
+    return available() && rows.every(componentAvailable);
+  });
   let groups: InstalledGroup[] = [];
   await ctx.waitUntil('the default RebootGroups', async () => {
     const { items } = await admin.list(RebootGroupKind);
@@ -152,7 +162,9 @@ export async function installOperators(
     await admin.patch(RebootGroupKind, { name: 'workers' }, 'merge', {
       spec: { maxUnavailable: plan.workersMaxUnavailable },
     });
-    view.say(`  the admin sets the workers' budget: maxUnavailable ${workers.maxUnavailable} → ${plan.workersMaxUnavailable}`);
+    view.say(
+      `  the admin sets the workers' budget: maxUnavailable ${workers.maxUnavailable} → ${plan.workersMaxUnavailable}`,
+    );
     workers.maxUnavailable = plan.workersMaxUnavailable;
   }
   groups.sort((a, b) => a.order - b.order);

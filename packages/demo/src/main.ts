@@ -27,10 +27,10 @@ const program = new Command('capstan-demo')
   )
   .version(packageVersion(import.meta.url))
   .addOption(
-    new Option('--only <act>', 'run act 1 alone (cluster), or acts 2 and 3 on a local kwok cluster (reboot)').choices([
-      'cluster',
-      'reboot',
-    ]),
+    new Option(
+      '--only <act>',
+      'run act 1 alone (cluster), or acts 2 and 3 on a local kwok cluster (reboot)',
+    ).choices(['cluster', 'reboot']),
   )
   .option('--protocol <name>', 'annotation protocol: capstan, or fluo (FLUO-compatible keys)', 'capstan')
   .option('--reboot-seconds <s>', 'how long each reboot keeps its node down', seconds, 5)

@@ -12,7 +12,14 @@ import { createLogger } from '@capstan/runtime/manager';
 import { ActContext } from './act.js';
 import { type ClusterFacts, provisionCluster } from './cluster-act.js';
 import { type InstallFacts, installOperators } from './install-act.js';
-import { CONTROL_PLANE_LABEL, type FleetNode, FROM_VERSION, type RebootFacts, TO_VERSION, updateFleet } from './reboot-act.js';
+import {
+  CONTROL_PLANE_LABEL,
+  type FleetNode,
+  FROM_VERSION,
+  type RebootFacts,
+  TO_VERSION,
+  updateFleet,
+} from './reboot-act.js';
 import { checkMission, type MissionSummary } from './summary.js';
 import { LiveView } from './view.js';
 
@@ -73,7 +80,9 @@ export async function runMission(options: MissionOptions): Promise<MissionSummar
     }
     if (acts.reboot) {
       if (!plane) {
-        view.say('Starting a local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)...');
+        view.say(
+          'Starting a local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)...',
+        );
         const local = await ControlPlane.start({ controllerManager: true, scheduler: true, kwok: true });
         plane = local;
         ctx.onEnd(() => local.stop());
@@ -89,11 +98,16 @@ export async function runMission(options: MissionOptions): Promise<MissionSummar
             osImage,
           })),
         );
-        view.say(`  up at ${plane.server}; ${fleet.length} kwok nodes: ${fleet.map((n) => n.name).join(', ')}`);
+        view.say(
+          `  up at ${plane.server}; ${fleet.length} kwok nodes: ${fleet.map((n) => n.name).join(', ')}`,
+        );
       }
       fleet.sort((a, b) => Number(b.controlPlane) - Number(a.controlPlane) || a.name.localeCompare(b.name));
       ctx.checkInterrupt();
-      install = await installOperators(ctx, plane, { protocol, workersMaxUnavailable: WORKERS_MAX_UNAVAILABLE });
+      install = await installOperators(ctx, plane, {
+        protocol,
+        workersMaxUnavailable: WORKERS_MAX_UNAVAILABLE,
+      });
       ctx.checkInterrupt();
       reboot = await updateFleet(ctx, plane, fleet, install.groups, {
         protocol,

@@ -14,7 +14,7 @@ import { Client, Manager } from '@capstan/runtime';
 import { DaemonSet, HttpTransport, Node } from '@capstan/runtime/client';
 import type { ActContext } from './act.js';
 import { agentPodKubeConfig, policiesInForce, serviceAccountKubeConfig } from './identities.js';
-import { OPERATORS_NAMESPACE, type InstalledGroup } from './install-act.js';
+import { type InstalledGroup, OPERATORS_NAMESPACE } from './install-act.js';
 import { SimulatedMachine } from './machine.js';
 import { FleetObserver, type GroupPlan, type GroupView } from './observer.js';
 import { createWorkloads, deploymentPods, type GroupWorkload, workloadProblems } from './workloads.js';
@@ -136,7 +136,10 @@ export async function updateFleet(
 
   const workloads: GroupWorkload[] = groups.map((g) => ({
     name: g.name === 'control-plane' ? 'api-gateway' : 'web',
-    nodeSelector: { key: CONTROL_PLANE_LABEL, operator: g.name === 'control-plane' ? 'Exists' : 'DoesNotExist' },
+    nodeSelector: {
+      key: CONTROL_PLANE_LABEL,
+      operator: g.name === 'control-plane' ? 'Exists' : 'DoesNotExist',
+    },
     replicas: g.nodes.length,
     maxUnavailable: 1,
   }));
@@ -159,7 +162,9 @@ export async function updateFleet(
   const [first, second] = machines as [SimulatedMachine, SimulatedMachine];
   const refused = await policiesInForce(first.agentKubeConfig, coordinatorIdentity, first.name, second.name);
   view.say(`  admission policies in force: refused ${refused.join('; ')}`);
-  view.say(`  every agent reports Flatcar ${FROM_VERSION}; an update to ${TO_VERSION} is staged on every node:`);
+  view.say(
+    `  every agent reports Flatcar ${FROM_VERSION}; an update to ${TO_VERSION} is staged on every node:`,
+  );
   observer.resetMost();
   for (const m of machines) m.stageUpdate(TO_VERSION);
   await ctx.waitUntil(
@@ -169,13 +174,17 @@ export async function updateFleet(
   );
   // Evicted pods were rescheduled: everything runs again. Bounded: what still does not run is
   // reported in the summary, not waited on to the deadline.
-  await ctx.waitUntil('every workload pod to run again', workloadsUp, tick, Date.now() + 30_000).catch(() => {});
+  await ctx
+    .waitUntil('every workload pod to run again', workloadsUp, tick, Date.now() + 30_000)
+    .catch(() => {});
   const moved = [...(await deploymentPods(admin))].filter((name) => !podsBefore.has(name)).length;
   const final = observer.snapshot();
   view.draw(final.nodes, final.groups, ctx.elapsed(), 'done');
   view.settle();
   if (workloadsDown.length === 0)
-    view.say(`  workloads: ${moved} evicted pods were rescheduled; every Deployment and DaemonSet pod runs again`);
+    view.say(
+      `  workloads: ${moved} evicted pods were rescheduled; every Deployment and DaemonSet pod runs again`,
+    );
   return {
     machines: machines.map((m) => ({
       name: m.name,

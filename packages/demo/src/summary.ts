@@ -26,7 +26,12 @@ export interface MissionFacts {
 
 /** The parts of act 3's facts the summary reads. */
 export interface RebootFactsView {
-  machines: Array<{ name: string; rebootRequests: number; bootIDs: readonly string[]; versions: readonly string[] }>;
+  machines: Array<{
+    name: string;
+    rebootRequests: number;
+    bootIDs: readonly string[];
+    versions: readonly string[];
+  }>;
   groups: Array<{ name: string; budget: number; most: number; nodes: string[] }>;
   workloadsDown: string[];
 }
@@ -64,7 +69,9 @@ function checkCluster(facts: MissionFacts, lines: string[], problems: string[]):
     `machines Running: ${running.length} of ${facts.expectedMachines} (${c.machines.length - workers} control plane — one Machine with a KubeadmConfig, no KubeadmControlPlane provider — and ${workers} workers of a MachineDeployment)`,
   );
   if (running.length !== facts.expectedMachines || c.machines.length !== facts.expectedMachines)
-    problems.push(`${running.length} of ${facts.expectedMachines} Machines Running with a Node (${c.machines.length} exist)`);
+    problems.push(
+      `${running.length} of ${facts.expectedMachines} Machines Running with a Node (${c.machines.length} exist)`,
+    );
   for (const m of c.machines)
     if (!running.includes(m)) problems.push(`Machine ${m.name}: ${m.phase}, node ${m.node ?? 'none'}`);
   const calls = c.machines.map((m) => m.calls);
@@ -72,7 +79,8 @@ function checkCluster(facts: MissionFacts, lines: string[], problems: string[]):
     `VCD calls made: ${c.vcdCalls} (${c.vcdWrites} writes, ${c.vcdTasks} tasks); per machine ${calls.length ? Math.min(...calls) : 0}–${calls.length ? Math.max(...calls) : 0}; load balancer ${c.loadBalancer ? `VIP ${c.loadBalancer.vip}` : 'none'}`,
   );
   if (c.vcdCalls === 0) problems.push('no VCD call was made');
-  for (const m of c.machines) if (m.calls === 0) problems.push(`Machine ${m.name}: no VCD call was made for its VM`);
+  for (const m of c.machines)
+    if (m.calls === 0) problems.push(`Machine ${m.name}: no VCD call was made for its VM`);
   if (!c.loadBalancer) problems.push('the cluster has no load-balanced endpoint');
   problems.push(...c.guestErrors.map((e) => `a guest's boot failed: ${e}`));
 }

@@ -21,6 +21,9 @@ export function clock(ms: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+/** The width of a column of node names: the longest and a space, at least 16. */
+const nameWidth = (names: string[]) => Math.max(15, ...names.map((n) => n.length)) + 1;
+
 /** The group table: nodes, order, budget, disrupted now and at most. */
 export function groupTable(groups: GroupView[]): string[] {
   const lines = [
@@ -37,12 +40,13 @@ export function groupTable(groups: GroupView[]): string[] {
 
 /** The node table. */
 export function nodeTable(nodes: NodeView[]): string[] {
+  const width = nameWidth(nodes.map((n) => n.name));
   const lines = [
-    `  ${'node'.padEnd(16)}${'group'.padEnd(15)}${'state'.padEnd(16)}${'os version'.padEnd(12)}boots`,
+    `  ${'node'.padEnd(width)}${'group'.padEnd(15)}${'state'.padEnd(16)}${'os version'.padEnd(12)}boots`,
   ];
   for (const n of nodes) {
     lines.push(
-      `  ${n.name.padEnd(16)}${n.group.padEnd(15)}${`${PHASE_MARK[n.phase]} ${n.phase}`.padEnd(16)}${n.version.padEnd(12)}${n.boots}`,
+      `  ${n.name.padEnd(width)}${n.group.padEnd(15)}${`${PHASE_MARK[n.phase]} ${n.phase}`.padEnd(16)}${n.version.padEnd(12)}${n.boots}`,
     );
   }
   return lines;
@@ -79,7 +83,9 @@ export class LiveView {
   transition(t: Transition, groups: GroupView[]): void {
     const g = groups.find((x) => x.nodes.includes(t.node));
     const budget = g ? `  [${g.name} ${g.current}/${g.budget}]` : '';
-    this.line(`  ${clock(t.atMs).padStart(5)}  ${t.node.padEnd(16)}${(t.from ?? '-').padEnd(14)}→ ${t.to}${budget}`);
+    this.line(
+      `  ${clock(t.atMs).padStart(5)}  ${t.node.padEnd(nameWidth(groups.flatMap((x) => x.nodes)))}${(t.from ?? '-').padEnd(14)}→ ${t.to}${budget}`,
+    );
   }
 
   /** Redraws `lines` in place under the title, with the status and the latest changes (terminal only). */
