@@ -109,15 +109,20 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
   view.say(
     'Act 1: provision. Starting a management cluster (etcd, kube-apiserver, Cluster API core + kubeadm bootstrap) and a workload control plane (kube-scheduler, kube-controller-manager, kwok)...',
   );
-  const [management, workload] = await Promise.all([
+  // Both at once; whichever started is stopped at the end even if the other failed.
+  const planes = await Promise.allSettled([
     ControlPlane.start({
       clusterApi: true,
       controllerManager: ['clusterrole-aggregation', 'garbagecollector'],
     }),
     ControlPlane.start({ controllerManager: true, scheduler: true, kwok: true }),
   ]);
-  ctx.onEnd(() => management.stop());
-  ctx.onEnd(() => workload.stop());
+  for (const p of planes) if (p.status === 'fulfilled') ctx.onEnd(() => p.value.stop());
+  for (const p of planes) if (p.status === 'rejected') throw p.reason;
+  const [management, workload] = planes.map((p) => (p as PromiseFulfilledResult<ControlPlane>).value) as [
+    ControlPlane,
+    ControlPlane,
+  ];
   ctx.startClock();
   ctx.checkInterrupt();
   view.say(

@@ -57,6 +57,8 @@ export class LiveView {
   private drawnLines = 0;
   private board: string[] = [];
   private log: string[] = [];
+  /** Narration said while a table was drawn: printed under it when the act ends. */
+  private narration: string[] = [];
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -68,6 +70,7 @@ export class LiveView {
   say(line: string): void {
     if (this.interactive && this.drawnLines > 0) {
       this.log.push(line);
+      this.narration.push(line);
       return;
     }
     this.out.write(`${line}\n`);
@@ -103,12 +106,13 @@ export class LiveView {
     this.redraw([...groupTable(groups), '', ...nodeTable(nodes)], elapsedMs, status);
   }
 
-  /** Ends an act's table: it stays on screen as last drawn, followed by every line it kept. */
+  /** Ends an act's table: it stays on screen as last drawn, followed by the narration it kept. */
   settle(): void {
     if (!this.interactive || this.drawnLines === 0) return;
-    this.out.write(`\x1b[${this.drawnLines}F\x1b[J${[...this.board, '', ...this.log].join('\n')}\n`);
+    this.out.write(`\x1b[${this.drawnLines}F\x1b[J${[...this.board, '', ...this.narration].join('\n')}\n`);
     this.drawnLines = 0;
     this.board = [];
     this.log = [];
+    this.narration = [];
   }
 }
