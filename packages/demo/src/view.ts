@@ -95,7 +95,11 @@ export class LiveView {
   redraw(lines: string[], elapsedMs: number, status: string): void {
     if (!this.interactive) return;
     this.board = [`${this.title}   elapsed ${clock(elapsedMs)}`, '', ...lines];
-    const all = [...this.board, '', `  ${status}`, ...this.log.slice(-6)];
+    // A line wider than the terminal wraps and would throw off the count of lines to redraw.
+    const width = Math.max(20, this.out.columns ?? 200);
+    const all = [...this.board, '', `  ${status}`, ...this.log.slice(-6)].map((l) =>
+      l.length > width ? `${l.slice(0, width - 1)}…` : l,
+    );
     const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : '';
     this.out.write(`${up}\x1b[J${all.join('\n')}\n`);
     this.drawnLines = all.length;
