@@ -9,8 +9,11 @@ import { clock, type LiveView } from './view.js';
 export class ActContext {
   /** Things that went wrong in the simulation itself (each fails the run). */
   readonly faults: string[] = [];
+  /** Rejects with `interrupted` when the signal fires: a wait or an act races it to stop at once. */
+  readonly interrupted: Promise<never>;
   private readonly cleanups: Array<() => Promise<unknown>> = [];
   private deadline = Number.POSITIVE_INFINITY;
+  private ended = false;
 
   constructor(
     readonly view: LiveView,
@@ -18,7 +21,14 @@ export class ActContext {
     readonly timeoutMs: number,
     readonly signal: AbortSignal | undefined,
     readonly started = Date.now(),
-  ) {}
+  ) {
+    this.interrupted = new Promise<never>((_, reject) => {
+      const stop = () => reject(new Error('interrupted'));
+      if (signal?.aborted) stop();
+      else signal?.addEventListener('abort', stop, { once: true });
+    });
+    this.interrupted.catch(() => {});
+  }
 
   /** Starts the timeout (once the first control plane is up: a first run builds binaries for minutes). */
   startClock(): void {
@@ -31,9 +41,13 @@ export class ActContext {
     this.logger.error({ err }, what);
   }
 
-  /** Runs `cleanup` when the run ends, before those registered earlier. */
+  /**
+   * Runs `cleanup` when the run ends, before those registered earlier; at once if it has ended
+   * (an act interrupted mid-step may still be starting something).
+   */
   onEnd(cleanup: () => Promise<unknown>): void {
-    this.cleanups.push(cleanup);
+    if (this.ended) void cleanup().catch(() => {});
+    else this.cleanups.push(cleanup);
   }
 
   /** Throws if the run was interrupted. */
@@ -51,7 +65,7 @@ export class ActContext {
     tick: () => void | Promise<void> = () => {},
     until = Number.POSITIVE_INFINITY,
   ): Promise<void> {
-    while (!(await done())) {
+    while (!(await Promise.race([done(), this.interrupted]))) {
       if (this.faults.length > 0) throw new Error(this.faults[0]);
       this.checkInterrupt();
       if (Date.now() > Math.min(this.deadline, until))
@@ -66,9 +80,15 @@ export class ActContext {
     return Date.now() - this.started;
   }
 
-  /** Runs the clean-ups, newest first; each one's failure is ignored. */
+  /**
+   * Runs the clean-ups, newest first; each one's failure is ignored, and one that hangs (a manager
+   * whose apiserver a terminal's Ctrl-C already killed) is left after 15 s (5 s once interrupted) so the processes still stop.
+   */
   async end(): Promise<void> {
-    for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+    this.ended = true;
+    const capMs = this.signal?.aborted ? 5_000 : 15_000;
+    for (const cleanup of this.cleanups.splice(0).reverse())
+      await Promise.race([cleanup().catch(() => {}), delay(capMs)]);
   }
 }
 

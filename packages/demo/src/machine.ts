@@ -120,10 +120,15 @@ export class SimulatedMachine {
     });
   }
 
-  /** Waits for a reboot in progress, then stops the agent, the services and the bus. */
+  /** Waits a moment for a reboot in progress, then stops the agent, the services and the bus. */
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.rebooting?.catch(() => {});
+    // A reboot in progress ends by itself once it sees `stopped`; it may wait on an apiserver that
+    // is gone (a terminal's Ctrl-C reaches it too), so it is not waited on for long.
+    await Promise.race([
+      this.rebooting?.catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, 2_000)),
+    ]);
     await this.agent?.stop().catch(() => {});
     this.agent = undefined;
     await this.logind.stop().catch(() => {});

@@ -69,7 +69,7 @@ export async function runMission(options: MissionOptions): Promise<MissionSummar
   let reboot: RebootFacts | undefined;
   const errors: string[] = [];
   let elapsedMs = 0;
-  try {
+  const run = async () => {
     let plane: ControlPlane | undefined;
     let fleet: FleetNode[] = [];
     if (acts.cluster) {
@@ -114,8 +114,13 @@ export async function runMission(options: MissionOptions): Promise<MissionSummar
         rebootDownMs: options.rebootDownMs ?? 5_000,
       });
     }
+  };
+  try {
+    // An interrupt ends the run at once, whatever step an act is in (a terminal's Ctrl-C has also
+    // reached the control planes' processes, so a request in flight may never be answered).
+    await Promise.race([run(), ctx.interrupted]);
   } catch (err) {
-    errors.push(err instanceof Error ? err.message : String(err));
+    errors.push(options.signal?.aborted ? 'interrupted' : err instanceof Error ? err.message : String(err));
   } finally {
     elapsedMs = ctx.elapsed();
     view.settle();
