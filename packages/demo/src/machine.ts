@@ -19,7 +19,8 @@ import {
   UpdateStatus,
 } from '@capstan/agent';
 import type { ControlPlane } from '@capstan/envtest';
-import type { Logger } from '@capstan/runtime';
+import { Client, type Logger } from '@capstan/runtime';
+import { HttpTransport, Node } from '@capstan/runtime/client';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 /** Options of {@link SimulatedMachine.start}. */
@@ -42,6 +43,11 @@ export interface MachineOptions {
   logger: Logger;
   /** Called when something in the simulation itself fails (the demo then fails). */
   onFault: (what: string, err: unknown) => void;
+  /**
+   * The Node exists already (its guest registered it when the machine was provisioned): adopt it
+   * and its boot ID, `labels` aside, instead of creating it. Default false.
+   */
+  adopt?: boolean;
 }
 
 const osImage = (version: string) => `Flatcar Container Linux ${version}`;
@@ -74,10 +80,16 @@ export class SimulatedMachine {
     const logind = await FakeLogind.start({ address: bus.address });
     const machine = new SimulatedMachine(options, dir, bus, engine, logind);
     logind.onReboot(() => machine.reboot());
-    const bootID = randomUUID();
-    await options.plane.addNodes([
-      { name: options.name, labels: options.labels, bootID, osImage: osImage(options.version) },
-    ]);
+    let bootID: string = randomUUID();
+    if (options.adopt) {
+      const admin = new Client(new HttpTransport(options.plane.kubeConfig));
+      const node = await admin.get(Node, { name: options.name });
+      bootID = node.status?.nodeInfo?.bootID || bootID;
+    } else {
+      await options.plane.addNodes([
+        { name: options.name, labels: options.labels, bootID, osImage: osImage(options.version) },
+      ]);
+    }
     machine.kubeConfig = await options.identity();
     await machine.boot(options.version, bootID);
     return machine;
@@ -108,10 +120,15 @@ export class SimulatedMachine {
     });
   }
 
-  /** Waits for a reboot in progress, then stops the agent, the services and the bus. */
+  /** Waits a moment for a reboot in progress, then stops the agent, the services and the bus. */
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.rebooting?.catch(() => {});
+    // A reboot in progress ends by itself once it sees `stopped`; it may wait on an apiserver that
+    // is gone (a terminal's Ctrl-C reaches it too), so it is not waited on for long.
+    await Promise.race([
+      this.rebooting?.catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, 2_000)),
+    ]);
     await this.agent?.stop().catch(() => {});
     this.agent = undefined;
     await this.logind.stop().catch(() => {});

@@ -21,6 +21,9 @@ export function clock(ms: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+/** The width of a column of node names: the longest and a space, at least 16. */
+const nameWidth = (names: string[]) => Math.max(15, ...names.map((n) => n.length)) + 1;
+
 /** The group table: nodes, order, budget, disrupted now and at most. */
 export function groupTable(groups: GroupView[]): string[] {
   const lines = [
@@ -37,12 +40,13 @@ export function groupTable(groups: GroupView[]): string[] {
 
 /** The node table. */
 export function nodeTable(nodes: NodeView[]): string[] {
+  const width = nameWidth(nodes.map((n) => n.name));
   const lines = [
-    `  ${'node'.padEnd(16)}${'group'.padEnd(15)}${'state'.padEnd(16)}${'os version'.padEnd(12)}boots`,
+    `  ${'node'.padEnd(width)}${'group'.padEnd(15)}${'state'.padEnd(16)}${'os version'.padEnd(12)}boots`,
   ];
   for (const n of nodes) {
     lines.push(
-      `  ${n.name.padEnd(16)}${n.group.padEnd(15)}${`${PHASE_MARK[n.phase]} ${n.phase}`.padEnd(16)}${n.version.padEnd(12)}${n.boots}`,
+      `  ${n.name.padEnd(width)}${n.group.padEnd(15)}${`${PHASE_MARK[n.phase]} ${n.phase}`.padEnd(16)}${n.version.padEnd(12)}${n.boots}`,
     );
   }
   return lines;
@@ -51,7 +55,10 @@ export function nodeTable(nodes: NodeView[]): string[] {
 /** Draws the view; see the file comment. */
 export class LiveView {
   private drawnLines = 0;
-  private readonly log: string[] = [];
+  private board: string[] = [];
+  private log: string[] = [];
+  /** Narration said while a table was drawn: printed under it when the act ends. */
+  private narration: string[] = [];
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -59,39 +66,57 @@ export class LiveView {
     private readonly interactive = Boolean(out.isTTY),
   ) {}
 
-  /** A line of narration (setup steps, the update). */
+  /** A line of narration (setup steps, the update): printed now, or kept under the table. */
   say(line: string): void {
     if (this.interactive && this.drawnLines > 0) {
       this.log.push(line);
+      this.narration.push(line);
       return;
     }
     this.out.write(`${line}\n`);
+  }
+
+  /** A change (a machine's phase, a rollout's progress): a log line, or kept under the table. */
+  line(text: string): void {
+    if (this.interactive) this.log.push(text);
+    else this.out.write(`${text}\n`);
   }
 
   /** A node changed phase. */
   transition(t: Transition, groups: GroupView[]): void {
     const g = groups.find((x) => x.nodes.includes(t.node));
     const budget = g ? `  [${g.name} ${g.current}/${g.budget}]` : '';
-    const line = `  ${clock(t.atMs).padStart(5)}  ${t.node.padEnd(16)}${(t.from ?? '-').padEnd(14)}→ ${t.to}${budget}`;
-    if (this.interactive) this.log.push(line);
-    else this.out.write(`${line}\n`);
+    this.line(
+      `  ${clock(t.atMs).padStart(5)}  ${t.node.padEnd(nameWidth(groups.flatMap((x) => x.nodes)))}${(t.from ?? '-').padEnd(14)}→ ${t.to}${budget}`,
+    );
   }
 
-  /** Redraws the tables in place (terminal only). */
-  draw(nodes: NodeView[], groups: GroupView[], elapsedMs: number, status: string): void {
+  /** Redraws `lines` in place under the title, with the status and the latest changes (terminal only). */
+  redraw(lines: string[], elapsedMs: number, status: string): void {
     if (!this.interactive) return;
-    const lines = [
-      `${this.title}   elapsed ${clock(elapsedMs)}`,
-      '',
-      ...groupTable(groups),
-      '',
-      ...nodeTable(nodes),
-      '',
-      `  ${status}`,
-      ...this.log.slice(-6),
-    ];
+    this.board = [`${this.title}   elapsed ${clock(elapsedMs)}`, '', ...lines];
+    // A line wider than the terminal wraps and would throw off the count of lines to redraw.
+    const width = Math.max(20, this.out.columns ?? 200);
+    const all = [...this.board, '', `  ${status}`, ...this.log.slice(-6)].map((l) =>
+      l.length > width ? `${l.slice(0, width - 1)}…` : l,
+    );
     const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : '';
-    this.out.write(`${up}\x1b[J${lines.join('\n')}\n`);
-    this.drawnLines = lines.length;
+    this.out.write(`${up}\x1b[J${all.join('\n')}\n`);
+    this.drawnLines = all.length;
+  }
+
+  /** Redraws the group and node tables (terminal only). */
+  draw(nodes: NodeView[], groups: GroupView[], elapsedMs: number, status: string): void {
+    this.redraw([...groupTable(groups), '', ...nodeTable(nodes)], elapsedMs, status);
+  }
+
+  /** Ends an act's table: it stays on screen as last drawn, followed by the narration it kept. */
+  settle(): void {
+    if (!this.interactive || this.drawnLines === 0) return;
+    this.out.write(`\x1b[${this.drawnLines}F\x1b[J${[...this.board, '', ...this.narration].join('\n')}\n`);
+    this.drawnLines = 0;
+    this.board = [];
+    this.log = [];
+    this.narration = [];
   }
 }

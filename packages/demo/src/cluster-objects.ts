@@ -1,0 +1,129 @@
+/**
+ * The objects a user writes to ask Cluster API for the demo's cluster on Cloud Director: a
+ * Cluster with its VCDCluster (no endpoint given, so capvcd makes a VCD load balancer for it), one
+ * control-plane Machine with its KubeadmConfig and VCDMachine, and a MachineDeployment of workers
+ * with its KubeadmConfigTemplate and VCDMachineTemplate. Only Cluster API core and the kubeadm
+ * bootstrap provider run here (no KubeadmControlPlane provider): the control plane is that one
+ * Machine, as in capvcd's own end-to-end tests.
+ */
+import {
+  CAPI_GROUP,
+  CAPI_VERSION,
+  CLUSTER_NAME_LABEL,
+  CONTROL_PLANE_LABEL,
+  GROUP,
+  VERSION,
+} from '@capstan/capvcd';
+import type { ManifestObject } from '@capstan/envtest';
+
+/** Where in vcdsim's sample cloud the cluster goes, and as whom. */
+export interface CloudPlacement {
+  /** vcdsim's URL. */
+  site: string;
+  org: string;
+  ovdc: string;
+  network: string;
+  catalog: string;
+  template: string;
+  /** Name of the Secret holding the VCD credentials (and the site's CA). */
+  credentialsSecret: string;
+}
+
+/** The cluster to ask for. */
+export interface ClusterRequest {
+  namespace: string;
+  name: string;
+  kubernetesVersion: string;
+  workers: number;
+  cloud: CloudPlacement;
+}
+
+const BOOTSTRAP = 'bootstrap.cluster.x-k8s.io';
+const capi = `${CAPI_GROUP}/${CAPI_VERSION}`;
+const infra = `${GROUP}/${VERSION}`;
+
+/** The control-plane Machine's name. */
+export const controlPlaneMachine = (cluster: string) => `${cluster}-control-plane-0`;
+/** The workers' MachineDeployment's name. */
+export const workerPool = (cluster: string) => `${cluster}-workers`;
+
+/** Every object of {@link ClusterRequest}, in the order they can be created. */
+export function clusterObjects(r: ClusterRequest): ManifestObject[] {
+  const { namespace, name } = r;
+  const cp = controlPlaneMachine(name);
+  const pool = workerPool(name);
+  const cpLabels = { [CLUSTER_NAME_LABEL]: name, [CONTROL_PLANE_LABEL]: '' };
+  const poolLabels = { [CLUSTER_NAME_LABEL]: name, 'demo.capstan.dev/pool': pool };
+  const vm = { catalog: r.cloud.catalog, template: r.cloud.template };
+  return [
+    {
+      apiVersion: capi,
+      kind: 'Cluster',
+      metadata: { name, namespace },
+      spec: { infrastructureRef: { apiGroup: GROUP, kind: 'VCDCluster', name } },
+    },
+    {
+      apiVersion: infra,
+      kind: 'VCDCluster',
+      metadata: { name, namespace },
+      spec: {
+        site: r.cloud.site,
+        org: r.cloud.org,
+        ovdc: r.cloud.ovdc,
+        ovdcNetwork: r.cloud.network,
+        userContext: { secretRef: { name: r.cloud.credentialsSecret } },
+      },
+    },
+    {
+      apiVersion: `${BOOTSTRAP}/v1beta2`,
+      kind: 'KubeadmConfig',
+      metadata: { name: cp, namespace, labels: cpLabels },
+      spec: { preKubeadmCommands: ['echo "capstan demo: control plane"'] },
+    },
+    { apiVersion: infra, kind: 'VCDMachine', metadata: { name: cp, namespace, labels: cpLabels }, spec: vm },
+    {
+      apiVersion: capi,
+      kind: 'Machine',
+      metadata: { name: cp, namespace, labels: cpLabels },
+      spec: {
+        clusterName: name,
+        version: r.kubernetesVersion,
+        bootstrap: { configRef: { apiGroup: BOOTSTRAP, kind: 'KubeadmConfig', name: cp } },
+        infrastructureRef: { apiGroup: GROUP, kind: 'VCDMachine', name: cp },
+      },
+    },
+    {
+      apiVersion: `${BOOTSTRAP}/v1beta2`,
+      kind: 'KubeadmConfigTemplate',
+      metadata: { name: pool, namespace },
+      spec: { template: { spec: { preKubeadmCommands: ['echo "capstan demo: worker"'] } } },
+    },
+    {
+      apiVersion: infra,
+      kind: 'VCDMachineTemplate',
+      metadata: { name: pool, namespace },
+      spec: { template: { spec: vm } },
+    },
+    {
+      apiVersion: capi,
+      kind: 'MachineDeployment',
+      metadata: { name: pool, namespace, labels: { [CLUSTER_NAME_LABEL]: name } },
+      spec: {
+        clusterName: name,
+        replicas: r.workers,
+        selector: { matchLabels: poolLabels },
+        // Written out: no defaulting webhook runs here to fill it in.
+        rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
+        template: {
+          metadata: { labels: poolLabels },
+          spec: {
+            clusterName: name,
+            version: r.kubernetesVersion,
+            bootstrap: { configRef: { apiGroup: BOOTSTRAP, kind: 'KubeadmConfigTemplate', name: pool } },
+            infrastructureRef: { apiGroup: GROUP, kind: 'VCDMachineTemplate', name: pool },
+          },
+        },
+      },
+    },
+  ];
+}

@@ -1,0 +1,141 @@
+/**
+ * The demo's mission, end to end: act 1 provisions a cluster on Cloud Director (vcdsim) through
+ * Cluster API and capvcd; act 2 has the version operator install the coordinator and the agents
+ * in it; act 3 stages an OS update on every node and watches the coordinator and agents reboot
+ * them within budget. `only` runs act 1 alone, or acts 2 and 3 on a fresh local cluster whose kwok
+ * nodes are created directly.
+ */
+import { createWriteStream } from 'node:fs';
+import { ControlPlane } from '@capstan/envtest';
+import type { ProtocolName } from '@capstan/reboot-protocol';
+import { createLogger } from '@capstan/runtime/manager';
+import { ActContext } from './act.js';
+import { type ClusterFacts, provisionCluster } from './cluster-act.js';
+import { type InstallFacts, installOperators } from './install-act.js';
+import {
+  CONTROL_PLANE_LABEL,
+  type FleetNode,
+  FROM_VERSION,
+  type RebootFacts,
+  TO_VERSION,
+  updateFleet,
+} from './reboot-act.js';
+import { checkMission, type MissionSummary } from './summary.js';
+import { LiveView } from './view.js';
+
+/** Options of {@link runMission}. */
+export interface MissionOptions {
+  /** Run one part only: act 1 (`cluster`), or acts 2 and 3 on a local cluster (`reboot`). */
+  only?: 'cluster' | 'reboot';
+  /** Annotation protocol of the stack, coordinator and agents; default `capstan`. */
+  protocol?: ProtocolName;
+  /** How long each reboot keeps its node down; default 5 s. */
+  rebootDownMs?: number;
+  /** Give up (and fail) this long after the first control plane is up; default 8 minutes. */
+  timeoutMs?: number;
+  /** Where the view goes; default standard output. */
+  out?: NodeJS.WriteStream;
+  /** Redraw tables in place (default: when `out` is a terminal) or print one line per change. */
+  interactive?: boolean;
+  /** Where the operators' JSON logs go. */
+  logFile: string;
+  /** Stops the demo early (it then fails). */
+  signal?: AbortSignal;
+}
+
+/** Workers of the MachineDeployment (and of `--only reboot`'s local cluster). */
+export const WORKERS = 5;
+/** The workers' budget the demo's admin sets: two of five at once. */
+export const WORKERS_MAX_UNAVAILABLE = '40%';
+const osImage = `Flatcar Container Linux ${FROM_VERSION}`;
+
+/** Runs the mission to its end; resolves with the checked summary (it never throws for a failed run). */
+export async function runMission(options: MissionOptions): Promise<MissionSummary> {
+  const out = options.out ?? process.stdout;
+  const protocol = options.protocol ?? 'capstan';
+  const acts = { cluster: options.only !== 'reboot', reboot: options.only !== 'cluster' };
+  const title = [
+    acts.cluster ? `a cluster on Cloud Director (1 control plane + ${WORKERS} workers)` : '',
+    acts.reboot ? `operators installed, nodes updated (${protocol} protocol)` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+  const view = new LiveView(out, `Capstan demo: ${title}`, options.interactive ?? Boolean(out.isTTY));
+  const logStream = createWriteStream(options.logFile);
+  const logger = createLogger({ level: 'info', destination: logStream });
+  const ctx = new ActContext(view, logger, options.timeoutMs ?? 8 * 60_000, options.signal);
+  let cluster: ClusterFacts | undefined;
+  let install: InstallFacts | undefined;
+  let reboot: RebootFacts | undefined;
+  const errors: string[] = [];
+  let elapsedMs = 0;
+  const run = async () => {
+    let plane: ControlPlane | undefined;
+    let fleet: FleetNode[] = [];
+    if (acts.cluster) {
+      const provisioned = await provisionCluster(ctx, { workers: WORKERS, osImage });
+      cluster = provisioned.facts;
+      plane = provisioned.workload;
+      fleet = provisioned.facts.nodes.map((n) => ({ name: n.name, controlPlane: n.controlPlane }));
+    }
+    if (acts.reboot) {
+      if (!plane) {
+        view.say(
+          'Starting a local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)...',
+        );
+        const local = await ControlPlane.start({ controllerManager: true, scheduler: true, kwok: true });
+        plane = local;
+        ctx.onEnd(() => local.stop());
+        ctx.startClock();
+        fleet = [
+          { name: 'control-plane-0', controlPlane: true },
+          ...Array.from({ length: WORKERS }, (_, i) => ({ name: `worker-${i}`, controlPlane: false })),
+        ];
+        await plane.addNodes(
+          fleet.map((n) => ({
+            name: n.name,
+            labels: (n.controlPlane ? { [CONTROL_PLANE_LABEL]: '' } : {}) as Record<string, string>,
+            osImage,
+          })),
+        );
+        view.say(
+          `  up at ${plane.server}; ${fleet.length} kwok nodes: ${fleet.map((n) => n.name).join(', ')}`,
+        );
+      }
+      fleet.sort((a, b) => Number(b.controlPlane) - Number(a.controlPlane) || a.name.localeCompare(b.name));
+      ctx.checkInterrupt();
+      install = await installOperators(ctx, plane, {
+        protocol,
+        workersMaxUnavailable: WORKERS_MAX_UNAVAILABLE,
+      });
+      ctx.checkInterrupt();
+      reboot = await updateFleet(ctx, plane, fleet, install.groups, {
+        protocol,
+        rebootDownMs: options.rebootDownMs ?? 5_000,
+      });
+    }
+  };
+  try {
+    // An interrupt ends the run at once, whatever step an act is in (a terminal's Ctrl-C has also
+    // reached the control planes' processes, so a request in flight may never be answered).
+    await Promise.race([run(), ctx.interrupted]);
+  } catch (err) {
+    errors.push(options.signal?.aborted ? 'interrupted' : err instanceof Error ? err.message : String(err));
+  } finally {
+    elapsedMs = ctx.elapsed();
+    view.settle();
+    await ctx.end();
+    await new Promise((resolve) => logStream.end(resolve));
+  }
+  for (const f of ctx.faults) if (!errors.includes(f)) errors.push(f);
+  return checkMission({
+    acts,
+    expectedMachines: WORKERS + 1,
+    toVersion: TO_VERSION,
+    ...(cluster ? { cluster } : {}),
+    ...(install ? { install } : {}),
+    ...(reboot ? { reboot } : {}),
+    errors,
+    elapsedMs,
+  });
+}
