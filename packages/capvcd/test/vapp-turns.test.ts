@@ -44,7 +44,8 @@ describe('VAppTurns', () => {
             const arrived = jobs.flatMap((j, i) => (j.vapp === vapp ? [i] : []));
             expect(seen).toEqual(arrived);
           }
-          results.forEach((r, i) => expect(r).toEqual(jobs[i]?.fails ? { err: `job ${i}` } : { ok: i }));
+          for (const [i, r] of results.entries())
+            expect(r).toEqual(jobs[i]?.fails ? { err: `job ${i}` } : { ok: i });
           if (new Set(jobs.map((j) => j.vapp)).size > 1 && jobs.every((j) => j.ticks > 0)) {
             expect(maxAcross).toBeGreaterThan(1);
           }
