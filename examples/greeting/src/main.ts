@@ -6,6 +6,7 @@
  * with the certificate in `--webhook-cert-dir`.
  */
 import {
+  exitOnError,
   Manager,
   managerOptionsFromFlags,
   packageVersion,
@@ -22,14 +23,8 @@ const { standard, extra } = parseStandardOptions<{ enableWebhooks: boolean }>(pr
   extend: (command) =>
     command.option('--enable-webhooks', 'serve the defaulting and validating webhooks', false),
 });
-let managerOptions: ReturnType<typeof managerOptionsFromFlags>;
-try {
-  managerOptions = managerOptionsFromFlags(standard);
-} catch (err) {
-  // A wrong kubeconfig: one line saying what is wrong, not a stack.
-  process.stderr.write(`error: ${(err as Error).message}\n`);
-  process.exit(2);
-}
+// A wrong kubeconfig: one line saying what is wrong, not a stack.
+const managerOptions = exitOnError(() => managerOptionsFromFlags(standard));
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'example.capstan.dev/greeting',

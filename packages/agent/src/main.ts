@@ -5,6 +5,7 @@
  *   NODE_NAME=worker-1 node dist/main.js --source update-engine --drain-timeout 10m
  */
 import {
+  exitOnError,
   Manager,
   managerOptionsFromFlags,
   packageVersion,
@@ -32,14 +33,8 @@ try {
   process.stderr.write(`error: ${(err as Error).message}\n`);
   process.exit(2);
 }
-let managerOptions: ReturnType<typeof managerOptionsFromFlags>;
-try {
-  managerOptions = managerOptionsFromFlags({ ...standard, leaderElect: false });
-} catch (err) {
-  // A wrong kubeconfig: one line saying what is wrong, not a stack.
-  process.stderr.write(`error: ${(err as Error).message}\n`);
-  process.exit(2);
-}
+// A wrong kubeconfig: one line saying what is wrong, not a stack.
+const managerOptions = exitOnError(() => managerOptionsFromFlags({ ...standard, leaderElect: false }));
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'reboot.capstan.dev/agent',

@@ -5,6 +5,7 @@
  *   node dist/main.js --leader-elect --default-max-unavailable 25% --fleetlock-bind-address :9090
  */
 import {
+  exitOnError,
   Manager,
   managerOptionsFromFlags,
   packageVersion,
@@ -29,14 +30,8 @@ try {
   process.stderr.write(`error: ${(err as Error).message}\n(run with --help for usage)\n`);
   process.exit(2);
 }
-let managerOptions: ReturnType<typeof managerOptionsFromFlags>;
-try {
-  managerOptions = managerOptionsFromFlags(standard);
-} catch (err) {
-  // A wrong kubeconfig: one line saying what is wrong, not a stack.
-  process.stderr.write(`error: ${(err as Error).message}\n`);
-  process.exit(2);
-}
+// A wrong kubeconfig: one line saying what is wrong, not a stack.
+const managerOptions = exitOnError(() => managerOptionsFromFlags(standard));
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'reboot.capstan.dev/coordinator',

@@ -49,6 +49,7 @@ export {
 } from './controller/index.js';
 export * from './helpers/index.js';
 export {
+  exitOnError,
   type Logger,
   Manager,
   type ManagerOptions,

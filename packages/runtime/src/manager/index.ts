@@ -4,6 +4,7 @@
  * standard command-line flags of an operator's `main`; structured logging.
  */
 export { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
+export { exitOnError } from './cli/exit-on-error.js';
 export { managerOptionsFromFlags, ownNamespace } from './cli/manager-options.js';
 export {
   type OptionsOutput,
