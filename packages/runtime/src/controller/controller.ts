@@ -206,12 +206,20 @@ export class Controller {
   private async process(key: string, queue: WorkQueue<string>): Promise<void> {
     const request = parseRequestKey(key);
     const reconcileId = randomUUID();
-    const log = this.log.child({ namespace: request.namespace, name: request.name, reconcileId });
+    // Built on first use: most reconciles log nothing, and a child logger per key costs.
+    let childLog: Logger | undefined;
+    const logOf = () => {
+      childLog ??= this.log.child({ namespace: request.namespace, name: request.name, reconcileId });
+      return childLog;
+    };
+    // A signal of its own, as Go's per-reconcile context: listeners a reconciler leaves on it die
+    // with it rather than pile up on the controller's.
+    const stopSignal = this.stopping.signal;
     const abort = new AbortController();
     const onStop = () => abort.abort(new Error('controller stopping'));
     // Stopped between the hand-out and here: the abort event has fired already, so abort now.
-    if (this.stopping.signal.aborted) onStop();
-    this.stopping.signal.addEventListener('abort', onStop, { once: true });
+    if (stopSignal.aborted) onStop();
+    stopSignal.addEventListener('abort', onStop, { once: true });
     const timeoutMs = this.options.reconcileTimeoutMs;
     const timer =
       timeoutMs === undefined
@@ -220,19 +228,26 @@ export class Controller {
             () => abort.abort(new ReconcileTimeoutError(`reconcile exceeded ${timeoutMs} ms`)),
             timeoutMs,
           );
+    const signal = abort.signal;
     const started = this.clock.now();
     this.metrics.activeWorkers(1);
     let result: Awaited<ReturnType<Reconciler['reconcile']>>;
     let error: unknown;
     let threw = false;
     try {
-      result = await this.reconciler.reconcile(request, { signal: abort.signal, log, reconcileId });
+      result = await this.reconciler.reconcile(request, {
+        signal,
+        reconcileId,
+        get log() {
+          return logOf();
+        },
+      });
     } catch (err) {
       threw = true;
       error = err;
     } finally {
       if (timer) this.clock.clearTimeout(timer);
-      this.stopping.signal.removeEventListener('abort', onStop);
+      stopSignal.removeEventListener('abort', onStop);
       this.metrics.activeWorkers(-1);
     }
     if (!threw && abort.signal.reason instanceof ReconcileTimeoutError) {
@@ -244,11 +259,11 @@ export class Controller {
     if (outcome.kind === 'error') {
       this.metrics.error();
       if (!(error instanceof Error)) this.metrics.panic();
-      log.error({ err: error }, 'reconcile failed; will retry with backoff');
+      logOf().error({ err: error }, 'reconcile failed; will retry with backoff');
     } else if (outcome.kind === 'terminal') {
       this.metrics.error();
       this.metrics.terminalError();
-      log.error({ err: error }, 'reconcile failed with a terminal error; not retrying');
+      logOf().error({ err: error }, 'reconcile failed with a terminal error; not retrying');
     }
     applyOutcome(queue, key, outcome);
     queue.done(key);
