@@ -9,12 +9,15 @@ type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
 /** The parsed flags. */
 export interface VersionOperatorFlags {
   rolloutPollInterval: string;
+  migrationStallTimeout: string;
 }
 
 /** What the flags configure. */
 export interface VersionOperatorOptions {
   /** How often a stack is looked at again while it rolls out or migrates. */
   rolloutPollMs: number;
+  /** How long a migration may wait on one thing before the stack reports it stalled (Degraded). */
+  migrationStallMs: number;
 }
 
 /** Adds the version operator's flags to the command. */
@@ -23,6 +26,11 @@ export function addVersionOperatorFlags(command: Command): void {
     '--rollout-poll-interval <duration>',
     'how often a rolling-out or migrating stack is looked at again (changes come sooner)',
     '2s',
+  );
+  command.option(
+    '--migration-stall-timeout <duration>',
+    'how long a protocol migration may wait on one thing (a rollout, a group) before the stack is Degraded with MigrationStalled; it keeps waiting',
+    '10m',
   );
 }
 
@@ -34,5 +42,8 @@ export function versionOperatorOptionsFromFlags(flags: VersionOperatorFlags): Ve
   const rolloutPollMs = parseDuration(flags.rolloutPollInterval);
   if (!(rolloutPollMs > 0))
     throw new Error(`--rollout-poll-interval must be positive, got "${flags.rolloutPollInterval}"`);
-  return { rolloutPollMs };
+  const migrationStallMs = parseDuration(flags.migrationStallTimeout);
+  if (!(migrationStallMs > 0))
+    throw new Error(`--migration-stall-timeout must be positive, got "${flags.migrationStallTimeout}"`);
+  return { rolloutPollMs, migrationStallMs };
 }
