@@ -39,11 +39,19 @@ export function addVersionOperatorFlags(command: Command): void {
  * @throws Error naming the flag when a value is unusable.
  */
 export function versionOperatorOptionsFromFlags(flags: VersionOperatorFlags): VersionOperatorOptions {
-  const rolloutPollMs = parseDuration(flags.rolloutPollInterval);
-  if (!(rolloutPollMs > 0))
-    throw new Error(`--rollout-poll-interval must be positive, got "${flags.rolloutPollInterval}"`);
-  const migrationStallMs = parseDuration(flags.migrationStallTimeout);
-  if (!(migrationStallMs > 0))
-    throw new Error(`--migration-stall-timeout must be positive, got "${flags.migrationStallTimeout}"`);
-  return { rolloutPollMs, migrationStallMs };
+  return {
+    rolloutPollMs: positiveDuration('--rollout-poll-interval', flags.rolloutPollInterval),
+    migrationStallMs: positiveDuration('--migration-stall-timeout', flags.migrationStallTimeout),
+  };
+}
+
+function positiveDuration(flag: string, value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (err) {
+    throw new Error(`${flag}: ${(err as Error).message}`);
+  }
+  if (!(ms > 0)) throw new Error(`${flag} must be positive, got "${value}"`);
+  return ms;
 }

@@ -67,9 +67,9 @@ export class CoordinatorFollower {
       leaderElection: {
         id: 'capstan-coordinator',
         namespace: NAMESPACE,
-        leaseDurationMs: 3000,
-        renewDeadlineMs: 2000,
-        retryPeriodMs: 300,
+        leaseDurationMs: 6000,
+        renewDeadlineMs: 4000,
+        retryPeriodMs: 500,
       },
       metricsBindAddress: '0',
       healthProbeBindAddress: '0',
@@ -84,7 +84,13 @@ export class CoordinatorFollower {
       defaultGrantTimeoutMs: 120_000,
     });
     const stop = new AbortController();
-    this.running = { protocol: wanted, version, stop, done: manager.start(stop.signal) };
+    const running = { protocol: wanted, version, stop, done: manager.start(stop.signal) };
+    this.running = running;
+    // A coordinator that loses its lease (a slow, loaded machine) exits; its pod would restart it.
+    running.done = running.done.catch(() => {
+      if (this.running === running) this.running = undefined;
+    });
+    if (this.history.at(-1) === wanted && this.versions.at(-1) === (version ?? '')) return;
     this.history.push(wanted);
     this.versions.push(version ?? '');
   }
