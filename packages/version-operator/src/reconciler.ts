@@ -73,7 +73,9 @@ export class RebootStackReconciler implements Reconciler {
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
     let stack: RebootStack;
     try {
-      stack = await this.client.get(RebootStackType, { name: request.name });
+      // Read from the server, not the cache: the status carries the migration's memory (which
+      // groups it paused), and a cache one write behind would make it forget a pause it made.
+      stack = await this.client.get(RebootStackType, { name: request.name }, { direct: true });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
