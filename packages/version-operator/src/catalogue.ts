@@ -82,10 +82,13 @@ export function readDeployDir(dir: string): Manifest[] {
   );
 }
 
-/** The `deploy/` folder of an installed package, found beside its main entry point. */
+/**
+ * The `deploy/` folder of an installed package, through the package's own `./deploy/*` export
+ * (its published manifests; never its code). Every operator package ships a
+ * `deploy/kustomization.yaml`, which locates the folder.
+ */
 export function packageDeployDir(packageName: string): string {
-  // <package>/dist/index.js → <package>/deploy
-  return join(dirname(dirname(fileURLToPath(import.meta.resolve(packageName)))), 'deploy');
+  return dirname(fileURLToPath(import.meta.resolve(`${packageName}/deploy/kustomization.yaml`)));
 }
 
 /** The image tag of the first container of the component's workload, or undefined. */

@@ -3,8 +3,7 @@
  * gets two: the control plane first and one node at a time, then the workers a percentage at a
  * time. Management policy, not control: the coordinator only realises what the groups say.
  */
-
-import { rebootGroupResource } from '@capstan/coordinator';
+import { REBOOT_GROUP_API_VERSION, rebootGroupResource } from '@capstan/reboot-protocol';
 import { defineResource, type KubeObject } from '@capstan/runtime';
 import { MANAGED_BY, stackLabels } from './api/reboot-stack.js';
 
@@ -20,7 +19,7 @@ export interface RebootGroupObject extends KubeObject {
   status?: { observedGeneration?: number };
 }
 
-/** The RebootGroup kind, from the coordinator's published API coordinates. */
+/** The RebootGroup kind, at the coordinates the protocol package publishes. */
 export const RebootGroupKind = defineResource<RebootGroupObject>(rebootGroupResource);
 
 /** The default groups for `stack`, labelled as the stack's. */
@@ -31,13 +30,13 @@ export function defaultRebootGroups(stack: string): RebootGroupObject[] {
   });
   return [
     {
-      apiVersion: 'reboot.capstan.dev/v1alpha1',
+      apiVersion: REBOOT_GROUP_API_VERSION,
       kind: 'RebootGroup',
       metadata: { name: 'control-plane', labels },
       spec: { nodeSelector: selector('Exists'), maxUnavailable: 1, order: 0 },
     },
     {
-      apiVersion: 'reboot.capstan.dev/v1alpha1',
+      apiVersion: REBOOT_GROUP_API_VERSION,
       kind: 'RebootGroup',
       metadata: { name: 'workers', labels },
       spec: { nodeSelector: selector('DoesNotExist'), maxUnavailable: DEFAULT_WORKER_BUDGET, order: 1 },

@@ -9,12 +9,15 @@ type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
 /** The parsed flags. */
 export interface VersionOperatorFlags {
   rolloutPollInterval: string;
+  migrationStallTimeout: string;
 }
 
 /** What the flags configure. */
 export interface VersionOperatorOptions {
   /** How often a stack is looked at again while it rolls out or migrates. */
   rolloutPollMs: number;
+  /** How long a migration may wait on one thing before the stack reports it stalled (Degraded). */
+  migrationStallMs: number;
 }
 
 /** Adds the version operator's flags to the command. */
@@ -24,6 +27,11 @@ export function addVersionOperatorFlags(command: Command): void {
     'how often a rolling-out or migrating stack is looked at again (changes come sooner)',
     '2s',
   );
+  command.option(
+    '--migration-stall-timeout <duration>',
+    'how long a protocol migration may wait on one thing (a rollout, a group) before the stack is Degraded with MigrationStalled; it keeps waiting',
+    '10m',
+  );
 }
 
 /**
@@ -31,8 +39,19 @@ export function addVersionOperatorFlags(command: Command): void {
  * @throws Error naming the flag when a value is unusable.
  */
 export function versionOperatorOptionsFromFlags(flags: VersionOperatorFlags): VersionOperatorOptions {
-  const rolloutPollMs = parseDuration(flags.rolloutPollInterval);
-  if (!(rolloutPollMs > 0))
-    throw new Error(`--rollout-poll-interval must be positive, got "${flags.rolloutPollInterval}"`);
-  return { rolloutPollMs };
+  return {
+    rolloutPollMs: positiveDuration('--rollout-poll-interval', flags.rolloutPollInterval),
+    migrationStallMs: positiveDuration('--migration-stall-timeout', flags.migrationStallTimeout),
+  };
+}
+
+function positiveDuration(flag: string, value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (err) {
+    throw new Error(`${flag}: ${(err as Error).message}`);
+  }
+  if (!(ms > 0)) throw new Error(`${flag} must be positive, got "${value}"`);
+  return ms;
 }

@@ -11,6 +11,7 @@ export * from './catalogue.js';
 export * from './default-groups.js';
 export * from './flags.js';
 export * from './migration.js';
+export * from './migration-stall.js';
 export * from './mirror.js';
 export * from './reconciler.js';
 export * from './render.js';

@@ -7,7 +7,7 @@
 
 import type { ProtocolName } from '@capstan/reboot-protocol';
 import { type Client, conditionalMergePatch, isConflict, type KubeObject } from '@capstan/runtime';
-import { Node, Pod } from '@capstan/runtime/client';
+import { Node, Pod, type Pod as PodObject } from '@capstan/runtime/client';
 import { type MigrationStatus, PROTOCOL_ANNOTATION } from './api/reboot-stack.js';
 import { RebootGroupKind } from './default-groups.js';
 import { coordinatorSpeaker, type MigrationStep, stepMigration } from './migration.js';
@@ -20,7 +20,7 @@ export interface MigrationWorkloads {
   coordinator?: WorkloadObject;
   agent?: WorkloadObject & {
     metadata: { namespace?: string };
-    spec?: { selector?: { matchLabels?: Record<string, string> } };
+    spec?: { selector?: { matchLabels?: Record<string, string> }; template?: unknown };
   };
 }
 
@@ -33,14 +33,10 @@ const protocolArg = (pod: KubeObject): ProtocolName | undefined => {
   return arg === 'capstan' || arg === 'fluo' ? arg : undefined;
 };
 
-/** Per node, the one protocol its agent pods speak, or undefined while none or two disagree. */
-async function agentSpeakers(
-  client: Client,
-  agent: MigrationWorkloads['agent'],
-): Promise<Map<string, ProtocolName | undefined>> {
-  const speakers = new Map<string, ProtocolName | undefined>();
+/** The agent DaemonSet's pods now. */
+async function agentPods(client: Client, agent: MigrationWorkloads['agent']): Promise<PodObject[]> {
   const labels = agent?.spec?.selector?.matchLabels;
-  if (!agent || !labels) return speakers;
+  if (!agent || !labels) return [];
   const labelSelector = Object.entries(labels)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
@@ -49,14 +45,67 @@ async function agentSpeakers(
     labelSelector,
     direct: true,
   });
+  return items;
+}
+
+/** Per node, the one protocol its agent pods speak, or undefined while none or two disagree. */
+function agentSpeakers(pods: readonly PodObject[]): Map<string, ProtocolName | undefined> {
   const byNode = new Map<string, Set<ProtocolName | undefined>>();
-  for (const pod of items) {
+  for (const pod of pods) {
     const node = pod.spec?.nodeName;
     if (!node) continue;
     byNode.set(node, (byNode.get(node) ?? new Set()).add(protocolArg(pod)));
   }
+  const speakers = new Map<string, ProtocolName | undefined>();
   for (const [node, set] of byNode) speakers.set(node, set.size === 1 ? [...set][0] : undefined);
   return speakers;
+}
+
+const podReady = (pod: PodObject): boolean =>
+  !pod.metadata.deletionTimestamp &&
+  pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
+/** A workload's rollout in words: its pods, how many are updated and available of how many wanted. */
+function rolloutWords(workload: WorkloadObject | undefined): string {
+  if (!workload) return 'not created yet';
+  const r = rolloutOf(workload);
+  const seen = r.observed ? '' : ' (its controller has not seen the change yet)';
+  const total = workload.status?.[workload.kind === 'DaemonSet' ? 'currentNumberScheduled' : 'replicas'];
+  return `${Number(total ?? 0)} pod(s), ${r.updated} of ${r.desired} updated, ${r.available} available${seen}`;
+}
+
+/** The nodes the agent DaemonSet's pod template selects (its tolerations take every taint). */
+function agentNodes(agent: MigrationWorkloads['agent'], nodes: readonly KubeObject[]): string[] {
+  const selector = (agent?.spec?.template as { spec?: { nodeSelector?: Record<string, string> } } | undefined)
+    ?.spec?.nodeSelector;
+  return nodes
+    .filter((n) => Object.entries(selector ?? {}).every(([k, v]) => n.metadata.labels?.[k] === v))
+    .map((n) => n.metadata.name as string)
+    .sort();
+}
+
+/**
+ * What the agents' rollout to `protocol` still lacks: the counts, the nodes where no agent pod is
+ * ready at all (no pod, or one that never turns ready: what holds a rollout bounded by
+ * maxUnavailable), and those still on the old protocol.
+ */
+function agentLag(
+  agent: MigrationWorkloads['agent'],
+  pods: readonly PodObject[],
+  nodes: readonly KubeObject[],
+  protocol: ProtocolName,
+): string {
+  const on = (node: string, ok: (p: PodObject) => boolean) =>
+    pods.some((p) => p.spec?.nodeName === node && ok(p));
+  const wanted = agentNodes(agent, nodes);
+  const down = wanted.filter((n) => !on(n, podReady));
+  const behind = wanted.filter(
+    (n) => !down.includes(n) && !on(n, (p) => podReady(p) && protocolArg(p) === protocol),
+  );
+  const parts = [rolloutWords(agent)];
+  if (down.length > 0) parts.push(`no ready agent pod on node ${down.join(', ')}`);
+  if (behind.length > 0) parts.push(`not yet on ${protocol}: ${behind.join(', ')}`);
+  return parts.join('; ');
 }
 
 function patchBody(patch: NodeKeysPatch) {
@@ -71,7 +120,8 @@ export async function migrationRound(
 ): Promise<MigrationStep & { mirrored: number }> {
   const { items: groups } = await client.list(RebootGroupKind, { direct: true });
   const { items: nodes } = await client.list(Node, { direct: true });
-  const speakers = await agentSpeakers(client, workloads.agent);
+  const pods = await agentPods(client, workloads.agent);
+  const speakers = agentSpeakers(pods);
   const coordinator = workloads.coordinator;
   const patchesFor = (m: MigrationStatus) =>
     nodes.map((node) => ({
@@ -100,6 +150,10 @@ export async function migrationRound(
       agent: completeAt(workloads.agent && rolloutOf(workloads.agent), workloads.version, migration.to),
     },
     unmirrored: patchesFor(migration).filter((p) => !isEmptyPatch(p.patch)).length,
+    lagging: {
+      coordinator: rolloutWords(coordinator),
+      agent: agentLag(workloads.agent, pods, nodes, migration.to),
+    },
   });
   for (const name of step.pause) {
     await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: true } });
@@ -129,7 +183,10 @@ export async function migrationRound(
     }
     // A node written meanwhile keeps its old keys until the next round: the groups stay paused
     // (nothing new is granted) until no node has any.
-    if (left > 0) return { ...step, resume: [], migration: { ...migration, phase: 'Resuming' }, mirrored };
+    if (left > 0) {
+      const waiting = `${left} node(s) written meanwhile still carry ${migration.from} keys`;
+      return { ...step, resume: [], migration: { ...migration, phase: 'Resuming' }, waiting, mirrored };
+    }
   }
   for (const name of step.resume) {
     await client.patch(RebootGroupKind, { name }, 'merge', { spec: { paused: false } });

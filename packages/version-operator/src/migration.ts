@@ -42,6 +42,8 @@ export interface MigrationWorld {
   switched: Record<ComponentName, boolean>;
   /** Nodes whose keys still differ between the two sides (mirrored with this phase's speakers). */
   unmirrored: number;
+  /** What each workload's rollout still lacks, in words (for the wait's description). */
+  lagging?: Partial<Record<ComponentName, string>>;
 }
 
 /** What to do this round. */
@@ -70,6 +72,9 @@ export function coordinatorSpeaker(m: MigrationStatus): ProtocolName {
 }
 
 const at = (m: MigrationStatus, phase: MigrationPhase): MigrationStatus => ({ ...m, phase });
+
+const detail = (world: MigrationWorld, component: ComponentName): string =>
+  world.lagging?.[component] ? `: ${world.lagging[component]}` : '';
 
 function wait(m: MigrationStatus, step: Partial<MigrationStep>, waiting: string): MigrationStep {
   return {
@@ -109,14 +114,24 @@ function stepPhase(world: MigrationWorld): MigrationStep {
     case 'Pausing': {
       const pause = world.groups.filter((g) => !g.paused).map((g) => g.name);
       const paused = { ...m, pausedGroups: [...new Set([...m.pausedGroups, ...pause])] };
-      if (pause.length > 0 || !world.groups.every((g) => g.observed)) {
-        return wait(paused, { pause }, 'waiting for the coordinator to see every RebootGroup paused');
+      const unseen = world.groups.filter((g) => !g.observed || !g.paused).map((g) => g.name);
+      if (unseen.length > 0) {
+        const names = unseen.sort().join(', ');
+        return wait(
+          paused,
+          { pause },
+          `waiting for the coordinator to see every RebootGroup paused (not yet: ${names})`,
+        );
       }
       return stepPhase({ ...world, migration: at(paused, 'StoppingCoordinator') });
     }
     case 'StoppingCoordinator':
       if (!world.coordinatorStopped)
-        return wait(m, { stopCoordinator: true }, 'waiting for the coordinator to stop');
+        return wait(
+          m,
+          { stopCoordinator: true },
+          `waiting for the coordinator to stop${detail(world, 'coordinator')}`,
+        );
       if (world.unmirrored > 0) {
         return wait(m, { stopCoordinator: true, mirror: true }, `carrying ${world.unmirrored} node(s) over`);
       }
@@ -124,13 +139,18 @@ function stepPhase(world: MigrationWorld): MigrationStep {
     case 'SwitchingCoordinator': {
       const protocols = { coordinator: m.to, agent: m.from };
       if (!world.switched.coordinator) {
-        return wait(m, { mirror: true, protocols }, `coordinator rolling out on ${m.to}`);
+        return wait(
+          m,
+          { mirror: true, protocols },
+          `coordinator rolling out on ${m.to}${detail(world, 'coordinator')}`,
+        );
       }
       return stepPhase({ ...world, migration: at(m, 'SwitchingAgents') });
     }
     case 'SwitchingAgents': {
       const protocols = { coordinator: m.to, agent: m.to };
-      if (!world.switched.agent) return wait(m, { mirror: true, protocols }, `agents rolling out on ${m.to}`);
+      if (!world.switched.agent)
+        return wait(m, { mirror: true, protocols }, `agents rolling out on ${m.to}${detail(world, 'agent')}`);
       if (world.unmirrored > 0)
         return wait(m, { mirror: true, protocols }, `${world.unmirrored} node(s) to mirror`);
       return stepPhase({ ...world, migration: at(m, 'Resuming') });

@@ -36,6 +36,7 @@ import type { Catalogue, CatalogueEntry } from './catalogue.js';
 import { defaultRebootGroups, RebootGroupKind } from './default-groups.js';
 import { startMigration } from './migration.js';
 import { migrationRound } from './migration-driver.js';
+import { DEFAULT_MIGRATION_STALL_MS, migrationStall, trackWait } from './migration-stall.js';
 import { objectKey, type RenderedObject, renderStack, workloadOf } from './render.js';
 import { componentStatus, type Rollout, rolloutOf, type WorkloadObject } from './rollout.js';
 import { stackConditions } from './status.js';
@@ -44,20 +45,37 @@ import { planUpgrade } from './upgrade.js';
 /** How often a stack is looked at again while something rolls out, by default. */
 export const DEFAULT_ROLLOUT_POLL_MS = 2_000;
 
+/** How a {@link RebootStackReconciler} times what it waits for. */
+export interface ReconcilerTiming {
+  /** How often a stack is looked at again while something rolls out (events come sooner). */
+  rolloutPollMs?: number;
+  /** How long a migration may wait on one thing before it is reported stalled. */
+  migrationStallMs?: number;
+  now?: () => Date;
+}
+
 /** Keeps each RebootStack's coordinator and agent at the desired version. */
 export class RebootStackReconciler implements Reconciler {
+  private readonly pollMs: number;
+  private readonly stallMs: number;
+  private readonly now: () => Date;
+
   constructor(
     private readonly client: Client,
     private readonly catalogue: Catalogue,
-    /** How often a stack is looked at again while something rolls out (events come sooner). */
-    private readonly pollMs = DEFAULT_ROLLOUT_POLL_MS,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    timing: ReconcilerTiming = {},
+  ) {
+    this.pollMs = timing.rolloutPollMs ?? DEFAULT_ROLLOUT_POLL_MS;
+    this.stallMs = timing.migrationStallMs ?? DEFAULT_MIGRATION_STALL_MS;
+    this.now = timing.now ?? (() => new Date());
+  }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
     let stack: RebootStack;
     try {
-      stack = await this.client.get(RebootStackType, { name: request.name });
+      // Read from the server, not the cache: the status carries the migration's memory (which
+      // groups it paused), and a cache one write behind would make it forget a pause it made.
+      stack = await this.client.get(RebootStackType, { name: request.name }, { direct: true });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -73,7 +91,11 @@ export class RebootStackReconciler implements Reconciler {
     });
     if (problems.length > 0) {
       log.info({ problems }, 'stack refused');
-      await this.report(stack, { ...status }, problems, { complete: false, agentNodes: 0 });
+      // What runs keeps running: Available still says so, Degraded says why nothing changes.
+      await this.report(stack, { ...status }, problems, {
+        complete: false,
+        agentNodes: status.agent?.desired ?? 0,
+      });
       return undefined;
     }
     const entry = this.catalogue.get(stack.spec.version);
@@ -100,7 +122,7 @@ export class RebootStackReconciler implements Reconciler {
       progress = { reason: `Migrating${migration.phase}`, message: step.waiting ?? 'migration step taken' };
       // Over: both components speak the new protocol now, so no new migration starts from the old one.
       if (!step.migration) status.observedProtocol = migration.to;
-      migration = step.migration;
+      migration = trackWait(migration, step.migration, step.waiting, this.now());
       protocols = step.protocols;
       stopCoordinator = step.stopCoordinator;
     }
@@ -118,7 +140,7 @@ export class RebootStackReconciler implements Reconciler {
       const message = err instanceof Error ? err.message : String(err);
       await this.report(stack, status, [{ reason: 'ApplyFailed', message }], {
         complete: false,
-        agentNodes: 0,
+        agentNodes: status.agent?.desired ?? 0,
       });
       throw err;
     }
@@ -149,8 +171,13 @@ export class RebootStackReconciler implements Reconciler {
     rollouts.coordinator = await this.applyComponent(rendered, 'coordinator');
     const existingAgent = await this.read(rendered, 'agent');
     rollouts.agent = existingAgent && rolloutOf(existingAgent);
-    const plan = planUpgrade({ version: entry.version, protocols }, rollouts);
-    if (plan.apply.includes('agent')) rollouts.agent = await this.applyComponent(rendered, 'agent');
+    const target = { version: entry.version, protocols };
+    let plan = planUpgrade(target, rollouts);
+    if (plan.apply.includes('agent')) {
+      rollouts.agent = await this.applyComponent(rendered, 'agent');
+      // This round's apply counts: a changed agent template (new flags, say) is a rollout under way.
+      plan = { ...planUpgrade(target, rollouts), apply: plan.apply };
+    }
     if (plan.prune && !migration) {
       const pruned = await pruneObjects(this.client, name, new Set(rendered.map((r) => objectKey(r.object))));
       if (pruned.length > 0) log.info({ pruned }, 'pruned objects the version no longer has');
@@ -174,7 +201,15 @@ export class RebootStackReconciler implements Reconciler {
       next.observedVersion = entry.version;
       next.observedProtocol = protocol;
     }
-    await this.report(stack, next, [], { complete, progress, agentNodes: rollouts.agent?.desired ?? 0 });
+    // A stalled migration goes on as it is (groups paused, nodes mirrored); it is reported, not undone.
+    const stall = migrationStall(migration, now, this.stallMs);
+    if (stall) log.info({ stall: stall.message }, 'migration stalled');
+    const problems = stall ? [stall] : [];
+    await this.report(stack, next, problems, {
+      complete,
+      progress,
+      agentNodes: rollouts.agent?.desired ?? 0,
+    });
     return complete ? undefined : { requeueAfter: this.pollMs };
   }
 

@@ -29,11 +29,10 @@ export function addVersionOperator(
   manager: Manager,
   options: Partial<VersionOperatorOptions> & { catalogue?: Catalogue } = {},
 ): VersionOperatorHandle {
-  const reconciler = new RebootStackReconciler(
-    manager.client,
-    options.catalogue ?? shippedCatalogue(),
-    options.rolloutPollMs,
-  );
+  const reconciler = new RebootStackReconciler(manager.client, options.catalogue ?? shippedCatalogue(), {
+    rolloutPollMs: options.rolloutPollMs,
+    migrationStallMs: options.migrationStallMs,
+  });
   const owned = { labelSelector: `${stackLabels.managedBy}=${MANAGED_BY}` };
   const controller = manager
     .controllerBuilder()

@@ -1,18 +1,30 @@
 /** Shared pieces of the version operator's envtest tests. */
+import { fileURLToPath } from 'node:url';
 import type { SharedControlPlane } from '@capstan/envtest/vitest';
-import { Client, Manager } from '@capstan/runtime';
-import { DaemonSet, Deployment, HttpTransport } from '@capstan/runtime/client';
+import { Client, defineResource, isNotFound, type KubeObject, Manager } from '@capstan/runtime';
+import { DaemonSet, Deployment, HttpTransport, Namespace } from '@capstan/runtime/client';
 import { createLogger } from '@capstan/runtime/manager';
+import { eventually } from '@capstan/runtime/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   addVersionOperator,
   type Catalogue,
   FIELD_MANAGER,
   type RebootStack,
+  RebootStackType,
   rolloutOf,
 } from '../src/index.js';
+import { VERSION_A } from './version-b.js';
 
 export const NAMESPACE = 'capstan-system';
+
+/** A stack on FLUO's keys at version A, without default groups, agents one at a time. */
+export const FLUO_STACK: RebootStack['spec'] = {
+  version: VERSION_A,
+  protocol: 'fluo',
+  defaultRebootGroups: false,
+  agent: { maxUnavailable: 1 },
+};
 
 /** The control-plane node and three workers (kwok runs their pods). */
 export const NODES = [
@@ -32,6 +44,7 @@ export async function startOperator(
   env: SharedControlPlane,
   catalogue: Catalogue,
   kubeConfig: KubeConfig = env.kubeConfig,
+  options: { migrationStallMs?: number } = {},
 ): Promise<() => Promise<void>> {
   const manager = Manager.create({
     kubeConfig,
@@ -41,7 +54,7 @@ export async function startOperator(
     fieldManager: FIELD_MANAGER,
     logger: createLogger({ level: 'warn' }),
   });
-  addVersionOperator(manager, { catalogue, rolloutPollMs: 300 });
+  addVersionOperator(manager, { catalogue, rolloutPollMs: 300, ...options });
   const stop = new AbortController();
   const done = manager.start(stop.signal);
   return async () => {
@@ -61,3 +74,112 @@ export async function rollouts(client: Client) {
 /** A condition of a stack. */
 export const condition = (stack: RebootStack | undefined, type: string) =>
   stack?.status?.conditions?.find((c) => c.type === type);
+
+/** The message of {@link freezeAgentDaemonSet}'s refusal. */
+export const FROZEN = 'the agent DaemonSet is frozen by a test policy';
+
+/** A ValidatingAdmissionPolicy (and its binding) refusing every write to the agent DaemonSet. */
+export function freezeAgentDaemonSet(): KubeObject[] {
+  const name = 'freeze-capstan-agent';
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ['apps'],
+              apiVersions: ['v1'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['daemonsets'],
+            },
+          ],
+        },
+        validations: [
+          { expression: "object.metadata.name != 'capstan-agent'", message: FROZEN, reason: 'Forbidden' },
+        ],
+      },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name },
+      spec: { policyName: name, validationActions: ['Deny'] },
+    },
+  ] as unknown as KubeObject[];
+}
+
+/** Deletes cluster-scoped admission objects, bindings first, and waits until they are gone. */
+export async function removeObjects(client: Client, objects: readonly KubeObject[]): Promise<void> {
+  for (const o of [...objects].reverse()) {
+    const type = defineResource({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      kind: o.kind as string,
+      plural: `${(o.kind as string).toLowerCase().replace(/y$/, 'ie')}s`,
+      namespaced: false,
+    });
+    await client.delete(type, { name: o.metadata.name as string }).catch((err) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+}
+
+/**
+ * The simulated cluster the migration and upgrade tests start from: the nodes, the RebootStack CRD,
+ * the operator's namespace (its Lease lives there) and the operator running as the admin.
+ * Answers how to stop the operator.
+ */
+export async function prepareCluster(
+  env: SharedControlPlane,
+  catalogue: Catalogue,
+  options: { migrationStallMs?: number } = {},
+): Promise<() => Promise<void>> {
+  await env.plane.addNodes(NODES);
+  await env.plane.installCRDs([fileURLToPath(new URL('../deploy/crds/rebootstacks.yaml', import.meta.url))]);
+  await admin(env).create(Namespace, { metadata: { name: NAMESPACE } });
+  return startOperator(env, catalogue, env.kubeConfig, { migrationStallMs: options.migrationStallMs });
+}
+
+/** Creates the stack `capstan` with `spec` and waits until it is Available and `settled` holds. */
+export async function createStack(
+  client: Client,
+  spec: RebootStack['spec'],
+  settled: (s: RebootStack) => boolean,
+  what: string,
+): Promise<RebootStack> {
+  await client.create(RebootStackType, { metadata: { name: 'capstan' }, spec } as RebootStack);
+  return eventually(
+    async () => {
+      const s = await client.get(RebootStackType, { name: 'capstan' });
+      return condition(s, 'Available')?.status === 'True' && settled(s) ? s : undefined;
+    },
+    { what, timeoutMs: 90_000 },
+  );
+}
+
+/** Waits until the stack `capstan` satisfies `ok`, and returns it. */
+export function stackWhen(
+  client: Client,
+  ok: (s: RebootStack) => boolean,
+  what: string,
+  timeoutMs = 120_000,
+): Promise<RebootStack> {
+  let last: RebootStack | undefined;
+  return eventually(
+    async () => {
+      last = await client.get(RebootStackType, { name: 'capstan' });
+      return ok(last) ? last : undefined;
+    },
+    { what, timeoutMs, details: () => `last status: ${JSON.stringify(last?.status)}` },
+  );
+}
+
+/** The stack's migration to capstan is over and it is Available. */
+export const migratedToCapstan = (s: RebootStack): boolean =>
+  s.status?.observedProtocol === 'capstan' &&
+  !s.status.migration &&
+  condition(s, 'Available')?.status === 'True';

@@ -11,15 +11,22 @@ import { coordinatorKeys, type Protocol, type ProtocolName, protocolOf } from '@
 import { type Client, conditionalMergePatch, isConflict, Manager } from '@capstan/runtime';
 import { Deployment, Node, Pod } from '@capstan/runtime/client';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { PROTOCOL_ANNOTATION } from '../src/index.js';
+import { PROTOCOL_ANNOTATION, stackLabels } from '../src/index.js';
 import { NAMESPACE } from './helpers.js';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs the coordinator as its Deployment says: replicas > 0 on the template's protocol, or not at all. */
+/**
+ * Runs the coordinator as its Deployment says: replicas > 0 on the template's protocol, or not at
+ * all; a new pod template version restarts it (a rollout replaces the leader).
+ */
 export class CoordinatorFollower {
   readonly history: Array<ProtocolName | 'stopped'> = [];
-  private running: { protocol: ProtocolName; stop: AbortController; done: Promise<void> } | undefined;
+  /** The template version of each coordinator started, in order. */
+  readonly versions: string[] = [];
+  private running:
+    | { protocol: ProtocolName; version?: string; stop: AbortController; done: Promise<void> }
+    | undefined;
   private stopped = false;
   private loop: Promise<void> | undefined;
 
@@ -51,7 +58,8 @@ export class CoordinatorFollower {
       | ProtocolName
       | undefined;
     const wanted = d && (d.spec?.replicas ?? 1) > 0 ? protocol : undefined;
-    if (wanted === this.running?.protocol) return;
+    const version = d?.spec?.template?.metadata?.annotations?.[stackLabels.version];
+    if (wanted === this.running?.protocol && (!wanted || version === this.running?.version)) return;
     await this.halt();
     if (!wanted) return void this.history.push('stopped');
     const manager = Manager.create({
@@ -59,9 +67,9 @@ export class CoordinatorFollower {
       leaderElection: {
         id: 'capstan-coordinator',
         namespace: NAMESPACE,
-        leaseDurationMs: 3000,
-        renewDeadlineMs: 2000,
-        retryPeriodMs: 300,
+        leaseDurationMs: 6000,
+        renewDeadlineMs: 4000,
+        retryPeriodMs: 500,
       },
       metricsBindAddress: '0',
       healthProbeBindAddress: '0',
@@ -76,8 +84,15 @@ export class CoordinatorFollower {
       defaultGrantTimeoutMs: 120_000,
     });
     const stop = new AbortController();
-    this.running = { protocol: wanted, stop, done: manager.start(stop.signal) };
+    const running = { protocol: wanted, version, stop, done: manager.start(stop.signal) };
+    this.running = running;
+    // A coordinator that loses its lease (a slow, loaded machine) exits; its pod would restart it.
+    running.done = running.done.catch(() => {
+      if (this.running === running) this.running = undefined;
+    });
+    if (this.history.at(-1) === wanted && this.versions.at(-1) === (version ?? '')) return;
     this.history.push(wanted);
+    this.versions.push(version ?? '');
   }
 
   private async halt(): Promise<void> {

@@ -4,28 +4,30 @@
  * stack switches to our protocol. Every request and grant survives, no node reboots twice, the
  * budget holds at every observation, and no FLUO key is left.
  */
-import { fileURLToPath } from 'node:url';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol, FLUO_PREFIX, fluoProtocol } from '@capstan/reboot-protocol';
-import { Namespace, Node } from '@capstan/runtime/client';
+import { Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RebootGroupKind, type RebootStack, RebootStackType } from '../src/index.js';
-import { admin, condition, NAMESPACE, NODES, startOperator } from './helpers.js';
+import { RebootGroupKind, RebootStackType } from '../src/index.js';
+import {
+  admin,
+  condition,
+  createStack,
+  FLUO_STACK,
+  migratedToCapstan,
+  prepareCluster,
+  stackWhen,
+} from './helpers.js';
 import { CoordinatorFollower, SimAgent } from './migration-harness.js';
-import { catalogueWithB, VERSION_A } from './version-b.js';
+import { catalogueWithB } from './version-b.js';
 
 const env = useOwnControlPlane({ controllerManager: true, scheduler: true, kwok: true }, 'migration');
-const CRD = fileURLToPath(new URL('../deploy/crds/rebootstacks.yaml', import.meta.url));
 const BUDGET = 2;
 const stops: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  await env.plane.addNodes(NODES);
-  await env.plane.installCRDs([CRD]);
-  // The operator's own namespace (its leader election Lease lives there), as its deploy/ assumes.
-  await admin(env).create(Namespace, { metadata: { name: NAMESPACE } });
-  stops.push(await startOperator(env, catalogueWithB()));
+  stops.push(await prepareCluster(env, catalogueWithB()));
 }, 120_000);
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop();
@@ -34,18 +36,11 @@ afterAll(async () => {
 it('migrates FLUO → capstan with nodes waiting, granted and mid-reboot: nothing lost, nothing doubled, budget held', async () => {
   const client = admin(env);
   const stackNow = () => client.get(RebootStackType, { name: 'capstan' });
-  await client.create(RebootStackType, {
-    metadata: { name: 'capstan' },
-    spec: { version: VERSION_A, protocol: 'fluo', defaultRebootGroups: false, agent: { maxUnavailable: 1 } },
-  } as RebootStack);
-  await eventually(
-    async () => {
-      const s = await stackNow();
-      return condition(s, 'Available')?.status === 'True' && s.status?.observedProtocol === 'fluo'
-        ? s
-        : undefined;
-    },
-    { what: 'the stack Available on FLUO keys', timeoutMs: 90_000 },
+  await createStack(
+    client,
+    FLUO_STACK,
+    (s) => s.status?.observedProtocol === 'fluo',
+    'the stack Available on FLUO keys',
   );
   await client.create(RebootGroupKind, {
     metadata: { name: 'all' },
@@ -129,17 +124,7 @@ it('migrates FLUO → capstan with nodes waiting, granted and mid-reboot: nothin
   midReboot.hold = 'none';
   granted.hold = 'none';
 
-  const done = await eventually(
-    async () => {
-      const s = await stackNow();
-      return s.status?.observedProtocol === 'capstan' &&
-        !s.status.migration &&
-        condition(s, 'Available')?.status === 'True'
-        ? s
-        : undefined;
-    },
-    { what: 'the migration to finish', timeoutMs: 120_000 },
-  );
+  const done = await stackWhen(client, migratedToCapstan, 'the migration to finish', 120_000);
   expect(condition(done, 'Degraded')?.status).toBe('False');
   // Every request is served, once: the waiting nodes too, now on our keys.
   await eventually(async () => (agents.every((a) => a.reboots >= 1) ? true : undefined), {

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import {
   type Catalogue,
   currentEntry,
+  defaultRebootGroups,
+  RebootGroupKind,
   type RebootStack,
   renderStack,
   shippedCatalogue,
@@ -32,6 +34,36 @@ describe('the catalogue', () => {
       expect.arrayContaining(['DaemonSet', 'ServiceAccount', 'ValidatingAdmissionPolicy']),
     );
     expect(entry.migrations).toEqual(['fluo->capstan']);
+  });
+
+  it('writes default RebootGroups at the coordinates of the CRD the coordinator publishes', () => {
+    // The coordinates come from the protocol package; the CRD from the coordinator's deploy/.
+    const crd = currentEntry().manifests.coordinator.find(
+      (m) => m.kind === 'CustomResourceDefinition' && m.metadata.name === 'rebootgroups.reboot.capstan.dev',
+    ) as unknown as {
+      spec: {
+        group: string;
+        scope: string;
+        names: { kind: string; plural: string };
+        versions: { name: string }[];
+      };
+    };
+    expect(crd, 'the coordinator publishes the RebootGroup CRD').toBeDefined();
+    expect({
+      group: crd.spec.group,
+      kind: crd.spec.names.kind,
+      plural: crd.spec.names.plural,
+      namespaced: crd.spec.scope === 'Namespaced',
+    }).toEqual({
+      group: RebootGroupKind.group,
+      kind: RebootGroupKind.kind,
+      plural: RebootGroupKind.plural,
+      namespaced: RebootGroupKind.namespaced,
+    });
+    expect(crd.spec.versions.map((v) => v.name)).toContain(RebootGroupKind.version);
+    for (const group of defaultRebootGroups('capstan')) {
+      expect(group.apiVersion).toBe(`${crd.spec.group}/${RebootGroupKind.version}`);
+    }
   });
 });
 

@@ -7,9 +7,10 @@
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
+import { isForbidden } from '@capstan/runtime';
 import { DaemonSet, Deployment, Namespace, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   completeAt,
   packageDeployDir,
@@ -18,7 +19,17 @@ import {
   RebootStackType,
   stackLabels,
 } from '../src/index.js';
-import { admin, condition, NAMESPACE, NODES, rollouts, startOperator } from './helpers.js';
+import {
+  admin,
+  condition,
+  FROZEN,
+  freezeAgentDaemonSet,
+  NAMESPACE,
+  NODES,
+  removeObjects,
+  rollouts,
+  startOperator,
+} from './helpers.js';
 import { catalogueWithB, VERSION_A, VERSION_B } from './version-b.js';
 
 const env = useOwnControlPlane({ controllerManager: true, scheduler: true, kwok: true }, 'stack');
@@ -228,6 +239,77 @@ describe('a RebootStack', () => {
         timeoutMs: 60_000,
       },
     );
+  }, 180_000);
+
+  it('a refused apply: ApplyFailed with the server message, the coordinator still reconciled, recovered once lifted', async () => {
+    const client = admin(env);
+    await eventually(
+      async () => {
+        const s = await getStack();
+        return condition(s, 'Progressing')?.reason === 'Complete' &&
+          condition(s, 'Available')?.status === 'True'
+          ? true
+          : undefined;
+      },
+      { what: 'the stack settled', timeoutMs: 60_000 },
+    );
+    const freeze = freezeAgentDaemonSet();
+    await env.plane.createObjects(freeze);
+    onTestFinished(() => removeObjects(client, freeze));
+    const agentKey = { namespace: NAMESPACE, name: 'capstan-agent' };
+    await eventually(
+      () =>
+        client
+          .patch(DaemonSet, agentKey, 'merge', { metadata: { labels: { probe: 'x' } } }, { dryRun: true })
+          .then(
+            () => undefined,
+            (err) => (isForbidden(err) ? true : undefined),
+          ),
+      { what: 'the freezing policy in force', timeoutMs: 20_000 },
+    );
+    // One change to each component: the coordinator's goes through, the agent's is refused.
+    await patchSpec({
+      coordinator: { replicas: 1 },
+      agent: { maxUnavailable: 1, flags: { 'log-level': 'debug' } },
+    });
+    const refused = await eventually(
+      async () => {
+        const s = await getStack();
+        return condition(s, 'Degraded')?.reason === 'ApplyFailed' ? s : undefined;
+      },
+      { what: 'Degraded ApplyFailed', timeoutMs: 30_000 },
+    );
+    expect(condition(refused, 'Degraded')).toMatchObject({ status: 'True' });
+    expect(condition(refused, 'Degraded')?.message).toContain(FROZEN);
+    expect(condition(refused, 'Progressing')).toMatchObject({ status: 'False', reason: 'ApplyFailed' });
+    expect(refused.status?.observedVersion).toBe(VERSION_B);
+    // The coordinator is applied before the agent: its change is made although the agent's is not.
+    await eventually(
+      async () => {
+        const d = await client.get(Deployment, { namespace: NAMESPACE, name: 'capstan-coordinator' });
+        return d.spec?.replicas === 1 ? true : undefined;
+      },
+      { what: 'the coordinator scaled to 1 meanwhile', timeoutMs: 30_000 },
+    );
+    const agentArgs = async () =>
+      ((await client.get(DaemonSet, agentKey)).spec?.template?.spec?.containers?.[0]?.args ?? []) as string[];
+    expect(await agentArgs()).not.toContain('--log-level=debug');
+    // Lifted: the operator retries on its own (no spec change) and carries the agent's change out.
+    await removeObjects(client, freeze);
+    const recovered = await eventually(
+      async () => {
+        const s = await getStack();
+        return condition(s, 'Degraded')?.status === 'False' &&
+          condition(s, 'Progressing')?.reason === 'Complete' &&
+          (await agentArgs()).includes('--log-level=debug')
+          ? s
+          : undefined;
+      },
+      { what: 'recovered once the policy is lifted', timeoutMs: 90_000 },
+    );
+    expect(condition(recovered, 'Available')?.status).toBe('True');
+    expect(recovered.status?.observedGeneration).toBe(recovered.metadata.generation);
+    await patchSpec({ coordinator: null, agent: { maxUnavailable: 1 } });
   }, 180_000);
 
   it('deleted: removes what it created; node annotations stay', async () => {

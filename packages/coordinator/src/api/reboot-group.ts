@@ -7,21 +7,13 @@ import type { ConditionInput } from '@capstan/runtime';
 import type { LabelSelectorSpec } from '@capstan/runtime/client';
 import type { RebootWindow } from './reboot-window.js';
 
-/** API group of the coordinator's resources. */
-export const REBOOT_GROUP_API_GROUP = 'reboot.capstan.dev';
-/** API version of {@link RebootGroup}. */
-export const REBOOT_GROUP_VERSION = 'v1alpha1';
-
-/**
- * Where `RebootGroup` lives on the API server, in the shape the runtime's `defineResource` takes.
- */
-export const rebootGroupResource = Object.freeze({
-  group: REBOOT_GROUP_API_GROUP,
-  version: REBOOT_GROUP_VERSION,
-  kind: 'RebootGroup',
-  plural: 'rebootgroups',
-  namespaced: false,
-} as const);
+// Its coordinates are published with the protocol (one definition; re-exported here).
+export {
+  REBOOT_GROUP_API_GROUP,
+  REBOOT_GROUP_API_VERSION,
+  REBOOT_GROUP_VERSION,
+  rebootGroupResource,
+} from '@capstan/reboot-protocol';
 
 /** The policy of one group of nodes. */
 export interface RebootGroupSpec {

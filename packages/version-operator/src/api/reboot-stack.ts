@@ -88,6 +88,10 @@ export interface MigrationStatus {
   phase: MigrationPhase;
   /** RebootGroups this migration paused (and will resume); groups paused by someone else stay paused. */
   pausedGroups: string[];
+  /** What the current step waits for (with its counts), while it waits. */
+  waiting?: string;
+  /** Since when (RFC 3339) the step has waited on exactly {@link MigrationStatus.waiting}. */
+  waitingSince?: string;
 }
 
 /** The steps of a protocol migration, in order. */

@@ -16,7 +16,9 @@ export type ProblemReason =
   | 'UnsupportedUpgrade'
   | 'UnsupportedMigration'
   /** Not a spec problem: the API server refused a write (RBAC, admission); retried with backoff. */
-  | 'ApplyFailed';
+  | 'ApplyFailed'
+  /** Not a spec problem: a migration has waited on the same thing too long; it goes on waiting. */
+  | 'MigrationStalled';
 
 /** One reason a stack is refused, with a message a person can act on. */
 export interface StackProblem {
