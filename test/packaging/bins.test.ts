@@ -18,6 +18,7 @@ const run = (dir: string, path: string, arg: string) =>
 describe('the installed programs', () => {
   it('include the operators, envtest, the demo and the example', () => {
     expect(bins.map((b) => b.name).sort()).toEqual([
+      'capstan',
       'capstan-agent',
       'capstan-capvcd',
       'capstan-coordinator',

@@ -13,6 +13,7 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const PUBLISHED = [
   'packages/runtime',
   'packages/envtest',
+  'packages/cli',
   'packages/reboot-protocol',
   'packages/coordinator',
   'packages/agent',

@@ -38,13 +38,11 @@ const leaf: fc.Arbitrary<JSONSchemaProps> = fc.oneof(
 
 /** Adds a description and `nullable` now and then. */
 const decorated = (arb: fc.Arbitrary<JSONSchemaProps>) =>
-  fc
-    .tuple(arb, fc.option(description, { nil: undefined }), fc.boolean())
-    .map(([schema, text, nullable]) => ({
-      ...schema,
-      ...(text === undefined ? {} : { description: text }),
-      ...(nullable && schema.enum === undefined ? { nullable: true } : {}),
-    }));
+  fc.tuple(arb, fc.option(description, { nil: undefined }), fc.boolean()).map(([schema, text, nullable]) => ({
+    ...schema,
+    ...(text === undefined ? {} : { description: text }),
+    ...(nullable && schema.enum === undefined ? { nullable: true } : {}),
+  }));
 
 const tree = fc.letrec<{ schema: JSONSchemaProps; object: JSONSchemaProps }>((tie) => ({
   schema: decorated(
@@ -57,10 +55,7 @@ const tree = fc.letrec<{ schema: JSONSchemaProps; object: JSONSchemaProps }>((ti
     ),
   ),
   object: fc
-    .tuple(
-      fc.dictionary(fieldName, tie('schema'), { minKeys: 1, maxKeys: 4 }),
-      fc.boolean(),
-    )
+    .tuple(fc.dictionary(fieldName, tie('schema'), { minKeys: 1, maxKeys: 4 }), fc.boolean())
     .chain(([properties, open]) =>
       fc.subarray(Object.keys(properties)).map((required) => ({
         type: 'object',

@@ -17,8 +17,9 @@ type Crd = typeof crd extends fc.Arbitrary<infer T> ? T : never;
 function witnesses(doc: Crd): string {
   const kind = doc.spec.names.kind;
   const root = doc.spec.versions[0]?.schema.openAPIV3Schema;
-  const spec = root?.properties.spec as JSONSchemaProps;
-  const status = (root?.properties as { status?: JSONSchemaProps }).status;
+  if (!root) throw new Error('the arbitrary CRD has one version');
+  const spec: JSONSchemaProps = root.properties.spec;
+  const status = (root.properties as { status?: JSONSchemaProps }).status;
   const object = (specValue: unknown, extra: Record<string, unknown> = {}) =>
     JSON.stringify({ metadata: { name: 'x' }, spec: specValue, ...extra });
   const minimal = sampleValue(spec, false) as Record<string, unknown>;
@@ -27,7 +28,7 @@ function witnesses(doc: Crd): string {
     `export const full: ${kind} = ${object(sampleValue(spec, true), status ? { status: sampleValue(status, true) } : {})};`,
     `export const minimal: ${kind} = ${object(minimal)};`,
   ];
-  if (root?.required.includes('spec'))
+  if (root.required.includes('spec'))
     lines.push('// @ts-expect-error spec is required', `export const noSpec: ${kind} = {"metadata":{}};`);
   for (const [i, field] of (spec.required ?? []).entries()) {
     const { [field]: _, ...rest } = minimal;

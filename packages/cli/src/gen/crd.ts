@@ -53,7 +53,9 @@ export function servedKinds(documents: readonly unknown[]): ServedKind[] {
     if (!isRecord(doc) || doc.kind !== 'CustomResourceDefinition') return;
     const where = `document ${index + 1} (${isRecord(doc.metadata) ? String(doc.metadata.name) : 'unnamed'})`;
     if (doc.apiVersion !== 'apiextensions.k8s.io/v1')
-      throw new CrdError(`${where}: apiVersion ${String(doc.apiVersion)}; only apiextensions.k8s.io/v1 is read`);
+      throw new CrdError(
+        `${where}: apiVersion ${String(doc.apiVersion)}; only apiextensions.k8s.io/v1 is read`,
+      );
     const spec = isRecord(doc.spec) ? doc.spec : {};
     const names = isRecord(spec.names) ? spec.names : {};
     const group = text(spec.group, `${where}: spec.group`);
@@ -62,7 +64,10 @@ export function servedKinds(documents: readonly unknown[]): ServedKind[] {
     if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster')
       throw new CrdError(`${where}: spec.scope must be Namespaced or Cluster, not ${String(spec.scope)}`);
     if (!Array.isArray(spec.versions)) throw new CrdError(`${where}: spec.versions must be a list`);
-    const served = spec.versions.filter((v) => isRecord(v) && v.served !== false) as Record<string, unknown>[];
+    const served = spec.versions.filter((v) => isRecord(v) && v.served !== false) as Record<
+      string,
+      unknown
+    >[];
     for (const v of served) {
       const version = text(v.name, `${where}: a version's name`);
       const schema = isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;

@@ -11,6 +11,8 @@ export interface GenTypesRequest extends Omit<GenerateOptions, 'source'> {
   output?: string;
   /** Compare with `output` instead of writing it. */
   check?: boolean;
+  /** The folder the header names the inputs relative to. Default: the working directory. */
+  sourceBase?: string;
 }
 
 /** What happened to the output file. */
@@ -18,7 +20,7 @@ export type GenTypesOutcome = 'written' | 'unchanged' | 'stale' | 'printed';
 
 /** Generates the module for `inputs`; writes it (or checks it) when an output is given. */
 export function genTypesFiles(request: GenTypesRequest): { source: string; outcome: GenTypesOutcome } {
-  const base = request.output ? dirname(request.output) : process.cwd();
+  const base = request.sourceBase ?? process.cwd();
   const documents = request.inputs.flatMap((file) => parseDocuments(readFileSync(file, 'utf8'), file));
   const source = generateTypes(documents, {
     ...request,

@@ -65,6 +65,8 @@ const parenthesised = (type: string) => (/[|&]/.test(type) ? `(${type})` : type)
 export class Declarations {
   private readonly taken: Set<string>;
   private readonly texts: string[] = [];
+  /** Interfaces by their schema's JSON: a schema written twice (a template's spec) is declared once. */
+  private readonly bySchema = new Map<string, string>();
 
   /** `reserved`: names the file already uses (its imports, its kinds). */
   constructor(reserved: Iterable<string> = []) {
@@ -108,7 +110,9 @@ export class Declarations {
     for (const [field, sub] of Object.entries(schema.properties ?? {})) {
       const type = this.typeOf(sub, `${name}${pascalCase(field)}`);
       const optional = required.has(field) ? '' : '?';
-      lines.push(`${tsdoc(isSchema(sub) ? sub.description : undefined, '  ')}  ${propertyKey(field)}${optional}: ${type};`);
+      lines.push(
+        `${tsdoc(isSchema(sub) ? sub.description : undefined, '  ')}  ${propertyKey(field)}${optional}: ${type};`,
+      );
     }
     if (schema['x-kubernetes-preserve-unknown-fields'] === true) lines.push('  [field: string]: unknown;');
     const body = lines.length === 0 ? '{}' : `{\n${lines.join('\n')}\n}`;
@@ -141,7 +145,11 @@ export class Declarations {
 
   private objectType(schema: JSONSchemaProps, hint: string): string {
     if (schema.properties && Object.keys(schema.properties).length > 0) {
+      const key = JSON.stringify(schema);
+      const known = this.bySchema.get(key);
+      if (known) return known;
       const name = this.unique(hint);
+      this.bySchema.set(key, name);
       this.declareInterface(name, schema);
       return name;
     }
