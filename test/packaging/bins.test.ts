@@ -26,6 +26,7 @@ describe('the installed programs', () => {
       'capstan-envtest',
       'capstan-vcdsim',
       'capstan-version-operator',
+      'create-capstan',
       'greeting-controller',
     ]);
   });

@@ -14,6 +14,7 @@ export const PUBLISHED = [
   'packages/runtime',
   'packages/envtest',
   'packages/cli',
+  'packages/create-capstan',
   'packages/reboot-protocol',
   'packages/coordinator',
   'packages/agent',
