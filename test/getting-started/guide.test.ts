@@ -7,7 +7,7 @@
  * (`npm run build`).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { useControlPlane } from '@capstan/envtest/vitest';
@@ -15,7 +15,7 @@ import { Client } from '@capstan/runtime';
 import { ConfigMap, HttpTransport, Secret } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { root } from '../packaging/packages.js';
+import { packTarballs } from '../packaging/tarballs.js';
 import { applyTsconfigLines, readGuide } from './guide.js';
 
 const env = useControlPlane('guide');
@@ -41,28 +41,7 @@ function sh(line: string, tarballs: Map<string, string>): string {
 
 beforeAll(() => {
   const started = Date.now();
-  const packs = join(work, 'tarballs');
-  mkdirSync(packs);
-  execFileSync(
-    'npm',
-    [
-      'pack',
-      '--ignore-scripts',
-      '--pack-destination',
-      packs,
-      '-w',
-      'packages/runtime',
-      '-w',
-      'packages/envtest',
-    ],
-    { cwd: root, stdio: 'pipe' },
-  );
-  const tarballs = new Map(
-    readdirSync(packs).map((f) => [
-      f.replace(/^capstan-(.*)-\d+\.\d+\.\d+\.tgz$/, '@capstan/$1'),
-      join(packs, f),
-    ]),
-  );
+  const tarballs = packTarballs(['packages/runtime', 'packages/envtest'], join(work, 'tarballs'));
   mkdirSync(project);
   const [setup, check] = guide.steps;
   for (const line of setup ?? []) {

@@ -18,6 +18,7 @@ const run = (dir: string, path: string, arg: string) =>
 describe('the installed programs', () => {
   it('include the operators, envtest, the demo and the example', () => {
     expect(bins.map((b) => b.name).sort()).toEqual([
+      'capstan',
       'capstan-agent',
       'capstan-capvcd',
       'capstan-coordinator',
@@ -25,6 +26,7 @@ describe('the installed programs', () => {
       'capstan-envtest',
       'capstan-vcdsim',
       'capstan-version-operator',
+      'create-capstan',
       'greeting-controller',
     ]);
   });

@@ -13,6 +13,8 @@ export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const PUBLISHED = [
   'packages/runtime',
   'packages/envtest',
+  'packages/cli',
+  'packages/create-capstan',
   'packages/reboot-protocol',
   'packages/coordinator',
   'packages/agent',

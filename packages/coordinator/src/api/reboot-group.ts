@@ -3,9 +3,11 @@
  * resource (`reboot.capstan.dev/v1alpha1`). The schema in `deploy/crds/rebootgroups.yaml` refuses
  * what a schema can; {@link validateRebootGroup} reports the rest.
  */
-import type { ConditionInput } from '@capstan/runtime';
-import type { LabelSelectorSpec } from '@capstan/runtime/client';
-import type { RebootWindow } from './reboot-window.js';
+import type { ConditionInput, ObjectMeta } from '@capstan/runtime';
+import type * as wire from './generated/reboot-group.js';
+
+// The shapes below are generated from deploy/crds/rebootgroups.yaml (`npm run gen`), so the
+// schema the API server enforces and the types the coordinator compiles against cannot drift.
 
 // Its coordinates are published with the protocol (one definition; re-exported here).
 export {
@@ -16,34 +18,7 @@ export {
 } from '@capstan/reboot-protocol';
 
 /** The policy of one group of nodes. */
-export interface RebootGroupSpec {
-  /** Nodes in the group. Empty matches every node. A node matched by several groups is a finding. */
-  nodeSelector?: LabelSelectorSpec;
-  /**
-   * The group's budget: how many of its nodes may be in flight or otherwise unavailable at once.
-   * A count (≥ 1) or a percentage of the group's nodes (`"25%"`, rounded down, at least 1).
-   * Default 1.
-   */
-  maxUnavailable?: number | string;
-  /**
-   * Lower goes first: a group schedules and grants only while every group with a lower order has
-   * no node asking or in flight. Groups with the same order do not wait for each other. Default 0.
-   */
-  order?: number;
-  /** When new reboots may start. Empty or absent: always. In-flight reboots may finish outside. */
-  windows?: RebootWindow[];
-  /** Annotations other controllers set to `"true"` on a scheduled node before it is granted. */
-  beforeRebootAnnotations?: string[];
-  /** Annotations other controllers set to `"true"` on a rebooted node before it is released. */
-  afterRebootAnnotations?: string[];
-  /**
-   * How long a granted node has to reboot and come back verified (`"30m"`, `"1h30m"`); then it is
-   * marked failed and halts its group. Default: the coordinator's option (30m).
-   */
-  grantTimeout?: string;
-  /** No new schedules or grants while true; in-flight nodes finish. */
-  paused?: boolean;
-}
+export type RebootGroupSpec = wire.RebootGroupSpec;
 
 /**
  * A condition as the planner computes it (`metav1.Condition` without its transition time, which
@@ -52,68 +27,16 @@ export interface RebootGroupSpec {
 export type RebootGroupCondition = ConditionInput;
 
 /** Why a node that asks for a reboot is not scheduled yet. */
-export type WaitReason =
-  | 'WaitingForBeforeRebootAnnotations'
-  | 'BudgetExhausted'
-  | 'OutsideWindow'
-  | 'GroupPaused'
-  | 'GroupHalted'
-  | 'InvalidGroup'
-  | 'WaitingForLowerOrder'
-  | 'NoBootID'
-  | 'RebootInProgressWithoutGrant'
-  | 'WritesRefused';
+export type WaitReason = QueueEntry['reason'];
 
 /** One node waiting in a group's queue. */
-export interface QueueEntry {
-  node: string;
-  /** When the coordinator first saw it ask (RFC 3339). */
-  requestedAt: string;
-  reason: WaitReason;
-  message: string;
-}
+export type QueueEntry = wire.RebootGroupStatusQueueItem;
 
 /** Observed state of a group, derived from its nodes' annotations alone. */
-export interface RebootGroupStatus {
-  /** Nodes in the group. */
-  nodes: number;
-  /** Nodes asking: `reboot-needed` true and not paused. */
-  asking: number;
-  /** Nodes scheduled, granted, rebooting, not yet released or back, or marked failed. */
-  inFlight: number;
-  /** Nodes counted against the budget: in flight or otherwise unavailable (|D|). */
-  unavailable: number;
-  /** The budget resolved against the group's size. */
-  maxUnavailable: number;
-  /** Nodes that completed at least one coordinated reboot (carry `rebooted-at`). */
-  rebooted: number;
-  /** Nodes carrying the failure marker. */
-  failed: number;
-  /** Whether a window is open now (true when the group has no windows). */
-  windowOpen: boolean;
-  /** Asking nodes not yet scheduled, first served first, with why each waits. */
-  queue: QueueEntry[];
-  conditions: RebootGroupCondition[];
-  observedGeneration?: number;
-}
+export type RebootGroupStatus = wire.RebootGroupStatus;
 
-/** Metadata of a `RebootGroup` (structurally a runtime `ObjectMeta`). */
-export interface RebootGroupMeta {
-  name?: string;
-  resourceVersion?: string;
-  generation?: number;
-  uid?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  [field: string]: unknown;
-}
+/** Metadata of a `RebootGroup`. */
+export type RebootGroupMeta = ObjectMeta;
 
-/** The `RebootGroup` custom resource (structurally a runtime `KubeObject`). */
-export interface RebootGroup {
-  apiVersion?: string;
-  kind?: string;
-  metadata: RebootGroupMeta;
-  spec: RebootGroupSpec;
-  status?: RebootGroupStatus;
-  [field: string]: unknown;
-}
+/** The `RebootGroup` custom resource. */
+export type RebootGroup = wire.RebootGroup;

@@ -3,6 +3,8 @@
  * `Intl`, so daylight saving time is the time zone database's business, not ours.
  */
 
+import type { RebootGroupSpecWindowsItem } from './generated/reboot-group.js';
+
 /** Days of the week as windows name them. */
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
 
@@ -12,18 +14,10 @@ export type Weekday = (typeof WEEKDAYS)[number];
 /**
  * A recurring window. It opens at `start` on each of `days` (local time in `timeZone`) and closes
  * at `end`; when `end` is earlier than `start` it closes on the next day (it crosses midnight),
- * and `days` still names the day it opens. `start` is inside, `end` is not.
+ * and `days` still names the day it opens. `start` is inside, `end` is not. Generated from the
+ * CRD, which lists the same days as {@link WEEKDAYS}.
  */
-export interface RebootWindow {
-  /** Days the window opens on; absent or empty means every day. */
-  days?: Weekday[];
-  /** `HH:MM`, 24-hour clock. */
-  start: string;
-  /** `HH:MM`, 24-hour clock; must differ from `start`. */
-  end: string;
-  /** IANA time zone name, e.g. `Europe/Berlin`. Default `UTC`. */
-  timeZone?: string;
-}
+export type RebootWindow = RebootGroupSpecWindowsItem;
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 

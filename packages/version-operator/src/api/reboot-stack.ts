@@ -7,65 +7,36 @@
 
 import type { ProtocolName } from '@capstan/reboot-protocol';
 import { type Condition, defineResource, type KubeObject } from '@capstan/runtime';
+import type * as wire from './generated/reboot-stack.js';
 
 /** API group of the version operator's resources. */
 export const OPERATOR_API_GROUP = 'operator.capstan.dev';
+
+// The spec's shapes are generated from deploy/crds/rebootstacks.yaml (`npm run gen`), so the schema
+// the API server enforces and the types the operator compiles against cannot drift. The status
+// has no schema there (the operator alone writes it; unknown fields are kept), so its types are
+// written here.
 
 /** Command-line flags of a component, by name without the dashes (`grant-timeout: "1h"`). */
 export type FlagValues = Record<string, string>;
 
 /** A toleration, as in `core/v1.Toleration`. */
-export interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal';
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
+export type Toleration = wire.RebootStackSpecAgentTolerationsItem;
 
 /** Container resources, as in `core/v1.ResourceRequirements`. */
-export interface Resources {
-  requests?: Record<string, string>;
-  limits?: Record<string, string>;
-}
+export type Resources = wire.RebootStackSpecCoordinatorResources;
 
 /** How the coordinator Deployment runs. */
-export interface CoordinatorSettings {
-  /** Default: the manifest's (2; one leads). */
-  replicas?: number;
-  /** Extra or overriding flags; `protocol` is set from `spec.protocol`, not here. */
-  flags?: FlagValues;
-  resources?: Resources;
-}
+export type CoordinatorSettings = wire.RebootStackSpecCoordinator;
 
 /** How the agent DaemonSet runs. */
-export interface AgentSettings {
-  /** Nodes that run an agent. Default: every Linux node. */
-  nodeSelector?: Record<string, string>;
-  /** Default: the manifest's (tolerate everything, so a cordoned node keeps its agent). */
-  tolerations?: Toleration[];
-  flags?: FlagValues;
-  resources?: Resources;
-  /** The DaemonSet's rolling update bound: a count or a percentage. Default: the manifest's (1). */
-  maxUnavailable?: number | string;
-}
+export type AgentSettings = wire.RebootStackSpecAgent;
 
 /** What happens to the created objects when the RebootStack is deleted. */
-export type DeletionPolicy = 'Delete' | 'Orphan';
+export type DeletionPolicy = NonNullable<RebootStackSpec['deletionPolicy']>;
 
 /** The desired stack. */
-export interface RebootStackSpec {
-  /** A version of the catalogue shipped with the operator, e.g. `"0.1.0"`. */
-  version: string;
-  /** The annotation protocol the coordinator and agents speak. Default `capstan`. */
-  protocol?: ProtocolName;
-  coordinator?: CoordinatorSettings;
-  agent?: AgentSettings;
-  /** Create the safe default RebootGroups when no RebootGroup exists. Default true. */
-  defaultRebootGroups?: boolean;
-  /** Default `Delete`: the operator removes what it created; `Orphan` leaves it running. */
-  deletionPolicy?: DeletionPolicy;
-}
+export type RebootStackSpec = wire.RebootStackSpec;
 
 /** One component's rollout as last observed. */
 export interface ComponentStatus {
