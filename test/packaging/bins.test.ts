@@ -3,7 +3,7 @@
  * `--help` with its usage; the DaemonSet's agent offers no leader election flags. Runs the built
  * dist, as `npx <bin>` would.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPackageJson, root, workspaceFolders } from './packages.js';
@@ -38,6 +38,35 @@ describe('the installed programs', () => {
   it.each(bins)('$name --help prints its usage', ({ dir, name, path }) => {
     expect(run(dir, path, '--help')).toContain(`Usage: ${name}`);
   });
+
+  // The operators and the example: a wrong kubeconfig is the user's to fix, one line says so.
+  const operators = bins.filter((b) =>
+    [
+      'capstan-agent',
+      'capstan-capvcd',
+      'capstan-coordinator',
+      'capstan-version-operator',
+      'greeting-controller',
+    ].includes(b.name),
+  );
+  it.each(operators)(
+    '$name with a KUBECONFIG that does not exist: one line on stderr, exit 2',
+    ({ dir, name, path }) => {
+      const missing = '/nonexistent/capstan/kubeconfig';
+      const r = spawnSync(
+        process.execPath,
+        [join(root, dir, path), ...(name === 'capstan-agent' ? ['--node-name=n1'] : [])],
+        {
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: { ...process.env, KUBECONFIG: missing },
+        },
+      );
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(missing);
+    },
+  );
 
   it('capstan-agent has no leader election flags; capstan-coordinator has them', () => {
     expect(run('packages/agent', 'dist/main.js', '--help')).not.toMatch(/leader/);

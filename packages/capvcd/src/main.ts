@@ -5,25 +5,14 @@
  * leader lease released).
  *   node dist/main.js --leader-elect --leader-election-namespace capvcd-system --concurrency 10
  */
-import { Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
+import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
 import { EVENT_SOURCE } from './api/keys.js';
 import { addCapvcd } from './controllers.js';
-import { type CapvcdCommandLine, parseCapvcdArgs } from './flags.js';
+import { parseCapvcdArgs } from './flags.js';
 
-/** What is wrong, in one line (no stack), then exit 2 as for any usage error. */
-function usageError(err: unknown): never {
-  process.stderr.write(`error: ${(err as Error).message}\n(run with --help for usage)\n`);
-  process.exit(2);
-}
-
-let commandLine: CapvcdCommandLine;
-let managerOptions: ReturnType<typeof managerOptionsFromFlags>;
-try {
-  commandLine = parseCapvcdArgs(process.argv.slice(2));
-  managerOptions = managerOptionsFromFlags(commandLine.standard);
-} catch (err) {
-  usageError(err);
-}
+const commandLine = exitOnError(() => parseCapvcdArgs(process.argv.slice(2)), '(run with --help for usage)');
+// A wrong kubeconfig: one line saying what is wrong, not a stack (and no usage hint: the flags were fine).
+const managerOptions = exitOnError(() => managerOptionsFromFlags(commandLine.standard));
 const manager = Manager.create({
   ...managerOptions,
   eventSource: EVENT_SOURCE,

@@ -45,7 +45,7 @@ export interface InstallFacts {
 /** Options of {@link installOperators}. */
 export interface InstallPlan {
   protocol: ProtocolName;
-  /** The workers' budget the cluster's admin sets on the default group (the stack has no field for it). */
+  /** The workers' budget of the default group the version operator creates (the stack's field). */
   workersMaxUnavailable: string;
 }
 
@@ -110,7 +110,7 @@ export async function installOperators(
   });
   await admin.create(RebootStackType, {
     metadata: { name: STACK },
-    spec: { version, protocol: plan.protocol },
+    spec: { version, protocol: plan.protocol, workersMaxUnavailable: plan.workersMaxUnavailable },
   } as RebootStack);
 
   let rows: ComponentRow[] = [];
@@ -155,18 +155,6 @@ export async function installOperators(
   view.say(
     `  the version operator created the default RebootGroups: ${groups.map((g) => `${g.name} (order ${g.order}, maxUnavailable ${g.maxUnavailable})`).join('; ')}`,
   );
-  // The stack has no field for the workers' budget: the cluster's admin sets it on the group the
-  // operator created (the operator creates groups only where none exist, so it keeps the change).
-  const workers = groups.find((g) => g.name === 'workers');
-  if (workers && workers.maxUnavailable !== plan.workersMaxUnavailable) {
-    await admin.patch(RebootGroupKind, { name: 'workers' }, 'merge', {
-      spec: { maxUnavailable: plan.workersMaxUnavailable },
-    });
-    view.say(
-      `  the admin sets the workers' budget: maxUnavailable ${workers.maxUnavailable} → ${plan.workersMaxUnavailable}`,
-    );
-    workers.maxUnavailable = plan.workersMaxUnavailable;
-  }
   groups.sort((a, b) => a.order - b.order);
   return { version, stackAvailable: available(), components: rows, groups };
 }

@@ -45,7 +45,7 @@ export interface MissionOptions {
 
 /** Workers of the MachineDeployment (and of `--only reboot`'s local cluster). */
 export const WORKERS = 5;
-/** The workers' budget the demo's admin sets: two of five at once. */
+/** The workers' budget the RebootStack asks for: two of five at once. */
 export const WORKERS_MAX_UNAVAILABLE = '40%';
 const osImage = `Flatcar Container Linux ${FROM_VERSION}`;
 

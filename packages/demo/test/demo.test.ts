@@ -30,7 +30,10 @@ function expectUpdated(output: string): void {
   expect(output).toMatch(
     /operators Available: 3 of 3 at \S+ \(Deployment capstan-version-operator 2\/2, Deployment capstan-coordinator 2\/2, DaemonSet capstan-agent 6\/6\); RebootStack Available/,
   );
-  expect(output).toContain("the admin sets the workers' budget: maxUnavailable 25% → 40%");
+  // The RebootStack's workersMaxUnavailable: the version operator created the group at 40%.
+  expect(output).toMatch(
+    /the default RebootGroups: control-plane \(order 0, maxUnavailable 1\); workers \(order 1, maxUnavailable 40%\)/,
+  );
   expect(output).toContain('nodes rebooted once onto 4459.2.1: 6 of 6');
   expect(output).toMatch(/control-plane: most disrupted at once 1, budget 1 \(within budget\)/);
   // Five workers at 40%: two at once; the coordinator uses the whole budget but never more.

@@ -22,8 +22,14 @@ export interface RebootGroupObject extends KubeObject {
 /** The RebootGroup kind, at the coordinates the protocol package publishes. */
 export const RebootGroupKind = defineResource<RebootGroupObject>(rebootGroupResource);
 
-/** The default groups for `stack`, labelled as the stack's. */
-export function defaultRebootGroups(stack: string): RebootGroupObject[] {
+/**
+ * The default groups for `stack`, labelled as the stack's; the workers' budget is the stack's
+ * `workersMaxUnavailable` (default {@link DEFAULT_WORKER_BUDGET}).
+ */
+export function defaultRebootGroups(
+  stack: string,
+  workersMaxUnavailable: number | string = DEFAULT_WORKER_BUDGET,
+): RebootGroupObject[] {
   const labels = { [stackLabels.managedBy]: MANAGED_BY, [stackLabels.stack]: stack };
   const selector = (operator: 'Exists' | 'DoesNotExist') => ({
     matchExpressions: [{ key: CONTROL_PLANE_LABEL, operator }],
@@ -39,7 +45,7 @@ export function defaultRebootGroups(stack: string): RebootGroupObject[] {
       apiVersion: REBOOT_GROUP_API_VERSION,
       kind: 'RebootGroup',
       metadata: { name: 'workers', labels },
-      spec: { nodeSelector: selector('DoesNotExist'), maxUnavailable: DEFAULT_WORKER_BUDGET, order: 1 },
+      spec: { nodeSelector: selector('DoesNotExist'), maxUnavailable: workersMaxUnavailable, order: 1 },
     },
   ];
 }

@@ -4,6 +4,7 @@
  * `capstan-version-operator` Lease) → the RebootStack controller → run until SIGTERM.
  */
 import {
+  exitOnError,
   Manager,
   managerOptionsFromFlags,
   packageVersion,
@@ -26,15 +27,11 @@ const { standard, extra } = parseStandardOptions<VersionOperatorFlags>(process.a
   defaults: { leaderElectionId: 'capstan-version-operator' },
   extend: addVersionOperatorFlags,
 });
-let options: ReturnType<typeof versionOperatorOptionsFromFlags>;
-try {
-  options = versionOperatorOptionsFromFlags(extra);
-} catch (err) {
-  process.stderr.write(`error: ${(err as Error).message}\n(run with --help for usage)\n`);
-  process.exit(2);
-}
+const options = exitOnError(() => versionOperatorOptionsFromFlags(extra), '(run with --help for usage)');
+// A wrong kubeconfig: one line saying what is wrong, not a stack.
+const managerOptions = exitOnError(() => managerOptionsFromFlags(standard));
 const manager = Manager.create({
-  ...managerOptionsFromFlags(standard),
+  ...managerOptions,
   eventSource: 'operator.capstan.dev/version-operator',
   fieldManager: FIELD_MANAGER,
 });

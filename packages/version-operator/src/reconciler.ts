@@ -186,7 +186,7 @@ export class RebootStackReconciler implements Reconciler {
       progress = { reason: plan.phase, message: rolloutMessage(plan.phase, rollouts) };
     }
     if (plan.phase === 'Complete' && stack.spec.defaultRebootGroups !== false)
-      await this.ensureDefaultGroups(name);
+      await this.ensureDefaultGroups(name, stack.spec.workersMaxUnavailable);
 
     const complete = plan.phase === 'Complete' && !migration;
     const now = this.now();
@@ -240,10 +240,10 @@ export class RebootStackReconciler implements Reconciler {
     return workload && rolloutOf(workload as WorkloadObject);
   }
 
-  private async ensureDefaultGroups(stack: string): Promise<void> {
+  private async ensureDefaultGroups(stack: string, workersMaxUnavailable?: number | string): Promise<void> {
     const { items } = await this.client.list(RebootGroupKind, { direct: true, limit: 1 });
     if (items.length > 0) return;
-    for (const group of defaultRebootGroups(stack)) {
+    for (const group of defaultRebootGroups(stack, workersMaxUnavailable)) {
       await this.client.apply(RebootGroupKind, group, { fieldManager: FIELD_MANAGER });
     }
   }

@@ -211,6 +211,13 @@ describe('a RebootStack', () => {
         },
         { what: `Degraded ${reason}`, timeoutMs: 30_000 },
       );
+    // What the schema can say, the server refuses: the workers' budget is a count ≥ 1 or a percentage.
+    for (const bad of [0, '0%', '101%', 'half'])
+      await expect(patchSpec({ workersMaxUnavailable: bad }), String(bad)).rejects.toThrow(
+        /workersMaxUnavailable/,
+      );
+    await patchSpec({ workersMaxUnavailable: '40%' });
+    await patchSpec({ workersMaxUnavailable: null });
     await patchSpec({ version: '9.9.9' });
     const unknown = await degradedBy('UnknownVersion');
     expect(condition(unknown, 'Degraded')?.message).toContain('9.9.9');

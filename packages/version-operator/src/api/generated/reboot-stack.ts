@@ -12,6 +12,8 @@ export interface RebootStackSpec {
   version: string;
   protocol?: 'capstan' | 'fluo';
   defaultRebootGroups?: boolean;
+  /** The budget of the default workers group, when the operator creates it: a count of nodes (at least 1) or a percentage of the group's nodes. Default 25%. */
+  workersMaxUnavailable?: number | string;
   deletionPolicy?: 'Delete' | 'Orphan';
   coordinator?: RebootStackSpecCoordinator;
   agent?: RebootStackSpecAgent;
