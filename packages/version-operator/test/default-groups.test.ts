@@ -22,8 +22,11 @@ describe('the default RebootGroups', () => {
           expect(workers?.spec.maxUnavailable).toBe(budget);
           expect(cp?.spec.maxUnavailable).toBe(1);
           const op = (g: typeof cp) =>
-            (g?.spec.nodeSelector as { matchExpressions: Array<{ key: string; operator: string }> })
-              .matchExpressions[0];
+            (
+              g?.spec.nodeSelector as
+                | { matchExpressions: Array<{ key: string; operator: string }> }
+                | undefined
+            )?.matchExpressions[0];
           expect(op(cp)).toEqual({ key: CONTROL_PLANE_LABEL, operator: 'Exists' });
           expect(op(workers)).toEqual({ key: CONTROL_PLANE_LABEL, operator: 'DoesNotExist' });
         },
