@@ -1,7 +1,11 @@
 /** Bad input, busy entities, state errors and injected faults: VCD's status codes and error bodies, never a crash. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { VcdSim, VirtualClock } from '../src/index.js';
-import { parseXml, pathOf, request, startVirtual, Tenant, XML_ACCEPT } from './client.js';
+import { parseXml, pathOf, request, SAMPLE_SEED, startVirtual, Tenant, XML_ACCEPT } from './client.js';
 import { NS, recomposeParams } from './fixtures.js';
 import { addVms, boot, composeVApp, type Lookups, lookups, MT, run, settle } from './flows.js';
 
@@ -222,5 +226,38 @@ describe('errors', () => {
     });
     expect(raw.status).toBe(400);
     expect((await alice.xml('GET', pathOf(l.vdcHref))).status).toBe(200);
+  });
+});
+
+describe('a NIC on an org VDC network the vApp does not bridge', () => {
+  let sim: VcdSim<VirtualClock>;
+  afterAll(() => sim?.stop());
+
+  it('is refused, as VCD refuses it: a VM connects to networks of its vApp only', async () => {
+    // The sample seed, with a second network in vdc-a that the vApp will not bridge.
+    const seed = parseYaml(readFileSync(SAMPLE_SEED, 'utf8')) as {
+      orgs: Array<{ vdcs: Array<{ networks: Array<Record<string, unknown>> }> }>;
+    };
+    seed.orgs[0]?.vdcs[0]?.networks.push({
+      name: 'net-a-storage',
+      gateway: '10.20.0.1',
+      prefixLength: 24,
+      staticIpPool: [{ start: '10.20.0.100', end: '10.20.0.200' }],
+    });
+    const path = join(mkdtempSync(join(tmpdir(), 'vcdsim-seed-')), 'seed.yaml');
+    writeFileSync(path, stringifyYaml(seed));
+    sim = await startVirtual({ seed: path });
+    const alice = await Tenant.login(sim);
+    const l = await lookups(alice);
+    const vappPath = await composeVApp(sim, alice, l, 'unbridged');
+    const res = await alice.xml(
+      'POST',
+      `${vappPath}/action/recomposeVApp`,
+      recomposeParams([{ templateVmHref: l.templateVmHref, name: 'nic-x', network: 'net-a-storage' }]),
+      MT('recomposeVAppParams'),
+    );
+    expect(res.status, res.text).toBe(400);
+    expect(err(res.text)['@message']).toMatch(/"net-a-storage" .* is not a network of the vApp/);
+    expect(sim.inspect.vm('nic-x')).toBeUndefined();
   });
 });

@@ -39,7 +39,7 @@ import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } 
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
-import { VcdError } from '../vcd/errors.js';
+import { UnknownReference, VcdError } from '../vcd/errors.js';
 import { actCluster, observeCluster } from './load-balancer.js';
 
 export interface ClusterReconcilerDeps {
@@ -102,7 +102,13 @@ export class VCDClusterReconciler implements Reconciler {
     } catch (err) {
       if (!(err instanceof NotReady || err instanceof VcdError)) throw err;
       const reason =
-        err instanceof NotReady ? err.reason : err.minorErrorCode === 'NO_FREE_IP' ? 'NoFreeIP' : 'VCDError';
+        err instanceof NotReady
+          ? err.reason
+          : err instanceof UnknownReference
+            ? 'UnknownReference'
+            : err.minorErrorCode === 'NO_FREE_IP'
+              ? 'NoFreeIP'
+              : 'VCDError';
       if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, err.message);
       condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
       condition(status, vcdCluster, Conditions.Ready, false, deleting ? 'Deleting' : reason, err.message);

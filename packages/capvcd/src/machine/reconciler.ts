@@ -37,7 +37,7 @@ import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } 
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
-import { VcdError } from '../vcd/errors.js';
+import { UnknownReference, VcdError } from '../vcd/errors.js';
 import { type VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
@@ -297,6 +297,7 @@ export class VCDMachineReconciler implements Reconciler {
   ): Promise<Result | undefined> {
     let reason: string;
     if (err instanceof NotReady) reason = err.reason;
+    else if (err instanceof UnknownReference) reason = 'UnknownReference';
     else if (err instanceof VcdError) reason = err.minorErrorCode === 'BUSY_ENTITY' ? 'VCDBusy' : 'VCDError';
     else throw err;
     const message = err.message;

@@ -5,7 +5,7 @@
  * forgotten when VCD no longer knows it.
  */
 import type { VcdClient } from './client.js';
-import { VcdError } from './errors.js';
+import { UnknownReference } from './errors.js';
 import type { NetworkRef } from './vapp.js';
 import { childOf, listOf, textOf, type XmlNode } from './xml.js';
 
@@ -30,7 +30,7 @@ const filter = (clauses: Record<string, string>) =>
       .join(';'),
   );
 
-const missing = (what: string) => new VcdError(404, 'NOT_FOUND', `${what} not found`);
+const missing = (what: string) => new UnknownReference(what);
 
 /** Netmask `255.255.255.0` → 24. */
 export function prefixLengthOf(netmask: string): number | undefined {

@@ -7,7 +7,7 @@ import { XMLParser } from 'fast-xml-parser';
 
 /** A VCD answer that was not a success, or a task that ended in error. */
 export class VcdError extends Error {
-  override readonly name = 'VcdError';
+  override readonly name: string = 'VcdError';
   constructor(
     /** HTTP status (0 for a connection failure, the task's `majorErrorCode` for a failed task). */
     readonly status: number,
@@ -30,6 +30,18 @@ export class VcdError extends Error {
   /** VCD answers 403 both for "forbidden" and "does not exist". */
   get notFound(): boolean {
     return this.status === 404 || this.status === 403;
+  }
+}
+
+/**
+ * Something the spec names (a VDC, network, storage profile, sizing or placement policy, catalog
+ * or template) that VCD does not have: the user's to fix, so conditions say `UnknownReference`
+ * rather than blame VCD. Retried with backoff: it may be created later.
+ */
+export class UnknownReference extends VcdError {
+  override readonly name = 'UnknownReference';
+  constructor(what: string) {
+    super(404, 'NOT_FOUND', `${what} not found`);
   }
 }
 

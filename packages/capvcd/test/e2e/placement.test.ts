@@ -126,22 +126,24 @@ describe('placement of a machine’s VM', () => {
     expect(internal).toEqual([{ type: 'InternalIP', address: primary?.ipAddress }]);
   }, 300_000);
 
-  it.each<[string, string, MachineExtras, RegExp]>([
+  it.each<[string, string, MachineExtras, RegExp, string]>([
     [
       'an unknown sizing policy',
       'p1-bad-size',
       { vcdMachine: { sizingPolicy: 'no-such-size' } },
       /no-such-size/,
+      'UnknownReference',
     ],
     [
       'a failure domain the VCDCluster lacks',
       'p1-bad-zone',
       { failureDomain: 'zone-9' },
       /zone-9 is not a zone/,
+      'InvalidFailureDomain',
     ],
   ])(
     '%s: a condition says so, no VM is made, the machine can still be deleted',
-    async (_, name, extras, says) => {
+    async (_, name, extras, says, reason) => {
       await h.plane.createObjects(h.machineObjects('p1', name, { controlPlane: false, ...extras }));
       const ready = await h.wait(`${name}: Ready=False naming the problem`, async () => {
         const m = await h.client.get(VCDMachineType, { namespace: ns, name });
@@ -149,6 +151,7 @@ describe('placement of a machine’s VM', () => {
         return c?.status === 'False' && says.test(c.message ?? '') ? c : undefined;
       });
       expect(ready.message).toMatch(says);
+      expect(ready.reason).toBe(reason);
       expect(h.sim.inspect.vm(name)).toBeUndefined();
       await h.client.delete(MachineType, { namespace: ns, name });
       await h.wait(`${name}'s VCDMachine gone`, async () => {

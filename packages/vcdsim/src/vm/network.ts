@@ -5,10 +5,15 @@ import { allocate, inRanges, ipToInt } from '../model/ippool.js';
 import type { Network, Nic, VApp, Vm, World } from '../model/world.js';
 import { VcdError } from '../server/errors.js';
 
-/** The org VDC network behind a vApp network name (a bridged vApp network, or the org network itself). */
+/**
+ * The org VDC network behind a vApp network name. As in VCD, a NIC connects to a network of its
+ * vApp only: an org VDC network the vApp does not bridge (its NetworkConfigSection lacks it) is
+ * unknown to the VM, so undefined.
+ */
 export function networkOf(world: World, vapp: VApp, name: string): Network | undefined {
   const vn = vapp.networks.find((n) => n.name === name);
-  if (vn?.parentNetworkId) return world.networks.get(vn.parentNetworkId);
+  if (!vn) return undefined;
+  if (vn.parentNetworkId) return world.networks.get(vn.parentNetworkId);
   return world.vdcNetwork(vapp.vdcId, name);
 }
 
