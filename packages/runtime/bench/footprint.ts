@@ -24,6 +24,8 @@ const agentArgs = (bus: string, osRelease: string) => [
   `--os-release-path=${osRelease}`,
   '--metrics-bind-address=127.0.0.1:0',
   `--bus-address=${bus}`,
+  // The bench runs it with the admin's kubeconfig, not a pod-bound token (no policy installed here).
+  '--allow-unbound-token',
 ];
 
 /** The coordinator's Deployment arguments (deploy/coordinator.yaml), each copy on its own Lease. */
