@@ -9,8 +9,6 @@
  * `/manager` (leader election, metrics, logging, flags) and `/testing` (fake cluster, manual clock).
  */
 
-// One copy of client-node's KubeConfig for operators, the runtime and envtest alike.
-export { KubeConfig } from '@kubernetes/client-node';
 export {
   ApiError,
   Client,
@@ -28,7 +26,10 @@ export {
   type ResourceType,
   TerminalError,
 } from './client/index.js';
+// The runtime's own KubeConfig: loading it (and a request with certs or tokens) imports no client-node.
+export { KubeConfig } from './client/kube-config.js';
 export { type LoadKubeConfigOptions, loadKubeConfig } from './client/kubeconfig.js';
+export type { Cluster, ClusterAccess, Context, ExecConfig, User } from './client/kubeconfig-types.js';
 export { type Clock, realClock, sleep, type TimerHandle } from './clock.js';
 export {
   annotationsChanged,

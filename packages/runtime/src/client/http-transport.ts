@@ -1,16 +1,17 @@
 /**
  * The {@link ApiTransport} that speaks to a real kube-apiserver over HTTP(S).
  *
- * client-node is used for what it does well (reading kubeconfig, every auth flavour: certs, tokens,
- * exec plugins, token files); the requests themselves go through `node:https` with one keep-alive
- * agent, so that watches have no whole-request timeout and lists stream into one buffer.
+ * Credentials come from a {@link ClusterAccess}: the runtime's own {@link KubeConfig} (which
+ * imports client-node only for exec plugins, auth providers and proxies) or client-node's. The
+ * requests themselves go through `node:https` with one keep-alive agent, so that watches have no
+ * whole-request timeout and lists stream into one buffer.
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { type Clock, realClock, type TimerHandle } from '../clock.js';
 import { AgentPool } from './agent-pool.js';
 import { HttpWatch } from './http-watch.js';
+import type { ClusterAccess } from './kubeconfig-types.js';
 import { errorFromResponse } from './response-error.js';
 import {
   deleteBody,
@@ -103,9 +104,13 @@ export class HttpTransport implements ApiTransport {
   private readonly userAgent: string;
   private readonly agents: AgentPool;
 
-  /** @throws Error when the kubeconfig has no current cluster. */
+  /**
+   * @param kubeConfig the runtime's {@link KubeConfig}, or client-node's (anything with the
+   *   current cluster and a way to put credentials on a request).
+   * @throws Error when the kubeconfig has no current cluster.
+   */
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly kubeConfig: ClusterAccess,
     private readonly options: HttpTransportOptions = {},
   ) {
     const cluster = kubeConfig.getCurrentCluster();

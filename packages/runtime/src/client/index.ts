@@ -33,6 +33,8 @@ export {
   RequestTimeoutError,
 } from './http-transport.js';
 export { WatchIdleTimeoutError } from './http-watch.js';
+export { KubeConfig } from './kube-config.js';
 export { type LoadKubeConfigOptions, loadKubeConfig } from './kubeconfig.js';
+export type { Cluster, ClusterAccess, Context, ExecConfig, ExecEnvVar, User } from './kubeconfig-types.js';
 export type { ApiTransport, WatchCallbacks, WatchHandle } from './transport.js';
 export * from './types.js';

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { InformerCache, type InformerCacheOptions } from '../cache/informer-cache.js';
 import { Client } from '../client/client.js';
 import { HttpTransport } from '../client/http-transport.js';
+import type { ClusterAccess } from '../client/kubeconfig-types.js';
 import type { ApiTransport } from '../client/transport.js';
 import type { ResourceType } from '../client/types.js';
 import { type Clock, realClock } from '../clock.js';
@@ -38,8 +38,11 @@ export interface LeaderElectionOptions {
 
 /** Options of {@link Manager.create}. */
 export interface ManagerOptions {
-  /** Where to connect; required unless `transport` is given. */
-  kubeConfig?: KubeConfig;
+  /**
+   * Where to connect; required unless `transport` is given. The runtime's `KubeConfig` (see
+   * `loadKubeConfig`) or client-node's: anything that is a {@link ClusterAccess}.
+   */
+  kubeConfig?: ClusterAccess;
   /** Speak to this server instead (tests pass the test kit's `FakeCluster`). */
   transport?: ApiTransport;
   /** Watch and reconcile only this namespace (default: all). */
