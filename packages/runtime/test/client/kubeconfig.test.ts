@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadKubeConfig } from '../../src/client/kubeconfig.js';
 
@@ -54,12 +54,21 @@ describe('loadKubeConfig', () => {
     expect(loadKubeConfig().getCurrentCluster()?.server).toBe('https://env:6443/main');
   });
 
-  it('uses the in-cluster service account when KUBERNETES_SERVICE_HOST is set', () => {
+  it('uses the in-cluster service account when KUBERNETES_SERVICE_HOST is set, and needs its token', () => {
     vi.stubEnv('KUBERNETES_SERVICE_HOST', '10.0.0.1');
     vi.stubEnv('KUBERNETES_SERVICE_PORT', '443');
-    const kc = loadKubeConfig();
-    expect(kc.getCurrentCluster()?.server).toBe('https://10.0.0.1:443');
-    expect(kc.getCurrentCluster()?.caFile).toBe('/var/run/secrets/kubernetes.io/serviceaccount/ca.crt');
+    // No pod here: the mounted token is missing, which client-go refuses too (kube-config.test.ts
+    // loads a mounted one).
+    expect(() => loadKubeConfig()).toThrow(
+      /^kubeconfig: context "inClusterContext": cannot read tokenFile of user "inClusterUser" \/var\/run\/secrets\/kubernetes.io\/serviceaccount\/token: ENOENT$/,
+    );
+  });
+
+  it('refuses in-cluster without KUBERNETES_SERVICE_PORT', () => {
+    vi.stubEnv('KUBERNETES_SERVICE_HOST', '10.0.0.1');
+    expect(() => loadKubeConfig()).toThrow(
+      /^kubeconfig: in-cluster: .*KUBERNETES_SERVICE_PORT must both be set$/,
+    );
   });
 
   it('falls back to ~/.kube/config', () => {
@@ -80,6 +89,100 @@ describe('loadKubeConfig', () => {
     );
     expect(() => loadKubeConfig({ kubeconfig: file, context: 'three' })).toThrow(
       /no context "three".*one, two/,
+    );
+  });
+
+  it('merges the KUBECONFIG files that exist, skipping those that do not, as kubectl does', () => {
+    const first = write('first', kubeconfigYaml('https://first:6443'));
+    const second = write('second', kubeconfigYaml('https://second:6443', ['main', 'extra']));
+    vi.stubEnv('KUBECONFIG', [join(dir, 'absent'), first, second].join(delimiter));
+    const kc = loadKubeConfig({ context: 'extra' });
+    expect(kc.getCurrentCluster()?.server).toBe('https://second:6443/extra');
+    expect(kc.getCluster('main')?.server).toBe('https://first:6443/main');
+  });
+});
+
+describe('loadKubeConfig on a malformed kubeconfig: one line that says what is wrong', () => {
+  const oneLine = (f: () => unknown) => {
+    try {
+      f();
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).not.toContain('\n');
+      return message;
+    }
+    throw new Error('loaded');
+  };
+
+  it('bad YAML names the file and the line', () => {
+    const file = write('bad', 'clusters:\n- name: a\n   cluster: {server: x}\n  bad: [');
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toMatch(
+      new RegExp(`^kubeconfig: ${file}: not valid YAML at line \\d+: .+ \\(from --kubeconfig\\)$`),
+    );
+  });
+
+  it('a context naming a cluster that is not there', () => {
+    const file = write(
+      'nocluster',
+      kubeconfigYaml('https://x:6443').replace('cluster: main', 'cluster: gone'),
+    );
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(
+      'kubeconfig: context "main" names no known cluster',
+    );
+  });
+
+  it('a context naming a user that is not there', () => {
+    const file = write('nouser', kubeconfigYaml('https://x:6443').replace('user: admin', 'user: nobody'));
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(
+      'kubeconfig: context "main" names no known user "nobody"',
+    );
+  });
+
+  it('a current-context that names no context, and none at all', () => {
+    const file = write(
+      'nocontext',
+      kubeconfigYaml('https://x:6443').replace('current-context: main', 'current-context: gone'),
+    );
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(
+      'kubeconfig: current-context "gone" names no context (known: main)',
+    );
+    const unset = write('unset', kubeconfigYaml('https://x:6443').replace('current-context: main', ''));
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: unset }))).toBe(
+      'kubeconfig: no current-context is set (pass --context)',
+    );
+  });
+
+  it('a client certificate file that cannot be read', () => {
+    const file = write(
+      'nocert',
+      kubeconfigYaml('https://x:6443').replace(
+        'token: abc',
+        'client-certificate: certs/missing.crt\n    client-key: certs/missing.key',
+      ),
+    );
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(
+      `kubeconfig: context "main": cannot read client-certificate of user "admin" ${join(dir, 'certs', 'missing.crt')}: ENOENT`,
+    );
+  });
+
+  it('a cluster without server, a nameless entry, a field of the wrong type', () => {
+    const noServer = write(
+      'noserver',
+      kubeconfigYaml('https://x:6443').replace(/server: .*/, 'proxy-url: http://p'),
+    );
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: noServer }))).toBe(
+      `kubeconfig: ${noServer}: cluster "main" has no server (from --kubeconfig)`,
+    );
+    const nameless = write(
+      'nameless',
+      kubeconfigYaml('https://x:6443').replace('- name: admin', '- nom: admin'),
+    );
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: nameless }))).toBe(
+      `kubeconfig: ${nameless}: users[0] has no name (from --kubeconfig)`,
+    );
+    const typed = write('typed', kubeconfigYaml('https://x:6443').replace('token: abc', 'token: [abc]'));
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: typed }))).toBe(
+      `kubeconfig: ${typed}: user "admin": token is not a string (from --kubeconfig)`,
     );
   });
 });
