@@ -121,68 +121,59 @@ describe('loadKubeConfig on a malformed kubeconfig: one line that says what is w
     );
   });
 
-  it('a context naming a cluster that is not there', () => {
-    const file = write(
-      'nocluster',
-      kubeconfigYaml('https://x:6443').replace('cluster: main', 'cluster: gone'),
-    );
-    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(
-      'kubeconfig: context "main" names no known cluster',
-    );
-  });
-
-  it('a context naming a user that is not there', () => {
-    const file = write('nouser', kubeconfigYaml('https://x:6443').replace('user: admin', 'user: nobody'));
-    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(
-      'kubeconfig: context "main" names no known user "nobody"',
-    );
-  });
-
-  it('a current-context that names no context, and none at all', () => {
-    const file = write(
-      'nocontext',
-      kubeconfigYaml('https://x:6443').replace('current-context: main', 'current-context: gone'),
-    );
-    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(
-      'kubeconfig: current-context "gone" names no context (known: main)',
-    );
-    const unset = write('unset', kubeconfigYaml('https://x:6443').replace('current-context: main', ''));
-    expect(oneLine(() => loadKubeConfig({ kubeconfig: unset }))).toBe(
-      'kubeconfig: no current-context is set (pass --context)',
-    );
-  });
-
-  it('a client certificate file that cannot be read', () => {
-    const file = write(
-      'nocert',
-      kubeconfigYaml('https://x:6443').replace(
-        'token: abc',
-        'client-certificate: certs/missing.crt\n    client-key: certs/missing.key',
-      ),
-    );
-    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(
-      `kubeconfig: context "main": cannot read client-certificate of user "admin" ${join(dir, 'certs', 'missing.crt')}: ENOENT`,
-    );
-  });
-
-  it('a cluster without server, a nameless entry, a field of the wrong type', () => {
-    const noServer = write(
-      'noserver',
-      kubeconfigYaml('https://x:6443').replace(/server: .*/, 'proxy-url: http://p'),
-    );
-    expect(oneLine(() => loadKubeConfig({ kubeconfig: noServer }))).toBe(
-      `kubeconfig: ${noServer}: cluster "main" has no server (from --kubeconfig)`,
-    );
-    const nameless = write(
-      'nameless',
-      kubeconfigYaml('https://x:6443').replace('- name: admin', '- nom: admin'),
-    );
-    expect(oneLine(() => loadKubeConfig({ kubeconfig: nameless }))).toBe(
-      `kubeconfig: ${nameless}: users[0] has no name (from --kubeconfig)`,
-    );
-    const typed = write('typed', kubeconfigYaml('https://x:6443').replace('token: abc', 'token: [abc]'));
-    expect(oneLine(() => loadKubeConfig({ kubeconfig: typed }))).toBe(
-      `kubeconfig: ${typed}: user "admin": token is not a string (from --kubeconfig)`,
-    );
+  // Each case edits the good kubeconfig; `expected` gets the edited file's path.
+  it.each<[string, string | RegExp, string, (file: string) => string]>([
+    [
+      'a context naming an unknown cluster',
+      'cluster: main',
+      'cluster: gone',
+      () => 'kubeconfig: context "main" names no known cluster',
+    ],
+    [
+      'a context naming an unknown user',
+      'user: admin',
+      'user: nobody',
+      () => 'kubeconfig: context "main" names no known user "nobody"',
+    ],
+    [
+      'a current-context naming no context',
+      'current-context: main',
+      'current-context: gone',
+      () => 'kubeconfig: current-context "gone" names no context (known: main)',
+    ],
+    [
+      'no current-context',
+      'current-context: main',
+      '',
+      () => 'kubeconfig: no current-context is set (pass --context)',
+    ],
+    [
+      'an unreadable client certificate',
+      'token: abc',
+      'client-certificate: certs/missing.crt\n    client-key: certs/missing.key',
+      () =>
+        `kubeconfig: context "main": cannot read client-certificate of user "admin" ${join(dir, 'certs', 'missing.crt')}: ENOENT`,
+    ],
+    [
+      'a cluster without server',
+      /server: .*/,
+      'proxy-url: http://p',
+      (f) => `kubeconfig: ${f}: cluster "main" has no server (from --kubeconfig)`,
+    ],
+    [
+      'a nameless entry',
+      '- name: admin',
+      '- nom: admin',
+      (f) => `kubeconfig: ${f}: users[0] has no name (from --kubeconfig)`,
+    ],
+    [
+      'a field of the wrong type',
+      'token: abc',
+      'token: [abc]',
+      (f) => `kubeconfig: ${f}: user "admin": token is not a string (from --kubeconfig)`,
+    ],
+  ])('%s', (_what, from, to, expected) => {
+    const file = write('edited', kubeconfigYaml('https://x:6443').replace(from, to));
+    expect(oneLine(() => loadKubeConfig({ kubeconfig: file }))).toBe(expected(file));
   });
 });
