@@ -6,8 +6,10 @@ import { writeFileSync } from 'node:fs';
  * exports and the CLI helpers it never calls stay out), where `node dist/main.js` loads every
  * module the packages import. Run after `npm run build` (it bundles the compiled dist/main.js).
  *
- * Nothing is removed from the library: @capstan/runtime still loads kubeconfig and every auth
- * flavour (certs, tokens, token files, exec plugins, in-cluster) through client-node's KubeConfig.
+ * Nothing is removed from the library: @capstan/runtime reads kubeconfig itself (certs, tokens,
+ * token files, in-cluster) and imports client-node's KubeConfig lazily, for exec plugins, auth
+ * providers and proxies. The bundle keeps that lazy import as a module initialised on first use:
+ * its code is in the file (an image has no node_modules) but not run unless a kubeconfig needs it.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +18,8 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * client-node for an image: its KubeConfig, every auth flavour with it, and nothing else.
+ * client-node for an image (reached only through the runtime's lazy import): its KubeConfig, every
+ * auth flavour with it, and nothing else.
  * - The package index re-exports ~2,500 generated API and model modules (most of the ~70 MB its
  *   import costs); the runtime needs only `KubeConfig`, so the bare import resolves to config.js.
  *   Another named import would fail this build (esbuild: no matching export), never the image.

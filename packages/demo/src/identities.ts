@@ -5,10 +5,9 @@
  * Each agent runs as its DaemonSet pod on its node would: with a token bound to a pod on that node.
  */
 import { type ControlPlane, podBoundKubeConfig } from '@capstan/envtest';
-import { type ApiError, Client, isForbidden } from '@capstan/runtime';
+import { type ApiError, Client, isForbidden, type KubeConfig } from '@capstan/runtime';
 import { type DaemonSet, HttpTransport, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
-import type { KubeConfig } from '@kubernetes/client-node';
 
 /** Waits until `probe`, run as `kubeConfig`, is no longer refused (RBAC reaches the authorizer through an informer). */
 async function authorized(

@@ -19,9 +19,8 @@ import {
   UpdateStatus,
 } from '@capstan/agent';
 import type { ControlPlane } from '@capstan/envtest';
-import { Client, type Logger } from '@capstan/runtime';
+import { Client, type KubeConfig, type Logger } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
-import type { KubeConfig } from '@kubernetes/client-node';
 
 /** Options of {@link SimulatedMachine.start}. */
 export interface MachineOptions {

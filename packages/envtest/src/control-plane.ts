@@ -59,7 +59,11 @@ interface Owned {
  * kwok (simulated Nodes running pods) and Cluster API.
  */
 export class ControlPlane {
-  /** The admin's KubeConfig. */
+  /**
+   * The admin's KubeConfig: client-node's, so that tests can also make client-node API clients
+   * (`makeApiClient`); the runtime's HttpTransport and Manager take it as it is, and operators in
+   * production use the runtime's own (`loadKubeConfig`), which loads no client-node.
+   */
   readonly kubeConfig: KubeConfig;
   /** A kubeconfig file for the admin, usable with kubectl. */
   readonly kubeconfigPath: string;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeLogind, FakeUpdateEngine, type PrivateBus, startPrivateBus, UpdateStatus } from '@capstan/agent';
 import type { ControlPlane } from '@capstan/envtest';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@capstan/runtime';
 import { OperatorProcess } from './child.js';
 import type { HarnessGate } from './gate.js';
 

@@ -8,7 +8,7 @@ import type {} from './global-setup.js';
 export interface SharedControlPlane {
   /** Handle to the shared plane: `installCRDs`, `userKubeConfig`; not restart, compact or stop. */
   plane: ControlPlane;
-  /** The admin's KubeConfig. */
+  /** The admin's KubeConfig (client-node's; see {@link ControlPlane.kubeConfig}). */
   kubeConfig: KubeConfig;
   /** A namespace created for this test file and deleted after it. */
   namespace: string;
