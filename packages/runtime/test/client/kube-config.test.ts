@@ -179,6 +179,41 @@ describe('KubeConfig credentials', () => {
   });
 });
 
+describe('KubeConfig through client-node (imported on first use)', () => {
+  const through = (user: object, cluster: object = {}) =>
+    KubeConfig.fromString(
+      doc({
+        clusters: [{ name: 'c', cluster: { server: 'https://x', ...cluster } }],
+        users: [{ name: 'u', user }],
+        contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+        current: 'ctx',
+      }),
+    );
+
+  it("serves an oidc auth-provider with client-node's authenticator", async () => {
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const idToken = `${part({ alg: 'none' })}.${part({ exp: Math.floor(Date.now() / 1000) + 3600 })}.sig`;
+    const kc = through({
+      'auth-provider': { name: 'oidc', config: { 'id-token': idToken, 'client-id': 'k' } },
+    });
+    expect((await applied(kc)).headers).toEqual({ Authorization: `Bearer ${idToken}` });
+  });
+
+  it("reaches a cluster behind a proxy-url with client-node's proxy agent, keeping kubectl's impersonation", async () => {
+    const kc = through(
+      { token: 't', as: 'jane', 'as-groups': ['ops'] },
+      { 'proxy-url': 'http://proxy.example:3128' },
+    );
+    const options = await applied(kc);
+    expect(options.agent?.constructor.name).toBe('HttpsProxyAgent');
+    expect(options.headers).toEqual({
+      Authorization: 'Bearer t',
+      'Impersonate-User': 'jane',
+      'Impersonate-Group': ['ops'],
+    });
+  });
+});
+
 describe('KubeConfig in a cluster', () => {
   function mount(namespace?: string): string {
     const prefix = join(dir, 'pod');
