@@ -90,8 +90,17 @@ function bearerToken(user: User): string | undefined {
   }
 }
 
+/** Inline material decoded once: requests apply it again and again. */
+const decoded = new Map<string, Buffer>();
+
 function material(data: string | undefined, file: string | undefined, what: string): Buffer | undefined {
-  if (data) return Buffer.from(data, 'base64');
+  if (data) {
+    const known = decoded.get(data);
+    if (known) return known;
+    const buffer = Buffer.from(data, 'base64');
+    decoded.set(data, buffer);
+    return buffer;
+  }
   if (file) return readCredentialFile(file, what);
   return undefined;
 }
