@@ -60,18 +60,22 @@ export class KubeConfig implements ClusterAccess {
     return kc;
   }
 
+  /** Every known context. */
   getContexts(): Context[] {
     return this.contexts;
   }
 
+  /** Every known cluster. */
   getClusters(): Cluster[] {
     return this.clusters;
   }
 
+  /** Every known user. */
   getUsers(): User[] {
     return this.users;
   }
 
+  /** Name of the current context; empty when none is set. */
   getCurrentContext(): string {
     return this.currentContext;
   }
@@ -81,14 +85,17 @@ export class KubeConfig implements ClusterAccess {
     this.currentContext = context;
   }
 
+  /** The context named `name`, or null. */
   getContextObject(name: string): Context | null {
     return this.contexts.find((c) => c.name === name) ?? null;
   }
 
+  /** The cluster named `name`, or null. */
   getCluster(name: string): Cluster | null {
     return this.clusters.find((c) => c.name === name) ?? null;
   }
 
+  /** The user named `name`, or null. */
   getUser(name: string): User | null {
     return this.users.find((u) => u.name === name) ?? null;
   }

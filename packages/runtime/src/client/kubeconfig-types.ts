@@ -24,7 +24,9 @@ export interface Cluster {
 
 /** One variable of an exec plugin's environment. */
 export interface ExecEnvVar {
+  /** Variable name. */
   readonly name: string;
+  /** Its value. */
   readonly value: string;
 }
 
@@ -32,7 +34,9 @@ export interface ExecEnvVar {
 export interface ExecConfig {
   /** The program; relative paths with a separator are resolved against the kubeconfig's folder. */
   readonly command: string;
+  /** Arguments of the program. */
   readonly args?: readonly string[];
+  /** Variables added to the program's environment. */
   readonly env?: readonly ExecEnvVar[];
   /** `client.authentication.k8s.io/v1` or `v1beta1`. */
   readonly apiVersion?: string;
@@ -56,13 +60,17 @@ export interface User {
   readonly token?: string;
   /** A file holding the bearer token (`tokenFile`), re-read as it rotates; wins over `token`. */
   tokenFile?: string;
-  /** Basic authentication (`username`, `password`). */
+  /** Basic authentication user (`username`); a token wins over it. */
   readonly username?: string;
+  /** Basic authentication password (`password`). */
   readonly password?: string;
-  /** Impersonation (`as`, `as-uid`, `as-groups`, `as-user-extra`). */
+  /** The user to act as (`as`: the `Impersonate-User` header). */
   readonly impersonateUser?: string;
+  /** The UID to act as (`as-uid`). */
   readonly impersonateUid?: string;
+  /** The groups to act as (`as-groups`). */
   readonly impersonateGroups?: readonly string[];
+  /** Extra user info to act with (`as-user-extra`). */
   readonly impersonateExtra?: Readonly<Record<string, readonly string[]>>;
   /** An exec credential plugin (`exec`); served through client-node, loaded when first needed. */
   readonly exec?: ExecConfig;
