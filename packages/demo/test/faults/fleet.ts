@@ -20,7 +20,7 @@ import { CoordinatorReplicas } from './coordinators.js';
 import { HarnessGate } from './gate.js';
 import { FleetLedger, type PlannedGroup } from './ledger.js';
 import { FaultMachine } from './machine.js';
-import { refusalInForce, refuseNode } from './refusal-policy.js';
+import { refuseNode } from './refusal-policy.js';
 
 export const NAMESPACE = 'capstan-system';
 export const FROM_VERSION = '4459.2.0';
@@ -151,8 +151,7 @@ export async function startFleet(options: { refused: string; rebootDownMs: numbe
     );
     for (const m of started) machines.set(m.name, m);
 
-    await refuseNode(plane, options.refused, COORDINATOR_USER, AGENT_USER);
-    await refusalInForce(coordinator, options.refused);
+    await refuseNode(plane, coordinator, options.refused, COORDINATOR_USER, AGENT_USER);
     const workloads: GroupWorkload[] = PLAN.map((g) => ({
       name: g.controlPlane ? 'api-gateway' : 'web',
       nodeSelector: { key: CONTROL_PLANE_LABEL, operator: g.controlPlane ? 'Exists' : 'DoesNotExist' },
