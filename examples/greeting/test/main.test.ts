@@ -8,6 +8,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { freePorts } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { Client } from '@capstan/runtime';
 import { ConfigMap, Event, HttpTransport } from '@capstan/runtime/client';
@@ -15,7 +16,7 @@ import { type EventuallyOptions, eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Greeting, GreetingType } from '../src/index.js';
 import { LeaseHistory, type LeaseRecord, leaderStatus, reconcilesOf, successes } from './observe.js';
-import { type Exit, freePorts, mainJs, Replica } from './replica.js';
+import { type Exit, mainJs, Replica } from './replica.js';
 
 const env = useControlPlane('greeting-main');
 const mainTs = fileURLToPath(new URL('../src/main.ts', import.meta.url));

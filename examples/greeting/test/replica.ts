@@ -3,7 +3,6 @@
  * flags, in a child process that cannot outlive the test worker, its output kept for assertions.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The built main the replicas run (`npx tsc -b` first). */
@@ -178,26 +177,4 @@ function watchdog(pid: number): () => void {
   });
   dog.unref();
   return () => dog.kill('SIGKILL');
-}
-
-/** Distinct free loopback ports: all held open at once, then released. */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    const ports: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      const address = server.address();
-      if (!address || typeof address === 'string') throw new Error('no port');
-      ports.push(address.port);
-    }
-    return ports;
-  } finally {
-    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  }
 }

@@ -26,13 +26,7 @@ const { standard, extra } = parseStandardOptions<AgentFlags & NodeIdentityFlags>
     addNodeIdentityFlags(cmd);
   },
 });
-let options: ReturnType<typeof agentOptionsFromFlags>;
-try {
-  options = agentOptionsFromFlags(extra);
-} catch (err) {
-  process.stderr.write(`error: ${(err as Error).message}\n`);
-  process.exit(2);
-}
+const options = exitOnError(() => agentOptionsFromFlags(extra));
 // A wrong kubeconfig: one line saying what is wrong, not a stack.
 const managerOptions = exitOnError(() => managerOptionsFromFlags({ ...standard, leaderElect: false }));
 const manager = Manager.create({

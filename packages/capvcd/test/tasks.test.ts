@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { MetricsRegistry } from '@capstan/runtime/manager';
 import { ManualClock } from '@capstan/runtime/testing';
-import { startVcdSim, type VcdSim, type VirtualClock } from '@capstan/vcdsim';
+import { startVcdSim, type VcdSim } from '@capstan/vcdsim';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapvcdMetrics, Connections } from '../src/index.js';
@@ -17,7 +17,7 @@ import { composeVApp } from '../src/vcd/vapp.js';
 const seed = fileURLToPath(new URL('./fixtures/seed.yaml', import.meta.url));
 const alice = { org: 'tenant-a', username: 'alice', password: 'alice-password' };
 const polling = { minMs: 1_000, maxMs: 15_000 };
-let sim: VcdSim<VirtualClock>;
+let sim: VcdSim<ManualClock>;
 
 beforeAll(async () => {
   sim = await startVcdSim({ seed, taskLatencyMs: 60_000, clock: 'virtual' });

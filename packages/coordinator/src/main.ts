@@ -23,13 +23,10 @@ const { standard, extra } = parseStandardOptions<CoordinatorFlags>(process.argv.
   defaults: { leaderElectionId: 'capstan-coordinator' },
   extend: addCoordinatorFlags,
 });
-let options: ReturnType<typeof coordinatorOptionsFromFlags>;
-try {
-  options = coordinatorOptionsFromFlags(extra, standard.leaderElectionNamespace ?? ownNamespace());
-} catch (err) {
-  process.stderr.write(`error: ${(err as Error).message}\n(run with --help for usage)\n`);
-  process.exit(2);
-}
+const options = exitOnError(
+  () => coordinatorOptionsFromFlags(extra, standard.leaderElectionNamespace ?? ownNamespace()),
+  '(run with --help for usage)',
+);
 // A wrong kubeconfig: one line saying what is wrong, not a stack.
 const managerOptions = exitOnError(() => managerOptionsFromFlags(standard));
 const manager = Manager.create({

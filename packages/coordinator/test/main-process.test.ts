@@ -5,24 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@capstan/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 let dir: string;
 let kubeconfig: string;
-
-/** A port nothing listens on (bound once, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'capstan-main-'));
@@ -32,7 +23,7 @@ beforeAll(async () => {
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${await closedPort()}` } }],
+      clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${await freePort()}` } }],
       users: [{ name: 'u', user: { token: 't' } }],
       contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
       'current-context': 'c',

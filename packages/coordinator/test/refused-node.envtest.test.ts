@@ -4,9 +4,10 @@
  * grant fence never keeps its refused claim.
  */
 import { fileURLToPath } from 'node:url';
+import { refuseWrites } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
-import { Client, type KubeObject, Manager } from '@capstan/runtime';
+import { Client, Manager } from '@capstan/runtime';
 import { HttpTransport, Lease, Node } from '@capstan/runtime/client';
 import { eventually, ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,12 +18,11 @@ import {
   type RebootGroup,
   RebootGroupType,
 } from '../src/index.js';
-import { removePolicy } from './policy-kit.js';
 
 const env = useControlPlane('coord-refused');
 const A = capstanProtocol.annotations;
 let admin: Client;
-let policy: KubeObject[];
+let lift: (() => Promise<void>) | undefined;
 const name = (n: string) => `${env.namespace}-${n}`;
 
 beforeAll(async () => {
@@ -55,55 +55,24 @@ beforeAll(async () => {
     } as RebootGroup);
   }
   const bad = name('bad');
-  policy = [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name: `refuse-${env.namespace}` },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            { apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['nodes'] },
-          ],
-        },
-        validations: [
-          {
-            expression: `object.metadata.name != '${bad}' || !has(object.metadata.annotations) || !object.metadata.annotations.exists(k, k.startsWith('reboot.capstan.dev/') && k != '${A.rebootNeeded}')`,
-            message: 'writes to this node are refused',
-            reason: 'Forbidden',
-          },
-        ],
-      },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name: `refuse-${env.namespace}` },
-      spec: { policyName: `refuse-${env.namespace}`, validationActions: ['Deny'] },
-    },
-  ] as unknown as KubeObject[];
-  await env.plane.createObjects(policy);
-  await eventually(
-    async () => {
-      try {
-        await admin.patch(
-          Node,
-          { name: bad },
-          'merge',
-          { metadata: { annotations: { 'reboot.capstan.dev/probe': 'x' } } },
-          { dryRun: true },
-        );
-        return false;
-      } catch (err) {
-        return (err as { code?: number }).code === 403;
-      }
-    },
-    { what: 'the refusing policy to take effect', timeoutMs: 20_000 },
-  );
+  lift = await refuseWrites(env.plane, {
+    name: `refuse-${env.namespace}`,
+    resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['nodes'] }],
+    expression: `object.metadata.name != '${bad}' || !has(object.metadata.annotations) || !object.metadata.annotations.exists(k, k.startsWith('reboot.capstan.dev/') && k != '${A.rebootNeeded}')`,
+    message: 'writes to this node are refused',
+    probe: () =>
+      admin.patch(
+        Node,
+        { name: bad },
+        'merge',
+        { metadata: { annotations: { 'reboot.capstan.dev/probe': 'x' } } },
+        { dryRun: true },
+      ),
+    timeoutMs: 20_000,
+  });
 });
 afterAll(async () => {
-  if (policy) await removePolicy(admin, policy);
+  await lift?.();
 });
 
 describe('a node the API server refuses to write', () => {

@@ -1,26 +1,15 @@
 /**
- * One simulated node: a kwok Node (kwok plays its kubelet and runs its pods), a private
- * dbus-daemon carrying a test update_engine and a test logind, and the real update agent connected
- * to them. logind's Reboot takes the machine down (agent gone, node NotReady, its pods not ready),
- * then boots it again with a new boot ID, the new OS version, its pods running again and a fresh
- * agent, as a real reboot would.
+ * One node of the demo: a kwok Node (kwok plays its kubelet and runs its pods), the machine below
+ * the agent ({@link MachineHost}: its own dbus-daemon, update_engine, logind, boots and reboots),
+ * and the real update agent running in the demo's own process, connected to them. A reboot stops
+ * the agent and starts a fresh one once the node is back with a new boot ID and OS version.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  FakeLogind,
-  FakeUpdateEngine,
-  type PrivateBus,
-  type RunningAgent,
-  startAgent,
-  startPrivateBus,
-  UpdateStatus,
-} from '@capstan/agent';
+import { type RunningAgent, startAgent } from '@capstan/agent';
 import type { ControlPlane } from '@capstan/envtest';
 import { Client, type KubeConfig, type Logger } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
+import { MachineHost, type MachineParts, osImage } from './machine-host.js';
 
 /** Options of {@link SimulatedMachine.start}. */
 export interface MachineOptions {
@@ -49,36 +38,21 @@ export interface MachineOptions {
   adopt?: boolean;
 }
 
-const osImage = (version: string) => `Flatcar Container Linux ${version}`;
-
-/** A node with its own D-Bus, update_engine, logind and agent. See the file comment. */
-export class SimulatedMachine {
-  /** Boot IDs in the order the machine booted them. */
-  readonly bootIDs: string[] = [];
-  /** Versions booted, in order. */
-  readonly versions: string[] = [];
+/** A node with its own D-Bus, update_engine, logind and an in-process agent. See the file comment. */
+export class SimulatedMachine extends MachineHost {
   private agent: RunningAgent | undefined;
-  private rebooting: Promise<void> | undefined;
-  private stopped = false;
-
   private kubeConfig: KubeConfig | undefined;
 
   private constructor(
     private readonly options: MachineOptions,
-    private readonly dir: string,
-    private readonly bus: PrivateBus,
-    private readonly engine: FakeUpdateEngine,
-    private readonly logind: FakeLogind,
-  ) {}
+    parts: MachineParts,
+  ) {
+    super(options, parts);
+  }
 
-  /** Creates the Node, starts the machine's bus and services, boots it and starts its agent. */
+  /** Creates (or adopts) the Node, starts the machine's bus and services, boots it and starts its agent. */
   static async start(options: MachineOptions): Promise<SimulatedMachine> {
-    const dir = mkdtempSync(join(tmpdir(), `capstan-demo-${options.name}-`));
-    const bus = await startPrivateBus(dir);
-    const engine = await FakeUpdateEngine.start({ address: bus.address });
-    const logind = await FakeLogind.start({ address: bus.address });
-    const machine = new SimulatedMachine(options, dir, bus, engine, logind);
-    logind.onReboot(() => machine.reboot());
+    const machine = new SimulatedMachine(options, await MachineHost.open(options.name, 'capstan-demo'));
     let bootID: string = randomUUID();
     if (options.adopt) {
       const admin = new Client(new HttpTransport(options.plane.kubeConfig));
@@ -90,12 +64,8 @@ export class SimulatedMachine {
       ]);
     }
     machine.kubeConfig = await options.identity();
-    await machine.boot(options.version, bootID);
+    machine.powerOn(bootID);
     return machine;
-  }
-
-  get name(): string {
-    return this.options.name;
   }
 
   /** The identity the agent runs as (known once the machine started). */
@@ -104,78 +74,19 @@ export class SimulatedMachine {
     return this.kubeConfig;
   }
 
-  /** Reboot requests logind accepted. */
-  get rebootRequests(): number {
-    return this.logind.reboots.length;
+  /** Stops the machine; a reboot in progress is waited on for a moment only (see {@link MachineHost.stop}). */
+  override stop(): Promise<void> {
+    // A terminal's Ctrl-C reaches the apiserver too: a reboot waiting on it would never end.
+    return super.stop(2_000);
   }
 
-  /** update_engine has downloaded and staged `version`: it now says a reboot is needed. */
-  stageUpdate(version: string): void {
-    this.engine.setStatus({
-      operation: UpdateStatus.UpdatedNeedReboot,
-      newVersion: version,
-      progress: 1,
-      lastCheckedTime: Math.floor(Date.now() / 1000),
-    });
-  }
-
-  /** Waits a moment for a reboot in progress, then stops the agent, the services and the bus. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    // A reboot in progress ends by itself once it sees `stopped`; it may wait on an apiserver that
-    // is gone (a terminal's Ctrl-C reaches it too), so it is not waited on for long.
-    await Promise.race([
-      this.rebooting?.catch(() => {}),
-      new Promise((resolve) => setTimeout(resolve, 2_000)),
-    ]);
-    await this.agent?.stop().catch(() => {});
-    this.agent = undefined;
-    await this.logind.stop().catch(() => {});
-    await this.engine.stop().catch(() => {});
-    await this.bus.stop().catch(() => {});
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  /** logind's Reboot: runs once logind has answered the agent (the hook is not awaited by it). */
-  private reboot(): Promise<void> {
-    const run = (async () => {
-      // The OS goes down: the agent dies with it.
-      await this.agent?.stop();
-      this.agent = undefined;
-      const next = this.engine.status.newVersion || this.versions.at(-1) || this.options.version;
-      await this.engine.stop();
-      // After the reboot update_engine runs the new version and has nothing pending.
-      this.engine.status = { ...this.engine.status, currentOperation: UpdateStatus.Idle, newVersion: '' };
-      if (this.stopped) return;
-      // The node is NotReady while down, then Ready with a new boot ID and its pods running again.
-      const bootID = await this.options.plane.rebootNode(this.name, {
-        downMs: this.options.rebootDownMs,
-        osImage: osImage(next),
-        timeoutMs: 60_000,
-      });
-      if (this.stopped) return;
-      await this.engine.start();
-      await this.boot(next, bootID);
-    })();
-    this.rebooting = run.catch((err) => this.options.onFault(`rebooting ${this.name}`, err));
-    return this.rebooting;
-  }
-
-  /** A boot (the node is Ready with `bootID`): os-release of `version`, the agent starts. */
-  private async boot(version: string, bootID: string): Promise<void> {
-    const osRelease = join(this.dir, 'os-release');
-    writeFileSync(
-      osRelease,
-      `NAME="Flatcar Container Linux by Kinvolk"\nID=flatcar\nVERSION=${version}\nVERSION_ID=${version}\n`,
-    );
-    this.bootIDs.push(bootID);
-    this.versions.push(version);
+  protected startAgent(): void {
     const agent = startAgent({
       kubeConfig: this.agentKubeConfig,
       nodeName: this.name,
       protocol: this.options.protocol,
       busAddress: this.bus.address,
-      osReleasePath: osRelease,
+      osReleasePath: this.osReleasePath,
       drainGracePeriodSeconds: 0,
       drainTimeoutMs: 30_000,
       failureBackoffMs: 5_000,
@@ -184,5 +95,11 @@ export class SimulatedMachine {
     });
     agent.done.catch((err) => this.options.onFault(`the agent on ${this.name}`, err));
     this.agent = agent;
+  }
+
+  protected async stopAgent(): Promise<void> {
+    const agent = this.agent;
+    this.agent = undefined;
+    await agent?.stop();
   }
 }

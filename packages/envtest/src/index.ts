@@ -26,6 +26,8 @@ export { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
 export type { RebootOptions } from './kwok-nodes.js';
 export { type ApplyOptions, type ManifestObject, readManifests } from './manifests.js';
 export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.js';
+export { freePort, freePorts } from './ports.js';
+export { type AdmissionResourceRule, refuseWrites, type WriteRefusal } from './refuse-writes.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
 export { clusterApiVersion, etcdVersion, kubernetesVersion, kwokVersion } from './versions.js';
 export {

@@ -3,7 +3,6 @@
  * `@capstan/vcdsim`: a VMware Cloud Director API simulator over real HTTPS, for tests and the demo.
  * Start it with {@link startVcdSim}; see the package README for the paths and media types served.
  */
-export { type Clock, RealClock, type Timer, VirtualClock } from './clock.js';
 export { Faults, type RequestMatch } from './faults/faults.js';
 export { type Answer, callSim, type Endpoint } from './http-client.js';
 export type { Inspect, PoolUsage } from './inspect/inspect.js';

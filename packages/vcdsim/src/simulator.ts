@@ -1,6 +1,6 @@
 /** The simulator's parts wired together: world, clock, auth, tasks, faults, request log, guest hooks. */
+import type { Clock } from '@capstan/runtime';
 import { Auth } from './auth/sessions.js';
-import type { Clock } from './clock.js';
 import { Faults } from './faults/faults.js';
 import { RequestLog } from './inspect/log.js';
 import type { World } from './model/world.js';

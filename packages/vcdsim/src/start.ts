@@ -1,6 +1,8 @@
 /** `startVcdSim`: the simulator's programmatic entry point. */
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { type Clock, realClock } from '@capstan/runtime';
+import { ManualClock } from '@capstan/runtime/testing';
 import { composeRoutes } from './api/compose.js';
 import { entityRoutes } from './api/entities.js';
 import { metadataRoutes } from './api/metadata.js';
@@ -9,7 +11,6 @@ import { queryRoutes } from './api/query.js';
 import { sessionRoutes } from './api/session.js';
 import { taskRoutes } from './api/task.js';
 import { vmConfigRoutes } from './api/vmconfig.js';
-import { type Clock, RealClock, VirtualClock } from './clock.js';
 import { cloudApiRoutes } from './cloudapi/routes.js';
 import type { Faults } from './faults/faults.js';
 import { type Inspect, inspector } from './inspect/inspect.js';
@@ -33,7 +34,7 @@ export interface VcdSimOptions {
   tls?: boolean;
   /** Extra names and addresses the server certificate is valid for (beside localhost, 127.0.0.1, ::1, and `host`). */
   tlsHosts?: string[];
-  /** `'real'` (default), `'virtual'` (a {@link VirtualClock} tests step by hand) or your own clock. */
+  /** `'real'` (default), `'virtual'` (a {@link ManualClock} tests step by hand) or your own clock. */
   clock?: 'real' | 'virtual' | Clock;
   /** Task latency in ms on the simulator's clock (default 50). */
   taskLatencyMs?: number;
@@ -51,7 +52,7 @@ export interface VcdSimOptions {
   log?: (line: string) => void;
 }
 
-/** A running simulator; `C` is its clock's type ({@link VirtualClock} for `clock: 'virtual'`). */
+/** A running simulator; `C` is its clock's type ({@link ManualClock} for `clock: 'virtual'`). */
 export interface VcdSim<C extends Clock = Clock> {
   /** Base URL, e.g. `https://127.0.0.1:40123` (the API is under `/api` and `/cloudapi`). */
   url: string;
@@ -59,13 +60,16 @@ export interface VcdSim<C extends Clock = Clock> {
   caPem: string;
   /** Objects, tasks and the request log. */
   inspect: Inspect;
-  /** The simulator's clock (a {@link VirtualClock} when `clock: 'virtual'`). */
+  /** The simulator's clock (a {@link ManualClock} when `clock: 'virtual'`). */
   clock: C;
   /** Fault injection. */
   faults: Faults;
   /** Stops listening and closes open connections. */
   stop(): Promise<void>;
 }
+
+/** Where a virtual clock starts: a fixed instant, so runs on virtual time are reproducible. */
+const VIRTUAL_EPOCH = Date.UTC(2026, 0, 1);
 
 function loadSeed(seed: Seed | string): Seed {
   if (typeof seed !== 'string') return seed;
@@ -82,15 +86,15 @@ function loadSeed(seed: Seed | string): Seed {
  * await sim.stop();
  * ```
  */
-export async function startVcdSim(opts: VcdSimOptions & { clock: 'virtual' }): Promise<VcdSim<VirtualClock>>;
+export async function startVcdSim(opts: VcdSimOptions & { clock: 'virtual' }): Promise<VcdSim<ManualClock>>;
 export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim>;
 export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   const world = buildWorld(loadSeed(opts.seed));
   const clock =
     opts.clock === 'virtual'
-      ? new VirtualClock()
+      ? new ManualClock(VIRTUAL_EPOCH)
       : !opts.clock || opts.clock === 'real'
-        ? new RealClock()
+        ? realClock
         : opts.clock;
   const sim = new Simulator(
     world,

@@ -1,7 +1,9 @@
 /** Version negotiation, sessions, tokens and tenancy, with VCD's status codes and error bodies. */
+
 import { randomUUID } from 'node:crypto';
+import type { ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VcdSim, VirtualClock } from '../src/index.js';
+import type { VcdSim } from '../src/index.js';
 import { JSON_ACCEPT, parseXml, pathOf, request, startVirtual, Tenant, XML_ACCEPT } from './client.js';
 import { composeParams, recomposeParams } from './fixtures.js';
 import { addVms, composeVApp, lookups, MT } from './flows.js';
@@ -13,7 +15,7 @@ function xmlError(text: string) {
 }
 
 describe('versions and sessions', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   beforeAll(async () => {
     sim = await startVirtual({ tokenLifetimeMs: 60_000 });
   });
@@ -143,7 +145,7 @@ describe('versions and sessions', () => {
 });
 
 describe('tenancy', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   let alice: Tenant;
   let bob: Tenant;
   beforeAll(async () => {

@@ -1,6 +1,7 @@
+import type { ManualClock } from '@capstan/runtime/testing';
 import { XMLParser } from 'fast-xml-parser';
 import { type Answer, callSim } from '../src/http-client.js';
-import { startVcdSim, type VcdSim, type VcdSimOptions, VirtualClock } from '../src/index.js';
+import { startVcdSim, type VcdSim, type VcdSimOptions } from '../src/index.js';
 
 export const SAMPLE_SEED = new URL('../seeds/sample.yaml', import.meta.url).pathname;
 export const XML_ACCEPT = 'application/*+xml;version=37.2';
@@ -99,7 +100,7 @@ export class Tenant {
 }
 
 /** Starts the simulator on a virtual clock with the sample seed. */
-export function startVirtual(extra: Partial<VcdSimOptions> = {}): Promise<VcdSim<VirtualClock>> {
+export function startVirtual(extra: Partial<VcdSimOptions> = {}): Promise<VcdSim<ManualClock>> {
   return startVcdSim({
     seed: SAMPLE_SEED,
     taskLatencyMs: 1000,

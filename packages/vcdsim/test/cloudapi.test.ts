@@ -1,11 +1,12 @@
 /** CloudAPI over HTTPS: compute policies, networks, edge gateways, ALB pools and virtual services with health. */
+import type { ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VcdSim, VirtualClock } from '../src/index.js';
+import type { VcdSim } from '../src/index.js';
 import { request, startVirtual, Tenant } from './client.js';
 import { addVms, boot, composeVApp, lookups } from './flows.js';
 
 describe('CloudAPI', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   let alice: Tenant;
   let bob: Tenant;
   beforeAll(async () => {

@@ -1,12 +1,13 @@
 /** The remaining legacy endpoints: entity GETs, compose with VMs, vApp-wide power and undeploy, task cancel. */
+import type { ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VcdSim, VirtualClock } from '../src/index.js';
+import type { VcdSim } from '../src/index.js';
 import { parseXml, pathOf, request, startVirtual, Tenant } from './client.js';
 import { NS } from './fixtures.js';
 import { addVms, boot, composeVApp, type Lookups, lookups, MT, run, settle } from './flows.js';
 
 describe('legacy entities and vApp-wide operations', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   let alice: Tenant;
   let l: Lookups;
   beforeAll(async () => {
@@ -135,7 +136,7 @@ describe('legacy entities and vApp-wide operations', () => {
 });
 
 describe('reboot, deploy and slowness', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   let alice: Tenant;
   const boots: string[] = [];
   beforeAll(async () => {

@@ -1,10 +1,12 @@
 /** Bad input, busy entities, state errors and injected faults: VCD's status codes and error bodies, never a crash. */
+
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import type { VcdSim, VirtualClock } from '../src/index.js';
+import type { VcdSim } from '../src/index.js';
 import { parseXml, pathOf, request, SAMPLE_SEED, startVirtual, Tenant, XML_ACCEPT } from './client.js';
 import { NS, recomposeParams } from './fixtures.js';
 import { addVms, boot, composeVApp, type Lookups, lookups, MT, run, settle } from './flows.js';
@@ -12,7 +14,7 @@ import { addVms, boot, composeVApp, type Lookups, lookups, MT, run, settle } fro
 const err = (text: string) => parseXml(text).Error;
 
 describe('errors', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   let alice: Tenant;
   let l: Lookups;
   let vappPath: string;
@@ -230,7 +232,7 @@ describe('errors', () => {
 });
 
 describe('a NIC on an org VDC network the vApp does not bridge', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   afterAll(() => sim?.stop());
 
   it('is refused, as VCD refuses it: a VM connects to networks of its vApp only', async () => {

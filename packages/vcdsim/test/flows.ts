@@ -1,6 +1,7 @@
 /** Provider-like steps over HTTPS, shared by the tests: look things up, compose, add VMs, run tasks. */
+import type { ManualClock } from '@capstan/runtime/testing';
 import { expect } from 'vitest';
-import type { VcdSim, VirtualClock } from '../src/index.js';
+import type { VcdSim } from '../src/index.js';
 import { parseXml, pathOf, type Tenant } from './client.js';
 import { composeParams, recomposeParams, type VmItem } from './fixtures.js';
 
@@ -35,7 +36,7 @@ export async function settle(
   for (let i = 0; i < 2000; i++) {
     const task = parseXml((await t.xml('GET', pathOf(taskHref))).text).Task;
     if (['success', 'error', 'aborted'].includes(task['@status'])) return { status: task['@status'], task };
-    if ('advance' in sim.clock) (sim.clock as VirtualClock).advance(250);
+    if ('advance' in sim.clock) (sim.clock as ManualClock).advance(250);
     else await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error(`task ${taskHref} never finished`);
@@ -93,7 +94,7 @@ export async function addVms(
 }
 
 /** Powers a VM on and lets it boot (virtual clock); returns the primary NIC's address. */
-export async function boot(sim: VcdSim<VirtualClock>, t: Tenant, vmPath: string): Promise<string> {
+export async function boot(sim: VcdSim<ManualClock>, t: Tenant, vmPath: string): Promise<string> {
   expect(await run(sim, t, 'POST', `${vmPath}/power/action/powerOn`)).toBe('success');
   sim.clock.advance(10_000);
   const vm = parseXml((await t.xml('GET', vmPath)).text).Vm;

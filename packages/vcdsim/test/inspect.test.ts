@@ -1,15 +1,17 @@
 /** The inspection API over HTTP, seed checking, plain-HTTP mode and the CLI. */
+
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSeed, SeedError, startVcdSim, type VcdSim, type VirtualClock } from '../src/index.js';
+import { parseSeed, SeedError, startVcdSim, type VcdSim } from '../src/index.js';
 import { parseXml, request, startVirtual, Tenant } from './client.js';
 import { addVms, boot, composeVApp, lookups } from './flows.js';
 
 describe('inspection API over HTTP', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   let alice: Tenant;
   beforeAll(async () => {
     sim = await startVirtual();

@@ -1,13 +1,14 @@
 /** The happy path a provider walks, over real HTTPS: find, compose, recompose, configure, boot, delete. */
+import type { ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VcdSim, VirtualClock } from '../src/index.js';
+import type { VcdSim } from '../src/index.js';
 import { parseXml, pathOf, startVirtual, Tenant } from './client.js';
 import { composeParams, recomposeParams, reconfigureExtraConfig } from './fixtures.js';
 
 const MT = (k: string) => `application/vnd.vmware.vcloud.${k}+xml`;
 
 describe('a VM from template to deletion', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   let alice: Tenant;
   const booted: { name: string; guestinfo: Record<string, string>; ip: string | undefined }[] = [];
 

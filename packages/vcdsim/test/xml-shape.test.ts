@@ -1,7 +1,8 @@
 /** XML answers: real namespaces, documented element order, section and metadata endpoints, query records. */
+import type { ManualClock } from '@capstan/runtime/testing';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VcdSim, VirtualClock } from '../src/index.js';
+import type { VcdSim } from '../src/index.js';
 import { parseXml, startVirtual, Tenant } from './client.js';
 import { NS, reconfigureExtraConfig } from './fixtures.js';
 import { addVms, boot, composeVApp, type Lookups, lookups, MT, run } from './flows.js';
@@ -81,7 +82,7 @@ const GC_ORDER = [
 ];
 
 describe('XML answers', () => {
-  let sim: VcdSim<VirtualClock>;
+  let sim: VcdSim<ManualClock>;
   let alice: Tenant;
   let l: Lookups;
   let vappPath: string;

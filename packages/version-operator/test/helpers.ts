@@ -1,7 +1,8 @@
 /** Shared pieces of the version operator's envtest tests. */
 import { fileURLToPath } from 'node:url';
+import { refuseWrites } from '@capstan/envtest';
 import type { SharedControlPlane } from '@capstan/envtest/vitest';
-import { Client, defineResource, isNotFound, type KubeObject, Manager } from '@capstan/runtime';
+import { Client, Manager } from '@capstan/runtime';
 import { DaemonSet, Deployment, HttpTransport, Namespace } from '@capstan/runtime/client';
 import { createLogger } from '@capstan/runtime/manager';
 import { eventually } from '@capstan/runtime/testing';
@@ -78,54 +79,31 @@ export const condition = (stack: RebootStack | undefined, type: string) =>
 /** The message of {@link freezeAgentDaemonSet}'s refusal. */
 export const FROZEN = 'the agent DaemonSet is frozen by a test policy';
 
-/** A ValidatingAdmissionPolicy (and its binding) refusing every write to the agent DaemonSet. */
-export function freezeAgentDaemonSet(): KubeObject[] {
-  const name = 'freeze-capstan-agent';
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            {
-              apiGroups: ['apps'],
-              apiVersions: ['v1'],
-              operations: ['CREATE', 'UPDATE'],
-              resources: ['daemonsets'],
-            },
-          ],
-        },
-        validations: [
-          { expression: "object.metadata.name != 'capstan-agent'", message: FROZEN, reason: 'Forbidden' },
-        ],
+/** Refuses every write to the agent DaemonSet until the answered function lifts the refusal. */
+export function freezeAgentDaemonSet(env: SharedControlPlane): Promise<() => Promise<void>> {
+  const client = admin(env);
+  return refuseWrites(env.plane, {
+    name: 'freeze-capstan-agent',
+    resourceRules: [
+      {
+        apiGroups: ['apps'],
+        apiVersions: ['v1'],
+        operations: ['CREATE', 'UPDATE'],
+        resources: ['daemonsets'],
       },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ] as unknown as KubeObject[];
-}
-
-/** Deletes cluster-scoped admission objects, bindings first, and waits until they are gone. */
-export async function removeObjects(client: Client, objects: readonly KubeObject[]): Promise<void> {
-  for (const o of [...objects].reverse()) {
-    const type = defineResource({
-      group: 'admissionregistration.k8s.io',
-      version: 'v1',
-      kind: o.kind as string,
-      plural: `${(o.kind as string).toLowerCase().replace(/y$/, 'ie')}s`,
-      namespaced: false,
-    });
-    await client.delete(type, { name: o.metadata.name as string }).catch((err) => {
-      if (!isNotFound(err)) throw err;
-    });
-  }
+    ],
+    expression: "object.metadata.name != 'capstan-agent'",
+    message: FROZEN,
+    probe: () =>
+      client.patch(
+        DaemonSet,
+        { namespace: NAMESPACE, name: 'capstan-agent' },
+        'merge',
+        { metadata: { labels: { probe: 'x' } } },
+        { dryRun: true },
+      ),
+    timeoutMs: 20_000,
+  });
 }
 
 /**

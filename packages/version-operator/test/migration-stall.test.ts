@@ -7,9 +7,9 @@
  * node; the groups stay paused, the request and the grant are kept on both sides; once the
  * refusal is lifted, the migration finishes by itself.
  */
+import { refuseWrites } from '@capstan/envtest';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol, coordinatorKeys, FLUO_PREFIX, fluoProtocol } from '@capstan/reboot-protocol';
-import { isForbidden, type KubeObject } from '@capstan/runtime';
 import { Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
@@ -23,7 +23,6 @@ import {
   NAMESPACE,
   NODES,
   prepareCluster,
-  removeObjects,
   stackWhen,
 } from './helpers.js';
 import { CoordinatorFollower } from './migration-harness.js';
@@ -80,32 +79,8 @@ it('a stalled agent rollout: Degraded MigrationStalled naming the node, requests
   const grantedAt = (await keysOf('worker-2'))[coordinatorKeys.grantedAt];
   expect(grantedAt).toBeDefined();
 
-  const refusal = refuseNewAgentPod(STALLED);
-  await env.plane.createObjects(refusal);
-  onTestFinished(() => removeObjects(client, refusal));
-  const probe = {
-    metadata: { name: 'probe', namespace: NAMESPACE, annotations: { [PROTOCOL_ANNOTATION]: 'capstan' } },
-    spec: {
-      containers: [{ name: 'c', image: 'x' }],
-      affinity: {
-        nodeAffinity: {
-          requiredDuringSchedulingIgnoredDuringExecution: {
-            nodeSelectorTerms: [
-              { matchFields: [{ key: 'metadata.name', operator: 'In', values: [STALLED] }] },
-            ],
-          },
-        },
-      },
-    },
-  };
-  await eventually(
-    () =>
-      client.create(Pod, probe as never, { dryRun: true }).then(
-        () => undefined,
-        (err) => (isForbidden(err) ? true : undefined),
-      ),
-    { what: 'the refusing policy in force', timeoutMs: 20_000 },
-  );
+  const lift = await refuseNewAgentPod(STALLED);
+  onTestFinished(lift);
   await client.patch(RebootStackType, { name: 'capstan' }, 'merge', { spec: { protocol: 'capstan' } });
   const stalled = await stackWhen(
     client,
@@ -126,7 +101,7 @@ it('a stalled agent rollout: Degraded MigrationStalled naming the node, requests
   expect([asking[F.rebootOk], asking[C.rebootOk]].filter((v) => v === 'true')).toEqual([]);
   expect([granted[F.rebootOk], granted[C.rebootOk]]).toEqual(['true', 'true']);
 
-  await removeObjects(client, refusal);
+  await lift();
   const done = await stackWhen(
     client,
     migratedToCapstan,
@@ -148,35 +123,27 @@ it('a stalled agent rollout: Degraded MigrationStalled naming the node, requests
 }, 420_000);
 
 /** Refuses to create an agent pod on `capstan` for `node` (the DaemonSet pins its pods by node affinity). */
-function refuseNewAgentPod(node: string): KubeObject[] {
-  const name = 'refuse-new-agent-pod';
-  const pinned = `object.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.exists(t, has(t.matchFields) && t.matchFields.exists(f, has(f.values) && f.values.exists(v, v == '${node}')))`;
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] },
-          ],
-        },
-        validations: [
-          {
-            expression: `!(has(object.metadata.annotations) && object.metadata.annotations.exists(k, k == '${PROTOCOL_ANNOTATION}' && object.metadata.annotations[k] == 'capstan') && has(object.spec.affinity) && has(object.spec.affinity.nodeAffinity) && ${pinned})`,
-            message: `no capstan agent pod on ${node} (test policy)`,
-            reason: 'Forbidden',
+function refuseNewAgentPod(node: string): Promise<() => Promise<void>> {
+  const agentPod = {
+    metadata: { name: 'probe', namespace: NAMESPACE, annotations: { [PROTOCOL_ANNOTATION]: 'capstan' } },
+    spec: {
+      containers: [{ name: 'c', image: 'x' }],
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }],
           },
-        ],
+        },
       },
     },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ] as unknown as KubeObject[];
+  };
+  const pinned = `object.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.exists(t, has(t.matchFields) && t.matchFields.exists(f, has(f.values) && f.values.exists(v, v == '${node}')))`;
+  return refuseWrites(env.plane, {
+    name: 'refuse-new-agent-pod',
+    resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
+    expression: `!(has(object.metadata.annotations) && object.metadata.annotations.exists(k, k == '${PROTOCOL_ANNOTATION}' && object.metadata.annotations[k] == 'capstan') && has(object.spec.affinity) && has(object.spec.affinity.nodeAffinity) && ${pinned})`,
+    message: `no capstan agent pod on ${node} (test policy)`,
+    probe: () => admin(env).create(Pod, agentPod as never, { dryRun: true }),
+    timeoutMs: 20_000,
+  });
 }

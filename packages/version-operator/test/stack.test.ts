@@ -7,7 +7,6 @@
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
-import { isForbidden } from '@capstan/runtime';
 import { DaemonSet, Deployment, Namespace, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -26,7 +25,6 @@ import {
   freezeAgentDaemonSet,
   NAMESPACE,
   NODES,
-  removeObjects,
   rollouts,
   startOperator,
 } from './helpers.js';
@@ -260,20 +258,9 @@ describe('a RebootStack', () => {
       },
       { what: 'the stack settled', timeoutMs: 60_000 },
     );
-    const freeze = freezeAgentDaemonSet();
-    await env.plane.createObjects(freeze);
-    onTestFinished(() => removeObjects(client, freeze));
+    const unfreeze = await freezeAgentDaemonSet(env);
+    onTestFinished(unfreeze);
     const agentKey = { namespace: NAMESPACE, name: 'capstan-agent' };
-    await eventually(
-      () =>
-        client
-          .patch(DaemonSet, agentKey, 'merge', { metadata: { labels: { probe: 'x' } } }, { dryRun: true })
-          .then(
-            () => undefined,
-            (err) => (isForbidden(err) ? true : undefined),
-          ),
-      { what: 'the freezing policy in force', timeoutMs: 20_000 },
-    );
     // One change to each component: the coordinator's goes through, the agent's is refused.
     await patchSpec({
       coordinator: { replicas: 1 },
@@ -302,7 +289,7 @@ describe('a RebootStack', () => {
       ((await client.get(DaemonSet, agentKey)).spec?.template?.spec?.containers?.[0]?.args ?? []) as string[];
     expect(await agentArgs()).not.toContain('--log-level=debug');
     // Lifted: the operator retries on its own (no spec change) and carries the agent's change out.
-    await removeObjects(client, freeze);
+    await unfreeze();
     const recovered = await eventually(
       async () => {
         const s = await getStack();

@@ -10,8 +10,9 @@
  */
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
+import type { KubeObject } from '@capstan/runtime';
 import { DaemonSet, Deployment, Node } from '@capstan/runtime/client';
-import { eventually } from '@capstan/runtime/testing';
+import { eventually, WatchRecord } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   CONTROL_PLANE_LABEL,
@@ -21,7 +22,6 @@ import {
   RebootStackType,
   rolloutOf,
 } from '../src/index.js';
-import { EventRecord, revisionOf } from './event-record.js';
 import { admin, condition, createStack, NAMESPACE, NODES, prepareCluster, stackWhen } from './helpers.js';
 import { CoordinatorFollower, SimAgent } from './migration-harness.js';
 import { catalogueWithB, VERSION_A, VERSION_B } from './version-b.js';
@@ -43,6 +43,12 @@ const down = (n: NodeObject): boolean => {
     a[A.rebootOk] === 'true' || a[A.rebootInProgress] === 'true' || n.spec?.unschedulable === true || !ready
   );
 };
+
+/**
+ * The etcd revision of an object's last write. Envtest has one etcd, so it orders events across
+ * kinds (which separate watch streams do not).
+ */
+const revisionOf = (o: KubeObject): bigint => BigInt(o.metadata.resourceVersion ?? '0');
 
 /** The budget of a group of `size` nodes, as the RebootGroup documents it (independent of the coordinator). */
 const budgetOf = (maxUnavailable: number | string, size: number): number =>
@@ -90,7 +96,7 @@ it('a reboot rollout during A → B: every group within budget at every Node eve
   const nodes = new Map<string, NodeObject>();
   const worst: Record<string, number> = { 'control-plane': 0, workers: 0 };
   const overBudget: string[] = [];
-  const nodeEvents = await EventRecord.start(env.kubeConfig, Node, {
+  const nodeEvents = await WatchRecord.start(env.kubeConfig, Node, {
     onEvent: (n) => {
       nodes.set(n.metadata.name as string, n as NodeObject);
       for (const group of Object.keys(budgets)) {
@@ -105,11 +111,11 @@ it('a reboot rollout during A → B: every group within budget at every Node eve
     },
   });
   stops.push(() => nodeEvents.stop());
-  const deployments = await EventRecord.start(env.kubeConfig, Deployment, { namespace: NAMESPACE });
+  const deployments = await WatchRecord.start(env.kubeConfig, Deployment, { namespace: NAMESPACE });
   stops.push(() => deployments.stop());
   // When the agent template first changes: which nodes are then mid-reboot.
   let inFlightAtAgentChange: string[] | undefined;
-  const daemonSets = await EventRecord.start(env.kubeConfig, DaemonSet, {
+  const daemonSets = await WatchRecord.start(env.kubeConfig, DaemonSet, {
     namespace: NAMESPACE,
     onEvent: (ds) => {
       if (inFlightAtAgentChange || rolloutOf(ds as never).version !== VERSION_B) return;

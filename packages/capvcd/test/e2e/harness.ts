@@ -13,6 +13,7 @@ import {
   type CapvcdOptions,
   EVENT_SOURCE,
   PROVIDER_ID_PREFIX,
+  type VCDMachine,
   type VCDMachineSpec,
   VCDMachineType,
   type Zone,
@@ -20,9 +21,9 @@ import {
 import { ControlPlane, type ManifestObject, readManifests, startWorkloadCluster } from '@capstan/envtest';
 import { Client, Manager } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
-import { eventually } from '@capstan/runtime/testing';
+import { eventually, WatchRecord } from '@capstan/runtime/testing';
 import { type BootedVm, startVcdSim, type VcdSim, type VcdSimOptions } from '@capstan/vcdsim';
-import { ConditionHistory, conditionText } from './condition-history.js';
+import { conditionText } from './condition-history.js';
 import {
   clusterObjects,
   type MachineExtras,
@@ -58,7 +59,7 @@ export class Harness {
   provider: Provider | undefined;
   /** Errors a provider's run ended with (a lost leader lease, ...). */
   readonly failures: unknown[] = [];
-  private readonly histories: ConditionHistory[] = [];
+  private readonly histories: WatchRecord<VCDMachine>[] = [];
 
   private constructor(
     readonly plane: ControlPlane,
@@ -176,8 +177,12 @@ export class Harness {
    * Records every state of this namespace's VCDMachines from now on (the watch is synced when this
    * returns), for conditions too short-lived to be sure of catching by polling. Stopped with the harness.
    */
-  async recordConditions(): Promise<ConditionHistory> {
-    const history = await ConditionHistory.start(this.plane.kubeConfig, this.namespace);
+  async recordConditions(): Promise<WatchRecord<VCDMachine>> {
+    // A condition the provider writes and then overwrites on its next try (a failed task, retried)
+    // can come and go between two polls; each status write is a watch event, so here it stays.
+    const history = await WatchRecord.start(this.plane.kubeConfig, VCDMachineType, {
+      namespace: this.namespace,
+    });
     this.histories.push(history);
     return history;
   }

@@ -5,12 +5,11 @@
  * policies, the coordinator as two replicas of its built main, every agent a child process.
  */
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RebootGroup, RebootGroupType, resolveBudget } from '@capstan/coordinator';
-import { ControlPlane, readManifests } from '@capstan/envtest';
+import { ControlPlane, freePorts, readManifests } from '@capstan/envtest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
 import { Client } from '@capstan/runtime';
 import { DaemonSet, HttpTransport, Namespace, Node } from '@capstan/runtime/client';
@@ -20,7 +19,7 @@ import { CoordinatorReplicas } from './coordinators.js';
 import { HarnessGate } from './gate.js';
 import { FleetLedger, type PlannedGroup } from './ledger.js';
 import { FaultMachine } from './machine.js';
-import { refusalInForce, refuseNode } from './refusal-policy.js';
+import { refuseNode } from './refusal-policy.js';
 
 export const NAMESPACE = 'capstan-system';
 export const FROM_VERSION = '4459.2.0';
@@ -51,14 +50,6 @@ export interface Fleet {
   /** Faults of the simulation itself (not of the operators). */
   faults: string[];
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Starts the cluster, the policies, the coordinator replicas and the twelve machines. */
@@ -121,7 +112,7 @@ export async function startFleet(options: { refused: string; rebootDownMs: numbe
       kubeconfigPath: coordinatorFile.path,
       namespace: NAMESPACE,
       logFile: join(logDir, 'coordinators.log'),
-      probePorts: [await freePort(), await freePort()],
+      probePorts: (await freePorts(2)) as [number, number],
     });
     coordinators.start();
     cleanups.push(() => coordinators.stop());
@@ -151,8 +142,7 @@ export async function startFleet(options: { refused: string; rebootDownMs: numbe
     );
     for (const m of started) machines.set(m.name, m);
 
-    await refuseNode(plane, options.refused, COORDINATOR_USER, AGENT_USER);
-    await refusalInForce(coordinator, options.refused);
+    await refuseNode(plane, coordinator, options.refused, COORDINATOR_USER, AGENT_USER);
     const workloads: GroupWorkload[] = PLAN.map((g) => ({
       name: g.controlPlane ? 'api-gateway' : 'web',
       nodeSelector: { key: CONTROL_PLANE_LABEL, operator: g.controlPlane ? 'Exists' : 'DoesNotExist' },

@@ -1,7 +1,8 @@
 /**
  * The test kit (`@capstan/runtime/testing`): a virtual clock and an in-memory, fault-injecting
  * API server that implements the same transport as a real cluster, and `eventually` to poll for a
- * condition in tests that run on real time (a real API server, real processes).
+ * condition in tests that run on real time (a real API server, real processes) and `WatchRecord`
+ * to keep every state a watch delivers.
  */
 export { type EventuallyOptions, type EventuallyProbe, eventually } from './eventually.js';
 export {
@@ -15,3 +16,4 @@ export {
 export { FakeWatch } from './fake-watch.js';
 export { flushMicrotasks, ManualClock } from './manual-clock.js';
 export { type JsonPatchOperation, jsonEqual, jsonPatch, mergePatch } from './patch.js';
+export { WatchRecord, type WatchRecordOptions } from './watch-record.js';

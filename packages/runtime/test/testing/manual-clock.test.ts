@@ -1,8 +1,49 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sleep } from '../../src/clock.js';
 import { ManualClock } from '../../src/testing/index.js';
 
 describe('ManualClock', () => {
+  it('runs every timer once, never early, in (due time, scheduling order)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 100 }), { maxLength: 30 }),
+        fc.array(fc.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 6 }),
+        (delays, steps) => {
+          const clock = new ManualClock(0);
+          const fired: { i: number; at: number; due: number }[] = [];
+          delays.forEach((d, i) => {
+            clock.setTimeout(() => fired.push({ i, at: clock.now(), due: d }), d);
+          });
+          for (const s of steps) clock.advance(s);
+          const elapsed = steps.reduce((a, b) => a + b, 0);
+          const expected = delays
+            .map((d, i) => ({ d, i }))
+            .filter((x) => x.d <= elapsed)
+            .sort((a, b) => a.d - b.d || a.i - b.i);
+          return (
+            fired.length === expected.length &&
+            fired.every((f, k) => f.i === expected[k]!.i && f.at === f.due) &&
+            clock.pendingTimers() === delays.length - expected.length
+          );
+        },
+      ),
+    );
+  });
+
+  it('runs a timer set for "now" by another timer within the same advance, and cancels', () => {
+    const clock = new ManualClock(0);
+    const order: string[] = [];
+    clock.setTimeout(() => {
+      order.push('a');
+      clock.setTimeout(() => order.push('b'), 0);
+    }, 10);
+    clock.clearTimeout(clock.setTimeout(() => order.push('never'), 20));
+    clock.advance(10);
+    expect(order).toEqual(['a', 'b']);
+    expect(clock.runAll()).toBe(0);
+  });
+
   it('fires due timers in order of due time, ties in creation order', () => {
     const clock = new ManualClock(0);
     const fired: string[] = [];

@@ -3,7 +3,7 @@
  * lifetime, on the simulator's clock) or until it is deleted; every request is checked against both.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@capstan/runtime';
 import type { Org, User, World } from '../model/world.js';
 import { errors } from '../server/errors.js';
 import { signJwt, verifyJwt } from './jwt.js';

@@ -1,5 +1,5 @@
 /** The inspection API over HTTP, under `/inspect/` (JSON, no authentication, no version). */
-import { VirtualClock } from '../clock.js';
+import { ManualClock } from '@capstan/runtime/testing';
 import { errors } from '../server/errors.js';
 import { type Ctx, empty, json } from '../server/http.js';
 import type { Router } from '../server/router.js';
@@ -59,7 +59,7 @@ export function inspectRoutes(r: Router, sim: Simulator, inspect: Inspect): void
     'POST',
     '/inspect/clock/advance',
     (ctx) => {
-      if (!(sim.clock instanceof VirtualClock)) throw errors.badRequest('The simulator runs on real time.');
+      if (!(sim.clock instanceof ManualClock)) throw errors.badRequest('The simulator runs on real time.');
       const ms = Number(ctx.query.get('ms') ?? 0);
       if (!Number.isFinite(ms) || ms < 0) throw errors.badRequest('ms must be a non-negative number.');
       sim.clock.advance(ms);

@@ -5,7 +5,7 @@
  * are busy: a second operation on them is refused with BUSY_ENTITY, as VCD does.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@capstan/runtime';
 import type { Faults } from '../faults/faults.js';
 import { errors, VcdError } from '../server/errors.js';
 import { isTerminal, step, type TaskEvent, type TaskState } from './machine.js';
@@ -114,9 +114,9 @@ export class TaskRunner {
     this.#specs.set(task.id, spec);
     for (const k of spec.locks) this.#busy.set(k, task);
     const ms = this.latency.perOperation?.[spec.operationName] ?? this.latency.defaultMs;
-    this.clock.schedule(ms * 0.1, () => this.#apply(task, { type: 'start' }));
-    this.clock.schedule(ms * 0.5, () => this.#apply(task, { type: 'progress', percent: 50 }));
-    this.clock.schedule(ms, () => this.#finish(task));
+    this.clock.setTimeout(() => this.#apply(task, { type: 'start' }), ms * 0.1);
+    this.clock.setTimeout(() => this.#apply(task, { type: 'progress', percent: 50 }), ms * 0.5);
+    this.clock.setTimeout(() => this.#finish(task), ms);
     return task;
   }
 

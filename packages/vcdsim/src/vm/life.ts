@@ -3,12 +3,28 @@
  * its NICs show their addresses, VMware Tools report running and the boot hooks run with the VM's
  * guestinfo. Power-off, undeploy and delete give every address back.
  */
-import type { Timer } from '../clock.js';
+import type { TimerHandle } from '@capstan/runtime';
 import { type Vm, VmStatus } from '../model/world.js';
 import type { BootedVm, Simulator } from '../simulator.js';
 import { releaseAddresses, reserveAddresses } from './network.js';
 
-const bootTimers = new WeakMap<Vm, Timer>();
+const bootTimers = new WeakMap<Vm, TimerHandle>();
+
+/** Drops the VM's pending boot, if any. */
+function cancelBoot(sim: Simulator, vm: Vm): void {
+  const pending = bootTimers.get(vm);
+  if (pending) sim.clock.clearTimeout(pending);
+  bootTimers.delete(vm);
+}
+
+/** Boots the guest after the boot delay, replacing a boot still pending. */
+function rearmBoot(sim: Simulator, vm: Vm): void {
+  cancelBoot(sim, vm);
+  bootTimers.set(
+    vm,
+    sim.clock.setTimeout(() => boot(sim, vm), sim.behaviour.bootDelayMs),
+  );
+}
 
 /** The effect of a finished power-on task. */
 export function powerOn(sim: Simulator, vm: Vm): void {
@@ -21,11 +37,7 @@ export function powerOn(sim: Simulator, vm: Vm): void {
     vapp.deployed = true;
     vapp.status = vappStatus(sim, vapp.vmIds);
   }
-  bootTimers.get(vm)?.cancel();
-  bootTimers.set(
-    vm,
-    sim.clock.schedule(sim.behaviour.bootDelayMs, () => boot(sim, vm)),
-  );
+  rearmBoot(sim, vm);
 }
 
 function boot(sim: Simulator, vm: Vm): void {
@@ -70,17 +82,12 @@ export function reboot(sim: Simulator, vm: Vm): void {
   vm.toolsRunning = false;
   vm.serving = false;
   for (const nic of vm.nics) nic.ipAddress = undefined;
-  bootTimers.get(vm)?.cancel();
-  bootTimers.set(
-    vm,
-    sim.clock.schedule(sim.behaviour.bootDelayMs, () => boot(sim, vm)),
-  );
+  rearmBoot(sim, vm);
 }
 
 /** The effect of a finished power-off (or the power-off part of undeploy). */
 export function powerOff(sim: Simulator, vm: Vm, undeploy: boolean): void {
-  bootTimers.get(vm)?.cancel();
-  bootTimers.delete(vm);
+  cancelBoot(sim, vm);
   vm.status = VmStatus.POWERED_OFF;
   vm.toolsRunning = false;
   vm.serving = false;
