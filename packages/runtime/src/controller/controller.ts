@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
 import { type Logger, pino } from 'pino';
 import type { HandlerRegistration, SharedInformer } from '../cache/shared-informer.js';
@@ -10,6 +9,7 @@ import { type WorkPriority, WorkQueue } from '../workqueue/queue.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
 import { applyOutcome, classify, resultLabel } from './outcome.js';
+import { LazyReconcileContext } from './reconcile-context.js';
 import type { Predicate } from './predicates.js';
 import type { Reconciler } from './reconciler.js';
 import { parseRequestKey, type Request, requestKey } from './request.js';
@@ -205,65 +205,48 @@ export class Controller {
   /** One reconcile of one key, from get to done. Never throws. */
   private async process(key: string, queue: WorkQueue<string>): Promise<void> {
     const request = parseRequestKey(key);
-    const reconcileId = randomUUID();
-    // Built on first use: most reconciles log nothing, and a child logger per key costs.
-    let childLog: Logger | undefined;
-    const logOf = () => {
-      childLog ??= this.log.child({ namespace: request.namespace, name: request.name, reconcileId });
-      return childLog;
-    };
-    // A signal of its own, as Go's per-reconcile context: listeners a reconciler leaves on it die
-    // with it rather than pile up on the controller's.
-    const stopSignal = this.stopping.signal;
-    const abort = new AbortController();
-    const onStop = () => abort.abort(new Error('controller stopping'));
-    // Stopped between the hand-out and here: the abort event has fired already, so abort now.
-    if (stopSignal.aborted) onStop();
-    stopSignal.addEventListener('abort', onStop, { once: true });
+    // A signal of its own, as Go's per-reconcile context (listeners a reconciler leaves on it die
+    // with it), a logger and an id: each made only if the reconciler reads it.
+    const context = new LazyReconcileContext(request, this.log, this.stopping.signal);
+    const abortable = context.abortable;
     const timeoutMs = this.options.reconcileTimeoutMs;
     const timer =
       timeoutMs === undefined
         ? undefined
         : this.clock.setTimeout(
-            () => abort.abort(new ReconcileTimeoutError(`reconcile exceeded ${timeoutMs} ms`)),
+            () => abortable.abort(new ReconcileTimeoutError(`reconcile exceeded ${timeoutMs} ms`)),
             timeoutMs,
           );
-    const signal = abort.signal;
     const started = this.clock.now();
     this.metrics.activeWorkers(1);
     let result: Awaited<ReturnType<Reconciler['reconcile']>>;
     let error: unknown;
     let threw = false;
     try {
-      result = await this.reconciler.reconcile(request, {
-        signal,
-        reconcileId,
-        get log() {
-          return logOf();
-        },
-      });
+      result = await this.reconciler.reconcile(request, context);
     } catch (err) {
       threw = true;
       error = err;
     } finally {
       if (timer) this.clock.clearTimeout(timer);
-      stopSignal.removeEventListener('abort', onStop);
+      abortable.dispose();
       this.metrics.activeWorkers(-1);
     }
-    if (!threw && abort.signal.reason instanceof ReconcileTimeoutError) {
+    const reason = abortable.reason;
+    if (!threw && reason instanceof ReconcileTimeoutError) {
       threw = true; // finished, but too late: its writes may be stale, so retry
-      error = abort.signal.reason;
+      error = reason;
     }
     const outcome = classify(result, error, threw);
     this.metrics.reconciled(resultLabel(outcome), (this.clock.now() - started) / 1000);
     if (outcome.kind === 'error') {
       this.metrics.error();
       if (!(error instanceof Error)) this.metrics.panic();
-      logOf().error({ err: error }, 'reconcile failed; will retry with backoff');
+      context.log.error({ err: error }, 'reconcile failed; will retry with backoff');
     } else if (outcome.kind === 'terminal') {
       this.metrics.error();
       this.metrics.terminalError();
-      logOf().error({ err: error }, 'reconcile failed with a terminal error; not retrying');
+      context.log.error({ err: error }, 'reconcile failed with a terminal error; not retrying');
     }
     applyOutcome(queue, key, outcome);
     queue.done(key);
