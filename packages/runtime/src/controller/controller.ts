@@ -9,8 +9,8 @@ import { type WorkPriority, WorkQueue } from '../workqueue/queue.js';
 import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
 import { applyOutcome, classify, resultLabel } from './outcome.js';
-import { LazyReconcileContext } from './reconcile-context.js';
 import type { Predicate } from './predicates.js';
+import { LazyReconcileContext } from './reconcile-context.js';
 import type { Reconciler } from './reconciler.js';
 import { parseRequestKey, type Request, requestKey } from './request.js';
 
