@@ -4,7 +4,7 @@ import { type Clock, realClock, sleep } from '../clock.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';
-import { Store, storeKey } from './store.js';
+import { Store } from './store.js';
 import {
   type StepResult,
   step,
@@ -291,7 +291,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         const object = this.transformEvent(event.object);
         this.lastRv = object.metadata.resourceVersion ?? this.lastRv;
         // A delete of something never seen (e.g. it left our selection unseen) changes nothing.
-        if (this.store.delete(storeKey(object)) !== undefined) {
+        if (this.store.deleteByName(object.metadata.namespace, object.metadata.name ?? '') !== undefined) {
           // Handlers get it frozen, like every cached object.
           this.emit({ type: 'delete', object: deepFreeze(object), finalStateUnknown: false });
         }

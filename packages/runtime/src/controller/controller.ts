@@ -254,9 +254,16 @@ export class Controller {
 
   private handlerFor(source: Source) {
     const predicates = source.predicates ?? [];
-    const enqueue = (priority: WorkPriority, ...objects: KubeObject[]) => {
+    const enqueue = (priority: WorkPriority, object: KubeObject, old?: KubeObject) => {
+      const requests = source.toRequests(object);
+      // The common case (one object, one request: its own key) without a set of keys per event.
+      if (old === undefined && requests.length === 1) {
+        this.queue.add(requestKey(requests[0] as Request), source.description, priority);
+        return;
+      }
       // Distinct keys only: a second add of a key a worker just took would run it twice.
-      const keys = new Set(objects.flatMap((o) => source.toRequests(o).map(requestKey)));
+      const keys = new Set(old === undefined ? [] : source.toRequests(old).map(requestKey));
+      for (const r of requests) keys.add(requestKey(r));
       for (const key of keys) this.queue.add(key, source.description, priority);
     };
     return {
@@ -269,7 +276,7 @@ export class Controller {
         if (!predicates.every((p) => p.update?.(old, object) ?? true)) return;
         // Both: an owner or map target may have changed, and the old one must learn it lost the object.
         // A periodic resync (old === object) is housekeeping, like the initial list.
-        enqueue(old === object ? 'low' : 'normal', old, object);
+        enqueue(old === object ? 'low' : 'normal', object, old);
       },
       onDelete: (object: KubeObject) => {
         if (predicates.every((p) => p.delete?.(object) ?? true)) enqueue('normal', object);
