@@ -4,6 +4,7 @@ import { type Clock, realClock, sleep } from '../clock.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';
+import { internCommonStrings } from './intern.js';
 import { Store } from './store.js';
 import {
   type StepResult,
@@ -126,8 +127,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.clock = options.clock ?? realClock;
     const random = options.random ?? Math.random;
     this.backoff = new Backoff(this.clock, { random, ...options.backoff });
-    this.transform = options.transform ?? compactForCache;
-    this.transformEvent = options.transform ?? dropManagedFields;
+    // The defaults also pool repeated metadata strings (see intern.ts): the objects are their own.
+    this.transform = options.transform ?? ((o) => internCommonStrings(compactForCache(o)));
+    this.transformEvent = options.transform ?? ((o) => internCommonStrings(dropManagedFields(o)));
     this.onChange = options.onChange;
     this.onSynced = options.onSynced;
     this.onError =
@@ -148,6 +150,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
       useWatchList: () => options.watchList !== false && !this.watchListRefused,
       transform: this.transform,
       transformStreamed: this.transformEvent,
+      // The default watch transform drops managedFields: let the transport skip them.
+      omitManagedFields: options.transform === undefined,
     };
   }
 
