@@ -116,6 +116,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** 410s in a row without a watch event in between: a second one is a reason to back off. */
   private goneStreak = 0;
   private readonly syncWaiters = new Set<() => void>();
+  /** Resolves the step in flight with undefined when stop() is called (see untilStopped). */
+  private wakeOnStop: (() => void) | undefined;
 
   constructor(
     transport: ApiTransport,
@@ -127,6 +129,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.clock = options.clock ?? realClock;
     const random = options.random ?? Math.random;
     this.backoff = new Backoff(this.clock, { random, ...options.backoff });
+    this.abort.signal.addEventListener('abort', () => this.wakeOnStop?.(), { once: true });
     // The defaults also pool repeated metadata strings (see intern.ts): the objects are their own.
     this.transform = options.transform ?? ((o) => internCommonStrings(compactForCache(o)));
     this.transformEvent = options.transform ?? ((o) => internCommonStrings(dropManagedFields(o)));
@@ -228,18 +231,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   /**
    * `work`'s result, or undefined as soon as stop() is called, so a request the transport never
-   * answers cannot hold stop() up. The abort listener is removed each time: racing every step
-   * against one long-lived promise would pile reactions on it, each keeping its step's result
-   * (a whole list) alive for the reflector's lifetime.
+   * answers cannot hold stop() up. One abort listener for the reflector's life wakes the step in
+   * flight (a listener per step was a cost per watch event); it holds only the current step's
+   * resolver, so results of past steps (a whole list) are not kept alive.
    */
   private untilStopped(work: Promise<StepResult<T>>): Promise<StepResult<T> | undefined> {
-    const signal = this.abort.signal;
-    if (signal.aborted) return Promise.resolve(undefined);
+    if (this.abort.signal.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const onAbort = () => resolve(undefined);
-      signal.addEventListener('abort', onAbort, { once: true });
+      this.wakeOnStop = () => resolve(undefined);
       void work.then((result) => {
-        signal.removeEventListener('abort', onAbort);
+        this.wakeOnStop = undefined;
         resolve(result);
       });
     });

@@ -1,4 +1,3 @@
-import PQueue from 'p-queue';
 import { type Logger, pino } from 'pino';
 import type { HandlerRegistration, SharedInformer } from '../cache/shared-informer.js';
 import type { KubeObject } from '../client/types.js';
@@ -53,14 +52,21 @@ export class ReconcileTimeoutError extends Error {
 
 /**
  * Runs a {@link Reconciler} over a rate-limited work queue fed by informer events.
- * Workers (bounded by p-queue) take keys from the queue; the queue guarantees that one key is never
+ * Workers (at most `maxConcurrentReconciles` reconciles in flight) take keys from the queue; the queue guarantees that one key is never
  * reconciled by two workers at once, and that a key changed during its reconcile is reconciled again.
  */
 export class Controller {
   private currentQueue: WorkQueue<string>;
   private readonly makeQueue: () => WorkQueue<string>;
   private readonly sources: Array<{ source: Source; registration?: HandlerRegistration }> = [];
-  private readonly workers: PQueue;
+  /** Reconciles in flight, at most `maxConcurrentReconciles`. */
+  private busyWorkers = 0;
+  /** Wakes the dispatcher when a worker becomes free (or the controller stops). */
+  private wakeDispatcher: (() => void) | undefined;
+  private readonly workerDone = () => {
+    this.busyWorkers--;
+    this.wake();
+  };
   private readonly log: Logger;
   private readonly metrics: ControllerMetrics;
   private readonly clock: Clock;
@@ -93,7 +99,6 @@ export class Controller {
         ...(metrics ? { metrics: metrics.queue } : {}),
       });
     this.currentQueue = this.makeQueue();
-    this.workers = new PQueue({ concurrency: this.options.maxConcurrentReconciles });
     this.log = (deps.logger ?? pino({ level: 'info' })).child({ controller: name });
     this.metrics = metrics?.controller ?? noopControllerMetrics;
     this.metrics.maxConcurrent(this.options.maxConcurrentReconciles);
@@ -171,19 +176,39 @@ export class Controller {
     });
   }
 
-  /** Feeds workers: takes a key only when a worker is free, so keys wait in the queue, not in p-queue. */
+  /** Feeds workers: takes a key only when a worker is free, so keys wait in the queue, not here. */
   private async dispatch(): Promise<void> {
     const stopped = this.stopping.signal;
-    while (!stopped.aborted) {
-      while (this.workers.pending >= this.options.maxConcurrentReconciles) {
-        await new Promise((resolve) => this.workers.once('next', resolve));
+    const max = this.options.maxConcurrentReconciles;
+    const onStop = () => this.wake();
+    stopped.addEventListener('abort', onStop, { once: true });
+    try {
+      while (!stopped.aborted) {
+        while (this.busyWorkers >= max && !stopped.aborted) {
+          await new Promise<void>((resolve) => {
+            this.wakeDispatcher = resolve;
+          });
+        }
+        if (stopped.aborted) return;
+        const queue = this.currentQueue;
+        const item = await queue.get(stopped).catch(() => ({ shutdown: true as const }));
+        if (item.shutdown) return;
+        // A task per reconcile, not a task queue: nothing waits here but the keys in the queue.
+        this.busyWorkers++;
+        void this.process(item.key, queue).then(this.workerDone, (err: unknown) => {
+          this.workerDone();
+          throw err; // process() never throws; if it did, it stays as loud as it was
+        });
       }
-      if (stopped.aborted) return;
-      const queue = this.currentQueue;
-      const item = await queue.get(stopped).catch(() => ({ shutdown: true as const }));
-      if (item.shutdown) return;
-      void this.workers.add(() => this.process(item.key, queue));
+    } finally {
+      stopped.removeEventListener('abort', onStop);
     }
+  }
+
+  private wake(): void {
+    const wake = this.wakeDispatcher;
+    this.wakeDispatcher = undefined;
+    wake?.();
   }
 
   private async drain(): Promise<void> {
