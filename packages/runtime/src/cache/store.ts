@@ -159,15 +159,16 @@ export class Store<T extends KubeObject = KubeObject> implements ReadableStore<T
    */
   replace(objects: readonly T[]): StoreDiff<T> {
     const diff: StoreDiff<T> = { added: [], updated: [], deleted: [] };
-    // The stored instances that are in the new list; every other one is deleted afterwards.
-    const kept = new Set<T>();
+    // The stored instances that are in the new list; every other one is deleted afterwards. A
+    // store empty before (the first list) has nothing to delete: no set of 100,000 objects then.
+    const kept: Set<T> | undefined = this.count === 0 ? undefined : new Set<T>();
     for (const obj of objects) {
       const name = obj.metadata.name ?? '';
       const old = this.getByName(obj.metadata.namespace, name);
       if (old === undefined) {
         this.upsert(obj);
         const added = this.getByName(obj.metadata.namespace, name) as T;
-        kept.add(added);
+        kept?.add(added);
         diff.added.push(added);
       } else if (
         old.metadata.resourceVersion === undefined ||
@@ -176,12 +177,12 @@ export class Store<T extends KubeObject = KubeObject> implements ReadableStore<T
         this.upsert(obj);
         const updated = this.getByName(obj.metadata.namespace, name) as T;
         // A second object of the same key in the list replaced the first: that one is gone again.
-        kept.delete(old);
-        kept.add(updated);
+        kept?.delete(old);
+        kept?.add(updated);
         diff.updated.push({ old, new: updated });
-      } else kept.add(old);
+      } else kept?.add(old);
     }
-    if (kept.size !== this.count) {
+    if (kept !== undefined && kept.size !== this.count) {
       for (const [namespace, byName] of [...this.namespaces])
         for (const [name, obj] of [...byName])
           if (!kept.has(obj)) diff.deleted.push(this.deleteByName(namespace, name) as T);

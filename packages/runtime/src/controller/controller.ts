@@ -45,6 +45,8 @@ export interface Source<T extends KubeObject = KubeObject> {
   description: string;
 }
 
+const NO_REQUESTS: readonly Request[] = [];
+
 /** The reconcile timed out. */
 export class ReconcileTimeoutError extends Error {
   override readonly name = 'ReconcileTimeoutError';
@@ -281,13 +283,17 @@ export class Controller {
     const predicates = source.predicates ?? [];
     const enqueue = (priority: WorkPriority, object: KubeObject, old?: KubeObject) => {
       const requests = source.toRequests(object);
-      // The common case (one object, one request: its own key) without a set of keys per event.
-      if (old === undefined && requests.length === 1) {
-        this.queue.add(requestKey(requests[0] as Request), source.description, priority);
+      const oldRequests = old === undefined ? NO_REQUESTS : source.toRequests(old);
+      // Distinct keys only: a second add of a key a worker just took would run it twice.
+      // The common case (one request each, usually the same key) without a set per event.
+      if (requests.length === 1 && oldRequests.length <= 1) {
+        const key = requestKey(requests[0] as Request);
+        const oldKey = oldRequests.length === 1 ? requestKey(oldRequests[0] as Request) : key;
+        if (oldKey !== key) this.queue.add(oldKey, source.description, priority);
+        this.queue.add(key, source.description, priority);
         return;
       }
-      // Distinct keys only: a second add of a key a worker just took would run it twice.
-      const keys = new Set(old === undefined ? [] : source.toRequests(old).map(requestKey));
+      const keys = new Set(oldRequests.map(requestKey));
       for (const r of requests) keys.add(requestKey(r));
       for (const key of keys) this.queue.add(key, source.description, priority);
     };
