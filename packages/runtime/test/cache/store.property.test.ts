@@ -16,7 +16,8 @@ const objectArb = fc.record({
   rv: fc.constantFrom('1', '2', '3', undefined),
   node: fc.constantFrom('n1', 'n2'),
 });
-const make = (o: fc.infer<typeof objectArb>): Obj => ({
+type ObjectSpec = { namespace: string | undefined; name: string; rv: string | undefined; node: string };
+const make = (o: ObjectSpec): Obj => ({
   metadata: {
     name: o.name,
     ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),

@@ -142,7 +142,7 @@ describe('a reconcile signal read lazily', () => {
     await stopped;
     expect(seen).toHaveLength(1);
     expect(seen[0]?.aborted).toBe(true);
-    expect((seen[0]?.reason as Error).message).toBe('controller stopping');
+    expect(seen[0]?.reason).toEqual(new Error('controller stopping'));
   });
 
   it('never read: makes no AbortController, yet a timeout still counts and retries', async () => {
