@@ -41,20 +41,21 @@ function skipValue(s: string, i: number): number {
   const c = s.charCodeAt(i);
   if (c === QUOTE) return skipString(s, i);
   if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    // One loop, strings included: inside an object the strings are short keys and values (a
+    // managedFields entry is dozens of them), for which a native indexOf per string costs more.
     let depth = 0;
-    for (let j = i; j < s.length; ) {
+    let inString = false;
+    for (let j = i; j < s.length; j++) {
       const d = s.charCodeAt(j);
-      if (d === QUOTE) {
-        j = skipString(s, j);
-        if (j === -1) return -1;
-        continue;
-      }
-      if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+      if (inString) {
+        if (d === BACKSLASH) j++;
+        else if (d === QUOTE) inString = false;
+      } else if (d === QUOTE) inString = true;
+      else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
       else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
         depth--;
         if (depth === 0) return j + 1;
       }
-      j++;
     }
     return -1;
   }
@@ -70,19 +71,14 @@ function skipValue(s: string, i: number): number {
 
 /** Where one member of an object sits in the text. */
 interface Member {
-  /** End of the previous member's value, or -1 when this is the first member. */
-  previousEnd: number;
-  keyStart: number;
   valueStart: number;
 }
 
 /** The member `key` of the object opening at `open`, or undefined when it has none (or on doubt). */
 function findMember(s: string, open: number, key: string): Member | undefined {
   if (s.charCodeAt(open) !== OPEN_BRACE) return undefined;
-  let previousEnd = -1;
   let i = skipSpace(s, open + 1);
   while (s.charCodeAt(i) === QUOTE) {
-    const keyStart = i;
     // A key with escapes never matches: those are compared as raw text.
     const matches = s.startsWith(key, i + 1) && s.charCodeAt(i + 1 + key.length) === QUOTE;
     i = skipString(s, i);
@@ -91,15 +87,43 @@ function findMember(s: string, open: number, key: string): Member | undefined {
     if (s.charCodeAt(i) !== COLON) return undefined;
     const valueStart = skipSpace(s, i + 1);
     // Found: its value is not scanned here (for `object` that would be the whole object).
-    if (matches) return { previousEnd, keyStart, valueStart };
+    if (matches) return { valueStart };
     const valueEnd = skipValue(s, valueStart);
     if (valueEnd === -1) return undefined;
-    previousEnd = valueEnd;
     i = skipSpace(s, valueEnd);
     if (s.charCodeAt(i) !== COMMA) return undefined;
     i = skipSpace(s, i + 1);
   }
   return undefined;
+}
+
+const FIELD = '"managedFields":';
+
+/**
+ * Where the key of member `managedFields` of the object opening at `open` starts, or -1. Jumps to
+ * each occurrence of the key's text with indexOf and checks, with one pass over the text before
+ * it, that it is a key of this object itself (not of a label map or a nested object inside it).
+ */
+function findField(s: string, open: number): number {
+  let depth = 0;
+  let inString = false;
+  let scanned = open;
+  for (let at = s.indexOf(FIELD, open); at !== -1; at = s.indexOf(FIELD, at + 1)) {
+    for (; scanned < at; scanned++) {
+      const d = s.charCodeAt(scanned);
+      if (inString) {
+        if (d === BACKSLASH) scanned++;
+        else if (d === QUOTE) inString = false;
+      } else if (d === QUOTE) inString = true;
+      else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+      else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+        depth--;
+        if (depth === 0) return -1; // the object ended before it
+      }
+    }
+    if (!inString && depth === 1) return at;
+  }
+  return -1;
 }
 
 /**
@@ -111,14 +135,17 @@ export function omitManagedFields(line: string): string {
   if (!object) return line;
   const metadata = findMember(line, object.valueStart, 'metadata');
   if (!metadata) return line;
-  const field = findMember(line, metadata.valueStart, 'managedFields');
-  if (!field) return line;
-  const valueEnd = skipValue(line, field.valueStart);
+  const keyStart = findField(line, metadata.valueStart);
+  if (keyStart === -1) return line;
+  const valueEnd = skipValue(line, skipSpace(line, keyStart + FIELD.length));
   if (valueEnd === -1) return line;
-  if (field.previousEnd !== -1) return line.slice(0, field.previousEnd) + line.slice(valueEnd);
+  let before = keyStart - 1;
+  while (isSpace(line.charCodeAt(before))) before--;
+  // After another member: cut from the comma that precedes it.
+  if (line.charCodeAt(before) === COMMA) return line.slice(0, before) + line.slice(valueEnd);
   // The first member: cut up to the next one (with its comma), or to the closing brace.
   let after = skipSpace(line, valueEnd);
   if (line.charCodeAt(after) === COMMA) after = skipSpace(line, after + 1);
   else after = valueEnd;
-  return line.slice(0, field.keyStart) + line.slice(after);
+  return line.slice(0, keyStart) + line.slice(after);
 }
