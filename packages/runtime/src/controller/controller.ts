@@ -54,8 +54,9 @@ export class ReconcileTimeoutError extends Error {
 
 /**
  * Runs a {@link Reconciler} over a rate-limited work queue fed by informer events.
- * Workers (at most `maxConcurrentReconciles` reconciles in flight) take keys from the queue; the queue guarantees that one key is never
- * reconciled by two workers at once, and that a key changed during its reconcile is reconciled again.
+ * Workers (at most `maxConcurrentReconciles` reconciles in flight) take keys from the queue; the
+ * queue guarantees that one key is never reconciled by two workers at once, and that a key changed
+ * during its reconcile is reconciled again.
  */
 export class Controller {
   private currentQueue: WorkQueue<string>;
