@@ -5,10 +5,21 @@
  */
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
-  // Visit children before freezing the parent; a frozen child is still walked because a shallow
-  // freeze elsewhere must not leave mutable grandchildren behind.
-  for (const child of Object.values(value as object)) {
-    if (typeof child === 'object' && child !== null) deepFreeze(child);
+  // Children before the parent; a frozen child is still walked because a shallow freeze elsewhere
+  // must not leave mutable grandchildren behind. Indexed loops and for-in, not Object.values: no
+  // array of children per object (this runs for every object the cache stores).
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      if (typeof child === 'object' && child !== null) deepFreeze(child);
+    }
+  } else {
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
+      const child = record[key];
+      if (typeof child === 'object' && child !== null) deepFreeze(child);
+    }
   }
   return Object.freeze(value);
 }

@@ -3,7 +3,7 @@ import { parseLabelSelector } from '../client/selectors.js';
 import type { ApiTransport } from '../client/transport.js';
 import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
 import { CacheSyncError, SharedInformer, type SharedInformerOptions } from './shared-informer.js';
-import { type IndexFunction, storeKey } from './store.js';
+import type { IndexFunction } from './store.js';
 
 /** What an informer is restricted to. Informers are shared per (kind, restriction). */
 export interface InformerRestriction {
@@ -25,7 +25,16 @@ interface Entry {
 
 /** The index every store gets, so namespaced reads need not scan. */
 const NAMESPACE_INDEX = 'capstan:namespace';
-const typeKeyOf = (type: ResourceType) => `${type.group}/${type.version}/${type.plural}`;
+const typeKeys = new WeakMap<ResourceType, string>();
+/** `group/version/plural`, made once per type object: reads look it up on every get. */
+function typeKeyOf(type: ResourceType): string {
+  let key = typeKeys.get(type);
+  if (key === undefined) {
+    key = `${type.group}/${type.version}/${type.plural}`;
+    typeKeys.set(type, key);
+  }
+  return key;
+}
 
 /**
  * The process-wide set of informers: one per (kind, namespace, label selector, field selector),
@@ -38,6 +47,8 @@ const typeKeyOf = (type: ResourceType) => `${type.group}/${type.version}/${type.
  */
 export class InformerCache implements CachedReader {
   private readonly entries = new Map<string, Entry>();
+  /** The entries of each type (by type key), in creation order: what reads search. */
+  private readonly byType = new Map<string, Entry[]>();
   private readonly indexers = new Map<string, Map<string, IndexFunction<KubeObject>>>();
   private started = false;
 
@@ -67,6 +78,9 @@ export class InformerCache implements CachedReader {
       for (const [name, fn] of this.indexers.get(typeKeyOf(type)) ?? []) informer.addIndex(name, fn);
       entry = { informer, restriction: r };
       this.entries.set(key, entry);
+      const ofType = this.byType.get(typeKeyOf(type));
+      if (ofType) ofType.push(entry);
+      else this.byType.set(typeKeyOf(type), [entry]);
       if (this.started) informer.start();
     }
     return entry.informer as unknown as SharedInformer<T>;
@@ -83,6 +97,7 @@ export class InformerCache implements CachedReader {
     this.started = false;
     await Promise.all([...this.entries.values()].map((e) => e.informer.stop()));
     this.entries.clear();
+    this.byType.clear();
   }
 
   /**
@@ -146,7 +161,7 @@ export class InformerCache implements CachedReader {
   get<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey): T | undefined {
     const namespace = type.namespaced ? key.namespace : undefined;
     const entry = this.reader(type, namespace);
-    return entry?.informer.store.get(storeKey(namespace, key.name)) as T | undefined;
+    return entry?.informer.store.getByName(namespace, key.name) as T | undefined;
   }
 
   list<T extends KubeObject>(
@@ -180,18 +195,19 @@ export class InformerCache implements CachedReader {
 
   /** An unselected informer covering `namespace` (all namespaces when undefined), cluster-wide first. */
   private reader(type: ResourceType, namespace: string | undefined): Entry | undefined {
-    const candidates = this.entriesOf(type).filter(
-      (e) => e.restriction.labelSelector === undefined && e.restriction.fieldSelector === undefined,
-    );
-    return (
-      candidates.find((e) => e.restriction.namespace === undefined) ??
-      (namespace === undefined ? undefined : candidates.find((e) => e.restriction.namespace === namespace))
-    );
+    // A loop, not filter/find: this runs on every cached read.
+    let ofNamespace: Entry | undefined;
+    for (const e of this.entriesOf(type)) {
+      const r = e.restriction;
+      if (r.labelSelector !== undefined || r.fieldSelector !== undefined) continue;
+      if (r.namespace === undefined) return e;
+      if (namespace !== undefined && r.namespace === namespace) ofNamespace ??= e;
+    }
+    return ofNamespace;
   }
 
-  private entriesOf(type: ResourceType): Entry[] {
-    const prefix = `${typeKeyOf(type)}|`;
-    return [...this.entries].filter(([k]) => k.startsWith(prefix)).map(([, e]) => e);
+  private entriesOf(type: ResourceType): readonly Entry[] {
+    return this.byType.get(typeKeyOf(type)) ?? [];
   }
 }
 

@@ -14,6 +14,12 @@ export interface EventHandler<T extends KubeObject = KubeObject> {
   onDelete?(object: T, info: { finalStateUnknown: boolean }): void | Promise<void>;
 }
 
+// The info arguments, shared (and frozen) rather than made per event.
+const INITIAL_LIST = Object.freeze({ initialList: true });
+const LATER_ADD = Object.freeze({ initialList: false });
+const STATE_UNKNOWN = Object.freeze({ finalStateUnknown: true });
+const STATE_KNOWN = Object.freeze({ finalStateUnknown: false });
+
 /**
  * Delivers one handler's changes, one at a time, in order. An async handler is awaited before
  * the next change is delivered, so a slow handler delays only itself and never sees events out of
@@ -91,11 +97,11 @@ export class Listener<T extends KubeObject = KubeObject> {
   private deliver(change: StoreChange<T>): void | Promise<void> {
     switch (change.type) {
       case 'add':
-        return this.handler.onAdd?.(change.object, { initialList: change.initialList === true });
+        return this.handler.onAdd?.(change.object, change.initialList === true ? INITIAL_LIST : LATER_ADD);
       case 'update':
         return this.handler.onUpdate?.(change.old, change.object);
       case 'delete':
-        return this.handler.onDelete?.(change.object, { finalStateUnknown: change.finalStateUnknown });
+        return this.handler.onDelete?.(change.object, change.finalStateUnknown ? STATE_UNKNOWN : STATE_KNOWN);
     }
   }
 }

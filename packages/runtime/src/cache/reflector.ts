@@ -4,7 +4,8 @@ import { type Clock, realClock, sleep } from '../clock.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';
-import { Store, storeKey } from './store.js';
+import { internCommonStrings } from './intern.js';
+import { Store } from './store.js';
 import {
   type StepResult,
   step,
@@ -115,6 +116,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** 410s in a row without a watch event in between: a second one is a reason to back off. */
   private goneStreak = 0;
   private readonly syncWaiters = new Set<() => void>();
+  /** Resolves the step in flight with undefined when stop() is called (see untilStopped). */
+  private wakeOnStop: (() => void) | undefined;
 
   constructor(
     transport: ApiTransport,
@@ -126,8 +129,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.clock = options.clock ?? realClock;
     const random = options.random ?? Math.random;
     this.backoff = new Backoff(this.clock, { random, ...options.backoff });
-    this.transform = options.transform ?? compactForCache;
-    this.transformEvent = options.transform ?? dropManagedFields;
+    this.abort.signal.addEventListener('abort', () => this.wakeOnStop?.(), { once: true });
+    // The defaults also pool repeated metadata strings (see intern.ts): the objects are their own.
+    this.transform = options.transform ?? ((o) => internCommonStrings(compactForCache(o)));
+    this.transformEvent = options.transform ?? ((o) => internCommonStrings(dropManagedFields(o)));
     this.onChange = options.onChange;
     this.onSynced = options.onSynced;
     this.onError =
@@ -148,6 +153,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
       useWatchList: () => options.watchList !== false && !this.watchListRefused,
       transform: this.transform,
       transformStreamed: this.transformEvent,
+      // The default watch transform drops managedFields: let the transport skip them.
+      omitManagedFields: options.transform === undefined,
     };
   }
 
@@ -224,18 +231,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   /**
    * `work`'s result, or undefined as soon as stop() is called, so a request the transport never
-   * answers cannot hold stop() up. The abort listener is removed each time: racing every step
-   * against one long-lived promise would pile reactions on it, each keeping its step's result
-   * (a whole list) alive for the reflector's lifetime.
+   * answers cannot hold stop() up. One abort listener for the reflector's life wakes the step in
+   * flight (a listener per step was a cost per watch event); it holds only the current step's
+   * resolver, so results of past steps (a whole list) are not kept alive.
    */
   private untilStopped(work: Promise<StepResult<T>>): Promise<StepResult<T> | undefined> {
-    const signal = this.abort.signal;
-    if (signal.aborted) return Promise.resolve(undefined);
+    if (this.abort.signal.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const onAbort = () => resolve(undefined);
-      signal.addEventListener('abort', onAbort, { once: true });
+      this.wakeOnStop = () => resolve(undefined);
       void work.then((result) => {
-        signal.removeEventListener('abort', onAbort);
+        this.wakeOnStop = undefined;
         resolve(result);
       });
     });
@@ -291,7 +296,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         const object = this.transformEvent(event.object);
         this.lastRv = object.metadata.resourceVersion ?? this.lastRv;
         // A delete of something never seen (e.g. it left our selection unseen) changes nothing.
-        if (this.store.delete(storeKey(object)) !== undefined) {
+        if (this.store.deleteByName(object.metadata.namespace, object.metadata.name ?? '') !== undefined) {
           // Handlers get it frozen, like every cached object.
           this.emit({ type: 'delete', object: deepFreeze(object), finalStateUnknown: false });
         }

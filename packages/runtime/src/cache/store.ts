@@ -24,10 +24,21 @@ export function storeKey(a: KubeObject | string | undefined, name?: string): str
 /** Read-only view of a {@link Store}. */
 export interface ReadableStore<T extends KubeObject = KubeObject> {
   get(key: string): T | undefined;
+  /** The object `name` in `namespace` (`''` or undefined for cluster-scoped): `get` without a key string. */
+  getByName(namespace: string | undefined, name: string): T | undefined;
   list(): T[];
   keys(): string[];
   byIndex(indexName: string, value: string): T[];
   readonly size: number;
+}
+
+/** The namespace an object is stored under: `''` for cluster-scoped objects (as in {@link storeKey}). */
+const namespaceOf = (object: KubeObject): string => object.metadata.namespace || '';
+
+/** Splits a {@link storeKey} back into namespace and name (neither may contain a `/`). */
+function splitKey(key: string): [namespace: string, name: string] {
+  const slash = key.indexOf('/');
+  return slash === -1 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
 }
 
 /**
@@ -36,16 +47,22 @@ export interface ReadableStore<T extends KubeObject = KubeObject> {
  * Objects are deep-frozen on the way in and handed out as they are: no copies, one instance per
  * object, and a reader that tries to mutate one gets a TypeError (in strict-mode code) instead of
  * corrupting the cache.
+ *
+ * Inside, objects are held by namespace, then by their own name string, and indexes hold the
+ * objects themselves: no `namespace/name` string is made or kept per object (with 100,000 objects
+ * that is megabytes, and garbage on every event). {@link Store.list} therefore gives the objects
+ * grouped by namespace.
  */
 export class Store<T extends KubeObject = KubeObject> implements ReadableStore<T> {
-  private readonly items = new Map<string, T>();
+  private readonly namespaces = new Map<string, Map<string, T>>();
+  private count = 0;
   private readonly indexers = new Map<string, IndexFunction<T>>();
-  // Invariant: for every index, value → keys holds exactly the keys whose object yields that value.
-  // Empty key sets are removed so the maps shrink with the store.
-  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  // Invariant: for every index, value → objects holds exactly the stored objects that yield that
+  // value. Empty sets are removed so the maps shrink with the store.
+  private readonly indexes = new Map<string, Map<string, Set<T>>>();
 
   get size(): number {
-    return this.items.size;
+    return this.count;
   }
 
   /**
@@ -55,9 +72,10 @@ export class Store<T extends KubeObject = KubeObject> implements ReadableStore<T
   addIndex(name: string, fn: IndexFunction<T>): void {
     if (this.indexers.has(name)) throw new Error(`index "${name}" already exists`);
     this.indexers.set(name, fn);
-    const index = new Map<string, Set<string>>();
+    const index = new Map<string, Set<T>>();
     this.indexes.set(name, index);
-    for (const [key, obj] of this.items) addTo(index, fn(obj), key);
+    for (const byName of this.namespaces.values())
+      for (const obj of byName.values()) addTo(index, fn(obj), obj);
   }
 
   /** Whether an index of that name exists. */
@@ -66,15 +84,26 @@ export class Store<T extends KubeObject = KubeObject> implements ReadableStore<T
   }
 
   get(key: string): T | undefined {
-    return this.items.get(key);
+    const [namespace, name] = splitKey(key);
+    return this.getByName(namespace, name);
+  }
+
+  /** The object `name` in `namespace` (`''` or undefined for cluster-scoped): {@link get} without a key string. */
+  getByName(namespace: string | undefined, name: string): T | undefined {
+    return this.namespaces.get(namespace || '')?.get(name);
   }
 
   list(): T[] {
-    return [...this.items.values()];
+    const out: T[] = [];
+    for (const byName of this.namespaces.values()) for (const obj of byName.values()) out.push(obj);
+    return out;
   }
 
   keys(): string[] {
-    return [...this.items.keys()];
+    const out: string[] = [];
+    for (const [namespace, byName] of this.namespaces)
+      for (const name of byName.keys()) out.push(storeKey(namespace, name));
+    return out;
   }
 
   /**
@@ -84,27 +113,43 @@ export class Store<T extends KubeObject = KubeObject> implements ReadableStore<T
   byIndex(indexName: string, value: string): T[] {
     const index = this.indexes.get(indexName);
     if (!index) throw new Error(`no index named "${indexName}"`);
-    const keys = index.get(value);
-    if (!keys) return [];
-    return [...keys].map((k) => this.items.get(k) as T);
+    const objects = index.get(value);
+    return objects ? [...objects] : [];
   }
 
   /** Inserts or replaces an object (freezing it); returns the previous object under its key. */
   upsert(object: T): T | undefined {
-    const key = storeKey(object);
+    const namespace = namespaceOf(object);
+    let byName = this.namespaces.get(namespace);
+    if (!byName) {
+      byName = new Map();
+      this.namespaces.set(namespace, byName);
+    }
+    const name = object.metadata.name ?? '';
     const frozen = deepFreeze(object);
-    const old = this.items.get(key);
-    this.items.set(key, frozen);
-    this.reindex(key, old, frozen);
+    const old = byName.get(name);
+    byName.set(name, frozen);
+    if (old === undefined) this.count++;
+    this.reindex(old, frozen);
     return old;
   }
 
   /** Removes the object under `key`; returns it, or undefined when absent. */
   delete(key: string): T | undefined {
-    const old = this.items.get(key);
-    if (old === undefined) return undefined;
-    this.items.delete(key);
-    this.reindex(key, old, undefined);
+    const [namespace, name] = splitKey(key);
+    return this.deleteByName(namespace, name);
+  }
+
+  /** {@link delete} without a key string. */
+  deleteByName(namespace: string | undefined, name: string): T | undefined {
+    const ns = namespace || '';
+    const byName = this.namespaces.get(ns);
+    const old = byName?.get(name);
+    if (byName === undefined || old === undefined) return undefined;
+    byName.delete(name);
+    if (byName.size === 0) this.namespaces.delete(ns);
+    this.count--;
+    this.reindex(old, undefined);
     return old;
   }
 
@@ -114,53 +159,62 @@ export class Store<T extends KubeObject = KubeObject> implements ReadableStore<T
    */
   replace(objects: readonly T[]): StoreDiff<T> {
     const diff: StoreDiff<T> = { added: [], updated: [], deleted: [] };
-    const seen = new Set<string>();
+    // The stored instances that are in the new list; every other one is deleted afterwards. A
+    // store empty before (the first list) has nothing to delete: no set of 100,000 objects then.
+    const kept: Set<T> | undefined = this.count === 0 ? undefined : new Set<T>();
     for (const obj of objects) {
-      const key = storeKey(obj);
-      seen.add(key);
-      const old = this.items.get(key);
+      const name = obj.metadata.name ?? '';
+      const old = this.getByName(obj.metadata.namespace, name);
       if (old === undefined) {
         this.upsert(obj);
-        diff.added.push(this.items.get(key) as T);
+        const added = this.getByName(obj.metadata.namespace, name) as T;
+        kept?.add(added);
+        diff.added.push(added);
       } else if (
         old.metadata.resourceVersion === undefined ||
         old.metadata.resourceVersion !== obj.metadata.resourceVersion
       ) {
         this.upsert(obj);
-        diff.updated.push({ old, new: this.items.get(key) as T });
-      }
+        const updated = this.getByName(obj.metadata.namespace, name) as T;
+        // A second object of the same key in the list replaced the first: that one is gone again.
+        kept?.delete(old);
+        kept?.add(updated);
+        diff.updated.push({ old, new: updated });
+      } else kept?.add(old);
     }
-    for (const key of [...this.items.keys()]) {
-      if (!seen.has(key)) diff.deleted.push(this.delete(key) as T);
+    if (kept !== undefined && kept.size !== this.count) {
+      for (const [namespace, byName] of [...this.namespaces])
+        for (const [name, obj] of [...byName])
+          if (!kept.has(obj)) diff.deleted.push(this.deleteByName(namespace, name) as T);
     }
     return diff;
   }
 
-  private reindex(key: string, old: T | undefined, next: T | undefined): void {
+  private reindex(old: T | undefined, next: T | undefined): void {
     for (const [name, fn] of this.indexers) {
-      const index = this.indexes.get(name) as Map<string, Set<string>>;
-      if (old) removeFrom(index, fn(old), key);
-      if (next) addTo(index, fn(next), key);
+      const index = this.indexes.get(name) as Map<string, Set<T>>;
+      if (old) removeFrom(index, fn(old), old);
+      if (next) addTo(index, fn(next), next);
     }
   }
 }
 
-function addTo(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
+function addTo<T>(index: Map<string, Set<T>>, values: readonly string[], object: T): void {
   for (const v of values) {
-    let keys = index.get(v);
-    if (!keys) {
-      keys = new Set();
-      index.set(v, keys);
+    let objects = index.get(v);
+    if (!objects) {
+      objects = new Set();
+      index.set(v, objects);
     }
-    keys.add(key);
+    objects.add(object);
   }
 }
 
-function removeFrom(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
+function removeFrom<T>(index: Map<string, Set<T>>, values: readonly string[], object: T): void {
   for (const v of values) {
-    const keys = index.get(v);
-    if (!keys) continue;
-    keys.delete(key);
-    if (keys.size === 0) index.delete(v);
+    const objects = index.get(v);
+    if (!objects) continue;
+    objects.delete(object);
+    if (objects.size === 0) index.delete(v);
   }
 }

@@ -46,7 +46,7 @@ export async function openWatchList<T extends KubeObject>(
   ctx: WatcherContext<T>,
   state: Empty<T>,
 ): Promise<StepResult<T>> {
-  const stream = new WatchStream<T>(ctx.clock);
+  const stream = new WatchStream<T>(ctx.clock, ctx.omitManagedFields === true);
   // A quorum relist wants the latest state (`''`); the first list may take the cache's (`'0'`).
   const resourceVersion = state.quorum ? '' : (ctx.initialListResourceVersion ?? '');
   try {

@@ -25,17 +25,20 @@ export class WatchStream<T extends KubeObject> {
   readonly startedAt: number;
   eventCount = 0;
 
-  constructor(clock: Clock) {
-    this.startedAt = clock.now();
-  }
+  readonly callbacks: WatchCallbacks<T>;
 
-  readonly callbacks: WatchCallbacks<T> = {
-    onEvent: (event) => {
-      this.eventCount++;
-      this.push({ kind: 'event', event });
-    },
-    onClose: (error) => this.push(error ? { kind: 'closed', error } : { kind: 'closed' }),
-  };
+  /** `omitManagedFields`: passed on to the transport (see {@link WatchCallbacks.omitManagedFields}). */
+  constructor(clock: Clock, omitManagedFields = false) {
+    this.startedAt = clock.now();
+    this.callbacks = {
+      onEvent: (event) => {
+        this.eventCount++;
+        this.push({ kind: 'event', event });
+      },
+      onClose: (error) => this.push(error ? { kind: 'closed', error } : { kind: 'closed' }),
+      omitManagedFields,
+    };
+  }
 
   attach(handle: WatchHandle): void {
     this.handle = handle;

@@ -98,6 +98,8 @@ export interface WatcherContext<T extends KubeObject> {
   transform(object: T): T;
   /** Applied to every object a watch-list streams, as it arrives. */
   transformStreamed(object: T): T;
+  /** The watch transform drops `metadata.managedFields`: the transport may leave them out. */
+  readonly omitManagedFields?: boolean;
 }
 
 /** A watch stream that watches are too short to be healthy below (client-go uses the same 1 s). */
@@ -162,7 +164,7 @@ export async function step<T extends KubeObject>(
     case 'Streaming':
       return streamInitialEvents(ctx, state);
     case 'Listed': {
-      const stream = new WatchStream<T>(ctx.clock);
+      const stream = new WatchStream<T>(ctx.clock, ctx.omitManagedFields === true);
       try {
         const handle = await ctx.transport.watch(
           ctx.type,

@@ -25,7 +25,7 @@ export class WatchIdleTimeoutError extends Error {
  * cause otherwise (network error, malformed line, idle timeout, a callback that threw).
  */
 export class HttpWatch<T extends KubeObject> implements WatchHandle {
-  private readonly decoder = new WatchDecoder<T>();
+  private readonly decoder: WatchDecoder<T>;
   private closed = false;
   /** The response ended normally: its socket may already serve another request, so never destroy it. */
   private ended = false;
@@ -43,6 +43,7 @@ export class HttpWatch<T extends KubeObject> implements WatchHandle {
     private readonly idleTimeoutMs: number,
     private readonly clock: Clock,
   ) {
+    this.decoder = new WatchDecoder<T>({ omitManagedFields: callbacks.omitManagedFields === true });
     this.lastActivity = clock.now();
     response.on('data', (chunk: Buffer) => this.onData(chunk));
     response.on('end', () => this.onEnd());

@@ -27,6 +27,12 @@ export interface WatchCallbacks<T extends KubeObject> {
    * `stop()`), with an {@link ApiError} or network error otherwise.
    */
   onClose(error?: Error): void;
+  /**
+   * The receiver drops `metadata.managedFields` of every event's object (the cache does): a
+   * transport may then leave the field out as it decodes, which saves parsing it and its garbage.
+   * The receiver must not rely on it being gone.
+   */
+  readonly omitManagedFields?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@
  * Incremental decoder of a watch stream: newline-delimited JSON, one `{type, object}` per line,
  * arriving in chunks that may split a line (or a multi-byte character) anywhere.
  */
+import { omitManagedFields } from './omit-managed-fields.js';
 import type { ApiStatus, KubeObject, WatchEvent } from './types.js';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
@@ -23,6 +24,12 @@ export class WatchDecoder<T extends KubeObject = KubeObject> {
   private partial: Uint8Array[] = [];
   /** Text chunks (tests feed strings) of the unfinished line. */
   private partialText: string[] = [];
+  private readonly omitManagedFields: boolean;
+
+  /** `omitManagedFields`: cut `metadata.managedFields` out of each line before parsing it. */
+  constructor(options: { omitManagedFields?: boolean } = {}) {
+    this.omitManagedFields = options.omitManagedFields === true;
+  }
 
   /**
    * Decodes one chunk; returns the events of every line it completed, in order.
@@ -47,7 +54,7 @@ export class WatchDecoder<T extends KubeObject = KubeObject> {
         line = Buffer.concat(this.partial).toString('utf8');
         this.partial = [];
       } else line = bytes.toString('utf8', start, newline);
-      const event = parseWatchLine<T>(line);
+      const event = parseWatchLine<T>(line, this.omitManagedFields);
       if (event) events.push(event);
       start = newline + 1;
       newline = bytes.indexOf(NEWLINE, start);
@@ -65,7 +72,7 @@ export class WatchDecoder<T extends KubeObject = KubeObject> {
     const rest = Buffer.concat(this.partial).toString('utf8') + this.partialText.join('');
     this.partial = [];
     this.partialText = [];
-    const event = parseWatchLine<T>(rest);
+    const event = parseWatchLine<T>(rest, this.omitManagedFields);
     return event ? [event] : [];
   }
 
@@ -80,7 +87,7 @@ export class WatchDecoder<T extends KubeObject = KubeObject> {
         line = this.partialText.join('');
         this.partialText = [];
       }
-      const event = parseWatchLine<T>(line);
+      const event = parseWatchLine<T>(line, this.omitManagedFields);
       if (event) events.push(event);
       start = newline + 1;
       newline = data.indexOf('\n', start);
@@ -94,15 +101,19 @@ const NEWLINE = 0x0a;
 
 /**
  * Parses one line of a watch stream; `undefined` for a blank line. ERROR events carry the
- * server's Status (e.g. code 410 when the resourceVersion is too old).
+ * server's Status (e.g. code 410 when the resourceVersion is too old). With `withoutManagedFields`,
+ * the object's `metadata.managedFields` is cut out of the text before it is parsed.
  * @throws WatchDecodeError for anything else that is not a watch event.
  */
-export function parseWatchLine<T extends KubeObject = KubeObject>(line: string): WatchEvent<T> | undefined {
+export function parseWatchLine<T extends KubeObject = KubeObject>(
+  line: string,
+  withoutManagedFields = false,
+): WatchEvent<T> | undefined {
   const text = line.trim();
   if (text === '') return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(withoutManagedFields ? omitManagedFields(text) : text);
   } catch (err) {
     throw new WatchDecodeError(`watch stream: malformed line: ${text.slice(0, 200)}`, { cause: err });
   }

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import PQueue from 'p-queue';
 import { type Logger, pino } from 'pino';
 import type { HandlerRegistration, SharedInformer } from '../cache/shared-informer.js';
 import type { KubeObject } from '../client/types.js';
@@ -11,6 +9,7 @@ import type { RateLimiter } from '../workqueue/rate-limiter.js';
 import { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
 import { applyOutcome, classify, resultLabel } from './outcome.js';
 import type { Predicate } from './predicates.js';
+import { LazyReconcileContext } from './reconcile-context.js';
 import type { Reconciler } from './reconciler.js';
 import { parseRequestKey, type Request, requestKey } from './request.js';
 
@@ -46,6 +45,8 @@ export interface Source<T extends KubeObject = KubeObject> {
   description: string;
 }
 
+const NO_REQUESTS: readonly Request[] = [];
+
 /** The reconcile timed out. */
 export class ReconcileTimeoutError extends Error {
   override readonly name = 'ReconcileTimeoutError';
@@ -53,14 +54,22 @@ export class ReconcileTimeoutError extends Error {
 
 /**
  * Runs a {@link Reconciler} over a rate-limited work queue fed by informer events.
- * Workers (bounded by p-queue) take keys from the queue; the queue guarantees that one key is never
- * reconciled by two workers at once, and that a key changed during its reconcile is reconciled again.
+ * Workers (at most `maxConcurrentReconciles` reconciles in flight) take keys from the queue; the
+ * queue guarantees that one key is never reconciled by two workers at once, and that a key changed
+ * during its reconcile is reconciled again.
  */
 export class Controller {
   private currentQueue: WorkQueue<string>;
   private readonly makeQueue: () => WorkQueue<string>;
   private readonly sources: Array<{ source: Source; registration?: HandlerRegistration }> = [];
-  private readonly workers: PQueue;
+  /** Reconciles in flight, at most `maxConcurrentReconciles`. */
+  private busyWorkers = 0;
+  /** Wakes the dispatcher when a worker becomes free (or the controller stops). */
+  private wakeDispatcher: (() => void) | undefined;
+  private readonly workerDone = () => {
+    this.busyWorkers--;
+    this.wake();
+  };
   private readonly log: Logger;
   private readonly metrics: ControllerMetrics;
   private readonly clock: Clock;
@@ -93,7 +102,6 @@ export class Controller {
         ...(metrics ? { metrics: metrics.queue } : {}),
       });
     this.currentQueue = this.makeQueue();
-    this.workers = new PQueue({ concurrency: this.options.maxConcurrentReconciles });
     this.log = (deps.logger ?? pino({ level: 'info' })).child({ controller: name });
     this.metrics = metrics?.controller ?? noopControllerMetrics;
     this.metrics.maxConcurrent(this.options.maxConcurrentReconciles);
@@ -171,19 +179,39 @@ export class Controller {
     });
   }
 
-  /** Feeds workers: takes a key only when a worker is free, so keys wait in the queue, not in p-queue. */
+  /** Feeds workers: takes a key only when a worker is free, so keys wait in the queue, not here. */
   private async dispatch(): Promise<void> {
     const stopped = this.stopping.signal;
-    while (!stopped.aborted) {
-      while (this.workers.pending >= this.options.maxConcurrentReconciles) {
-        await new Promise((resolve) => this.workers.once('next', resolve));
+    const max = this.options.maxConcurrentReconciles;
+    const onStop = () => this.wake();
+    stopped.addEventListener('abort', onStop, { once: true });
+    try {
+      while (!stopped.aborted) {
+        while (this.busyWorkers >= max && !stopped.aborted) {
+          await new Promise<void>((resolve) => {
+            this.wakeDispatcher = resolve;
+          });
+        }
+        if (stopped.aborted) return;
+        const queue = this.currentQueue;
+        const item = await queue.get(stopped).catch(() => ({ shutdown: true as const }));
+        if (item.shutdown) return;
+        // A task per reconcile, not a task queue: nothing waits here but the keys in the queue.
+        this.busyWorkers++;
+        void this.process(item.key, queue).then(this.workerDone, (err: unknown) => {
+          this.workerDone();
+          throw err; // process() never throws; if it did, it stays as loud as it was
+        });
       }
-      if (stopped.aborted) return;
-      const queue = this.currentQueue;
-      const item = await queue.get(stopped).catch(() => ({ shutdown: true as const }));
-      if (item.shutdown) return;
-      void this.workers.add(() => this.process(item.key, queue));
+    } finally {
+      stopped.removeEventListener('abort', onStop);
     }
+  }
+
+  private wake(): void {
+    const wake = this.wakeDispatcher;
+    this.wakeDispatcher = undefined;
+    wake?.();
   }
 
   private async drain(): Promise<void> {
@@ -205,65 +233,48 @@ export class Controller {
   /** One reconcile of one key, from get to done. Never throws. */
   private async process(key: string, queue: WorkQueue<string>): Promise<void> {
     const request = parseRequestKey(key);
-    const reconcileId = randomUUID();
-    // Built on first use: most reconciles log nothing, and a child logger per key costs.
-    let childLog: Logger | undefined;
-    const logOf = () => {
-      childLog ??= this.log.child({ namespace: request.namespace, name: request.name, reconcileId });
-      return childLog;
-    };
-    // A signal of its own, as Go's per-reconcile context: listeners a reconciler leaves on it die
-    // with it rather than pile up on the controller's.
-    const stopSignal = this.stopping.signal;
-    const abort = new AbortController();
-    const onStop = () => abort.abort(new Error('controller stopping'));
-    // Stopped between the hand-out and here: the abort event has fired already, so abort now.
-    if (stopSignal.aborted) onStop();
-    stopSignal.addEventListener('abort', onStop, { once: true });
+    // A signal of its own, as Go's per-reconcile context (listeners a reconciler leaves on it die
+    // with it), a logger and an id: each made only if the reconciler reads it.
+    const context = new LazyReconcileContext(request, this.log, this.stopping.signal);
+    const abortable = context.abortable;
     const timeoutMs = this.options.reconcileTimeoutMs;
     const timer =
       timeoutMs === undefined
         ? undefined
         : this.clock.setTimeout(
-            () => abort.abort(new ReconcileTimeoutError(`reconcile exceeded ${timeoutMs} ms`)),
+            () => abortable.abort(new ReconcileTimeoutError(`reconcile exceeded ${timeoutMs} ms`)),
             timeoutMs,
           );
-    const signal = abort.signal;
     const started = this.clock.now();
     this.metrics.activeWorkers(1);
     let result: Awaited<ReturnType<Reconciler['reconcile']>>;
     let error: unknown;
     let threw = false;
     try {
-      result = await this.reconciler.reconcile(request, {
-        signal,
-        reconcileId,
-        get log() {
-          return logOf();
-        },
-      });
+      result = await this.reconciler.reconcile(request, context);
     } catch (err) {
       threw = true;
       error = err;
     } finally {
       if (timer) this.clock.clearTimeout(timer);
-      stopSignal.removeEventListener('abort', onStop);
+      abortable.dispose();
       this.metrics.activeWorkers(-1);
     }
-    if (!threw && abort.signal.reason instanceof ReconcileTimeoutError) {
+    const reason = abortable.reason;
+    if (!threw && reason instanceof ReconcileTimeoutError) {
       threw = true; // finished, but too late: its writes may be stale, so retry
-      error = abort.signal.reason;
+      error = reason;
     }
     const outcome = classify(result, error, threw);
     this.metrics.reconciled(resultLabel(outcome), (this.clock.now() - started) / 1000);
     if (outcome.kind === 'error') {
       this.metrics.error();
       if (!(error instanceof Error)) this.metrics.panic();
-      logOf().error({ err: error }, 'reconcile failed; will retry with backoff');
+      context.log.error({ err: error }, 'reconcile failed; will retry with backoff');
     } else if (outcome.kind === 'terminal') {
       this.metrics.error();
       this.metrics.terminalError();
-      logOf().error({ err: error }, 'reconcile failed with a terminal error; not retrying');
+      context.log.error({ err: error }, 'reconcile failed with a terminal error; not retrying');
     }
     applyOutcome(queue, key, outcome);
     queue.done(key);
@@ -271,9 +282,20 @@ export class Controller {
 
   private handlerFor(source: Source) {
     const predicates = source.predicates ?? [];
-    const enqueue = (priority: WorkPriority, ...objects: KubeObject[]) => {
+    const enqueue = (priority: WorkPriority, object: KubeObject, old?: KubeObject) => {
+      const requests = source.toRequests(object);
+      const oldRequests = old === undefined ? NO_REQUESTS : source.toRequests(old);
       // Distinct keys only: a second add of a key a worker just took would run it twice.
-      const keys = new Set(objects.flatMap((o) => source.toRequests(o).map(requestKey)));
+      // The common case (one request each, usually the same key) without a set per event.
+      if (requests.length === 1 && oldRequests.length <= 1) {
+        const key = requestKey(requests[0] as Request);
+        const oldKey = oldRequests.length === 1 ? requestKey(oldRequests[0] as Request) : key;
+        if (oldKey !== key) this.queue.add(oldKey, source.description, priority);
+        this.queue.add(key, source.description, priority);
+        return;
+      }
+      const keys = new Set(oldRequests.map(requestKey));
+      for (const r of requests) keys.add(requestKey(r));
       for (const key of keys) this.queue.add(key, source.description, priority);
     };
     return {
@@ -286,7 +308,7 @@ export class Controller {
         if (!predicates.every((p) => p.update?.(old, object) ?? true)) return;
         // Both: an owner or map target may have changed, and the old one must learn it lost the object.
         // A periodic resync (old === object) is housekeeping, like the initial list.
-        enqueue(old === object ? 'low' : 'normal', old, object);
+        enqueue(old === object ? 'low' : 'normal', object, old);
       },
       onDelete: (object: KubeObject) => {
         if (predicates.every((p) => p.delete?.(object) ?? true)) enqueue('normal', object);

@@ -13,14 +13,20 @@ export interface Result {
   requeue?: boolean;
 }
 
-/** What a reconcile gets besides its request. */
+/**
+ * What a reconcile gets besides its request. Each part is made on first read (a reconcile that
+ * reads none costs none of them); read them as often as you like, each read gives the same one.
+ */
 export interface ReconcileContext {
-  /** Aborted when the reconcile timeout passes or the controller stops: pass it to long I/O. */
-  signal: AbortSignal;
+  /**
+   * Aborted when the reconcile timeout passes or the controller stops: pass it to long I/O. Read
+   * after either happened, it is aborted already, with that reason.
+   */
+  readonly signal: AbortSignal;
   /** Carries controller, namespace, name and reconcileId. */
-  log: Logger;
-  /** Unique per reconcile, for correlating logs. */
-  reconcileId: string;
+  readonly log: Logger;
+  /** Unique per reconcile (a random UUID), for correlating logs. */
+  readonly reconcileId: string;
 }
 
 /**

@@ -3,8 +3,9 @@
  * dashboards and alerts work unchanged. Each {@link MetricsRegistry} owns a prom-client `Registry`
  * (never the process-wide default one), so two managers in one process, or two tests, do not clash.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { WorkQueueMetrics } from '../../workqueue/metrics.js';
+import { HistogramFamily, ValueFamily, type ValueSeries } from './bound-series.js';
 
 /** The `result` label of `controller_runtime_reconcile_total`. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -78,25 +79,27 @@ const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** 
 export class MetricsRegistry {
   private readonly reg: Registry;
 
-  private readonly reconcileTotal: Counter<'controller' | 'result'>;
-  private readonly reconcileErrors: Counter<'controller'>;
-  private readonly terminalErrors: Counter<'controller'>;
-  private readonly panics: Counter<'controller'>;
-  private readonly reconcileTime: Histogram<'controller'>;
-  private readonly maxConcurrentReconciles: Gauge<'controller'>;
-  private readonly activeWorkerCount: Gauge<'controller'>;
+  // The series written per reconcile, per queue operation or per request are bound once (see
+  // bound-series.ts): no label hashing on the hot path.
+  private readonly reconcileTotal: ValueFamily;
+  private readonly reconcileErrors: ValueFamily;
+  private readonly terminalErrors: ValueFamily;
+  private readonly panics: ValueFamily;
+  private readonly reconcileTime: HistogramFamily;
+  private readonly maxConcurrentReconciles: ValueFamily;
+  private readonly activeWorkerCount: ValueFamily;
 
-  private readonly depth: Gauge<'name' | 'controller'>;
-  private readonly adds: Counter<'name' | 'controller'>;
-  private readonly queueDuration: Histogram<'name' | 'controller'>;
-  private readonly workDuration: Histogram<'name' | 'controller'>;
-  private readonly retries: Counter<'name' | 'controller'>;
+  private readonly depth: ValueFamily;
+  private readonly adds: ValueFamily;
+  private readonly queueDuration: HistogramFamily;
+  private readonly workDuration: HistogramFamily;
+  private readonly retries: ValueFamily;
 
   private readonly leaderStatus: Gauge<'name'>;
-  private readonly restRequests: Counter<'code' | 'method' | 'host'>;
+  private readonly restRequests: ValueFamily;
+  /** `rest_client_requests_total` series by `code method host`, bound on first use. */
+  private readonly restSeries = new Map<string, ValueSeries>();
 
-  /** Controllers and queues whose series were set to zero (once, so a second call resets nothing). */
-  private readonly initialized = new Set<string>();
   /** Queues polled for the unfinished-work gauges, with their controller label. */
   private readonly queues = new Map<UnfinishedWorkSource, string>();
 
@@ -105,83 +108,88 @@ export class MetricsRegistry {
     const registers = [this.reg];
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.reg });
 
-    this.reconcileTotal = new Counter({
-      name: 'controller_runtime_reconcile_total',
-      help: 'Total number of reconciliations per controller',
-      labelNames: ['controller', 'result'],
-      registers,
-    });
-    this.reconcileErrors = new Counter({
-      name: 'controller_runtime_reconcile_errors_total',
-      help: 'Total number of reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.terminalErrors = new Counter({
-      name: 'controller_runtime_terminal_reconcile_errors_total',
-      help: 'Total number of terminal reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.panics = new Counter({
-      name: 'controller_runtime_reconcile_panics_total',
-      help: 'Total number of reconciliations that threw an exception per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.reconcileTime = new Histogram({
-      name: 'controller_runtime_reconcile_time_seconds',
-      help: 'Length of time per reconciliation per controller',
-      labelNames: ['controller'],
-      buckets: RECONCILE_BUCKETS,
-      registers,
-    });
-    this.maxConcurrentReconciles = new Gauge({
-      name: 'controller_runtime_max_concurrent_reconciles',
-      help: 'Maximum number of concurrent reconciles per controller',
-      labelNames: ['controller'],
-      registers,
-    });
-    this.activeWorkerCount = new Gauge({
-      name: 'controller_runtime_active_workers',
-      help: 'Number of currently used workers per controller',
-      labelNames: ['controller'],
-      registers,
-    });
+    const reg = this.reg;
+    const controllerLabel = ['controller'];
+    this.reconcileTotal = new ValueFamily(
+      'controller_runtime_reconcile_total',
+      'Total number of reconciliations per controller',
+      'counter',
+      ['controller', 'result'],
+      reg,
+    );
+    this.reconcileErrors = new ValueFamily(
+      'controller_runtime_reconcile_errors_total',
+      'Total number of reconciliation errors per controller',
+      'counter',
+      controllerLabel,
+      reg,
+    );
+    this.terminalErrors = new ValueFamily(
+      'controller_runtime_terminal_reconcile_errors_total',
+      'Total number of terminal reconciliation errors per controller',
+      'counter',
+      controllerLabel,
+      reg,
+    );
+    this.panics = new ValueFamily(
+      'controller_runtime_reconcile_panics_total',
+      'Total number of reconciliations that threw an exception per controller',
+      'counter',
+      controllerLabel,
+      reg,
+    );
+    this.reconcileTime = new HistogramFamily(
+      'controller_runtime_reconcile_time_seconds',
+      'Length of time per reconciliation per controller',
+      controllerLabel,
+      RECONCILE_BUCKETS,
+      reg,
+    );
+    this.maxConcurrentReconciles = new ValueFamily(
+      'controller_runtime_max_concurrent_reconciles',
+      'Maximum number of concurrent reconciles per controller',
+      'gauge',
+      controllerLabel,
+      reg,
+    );
+    this.activeWorkerCount = new ValueFamily(
+      'controller_runtime_active_workers',
+      'Number of currently used workers per controller',
+      'gauge',
+      controllerLabel,
+      reg,
+    );
 
     const queueLabels = ['name', 'controller'] as const;
-    this.depth = new Gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue',
-      labelNames: queueLabels,
-      registers,
-    });
-    this.adds = new Counter({
-      name: 'workqueue_adds_total',
-      help: 'Total number of adds handled by workqueue',
-      labelNames: queueLabels,
-      registers,
-    });
-    this.queueDuration = new Histogram({
-      name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested',
-      labelNames: queueLabels,
-      buckets: QUEUE_BUCKETS,
-      registers,
-    });
-    this.workDuration = new Histogram({
-      name: 'workqueue_work_duration_seconds',
-      help: 'How long in seconds processing an item from workqueue takes',
-      labelNames: queueLabels,
-      buckets: QUEUE_BUCKETS,
-      registers,
-    });
-    this.retries = new Counter({
-      name: 'workqueue_retries_total',
-      help: 'Total number of retries handled by workqueue',
-      labelNames: queueLabels,
-      registers,
-    });
+    this.depth = new ValueFamily('workqueue_depth', 'Current depth of workqueue', 'gauge', queueLabels, reg);
+    this.adds = new ValueFamily(
+      'workqueue_adds_total',
+      'Total number of adds handled by workqueue',
+      'counter',
+      queueLabels,
+      reg,
+    );
+    this.queueDuration = new HistogramFamily(
+      'workqueue_queue_duration_seconds',
+      'How long in seconds an item stays in workqueue before being requested',
+      queueLabels,
+      QUEUE_BUCKETS,
+      reg,
+    );
+    this.workDuration = new HistogramFamily(
+      'workqueue_work_duration_seconds',
+      'How long in seconds processing an item from workqueue takes',
+      queueLabels,
+      QUEUE_BUCKETS,
+      reg,
+    );
+    this.retries = new ValueFamily(
+      'workqueue_retries_total',
+      'Total number of retries handled by workqueue',
+      'counter',
+      queueLabels,
+      reg,
+    );
     const queues = this.queues;
     new Gauge({
       name: 'workqueue_unfinished_work_seconds',
@@ -216,12 +224,13 @@ export class MetricsRegistry {
       labelNames: ['name'],
       registers,
     });
-    this.restRequests = new Counter({
-      name: 'rest_client_requests_total',
-      help: 'Number of HTTP requests, partitioned by status code, method, and host.',
-      labelNames: ['code', 'method', 'host'],
-      registers,
-    });
+    this.restRequests = new ValueFamily(
+      'rest_client_requests_total',
+      'Number of HTTP requests, partitioned by status code, method, and host.',
+      'counter',
+      ['code', 'method', 'host'],
+      reg,
+    );
   }
 
   /** The underlying prom-client registry: register an operator's own metrics here. */
@@ -240,23 +249,30 @@ export class MetricsRegistry {
    */
   controllerMetrics(controller: string): ControllerMetrics {
     const labels = { controller };
-    if (this.firstTime(JSON.stringify(['controller', controller]))) {
-      for (const result of RECONCILE_RESULTS) this.reconcileTotal.inc({ controller, result }, 0);
-      this.reconcileErrors.inc(labels, 0);
-      this.terminalErrors.inc(labels, 0);
-      this.panics.inc(labels, 0);
-      this.activeWorkerCount.set(labels, 0);
-    }
+    // Binding makes each series at zero (every `result` of the reconcile counter included); a
+    // second call gets the same series, so it resets nothing.
+    const results = Object.fromEntries(
+      RECONCILE_RESULTS.map((result) => [result, this.reconcileTotal.bind({ controller, result })]),
+    ) as Record<ReconcileResult, ValueSeries>;
+    const time = this.reconcileTime.bind(labels);
+    const errors = this.reconcileErrors.bind(labels);
+    const terminal = this.terminalErrors.bind(labels);
+    const panics = this.panics.bind(labels);
+    const active = this.activeWorkerCount.bind(labels);
     return {
       reconciled: (result, seconds) => {
-        this.reconcileTotal.inc({ controller, result });
-        this.reconcileTime.observe(labels, seconds);
+        results[result].value++;
+        time.observe(seconds);
       },
-      error: () => this.reconcileErrors.inc(labels),
-      terminalError: () => this.terminalErrors.inc(labels),
-      panic: () => this.panics.inc(labels),
-      activeWorkers: (delta) => this.activeWorkerCount.inc(labels, delta),
-      maxConcurrent: (n) => this.maxConcurrentReconciles.set(labels, n),
+      error: () => errors.value++,
+      terminalError: () => terminal.value++,
+      panic: () => panics.value++,
+      activeWorkers: (delta) => {
+        active.value += delta;
+      },
+      maxConcurrent: (n) => {
+        this.maxConcurrentReconciles.bind(labels).value = n;
+      },
     };
   }
 
@@ -266,17 +282,19 @@ export class MetricsRegistry {
    */
   workQueueMetrics(name: string, controller: string = name): WorkQueueMetrics {
     const labels = { name, controller };
-    if (this.firstTime(JSON.stringify(['queue', name, controller]))) {
-      this.depth.set(labels, 0);
-      this.adds.inc(labels, 0);
-      this.retries.inc(labels, 0);
-    }
+    const depth = this.depth.bind(labels);
+    const adds = this.adds.bind(labels);
+    const retries = this.retries.bind(labels);
+    const queueDuration = this.queueDuration.bind(labels);
+    const workDuration = this.workDuration.bind(labels);
     return {
-      onDepth: (depth) => this.depth.set(labels, depth),
-      onAdd: () => this.adds.inc(labels),
-      onQueueLatency: (seconds) => this.queueDuration.observe(labels, seconds),
-      onWorkDuration: (seconds) => this.workDuration.observe(labels, seconds),
-      onRetry: () => this.retries.inc(labels),
+      onDepth: (n) => {
+        depth.value = n;
+      },
+      onAdd: () => adds.value++,
+      onQueueLatency: (seconds) => queueDuration.observe(seconds),
+      onWorkDuration: (seconds) => workDuration.observe(seconds),
+      onRetry: () => retries.value++,
     };
   }
 
@@ -293,11 +311,15 @@ export class MetricsRegistry {
 
   /** Counts one API request in `rest_client_requests_total`; fits `HttpTransport`'s `onRequest`. */
   onRestRequest(request: RestRequestInfo): void {
-    this.restRequests.inc({
-      code: String(request.code),
-      method: request.method.toUpperCase(),
-      host: request.host,
-    });
+    const code = String(request.code);
+    const method = request.method.toUpperCase();
+    const key = `${code} ${method} ${request.host}`;
+    let series = this.restSeries.get(key);
+    if (!series) {
+      series = this.restRequests.bind({ code, method, host: request.host });
+      this.restSeries.set(key, series);
+    }
+    series.value++;
   }
 
   /** Sets `leader_election_master_status{name}` to 1 while we hold lease `name`, else 0. */
@@ -308,11 +330,5 @@ export class MetricsRegistry {
   /** Every metric in the Prometheus text exposition format, as served on `/metrics`. */
   text(): Promise<string> {
     return this.reg.metrics();
-  }
-
-  private firstTime(key: string): boolean {
-    if (this.initialized.has(key)) return false;
-    this.initialized.add(key);
-    return true;
   }
 }
