@@ -11,11 +11,16 @@ export class AgentPool {
   private agent: http.Agent | undefined;
   /** Digest of the TLS material `agent` was built with. */
   private agentKey = '';
+  /** The material of the last request: the same objects again (the usual case) skip the digest. */
+  private lastParts: readonly unknown[] = [];
 
   constructor(private readonly tls: boolean) {}
 
   /** The agent for a request whose credentials the kubeconfig has applied to `options`. */
   agentFor(options: https.RequestOptions): http.Agent {
+    const parts = tlsParts(options);
+    if (this.agent && sameParts(parts, this.lastParts)) return this.agent;
+    this.lastParts = parts;
     const key = tlsDigest(options);
     if (this.agent && key === this.agentKey) return this.agent;
     this.agent = this.tls
@@ -39,7 +44,25 @@ export class AgentPool {
     this.agent?.destroy();
     this.agent = undefined;
     this.agentKey = '';
+    this.lastParts = [];
   }
+}
+
+function tlsParts(options: https.RequestOptions): unknown[] {
+  return [
+    options.ca,
+    options.cert,
+    options.key,
+    options.pfx,
+    options.passphrase,
+    options.rejectUnauthorized,
+    options.servername,
+  ];
+}
+
+/** The same references (a kubeconfig decodes its material once), so the same digest. */
+function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function tlsDigest(options: https.RequestOptions): string {
