@@ -94,7 +94,8 @@ export class OperatorProcess {
     // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);
-    if (!Number.isFinite(ticks)) throw new Error(`${this.name}: no CPU times in /proc/${this.child.pid}/stat`);
+    if (!Number.isFinite(ticks))
+      throw new Error(`${this.name}: no CPU times in /proc/${this.child.pid}/stat`);
     return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
   }
 

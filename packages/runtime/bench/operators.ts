@@ -13,8 +13,8 @@ import { type NamedRebootGroup, type NodeSnapshot, plan } from '@capstan/coordin
 import type { ControlPlane } from '@capstan/envtest';
 import { capstanProtocol, coordinatorKeys, formatTimestamp } from '@capstan/reboot-protocol';
 import { HttpTransport, Node } from '@capstan/runtime/client';
-import { coordinatorCrds, freePort, OperatorProcess, packagesDir } from './operator-process.js';
 import { runProbe } from './baseline.js';
+import { coordinatorCrds, freePort, OperatorProcess, packagesDir } from './operator-process.js';
 import { type AbsoluteRow, median } from './table.js';
 
 const NODES = 5_000;
