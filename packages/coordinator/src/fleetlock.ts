@@ -24,6 +24,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { CAPSTAN_PREFIX, coordinatorKeys, FALSE, TRUE } from '@capstan/reboot-protocol';
 import {
+  type BoundSeries,
   type Client,
   type Clock,
   conditionalMergePatch,
@@ -74,6 +75,8 @@ export class FleetLockServer implements Runnable {
   private portValue: number | undefined;
   private readonly directory = new ClientDirectory();
   private readonly writes = new OwnWrites();
+  /** The `ok` series of each endpoint, bound once (one is counted per request). */
+  private readonly answered: Partial<Record<FleetLockEndpoint, BoundSeries>>;
   private readyResolve!: (port: number) => void;
   /** Resolves with the port once the server listens. */
   readonly ready: Promise<number> = new Promise((resolve) => {
@@ -87,6 +90,13 @@ export class FleetLockServer implements Runnable {
   ) {
     this.waitMs = options.waitMs ?? 5000;
     this.allowMissingGroup = options.allowMissingGroup === true;
+    const counter = deps.metrics?.fleetlockRequests;
+    this.answered = counter
+      ? {
+          'pre-reboot': counter.bind({ endpoint: 'pre-reboot', result: 'ok' }),
+          'steady-state': counter.bind({ endpoint: 'steady-state', result: 'ok' }),
+        }
+      : {};
     if (!parseBindAddress(bindAddress))
       throw new Error(`FleetLock needs a bind address, got "${bindAddress}"`);
   }
@@ -131,7 +141,7 @@ export class FleetLockServer implements Runnable {
       }
       this.answer(endpoint, text, signal).then(
         () => {
-          this.count(endpoint, 'ok');
+          this.answered[endpoint]?.inc();
           write(res, OK_ANSWER);
         },
         (err: unknown) => {

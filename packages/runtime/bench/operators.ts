@@ -21,6 +21,7 @@ const NODES = 5_000;
 const GROUPS = 20;
 const CLIENTS = 200;
 const REQUESTS_PER_CLIENT = 10;
+const WARM_UP_REQUESTS_PER_CLIENT = 50;
 const A = capstanProtocol.annotations;
 
 /** 5,000 nodes over 20 groups: 10% asking, one granted and rebooting per group, the rest idle. */
@@ -109,7 +110,8 @@ async function steadyStateStatus(port: number, id: string): Promise<number> {
  * separate processes on separate machines, and a Node HTTP client here would share this event loop
  * and count its own cost (in the profiles, more than the server's) into every round trip. Like
  * `hey` or `wrk`, it gives each client one kept-alive connection, opened by an untimed first
- * request, then runs a closed loop of 10 steady-state requests per client.
+ * request, then runs a closed loop of 10 steady-state requests per client. The row is the second
+ * of two such rounds (the first, of 50 a client, warms the server up).
  */
 export async function fleetlockRow(
   plane: ControlPlane,
@@ -164,23 +166,30 @@ export async function fleetlockRow(
     const dir = await mkdtemp(join(tmpdir(), 'fleetlock-'));
     const idsFile = join(dir, 'ids');
     await writeFile(idsFile, `${machineIds.join('\n')}\n`);
-    const cpuBefore = coordinator.cpuMs();
-    const load = (await runProbe(go, [
-      'fleetlock',
-      `http://127.0.0.1:${port}`,
-      idsFile,
-      String(REQUESTS_PER_CLIENT),
-    ])) as unknown as FleetLockLoad;
-    const serverCpuMs = coordinator.cpuMs() - cpuBefore; // includes the untimed connects
+    const run = async (what: string, perClient: number): Promise<FleetLockLoad> => {
+      const cpuBefore = coordinator.cpuMs();
+      const load = (await runProbe(go, [
+        'fleetlock',
+        `http://127.0.0.1:${port}`,
+        idsFile,
+        String(perClient),
+      ])) as unknown as FleetLockLoad;
+      const serverCpuMs = coordinator.cpuMs() - cpuBefore; // includes the untimed connects
+      log(
+        `fleetlock ${what}: ${load.requests} requests in ${load.seconds.toFixed(2)} s (${load.perSecond.toFixed(0)}/s), ` +
+          `p50 ${load.p50Ms.toFixed(1)} ms, p90 ${load.p90Ms.toFixed(1)} ms, p99 ${load.p99Ms.toFixed(1)} ms, ` +
+          `max ${load.maxMs.toFixed(1)} ms; CPU: coordinator ${serverCpuMs.toFixed(0)} ms ` +
+          `(${((serverCpuMs * 1000) / (load.requests + CLIENTS)).toFixed(0)} µs/request incl. connects), ` +
+          `clients ${load.cpuMs.toFixed(0)} ms; statuses ${JSON.stringify(load.statuses)}, ` +
+          `${load.newConnections} reconnects, load average ${loadavg()[0]?.toFixed(2)}`,
+      );
+      return load;
+    };
+    // A coordinator serves its clients for days: a first round of the same load, longer (logged, not
+    // the row), warms the JIT, so the row measures the server's steady state, not V8 compiling it.
+    await run('warm-up', WARM_UP_REQUESTS_PER_CLIENT);
+    const load = await run('measured', REQUESTS_PER_CLIENT);
     await rm(dir, { recursive: true, force: true });
-    log(
-      `fleetlock: ${load.requests} requests in ${load.seconds.toFixed(2)} s (${load.perSecond.toFixed(0)}/s), ` +
-        `p50 ${load.p50Ms.toFixed(1)} ms, p90 ${load.p90Ms.toFixed(1)} ms, p99 ${load.p99Ms.toFixed(1)} ms, ` +
-        `max ${load.maxMs.toFixed(1)} ms; CPU: coordinator ${serverCpuMs.toFixed(0)} ms ` +
-        `(${((serverCpuMs * 1000) / (load.requests + CLIENTS)).toFixed(0)} µs/request), ` +
-        `clients ${load.cpuMs.toFixed(0)} ms; statuses ${JSON.stringify(load.statuses)}, ` +
-        `${load.newConnections} reconnects, load average ${loadavg()[0]?.toFixed(2)}`,
-    );
     const ok = Object.keys(load.statuses).length === 1 && load.statuses['200'] === load.requests;
     if (!ok || load.errors > 0 || load.requests !== CLIENTS * REQUESTS_PER_CLIENT)
       throw new Error(`FleetLock answered errors under load: ${JSON.stringify(load)}`);
