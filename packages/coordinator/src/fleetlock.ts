@@ -75,6 +75,19 @@ export class FleetLockServer implements Runnable {
   private portValue: number | undefined;
   private readonly directory = new ClientDirectory();
   private readonly writes = new OwnWrites();
+  /**
+   * A node by name as the cache holds it, when every node is the coordinator's (else undefined:
+   * the selector's list decides). Bound once, as {@link managedNodes}: both run per request.
+   */
+  private readonly currentNode = async (name: string): Promise<Node | undefined> => {
+    if (!this.deps.planner.managesAllNodes) return undefined;
+    try {
+      return await this.deps.client.get(Node, { name });
+    } catch {
+      return undefined; // gone, or unreadable: the list decides
+    }
+  };
+  private readonly managedNodes = () => this.deps.planner.readNodes(false);
   /** The `ok` series of each endpoint, bound once (one is counted per request). */
   private readonly answered: Partial<Record<FleetLockEndpoint, BoundSeries>>;
   private readyResolve!: (port: number) => void;
@@ -179,17 +192,10 @@ export class FleetLockServer implements Runnable {
 
   /** The node of a client, checked against its FleetLock group; undefined when no node matches. */
   private async locate(id: string, group: string): Promise<{ node: Node; groupName: string } | undefined> {
-    const { planner, client } = this.deps;
-    const [node, groups] = await Promise.all([
-      this.directory.lookup(
-        id,
-        // By name only when every node is the coordinator's; else the selector's list decides.
-        async (name) =>
-          planner.managesAllNodes ? client.get(Node, { name }).catch(() => undefined) : undefined,
-        () => planner.readNodes(false),
-      ),
-      planner.readGroups(false),
-    ]);
+    const { planner } = this.deps;
+    // One after the other: both are cache reads, and neither waits on I/O.
+    const groups = await planner.readGroups(false);
+    const node = await this.directory.lookup(id, this.currentNode, this.managedNodes);
     if (!node) return undefined;
     const home = planner.groupOf(groups, node);
     const wanted = group === FLEETLOCK_DEFAULT_GROUP ? planner.defaultGroupName : group;
