@@ -116,10 +116,7 @@ export function parseParams(text: string, lenient: boolean): { id: string; group
   return { id, group };
 }
 
-/**
- * An answer as written: status, headers (a flat name/value list) and the body. The body is a
- * string so that Node writes the headers and the body in one `write`, not a `writev` of two.
- */
+/** An answer as written: status, headers (a flat name/value list) and the JSON body. */
 export interface PreparedAnswer {
   status: number;
   headers: string[];
