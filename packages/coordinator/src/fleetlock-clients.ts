@@ -49,15 +49,39 @@ export function clientMatchesMachine(clientId: string, machineID: string | undef
  */
 export class ClientDirectory {
   private readonly ids = new WeakMap<Node, readonly string[]>();
+  /** The index of the list searched last (what {@link lookup} tries first). */
+  private latest: Map<string, Node> | undefined;
   private readonly index = new ListMemo<Node, Map<string, Node>>((nodes) => {
     const byId = new Map<string, Node>();
     for (const n of nodes) for (const id of this.idsOf(n)) if (!byId.has(id)) byId.set(id, n);
+    this.latest = byId;
     return byId;
   });
 
   /** The first node `clientId` designates, if any. */
   find(nodes: readonly Node[], clientId: string): Node | undefined {
     return this.index.of(nodes).get(normalizeId(clientId));
+  }
+
+  /**
+   * The node `clientId` designates, without a list while the answer has not changed: the node found
+   * last time, read again by name (`current`, one cache lookup), when the cache still holds it
+   * designating the client; otherwise {@link find} in the whole list (`list`). So a known client
+   * costs one lookup, not a list of the fleet. The one difference from `find`: of two nodes with
+   * one machine ID (a misconfigured fleet), the one found first stays found while it keeps it.
+   */
+  async lookup(
+    clientId: string,
+    current: (name: string) => Promise<Node | undefined>,
+    list: () => Promise<readonly Node[]>,
+  ): Promise<Node | undefined> {
+    const id = normalizeId(clientId);
+    const name = this.latest?.get(id)?.metadata.name;
+    if (name !== undefined) {
+      const node = await current(name);
+      if (node && Object.isFrozen(node) && this.idsOf(node).includes(id)) return node;
+    }
+    return this.find(await list(), clientId);
   }
 
   private idsOf(node: Node): readonly string[] {
@@ -87,6 +111,11 @@ export class OwnWrites {
   /** The write was applied and the server answered with this resourceVersion. */
   applied(node: string, resourceVersion: string | undefined, now: number): void {
     this.pending.set(node, { resourceVersion, since: now });
+  }
+
+  /** Whether a write of ours to the node named `node` may still be unseen (no clock needed). */
+  mayBeUnseen(node: string): boolean {
+    return this.pending.has(node);
   }
 
   /**

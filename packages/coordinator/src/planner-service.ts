@@ -37,6 +37,9 @@ export class PlannerService {
     groupsOfRound({ groups: namedGroups({ nodes: [], groups }), options: this.options }, []),
   );
 
+  /** Cached (frozen) nodes' groups, with the resolved groups they were found in. */
+  private readonly groups = new WeakMap<Node, { round: ReturnType<typeof groupsOfRound>; group: string }>();
+
   constructor(
     coordinator: CoordinatorOptions,
     private readonly client: Client,
@@ -49,12 +52,24 @@ export class PlannerService {
 
   /** Lists the world through the client: from the cache, or from the API server (`direct`). */
   async readWorld(direct: boolean): Promise<World> {
+    const [nodes, groups] = await Promise.all([this.readNodes(direct), this.readGroups(direct)]);
+    return { nodes, groups };
+  }
+
+  /** The nodes the coordinator manages (its node selector's), from the cache or the API server. */
+  async readNodes(direct: boolean): Promise<readonly Node[]> {
     const selector = this.nodeSelector;
-    const [nodes, groups] = await Promise.all([
-      this.client.list(Node, { ...(selector ? { labelSelector: selector } : {}), direct }),
-      this.client.list(RebootGroupType, { direct }),
-    ]);
-    return { nodes: nodes.items, groups: groups.items };
+    return (await this.client.list(Node, { ...(selector ? { labelSelector: selector } : {}), direct })).items;
+  }
+
+  /** The RebootGroups, from the cache or the API server. */
+  async readGroups(direct: boolean): Promise<readonly RebootGroup[]> {
+    return (await this.client.list(RebootGroupType, { direct })).items;
+  }
+
+  /** Whether every node is the coordinator's (no node selector): a node read by name is one of them. */
+  get managesAllNodes(): boolean {
+    return this.nodeSelector === undefined;
   }
 
   /** Plans from a world at `now` (pure), with the snapshots planned from. */
@@ -77,11 +92,17 @@ export class PlannerService {
   }
 
   /**
-   * The group `node` (one of `world`'s) belongs to: its plan's membership, without planning (the
-   * groups are resolved again only when the cache's RebootGroups change).
+   * The group `node` belongs to among `groups`: its plan's membership, without planning (the
+   * groups are resolved again only when the cache's RebootGroups change, and a cached node's group
+   * is kept beside it while the groups stay the same).
    */
-  groupOf(world: World, node: Node): string {
-    return groupOfNode(snapshotNode(node), this.round.of(world.groups));
+  groupOf(groups: readonly RebootGroup[], node: Node): string {
+    const round = this.round.of(groups);
+    const known = this.groups.get(node);
+    if (known?.round === round) return known.group;
+    const group = groupOfNode(snapshotNode(node), round);
+    if (Object.isFrozen(node)) this.groups.set(node, { round, group });
+    return group;
   }
 
   /** Why `node` waits in its group's queue at `now`, if it does. */

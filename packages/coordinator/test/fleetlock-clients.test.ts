@@ -92,6 +92,58 @@ describe('the client directory', () => {
   });
 });
 
+describe("the client directory's lookup by name", () => {
+  it('finds a node that designates the client in the current list, as find does when machine IDs are unique', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(hex32, { minLength: 1, maxLength: 10 }),
+        fc.array(fc.tuple(fc.nat(), fc.option(hex32, { nil: undefined }), fc.boolean()), { maxLength: 6 }),
+        fc.integer({ min: 0, max: 1000 }),
+        async (machineIds, changes, seed) => {
+          const directory = new ClientDirectory();
+          let nodes = machineIds.map((m, i) => cachedNode(`n-${i}`, m));
+          let lists = 0;
+          const current = async (name: string) => nodes.find((n) => n.metadata.name === name);
+          const list = async () => {
+            lists++;
+            return nodes;
+          };
+          const asks = fc.sample(arbAsk([...machineIds, ...changes.map(([, m]) => m)]), { numRuns: 6, seed });
+          const check = async () => {
+            const unique = new Set(nodes.map((n) => n.status?.nodeInfo?.machineID)).size === nodes.length;
+            for (const ask of asks) {
+              const found = await directory.lookup(ask, current, list);
+              const matches = (n: Node) =>
+                clientMatchesMachine(ask, n.status?.nodeInfo?.machineID as string | undefined);
+              if (found === undefined) expect(nodes.some(matches)).toBe(false);
+              else {
+                expect(nodes).toContain(found);
+                expect(matches(found)).toBe(true);
+              }
+              if (unique) expect(found).toBe(directory.find(nodes, ask));
+            }
+          };
+          await check();
+          // Asked again with nothing changed, a known client costs no list.
+          const before = lists;
+          for (const ask of asks) if (directory.find(nodes, ask)) await directory.lookup(ask, current, list);
+          expect(lists).toBe(before);
+          for (const [at, machineID, remove] of changes) {
+            // The cache replaces a changed node (a new machine ID, or none) or drops a deleted one.
+            const i = at % nodes.length;
+            nodes =
+              remove && nodes.length > 1
+                ? nodes.filter((_, j) => j !== i)
+                : nodes.map((n, j) => (j === i ? cachedNode(n.metadata.name as string, machineID) : n));
+            await check();
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe("the server's own writes", () => {
   const node = (rv: string) => ({ metadata: { name: 'n', resourceVersion: rv } }) as Node;
 

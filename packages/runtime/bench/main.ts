@@ -208,7 +208,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
 
   t = performance.now();
   if (wants('footprint')) absolute.push(...(await measureFootprint(plane, log)));
-  if (wants('fleetlock')) absolute.push(await fleetlockRow(plane, log));
+  if (wants('fleetlock')) absolute.push(await fleetlockRow(plane, go, RUNS, log));
   log(`operator rows in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 

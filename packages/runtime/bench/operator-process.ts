@@ -8,6 +8,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** USER_HZ, the unit of /proc's CPU times: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /** The workspace's packages/ folder (the path is from bench/dist). */
 export const packagesDir = fileURLToPath(new URL('../../../', import.meta.url));
 /** The RebootGroup CRD, which a coordinator needs installed before its caches can sync. */
@@ -83,6 +86,17 @@ export class OperatorProcess {
     const kb = Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1]);
     if (!Number.isFinite(kb)) throw new Error(`${this.name}: no VmRSS in /proc/${this.child.pid}/status`);
     return kb * 1024;
+  }
+
+  /** CPU time (user + system) the process has used so far, from /proc, in milliseconds. */
+  cpuMs(): number {
+    const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    if (!Number.isFinite(ticks))
+      throw new Error(`${this.name}: no CPU times in /proc/${this.child.pid}/stat`);
+    return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
   }
 
   /** SIGTERM, as the kubelet sends it; resolves when the process has exited. */

@@ -5,6 +5,7 @@
 //	baseline write    <namespace> <count>  the same, each reconcile writes one merge patch
 //	baseline informer <namespace> <count>  the manager's cache only: sync time and heap per object
 //	baseline queue    <keys> <rounds>      client-go's rate-limiting work queue: add/get/done cycles
+//	baseline fleetlock <url> <ids-file> <requests>  FleetLock load: a client per id, closed loop (fleetlock.go)
 //
 // The kubeconfig comes from KUBECONFIG, as ctrl.GetConfigOrDie reads it.
 package main
@@ -17,8 +18,21 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 5 && os.Args[1] == "fleetlock" {
+		n, err := strconv.Atoi(os.Args[4])
+		if err != nil {
+			fail(err)
+		}
+		result, err := fleetlockLoad(os.Args[2], os.Args[3], n)
+		if err != nil {
+			fail(err)
+		}
+		out, _ := json.Marshal(result)
+		fmt.Println(string(out))
+		return
+	}
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: baseline read|write|informer <namespace> <count> | queue <keys> <rounds>")
+		fmt.Fprintln(os.Stderr, "usage: baseline read|write|informer <namespace> <count> | queue <keys> <rounds> | fleetlock <url> <ids-file> <requests>")
 		os.Exit(2)
 	}
 	mode, arg := os.Args[1], os.Args[2]

@@ -21,6 +21,7 @@ export { isJsonObject, jsonEqual } from './json-equal.js';
 export { labelSelectorFromSpec, matchesSelector, selectorProblems } from './label-selector.js';
 export { conditionalMergePatch, type MetadataEdits } from './merge-patch.js';
 export {
+  type BoundSeries,
   type Distribution,
   type MetricLabels,
   type MetricSpec,

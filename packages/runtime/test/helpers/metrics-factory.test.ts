@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { MetricsFactory } from '../../src/helpers/index.js';
@@ -51,6 +52,49 @@ describe('MetricsFactory', () => {
     expect(await registry.metrics()).toContain('t_seconds_count 2');
     expect(() => new MetricsFactory(registry).gauge({ name: 't_seconds', help: 'S.' })).toThrow(
       'metric t_seconds is already registered as another kind',
+    );
+  });
+
+  it('counts through a bound series exactly as through its labels, across resets', () => {
+    const arbLabels = fc.record({ endpoint: fc.constantFrom('a', 'b'), result: fc.constantFrom('ok', 'no') });
+    const arbOp = fc.oneof(
+      fc.record({ op: fc.constant('inc' as const), labels: arbLabels, by: fc.integer({ min: 0, max: 5 }) }),
+      fc.record({ op: fc.constant('bound' as const), labels: arbLabels, by: fc.integer({ min: 0, max: 5 }) }),
+      fc.record({ op: fc.constant('reset' as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(arbOp, { maxLength: 30 }), (ops) => {
+        const registry = new Registry();
+        const metrics = new MetricsFactory(registry);
+        const tally = metrics.counter({
+          name: 't_requests_total',
+          help: 'R.',
+          labelNames: ['endpoint', 'result'],
+        });
+        const bound = new Map<string, ReturnType<typeof tally.bind>>();
+        const model = new Map<string, number>();
+        for (const o of ops) {
+          if (o.op === 'reset') {
+            tally.reset();
+            model.clear();
+            continue;
+          }
+          const key = `${o.labels.endpoint}/${o.labels.result}`;
+          model.set(key, (model.get(key) ?? 0) + o.by);
+          if (o.op === 'inc') tally.inc(o.labels, o.by);
+          else {
+            // Bound with the labels in the other order: the series is the same.
+            const series =
+              bound.get(key) ?? tally.bind({ result: o.labels.result, endpoint: o.labels.endpoint });
+            bound.set(key, series);
+            series.inc(o.by);
+          }
+        }
+        for (const endpoint of ['a', 'b'])
+          for (const result of ['ok', 'no'])
+            expect(tally.value({ endpoint, result })).toBe(model.get(`${endpoint}/${result}`) ?? 0);
+        expect(tally.get().values).toHaveLength(model.size);
+      }),
     );
   });
 });
