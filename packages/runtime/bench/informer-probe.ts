@@ -6,18 +6,16 @@
  * so heap per object is not start-up cost divided by the count.
  */
 
+import { loadKubeConfig } from '@capstan/runtime';
 import { SharedInformer } from '@capstan/runtime/cache';
 import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
-import { KubeConfig } from '@kubernetes/client-node';
 
 const [kubeconfig, namespace, countText, warm] = process.argv.slice(2) as [string, string, string, string?];
 const count = Number(countText);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
-const kc = new KubeConfig();
-kc.loadFromFile(kubeconfig);
-const transport = new HttpTransport(kc);
+const transport = new HttpTransport(loadKubeConfig({ kubeconfig }));
 
 const settle = async () => {
   for (let i = 0; i < 4; i++) {
