@@ -92,7 +92,7 @@ export interface Context {
 }
 
 /**
- * What an {@link HttpTransport} needs of a kubeconfig: the current cluster and a way to put the
+ * What an `HttpTransport` (from `@capstan/runtime/client`) needs of a kubeconfig: the current cluster and a way to put the
  * current user's credentials on a request. The runtime's {@link KubeConfig} has it, and so has
  * client-node's `KubeConfig`, which is why both are accepted.
  */
