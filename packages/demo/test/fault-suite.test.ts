@@ -164,15 +164,19 @@ describe('the fault suite', () => {
     step(`agent on ${MID_DRAIN} killed mid-drain`);
 
     const leader = await waitFor('a coordinator leader', () => fleet.coordinators.leader(fleet.admin));
+    const killedHolder = await fleet.coordinators.holder(fleet.admin);
     await fleet.coordinators.kill(leader);
     step(`coordinator leader ${leader} killed`);
     // The sticky PDB stays until after the second restart: it keeps a worker in flight through
     // it, whatever pace the rest of the rollout keeps (on a quiet machine it may be over by then).
     midDrain.startAgent();
     step(`fresh agent started on ${MID_DRAIN}, its drain still held by the sticky pod`);
-    const next = await waitFor('another coordinator to lead', async () => {
-      const now = await fleet.coordinators.leader(fleet.admin);
-      return now !== undefined && now !== leader ? now : undefined;
+    // Another process: the other replica, or the killed one's replacement (as a Deployment's new
+    // pod may): both wait out the dead leader's lease, and whichever tries first wins it.
+    const next = await waitFor('another coordinator process to lead', async () => {
+      const holder = await fleet.coordinators.holder(fleet.admin);
+      if (holder === undefined || holder === killedHolder) return undefined;
+      return fleet.coordinators.leader(fleet.admin);
     });
     step(`coordinator ${next} leads`);
 

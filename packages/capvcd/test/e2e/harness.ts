@@ -239,8 +239,28 @@ export class Harness {
         seen = machines.map((m) => `${m.metadata.name}: ${conditionText(m)}`).join('\n');
         return fn();
       },
-      { what, timeoutMs, intervalMs: 250, details: () => seen },
+      { what, timeoutMs, intervalMs: 250, details: () => `${seen}\n${this.simulatorState()}` },
     );
+  }
+
+  /** vcdsim's side of a timeout: unfinished tasks, its own errors, and the last calls made to it. */
+  private simulatorState(): string {
+    const tasks = this.sim.inspect
+      .unfinishedTasks()
+      .map(
+        (t) =>
+          `${t.operationName} ${t.status} on ${t.locks.join(',')} since ${new Date(t.startTime).toISOString()}`,
+      );
+    const errors = this.sim.inspect.errors().map((e) => `${e.where}: ${String(e.error)}`);
+    const calls = this.sim.inspect
+      .requests()
+      .slice(-15)
+      .map((r) => `${new Date(r.at).toISOString()} ${r.method} ${r.path} ${r.status}`);
+    return [
+      `vcdsim unfinished tasks: ${tasks.join('; ') || 'none'}`,
+      `vcdsim errors: ${errors.join('; ') || 'none'}`,
+      `last VCD calls:\n  ${calls.join('\n  ')}`,
+    ].join('\n');
   }
 
   lastSeq(): number {

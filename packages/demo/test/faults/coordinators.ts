@@ -66,12 +66,17 @@ export class CoordinatorReplicas {
     return this.replicas.filter((r) => r.process?.running).map((r) => r.probePort);
   }
 
-  /** The leader's replica, from the Lease holder and the identities the replicas logged. */
-  async leader(admin: Client): Promise<string | undefined> {
+  /** The Lease holder's identity (one per coordinator process), if any. */
+  async holder(admin: Client): Promise<string | undefined> {
     const lease = await admin
       .get(Lease, { namespace: this.options.namespace, name: 'capstan-coordinator' })
       .catch(() => undefined);
-    const holder = lease?.spec?.holderIdentity;
+    return lease?.spec?.holderIdentity || undefined;
+  }
+
+  /** The leader's replica, from the Lease holder and the identities the replicas logged. */
+  async leader(admin: Client): Promise<string | undefined> {
+    const holder = await this.holder(admin);
     if (!holder) return undefined;
     return this.replicas.find((r) => r.process?.marked.some((l) => l.includes(holder)))?.name;
   }
