@@ -5,6 +5,7 @@
 import {
   type Client,
   type Condition,
+  conditionalMergePatch,
   type KubeObject,
   mergePatchBetween,
   type ResourceType,
@@ -42,9 +43,11 @@ export function pausedCondition(status: WithConditions, object: KubeObject, paus
 }
 
 /**
- * Writes the status subresource when it differs from what the object holds, as a merge patch
- * (only this provider writes these statuses: a concurrent change of labels or owner references
- * by Cluster API must not make a recorded task href get lost to a conflict).
+ * Writes the status subresource when it differs from what the object holds, as a merge patch that
+ * applies only to the version it was computed from (409 Conflict otherwise). A reconcile that read
+ * a cached copy older than this provider's own last write must not put the older status back: a
+ * machine whose Provisioned status was overwritten so would never be looked at again. A task href
+ * lost to a conflict costs nothing: the next reconcile sees the task's VM or vApp busy and waits.
  */
 export async function writeStatus<T extends KubeObject & { status?: unknown }, S extends WithConditions>(
   client: Client,
@@ -59,7 +62,11 @@ export async function writeStatus<T extends KubeObject & { status?: unknown }, S
     type,
     key,
     'merge',
-    mergePatchBetween({ status: object.status ?? {} }, { status }),
+    conditionalMergePatch(
+      object.metadata.resourceVersion,
+      {},
+      mergePatchBetween({ status: object.status ?? {} }, { status }) as Record<string, unknown>,
+    ),
   );
   return true;
 }
