@@ -112,17 +112,20 @@ describe('KubeConfig.fromFiles: the KUBECONFIG merge', () => {
   });
 });
 
+/** A kubeconfig of one cluster `c`, one user `u` and the context `ctx` joining them. */
+const oneUser = (user: object, cluster: object = {}, baseDir?: string) =>
+  KubeConfig.fromString(
+    doc({
+      clusters: [{ name: 'c', cluster: { server: 'https://x', ...cluster } }],
+      users: [{ name: 'u', user }],
+      contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
+      current: 'ctx',
+    }),
+    baseDir,
+  );
+
 describe('KubeConfig credentials', () => {
-  const single = (user: object, cluster: object = {}) =>
-    KubeConfig.fromString(
-      doc({
-        clusters: [{ name: 'c', cluster: { server: 'https://x', ...cluster } }],
-        users: [{ name: 'u', user }],
-        contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
-        current: 'ctx',
-      }),
-      dir,
-    );
+  const single = (user: object, cluster: object = {}) => oneUser(user, cluster, dir);
 
   it('re-reads a token file when it changes (a kubelet rotation swaps the file), and trims it', async () => {
     write('token', 'first\n');
@@ -180,15 +183,7 @@ describe('KubeConfig credentials', () => {
 });
 
 describe('KubeConfig through client-node (imported on first use)', () => {
-  const through = (user: object, cluster: object = {}) =>
-    KubeConfig.fromString(
-      doc({
-        clusters: [{ name: 'c', cluster: { server: 'https://x', ...cluster } }],
-        users: [{ name: 'u', user }],
-        contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u' } }],
-        current: 'ctx',
-      }),
-    );
+  const through = (user: object, cluster: object = {}) => oneUser(user, cluster);
 
   it("serves an oidc auth-provider with client-node's authenticator", async () => {
     const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
