@@ -4,8 +4,11 @@ export interface Row {
   ours: string;
   base: string;
   ratio: number;
-  /** The ratio must be at most (`<=`) or at least (`>=`) `limit`. */
-  goal: '<=' | '>=';
+  /**
+   * The ratio must be at most (`<=`) or at least (`>=`) `limit`; `info` rows have no target and
+   * show where a targeted row's figure goes.
+   */
+  goal: '<=' | '>=' | 'info';
   limit: number;
   /** What the baseline is, e.g. `controller-runtime v0.23.3`. */
   against: string;
@@ -30,7 +33,8 @@ export const percentile = (xs: readonly number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };
 
-export const met = (r: Row): boolean => (r.goal === '<=' ? r.ratio <= r.limit : r.ratio >= r.limit);
+export const met = (r: Row): boolean =>
+  r.goal === 'info' ? true : r.goal === '<=' ? r.ratio <= r.limit : r.ratio >= r.limit;
 
 export const absoluteMet = (a: AbsoluteRow): boolean =>
   a.goal === '<' ? a.value < a.limit : a.value <= a.limit;
@@ -42,9 +46,9 @@ export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow
   ];
   for (const r of rows) {
     const mark = met(r) ? '' : '   << NOT met';
+    const target = r.goal === 'info' ? '(no target)' : `${r.goal} ${r.limit.toFixed(2)}x ${r.against}${mark}`;
     lines.push(
-      `${r.name.padEnd(36)}${r.ours.padStart(12)}${r.base.padStart(12)}${r.ratio.toFixed(2).padStart(8)}x   ` +
-        `${r.goal} ${r.limit.toFixed(2)}x ${r.against}${mark}`,
+      `${r.name.padEnd(36)}${r.ours.padStart(12)}${r.base.padStart(12)}${r.ratio.toFixed(2).padStart(8)}x   ${target}`,
     );
   }
   for (const a of absolute) {

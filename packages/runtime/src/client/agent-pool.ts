@@ -24,7 +24,7 @@ export class AgentPool {
     const key = tlsDigest(options);
     if (this.agent && key === this.agentKey) return this.agent;
     this.agent = this.tls
-      ? new https.Agent({
+      ? new OneMaterialAgent({
           keepAlive: true,
           ca: options.ca,
           cert: options.cert,
@@ -45,6 +45,19 @@ export class AgentPool {
     this.agent = undefined;
     this.agentKey = '';
     this.lastParts = [];
+  }
+}
+
+/**
+ * An https agent that holds one set of TLS material (the pool makes a new agent when it changes),
+ * so its connections are told apart by host and port alone. Node's own https name appends the CA,
+ * certificate and key to that, decoding each Buffer to text and building a new multi-kilobyte
+ * key for every request, to look up its free sockets and TLS sessions: a fifth of the
+ * transport's CPU for small writes.
+ */
+class OneMaterialAgent extends https.Agent {
+  override getName(options?: http.ClientRequestArgs): string {
+    return http.Agent.prototype.getName.call(this, options);
   }
 }
 

@@ -2,7 +2,6 @@
  * Incremental decoder of a watch stream: newline-delimited JSON, one `{type, object}` per line,
  * arriving in chunks that may split a line (or a multi-byte character) anywhere.
  */
-import { omitManagedFields } from './omit-managed-fields.js';
 import type { ApiStatus, KubeObject, WatchEvent } from './types.js';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
@@ -26,7 +25,7 @@ export class WatchDecoder<T extends KubeObject = KubeObject> {
   private partialText: string[] = [];
   private readonly omitManagedFields: boolean;
 
-  /** `omitManagedFields`: cut `metadata.managedFields` out of each line before parsing it. */
+  /** `omitManagedFields`: each event's object comes without its `metadata.managedFields`. */
   constructor(options: { omitManagedFields?: boolean } = {}) {
     this.omitManagedFields = options.omitManagedFields === true;
   }
@@ -100,9 +99,22 @@ export class WatchDecoder<T extends KubeObject = KubeObject> {
 const NEWLINE = 0x0a;
 
 /**
+ * Deletes `metadata.managedFields` of an object just parsed, which nobody else holds yet. The
+ * server writes it last in the metadata, and deleting an object's last property costs V8 no
+ * dictionary-mode object: measured over a 10,000-object sync, this parses faster than cutting the
+ * field out of the text first (the cut's scan and string copy cost more than the garbage it saved)
+ * and caches the same bytes per object.
+ */
+function dropManagedFieldsInPlace(object: KubeObject): void {
+  const metadata = object.metadata as { managedFields?: unknown } | undefined;
+  if (metadata !== undefined && metadata !== null && metadata.managedFields !== undefined)
+    delete metadata.managedFields;
+}
+
+/**
  * Parses one line of a watch stream; `undefined` for a blank line. ERROR events carry the
  * server's Status (e.g. code 410 when the resourceVersion is too old). With `withoutManagedFields`,
- * the object's `metadata.managedFields` is cut out of the text before it is parsed.
+ * the object comes without its `metadata.managedFields`.
  * @throws WatchDecodeError for anything else that is not a watch event.
  */
 export function parseWatchLine<T extends KubeObject = KubeObject>(
@@ -113,7 +125,7 @@ export function parseWatchLine<T extends KubeObject = KubeObject>(
   if (text === '') return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(withoutManagedFields ? omitManagedFields(text) : text);
+    value = JSON.parse(text);
   } catch (err) {
     throw new WatchDecodeError(`watch stream: malformed line: ${text.slice(0, 200)}`, { cause: err });
   }
@@ -125,5 +137,6 @@ export function parseWatchLine<T extends KubeObject = KubeObject>(
     throw new WatchDecodeError(`watch stream: not an event: ${text.slice(0, 200)}`);
   }
   if (type === 'ERROR') return { type, status: object as ApiStatus };
+  if (withoutManagedFields) dropManagedFieldsInPlace(object as KubeObject);
   return { type: type as 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK', object: object as T };
 }

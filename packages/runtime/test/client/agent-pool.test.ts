@@ -1,3 +1,8 @@
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { WebhookServingCert } from '@capstan/envtest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AgentPool } from '../../src/client/agent-pool.js';
@@ -36,5 +41,49 @@ describe('AgentPool', () => {
         },
       ),
     );
+  });
+});
+
+describe('the pooled https agent', () => {
+  it('names connections by host and port alone, and keeps one TLS connection for a run of requests', async () => {
+    const cert = await WebhookServingCert.create();
+    const server = https.createServer(
+      {
+        cert: readFileSync(join(cert.certDir, 'tls.crt')),
+        key: readFileSync(join(cert.certDir, 'tls.key')),
+      },
+      (_req, res) => res.end('ok'),
+    );
+    let handshakes = 0;
+    server.on('secureConnection', () => handshakes++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const pool = new AgentPool(true);
+    try {
+      const ca = Buffer.from(cert.caPem);
+      // As the transport does: the material on every request's options, the agent from the pool.
+      const options = () => ({ host: '127.0.0.1', port, path: '/', ca, rejectUnauthorized: true });
+      const agent = pool.agentFor(options());
+      expect(agent.getName(options())).toBe(`127.0.0.1:${port}:`);
+      for (let i = 0; i < 5; i++) {
+        const body = await new Promise<string>((resolve, reject) => {
+          const request = https.request({ ...options(), agent: pool.agentFor(options()) }, (res) => {
+            let text = '';
+            res.on('data', (chunk) => {
+              text += chunk;
+            });
+            res.on('end', () => resolve(text));
+          });
+          request.on('error', reject);
+          request.end();
+        });
+        expect(body).toBe('ok');
+      }
+      expect(handshakes).toBe(1);
+    } finally {
+      pool.close();
+      server.close();
+      cert.remove();
+    }
   });
 });

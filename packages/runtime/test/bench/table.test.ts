@@ -1,0 +1,33 @@
+/**
+ * The bench's table marks a row that misses its target, and shows rows without a target (where a
+ * targeted figure goes) as such, never as missed.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatTable, met, type Row } from '../../bench/table.js';
+
+const row = (goal: Row['goal'], ratio: number): Row => ({
+  name: 'read',
+  ours: '600 ms',
+  base: '500 ms',
+  ratio,
+  goal,
+  limit: 1,
+  against: 'controller-runtime',
+});
+
+describe('the bench table', () => {
+  it('marks a missed target and leaves a met one unmarked', () => {
+    expect(met(row('<=', 1.2))).toBe(false);
+    expect(met(row('<=', 0.9))).toBe(true);
+    expect(met(row('>=', 0.4))).toBe(false);
+    const text = formatTable([row('<=', 1.2), row('<=', 0.9)], []).split('\n');
+    expect(text[1]).toMatch(/1\.20x {3}<= 1\.00x controller-runtime {3}<< NOT met$/);
+    expect(text[2]).toMatch(/0\.90x {3}<= 1\.00x controller-runtime$/);
+  });
+
+  it('shows an info row with its ratio and no target, whatever the ratio', () => {
+    expect(met(row('info', 5))).toBe(true);
+    const [, line] = formatTable([row('info', 5)], []).split('\n');
+    expect(line).toMatch(/5\.00x {3}\(no target\)$/);
+  });
+});
