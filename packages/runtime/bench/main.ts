@@ -206,6 +206,14 @@ async function planeRows(plane: ControlPlane): Promise<void> {
       base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], env),
       rows: [
         { field: 'wallMs', label: `write, ${WRITE} CMs (merge patch each)`, show: ms, goal: '<=', limit: 1 },
+        {
+          field: 'afterStartupMs',
+          baseField: 'ms',
+          label: '  the same, from main on',
+          show: ms,
+          goal: 'info',
+          limit: 1,
+        },
       ],
     });
   if (wants('sync'))

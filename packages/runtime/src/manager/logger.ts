@@ -4,7 +4,7 @@
  * controller and the object being reconciled.
  */
 import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
-import pretty from 'pino-pretty';
+import { prettyDestination } from './pretty-destination.js';
 
 /** The logger used throughout the runtime (pino's). */
 export type Logger = PinoLogger;
@@ -23,7 +23,10 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export interface LoggerOptions {
   /** Default `info`. */
   level?: LogLevel;
-  /** Default `json`. */
+  /**
+   * Default `json`. `pretty` loads pino-pretty on first use: lines logged while it loads are
+   * written once it has (or, if the process exits first, as JSON).
+   */
   format?: LogFormat;
   /** The logger's name (`name` field), e.g. the operator's. */
   name?: string;
@@ -63,14 +66,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
   if (format === 'pretty') {
     const colorize = options.colorize ?? Boolean(process.stdout.isTTY);
-    const stream = pretty({
-      colorize,
-      sync: true,
-      translateTime: 'SYS:HH:MM:ss.l',
-      ignore: 'pid,hostname',
-      destination: options.destination ?? 1,
-    });
-    return pino(base, stream);
+    return pino(base, prettyDestination({ colorize, destination: options.destination ?? 1 }));
   }
   if (format !== 'json') {
     throw new Error(`invalid log format "${String(format)}": use one of ${LOG_FORMATS.join(', ')}`);

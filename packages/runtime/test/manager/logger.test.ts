@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, loggerFor } from '../../src/manager/logger.js';
+import { eventually } from '../../src/testing/index.js';
 
 function sink() {
   const chunks: string[] = [];
@@ -42,15 +44,35 @@ describe('createLogger', () => {
     expect(entries[0].err.stack).toContain('boom');
   });
 
-  it('writes readable lines in pretty format', () => {
+  it('writes readable lines in pretty format, those logged while pino-pretty loads in order', async () => {
     const out = sink();
     const log = createLogger({ destination: out.stream, format: 'pretty', colorize: false });
     log.warn({ controller: 'widgets' }, 'slow reconcile');
-    const text = out.lines().join('\n');
+    log.info('second');
+    await eventually(() => expect(out.lines().length).toBeGreaterThanOrEqual(3));
+    log.info('third');
+    const lines = out.lines();
+    const text = lines.join('\n');
     expect(text).toContain('WARN');
-    expect(text).toContain('slow reconcile');
     expect(text).toContain('controller: "widgets"');
-    expect(() => JSON.parse(out.lines()[0] as string)).toThrow();
+    const order = ['slow reconcile', 'second', 'third'].map((m) => lines.findIndex((l) => l.includes(m)));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(() => JSON.parse(lines[0] as string)).toThrow();
+  });
+
+  it('a pretty line logged just before the process exits is written, as JSON, not lost', async () => {
+    // The built module (`npm test` builds first): a plain Node child, as an operator runs.
+    const logger = new URL('../../dist/manager/logger.js', import.meta.url).pathname;
+    const script = `import { createLogger } from ${JSON.stringify(logger)};
+      createLogger({ format: 'pretty' }).info({ step: 1 }, 'last words');
+      process.exit(0);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(child.status, child.stderr).toBe(0);
+    const line = JSON.parse(child.stdout.trim());
+    expect(line).toMatchObject({ msg: 'last words', step: 1 });
   });
 
   it('rejects unknown levels and formats', () => {

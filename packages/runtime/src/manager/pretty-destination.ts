@@ -1,0 +1,82 @@
+/**
+ * The destination of `pretty` logs: pino-pretty's stream, loaded the first time a logger asks for
+ * it. A process logging JSON (the default, and every operator image) never loads pino-pretty and
+ * its dozen modules (~14 ms of start-up, ~2 MB of memory). Lines logged while it loads wait, in
+ * order; should the process exit first, they are written as the JSON lines they are, so none is
+ * lost.
+ */
+import { writeSync } from 'node:fs';
+import type { DestinationStream } from 'pino';
+
+/** Options of {@link prettyDestination}. */
+export interface PrettyDestinationOptions {
+  colorize: boolean;
+  /** A file descriptor (default 1) or a stream. */
+  destination: number | DestinationStream | NodeJS.WritableStream;
+}
+
+/** A pino destination that turns into pino-pretty's stream once that has loaded. */
+export interface PrettyDestination extends DestinationStream {
+  /** Settles once pino-pretty has loaded (or failed to, then lines stay JSON) and waiting lines went out. */
+  readonly loaded: Promise<void>;
+}
+
+/** Destinations still loading, flushed as JSON if the process exits first. */
+const waiting = new Set<() => void>();
+let exitHook = false;
+
+function rawWriter(destination: PrettyDestinationOptions['destination']): (line: string) => void {
+  if (typeof destination === 'number') return (line) => writeSync(destination, line);
+  return (line) => {
+    destination.write(line);
+  };
+}
+
+/** Creates the destination; pino-pretty starts loading at once. */
+export function prettyDestination(options: PrettyDestinationOptions): PrettyDestination {
+  const raw = rawWriter(options.destination);
+  let target: ((line: string) => void) | undefined;
+  const pending: string[] = [];
+  const flushRaw = () => {
+    for (const line of pending.splice(0)) raw(line);
+  };
+  waiting.add(flushRaw);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const flush of waiting) flush();
+    });
+  }
+  const loaded = import('pino-pretty').then(
+    ({ default: pretty }) => {
+      const stream = pretty({
+        colorize: options.colorize,
+        sync: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+        destination: options.destination as number | NodeJS.WritableStream,
+      });
+      target = (line) => {
+        stream.write(line);
+      };
+    },
+    (err: unknown) => {
+      raw(
+        `${JSON.stringify({ level: 'warn', msg: `pino-pretty did not load, logging JSON: ${String(err)}` })}\n`,
+      );
+      target = raw;
+    },
+  );
+  const done = loaded.then(() => {
+    waiting.delete(flushRaw);
+    const write = target as (line: string) => void;
+    for (const line of pending.splice(0)) write(line);
+  });
+  return {
+    loaded: done,
+    write(line: string) {
+      if (target !== undefined && pending.length === 0) target(line);
+      else pending.push(line);
+    },
+  };
+}
