@@ -93,6 +93,19 @@ async function compare(c: Comparison): Promise<void> {
 }
 
 const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+/**
+ * Where a controller row's time goes: both sides from their program's first line on (the Go
+ * side's `ms` starts in main), so Node's start-up and module loading are left out of ours.
+ */
+const fromMainOn: Comparison['rows'][number] = {
+  field: 'afterStartupMs',
+  baseField: 'ms',
+  label: '  the same, from main on',
+  show: ms,
+  goal: 'info',
+  limit: 1,
+};
 const bytes = (x: number) => `${x.toFixed(0)} B`;
 const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
@@ -154,16 +167,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
       base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
       rows: [
         { field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 },
-        // Where the time goes: both sides from their program's first line on (the Go side's `ms`
-        // starts in main), so Node's start-up and module loading are left out of ours.
-        {
-          field: 'afterStartupMs',
-          baseField: 'ms',
-          label: '  the same, from main on',
-          show: ms,
-          goal: 'info',
-          limit: 1,
-        },
+        fromMainOn,
       ],
     });
   if (wants('bundled'))
@@ -206,14 +210,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
       base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], env),
       rows: [
         { field: 'wallMs', label: `write, ${WRITE} CMs (merge patch each)`, show: ms, goal: '<=', limit: 1 },
-        {
-          field: 'afterStartupMs',
-          baseField: 'ms',
-          label: '  the same, from main on',
-          show: ms,
-          goal: 'info',
-          limit: 1,
-        },
+        fromMainOn,
       ],
     });
   if (wants('sync'))
