@@ -29,8 +29,8 @@ export interface WatchCallbacks<T extends KubeObject> {
   onClose(error?: Error): void;
   /**
    * The receiver drops `metadata.managedFields` of every event's object (the cache does): a
-   * transport may then leave the field out as it decodes, which saves parsing it and its garbage.
-   * The receiver must not rely on it being gone.
+   * transport may then drop it from the object it has just decoded, which nobody else holds yet,
+   * sparing the receiver a copy without it. The receiver must not rely on it being gone.
    */
   readonly omitManagedFields?: boolean;
 }
