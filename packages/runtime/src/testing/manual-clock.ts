@@ -109,6 +109,20 @@ export class ManualClock implements Clock {
   }
 
   /**
+   * Moves time forward in steps of `stepMs` (as {@link advanceAsync}) until `work` settles, and
+   * answers (or throws) what it did: for work that waits on virtual time, such as a controller's
+   * stop while its reconciles sleep on this clock.
+   */
+  async advanceUntilSettled<T>(work: Promise<T>, stepMs = 100): Promise<T> {
+    let settled = false;
+    const observed = work.finally(() => {
+      settled = true;
+    });
+    while (!settled) await this.advanceAsync(stepMs);
+    return observed;
+  }
+
+  /**
    * Fires timers (synchronously) until none is left, moving time to each one's due time.
    * @throws when more than `limit` timers fire (a timer that re-arms itself forever).
    */

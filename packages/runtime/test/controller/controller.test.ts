@@ -36,12 +36,7 @@ function world() {
 afterEach(async () => {
   for (const { cache, controller } of running.splice(0)) {
     // Reconciles may be sleeping on the virtual clock: move it until they are drained.
-    let stopped = false;
-    const stopping = controller.stop().then(() => {
-      stopped = true;
-    });
-    while (!stopped) await clock.advanceAsync(100);
-    await stopping;
+    await clock.advanceUntilSettled(controller.stop());
     await cache.stop();
   }
 });

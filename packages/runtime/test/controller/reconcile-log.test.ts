@@ -51,12 +51,7 @@ describe('the reconcile context', () => {
       });
       expect(seen).toContain(own[0]?.reconcileId);
     } finally {
-      const stopping = controller.stop();
-      let stopped = false;
-      void stopping.then(() => {
-        stopped = true;
-      });
-      while (!stopped) await clock.advanceAsync(100);
+      await clock.advanceUntilSettled(controller.stop());
       await cache.stop();
     }
   });

@@ -51,13 +51,8 @@ async function run(reconcile: (context: ReconcileContext, call: number) => Promi
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    let done = false;
-    const stopping = controller.stop().then(() => {
-      done = true;
-    });
     // Reconciles may wait on the virtual clock: move it until they are drained.
-    while (!done) await clock.advanceAsync(100);
-    await stopping;
+    await clock.advanceUntilSettled(controller.stop());
     await running;
     await cache.stop();
   };

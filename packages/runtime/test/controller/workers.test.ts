@@ -45,12 +45,7 @@ describe('controller workers', () => {
     expect(most).toBe(3);
     // 8 keys, 3 at a time, 100 ms each: three rounds of virtual time, not eight.
     expect(clock.now() - t0).toBeLessThan(800);
-    let stopped = false;
-    const stopping = controller.stop().then(() => {
-      stopped = true;
-    });
-    while (!stopped) await clock.advanceAsync(100);
-    await stopping;
+    await clock.advanceUntilSettled(controller.stop());
     await running;
     await cache.stop();
   });

@@ -106,6 +106,18 @@ describe('ManualClock', () => {
     expect(() => clock.runAll(50)).toThrow(/more than 50/);
   });
 
+  it('advanceUntilSettled moves time until the work settles, and answers or throws what it did', async () => {
+    const clock = new ManualClock(0);
+    const work = sleep(clock, 1_000).then(() => clock.now());
+    await expect(clock.advanceUntilSettled(work, 100)).resolves.toBe(1_000);
+    expect(clock.now()).toBe(1_000);
+    const failing = sleep(clock, 250).then(() => {
+      throw new Error('late failure');
+    });
+    await expect(clock.advanceUntilSettled(failing, 100)).rejects.toThrow('late failure');
+    expect(clock.now()).toBe(1_300);
+  });
+
   it('advanceUntil moves time until the condition holds, and fails when it never does', async () => {
     const clock = new ManualClock(0);
     let fired = false;
