@@ -115,11 +115,14 @@ export class ManualClock implements Clock {
    */
   async advanceUntilSettled<T>(work: Promise<T>, stepMs = 100): Promise<T> {
     let settled = false;
-    const observed = work.finally(() => {
+    // Handlers that never reject: a derived promise rejecting before it is awaited would be an
+    // unhandled rejection while time moves.
+    const mark = () => {
       settled = true;
-    });
+    };
+    work.then(mark, mark);
     while (!settled) await this.advanceAsync(stepMs);
-    return observed;
+    return work;
   }
 
   /**
