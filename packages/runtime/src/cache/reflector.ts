@@ -85,7 +85,8 @@ export function dropManagedFields<T extends KubeObject>(object: T): T {
  *
  * - the list as a watch-list stream where the server supports it (objects transformed as they
  *   arrive, the stream then carries on as the watch); else paginated LISTs (500 per page; one full
- *   list if a continue token expires);
+ *   list if a continue token expires). The first list is stored batch by batch as it arrives, its
+ *   handlers called as it comes; {@link Reflector.hasSynced} turns true once it is complete;
  * - WATCH from the list's resourceVersion with bookmarks and a server timeout of 5–10 min, re-watch
  *   from the last seen resourceVersion when a watch ends;
  * - on 410 Gone: relist and replace the store at once, emitting the difference (deletes of objects
@@ -116,6 +117,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** 410s in a row without a watch event in between: a second one is a reason to back off. */
   private goneStreak = 0;
   private readonly syncWaiters = new Set<() => void>();
+  /**
+   * The first list's objects, stored as they arrive (watch-list batches, list pages) when the store
+   * was empty as that list began: with nothing to compare them to, waiting for the end would change
+   * nothing but the time, while the server is still sending. `items` is the machine's array of that
+   * list; `stored` counts how many of them are in the store.
+   */
+  private arriving: { readonly items: readonly T[]; stored: number } | undefined;
   /** Resolves the step in flight with undefined when stop() is called (see untilStopped). */
   private wakeOnStop: (() => void) | undefined;
 
@@ -212,6 +220,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         break;
       }
       this.state = result.next;
+      this.storeArriving(result.next);
       if (result.watchListRefused) this.watchListRefused = true;
       if (result.event) this.apply(result.event);
       let error = result.error;
@@ -266,15 +275,53 @@ export class Reflector<T extends KubeObject = KubeObject> {
     }
   }
 
+  /** While the first list comes in, stores what arrived (see {@link Reflector.arriving}). */
+  private storeArriving(state: WatcherState<T>): void {
+    if (this.synced || (state.phase !== 'Streaming' && state.phase !== 'Paging')) return;
+    if (this.arriving?.items !== state.items) {
+      // A list begins (or began again after a failure, over what the failed one stored).
+      this.arriving = this.store.size === 0 ? { items: state.items, stored: 0 } : undefined;
+    }
+    if (this.arriving) this.storeArrived(this.arriving);
+  }
+
+  /** Stores the list's objects not stored yet, as {@link Store.replace} would, emitting each change. */
+  private storeArrived(arriving: { readonly items: readonly T[]; stored: number }): void {
+    const { items } = arriving;
+    for (let i = arriving.stored; i < items.length; i++) {
+      const object = items[i] as T;
+      const old = this.store.getByName(object.metadata.namespace, object.metadata.name ?? '');
+      if (old === undefined) {
+        this.store.upsert(object); // frozen in place: `object` is the stored instance
+        this.emit({ type: 'add', object, initialList: true });
+      } else if (
+        old.metadata.resourceVersion === undefined ||
+        old.metadata.resourceVersion !== object.metadata.resourceVersion
+      ) {
+        // The same key twice in one list: the later object wins, as in a replace.
+        this.store.upsert(object);
+        this.emit({ type: 'update', old, object });
+      }
+    }
+    arriving.stored = items.length;
+  }
+
   private apply(event: WatcherEvent<T>): void {
     switch (event.type) {
       case 'Replace': {
-        const diff = this.store.replace(event.items); // transformed by the machine as they came
+        const arriving = this.arriving;
+        this.arriving = undefined;
+        if (arriving?.items === event.items) {
+          // The rest of a list stored as it came: the store began empty, so nothing is to be deleted.
+          this.storeArrived(arriving);
+        } else {
+          const diff = this.store.replace(event.items); // transformed by the machine as they came
+          const initialList = !this.synced;
+          for (const object of diff.added) this.emit({ type: 'add', object, initialList });
+          for (const u of diff.updated) this.emit({ type: 'update', old: u.old, object: u.new });
+          for (const object of diff.deleted) this.emit({ type: 'delete', object, finalStateUnknown: true });
+        }
         this.lastRv = event.resourceVersion;
-        const initialList = !this.synced;
-        for (const object of diff.added) this.emit({ type: 'add', object, initialList });
-        for (const u of diff.updated) this.emit({ type: 'update', old: u.old, object: u.new });
-        for (const object of diff.deleted) this.emit({ type: 'delete', object, finalStateUnknown: true });
         if (!this.synced) {
           this.synced = true;
           this.onSynced?.();

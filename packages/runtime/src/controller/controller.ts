@@ -62,6 +62,8 @@ export class Controller {
   private currentQueue: WorkQueue<string>;
   private readonly makeQueue: () => WorkQueue<string>;
   private readonly sources: Array<{ source: Source; registration?: HandlerRegistration }> = [];
+  /** The sources' handlers are registered (by connect or start) and the run has not ended. */
+  private connected = false;
   /** Reconciles in flight, at most `maxConcurrentReconciles`. */
   private busyWorkers = 0;
   /** Wakes the dispatcher when a worker becomes free (or the controller stops). */
@@ -119,7 +121,7 @@ export class Controller {
 
   /** Adds an event source; events start flowing into the queue when the controller starts. */
   watch<T extends KubeObject>(source: Source<T>): this {
-    if (this.running) throw new Error(`controller ${this.name}: add sources before start`);
+    if (this.running || this.connected) throw new Error(`controller ${this.name}: add sources before start`);
     this.sources.push({ source: source as unknown as Source });
     return this;
   }
@@ -130,15 +132,29 @@ export class Controller {
   }
 
   /**
+   * Starts queueing the sources' events now, ahead of {@link Controller.start}, which runs the
+   * workers (and connects the sources itself when this was not called). A manager without leader
+   * election connects its controllers before its caches list, so the keys of the first list are
+   * queued while it arrives rather than replayed afterwards. Idempotent until the next run ends.
+   */
+  connect(): void {
+    if (this.connected) return;
+    this.connected = true;
+    // A controller may run again after a run ended (a new leadership term): a fresh queue; the
+    // sources replay every cached object, so nothing is missed in between.
+    if (this.currentQueue.shuttingDown()) this.currentQueue = this.makeQueue();
+    for (const entry of this.sources)
+      entry.registration = entry.source.informer.addEventHandler(this.handlerFor(entry.source));
+  }
+
+  /**
    * Connects the sources, waits for their caches to sync (failing after the cache sync timeout),
    * then runs workers until `signal` aborts or {@link Controller.stop} is called; resolves after
    * in-flight reconciles have drained (or the drain timeout passed).
    */
   start(signal?: AbortSignal): Promise<void> {
     if (this.running) throw new Error(`controller ${this.name} is running`);
-    // A controller may run again after a run ended (a new leadership term): fresh queue and stop
-    // signal; the sources replay every cached object, so nothing is missed in between.
-    if (this.currentQueue.shuttingDown()) this.currentQueue = this.makeQueue();
+    this.connect();
     this.stopping = new AbortController();
     const stopping = this.stopping;
     // An already-aborted signal never fires its abort event.
@@ -157,14 +173,16 @@ export class Controller {
   }
 
   private async run(): Promise<void> {
-    for (const entry of this.sources)
-      entry.registration = entry.source.informer.addEventHandler(this.handlerFor(entry.source));
     try {
       await this.waitForSources();
       this.log.info({ workers: this.options.maxConcurrentReconciles }, 'starting workers');
       await this.dispatch();
     } finally {
-      for (const entry of this.sources) entry.registration?.remove();
+      for (const entry of this.sources) {
+        entry.registration?.remove();
+        entry.registration = undefined;
+      }
+      this.connected = false;
       await this.drain();
     }
   }

@@ -295,6 +295,9 @@ export class Manager {
       launch(this.scoped('server'), stopAll);
       // Before the caches: listing a kind whose conversion is ours needs our conversion webhook.
       if (this.webhooks.hasHandlers) await this.webhooks.start();
+      // Without an election every controller runs here: its handlers take the first lists as they
+      // come, and its workers still wait for every cache. A leader's controllers connect once it leads.
+      if (!this.elector) for (const controller of this.controllers) controller.connect();
       this.cache.start();
       await this.cache.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 120_000, stopAll).catch((err) => {
         if (!stopAll.aborted) throw err;

@@ -3,9 +3,10 @@
  * dashboards and alerts work unchanged. Each {@link MetricsRegistry} owns a prom-client `Registry`
  * (never the process-wide default one), so two managers in one process, or two tests, do not clash.
  */
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+
 import type { WorkQueueMetrics } from '../../workqueue/metrics.js';
 import { HistogramFamily, ValueFamily, type ValueSeries } from './bound-series.js';
+import { collectDefaultMetrics, Gauge, Registry } from './prom-classes.js';
 
 /** The `result` label of `controller_runtime_reconcile_total`. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -100,13 +101,22 @@ export class MetricsRegistry {
   /** `rest_client_requests_total` series by `code method host`, bound on first use. */
   private readonly restSeries = new Map<string, ValueSeries>();
 
+  /** Settles once the default metrics are registered (at once without them), with any failure. */
+  private readonly defaultsFailed: Promise<Error | undefined> = Promise.resolve(undefined);
+
   /** Queues polled for the unfinished-work gauges, with their controller label. */
   private readonly queues = new Map<UnfinishedWorkSource, string>();
 
   constructor(options: MetricsRegistryOptions = {}) {
     this.reg = options.registry ?? new Registry();
     const registers = [this.reg];
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.reg });
+    // Loaded in the background: start-up need not wait for it, and `text()` does.
+    if (options.defaultMetrics ?? true) {
+      this.defaultsFailed = collectDefaultMetrics(this.reg).then(
+        () => undefined,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      );
+    }
 
     const reg = this.reg;
     const controllerLabel = ['controller'];
@@ -327,8 +337,18 @@ export class MetricsRegistry {
     this.leaderStatus.set({ name }, isLeader ? 1 : 0);
   }
 
+  /**
+   * Resolves once prom-client's process and Node.js metrics are on {@link MetricsRegistry.registry}
+   * (they load in the background, a few ms after construction); rejects if they could not load.
+   */
+  async defaultMetricsRegistered(): Promise<void> {
+    const error = await this.defaultsFailed;
+    if (error) throw error;
+  }
+
   /** Every metric in the Prometheus text exposition format, as served on `/metrics`. */
-  text(): Promise<string> {
+  async text(): Promise<string> {
+    await this.defaultMetricsRegistered();
     return this.reg.metrics();
   }
 }

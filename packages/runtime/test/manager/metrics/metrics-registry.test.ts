@@ -205,4 +205,13 @@ describe('MetricsRegistry leader, REST client and custom metrics', () => {
     expect(bare).not.toContain('process_');
     expect(bare).not.toContain('nodejs_');
   });
+
+  it('loads the default metrics in the background: on the registry once they are registered', async () => {
+    const metrics = new MetricsRegistry();
+    // Not there synchronously (their modules load after construction), but a scrape waits for them.
+    expect(metrics.registry.getSingleMetric('nodejs_eventloop_lag_seconds')).toBeUndefined();
+    await metrics.defaultMetricsRegistered();
+    expect(metrics.registry.getSingleMetric('nodejs_eventloop_lag_seconds')).toBeDefined();
+    await new MetricsRegistry({ defaultMetrics: false }).defaultMetricsRegistered(); // resolves at once
+  });
 });
