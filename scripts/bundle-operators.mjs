@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 /**
  * `npm run bundle`: one tree-shaken ESM file per operator, for its image: `node dist/main.bundle.mjs`
  * loads only the code its main reaches (client-node's generated API clients, the workspace's other
@@ -59,6 +60,25 @@ const kubeConfigOnly = {
   },
 };
 
+/**
+ * The runtime requires a few CommonJS dependencies through `createRequire` (see its
+ * manager/metrics/prom-classes.ts: cheaper than importing them one by one from ESM). esbuild does
+ * not follow such a `require`; without the binding it sees a plain `require` and inlines the module.
+ */
+const REQUIRE_BINDING = 'const require = createRequire(import.meta.url);';
+const inlineRequires = {
+  name: 'runtime-inline-requires',
+  setup(b) {
+    const runtimeDist = join(root, 'packages', 'runtime', 'dist');
+    b.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(runtimeDist)) return undefined;
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes(REQUIRE_BINDING)) return undefined;
+      return { contents: text.replace(REQUIRE_BINDING, ''), loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
 /** The operators that ship as images, by package folder. */
 export const OPERATORS = ['agent', 'coordinator'];
 
@@ -85,7 +105,7 @@ export async function bundleEntry(entry, outfile) {
     banner: {
       js: "import { createRequire as __capstanRequire } from 'node:module';\nconst require = __capstanRequire(import.meta.url);",
     },
-    plugins: [kubeConfigOnly],
+    plugins: [kubeConfigOnly, inlineRequires],
     legalComments: 'none',
     minifyWhitespace: true,
     minifySyntax: true,

@@ -110,11 +110,18 @@ export class MetricsRegistry {
   constructor(options: MetricsRegistryOptions = {}) {
     this.reg = options.registry ?? new Registry();
     const registers = [this.reg];
-    // Loaded in the background: start-up need not wait for it, and `text()` does.
+    // Loaded on the next turn of the event loop: start-up need not wait for it, and `text()` does.
     if (options.defaultMetrics ?? true) {
-      this.defaultsFailed = collectDefaultMetrics(this.reg).then(
-        () => undefined,
-        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      const registry = this.reg;
+      this.defaultsFailed = new Promise((resolve) =>
+        setImmediate(() => {
+          try {
+            collectDefaultMetrics(registry);
+            resolve(undefined);
+          } catch (err) {
+            resolve(err instanceof Error ? err : new Error(String(err)));
+          }
+        }),
       );
     }
 
