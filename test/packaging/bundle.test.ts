@@ -1,7 +1,8 @@
 /**
  * `npm run bundle`'s esbuild step makes one self-contained file: built from the compiled dist, run
  * from a directory with no node_modules anywhere above it, it still has what the runtime loads on
- * first use (prom-client's classes and default metrics, required through `createRequire`).
+ * first use (prom-client's classes and default metrics, commander for the flags: all required
+ * through `createRequire`).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,10 +21,11 @@ describe('a bundled entry point', () => {
     writeFileSync(
       entry,
       [
-        "import { MetricsRegistry } from './manager/index.js';",
+        "import { MetricsRegistry, parseStandardOptions } from './manager/index.js';",
         'const text = await new MetricsRegistry().text();',
         "const has = (name) => text.split('\\n').some((line) => line.startsWith(name + ' '));",
-        "console.log(JSON.stringify({ lag: has('nodejs_eventloop_lag_seconds'), cpu: has('process_cpu_user_seconds_total') }));",
+        "const { standard } = parseStandardOptions(['--namespace=ns1', '--leader-elect-retry-period=3s'], { name: 'b' });",
+        "console.log(JSON.stringify({ lag: has('nodejs_eventloop_lag_seconds'), cpu: has('process_cpu_user_seconds_total'), namespace: standard.namespace, retryPeriodMs: standard.retryPeriodMs }));",
       ].join('\n'),
     );
     try {
@@ -32,7 +34,7 @@ describe('a bundled entry point', () => {
       };
       const bundle = await bundleEntry(entry, join(work, 'entry.bundle.mjs'));
       const out = execFileSync(process.execPath, [bundle], { cwd: work, encoding: 'utf8', timeout: 30_000 });
-      expect(JSON.parse(out)).toEqual({ lag: true, cpu: true });
+      expect(JSON.parse(out)).toEqual({ lag: true, cpu: true, namespace: 'ns1', retryPeriodMs: 3_000 });
     } finally {
       rmSync(entry, { force: true });
     }

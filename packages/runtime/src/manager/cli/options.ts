@@ -2,10 +2,17 @@
  * The command-line flags every operator's `main` shares, named and defaulted as controller-runtime
  * operators name them, so that manifests written for Go operators carry over.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { createRequire } from 'node:module';
+import type { Command } from 'commander';
 import { formatDuration, parseDuration } from '../../helpers/duration.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logger.js';
 import { parseBindAddress } from './bind-address.js';
+
+const require = createRequire(import.meta.url);
+/** commander, required on the first parse: a program that parses no flags skips it (~12 ms). */
+const commander = () => require('commander') as typeof import('commander');
+/** The error commander reports as a bad value of the flag being parsed. */
+const invalid = (message: string) => new (commander().InvalidArgumentError)(message);
 
 /** The standard flags, parsed. Durations are in milliseconds. */
 export interface StandardOptions {
@@ -157,7 +164,7 @@ export function parseStandardOptions<Extra = Record<string, unknown>>(
     program.parse([...argv], { from: config.from ?? 'user' });
     return collect<Extra>(program, defaults, config.version !== undefined);
   } catch (err) {
-    if (err instanceof CommanderError) {
+    if (err instanceof commander().CommanderError) {
       const ok = err.code === 'commander.helpDisplayed' || err.code === 'commander.version';
       return exit(ok ? 0 : 2);
     }
@@ -166,7 +173,7 @@ export function parseStandardOptions<Extra = Record<string, unknown>>(
 }
 
 function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
-  const program = new Command(config.name);
+  const program = new (commander().Command)(config.name);
   if (config.description) program.description(config.description);
   if (config.version) program.version(config.version);
   program.exitOverride().showHelpAfterError('(run with --help for usage)').allowExcessArguments(false);
@@ -176,7 +183,7 @@ function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
   }
 
   const add = (flags: string, description: string, value?: unknown, parse?: (v: string) => unknown) => {
-    const option = new Option(flags, description);
+    const option = new (commander().Option)(flags, description);
     if (parse) option.argParser(parse);
     // Set when the option is created, so that --help shows it and commander stores it.
     if (value !== undefined) option.default(value);
@@ -342,7 +349,7 @@ function parseBool(value: string | boolean | undefined): boolean {
     case '0':
       return false;
     default:
-      throw new InvalidArgumentError('expected true or false.');
+      throw invalid('expected true or false.');
   }
 }
 
@@ -351,9 +358,9 @@ function checkDuration(value: string): string {
   try {
     ms = parseDuration(value);
   } catch (err) {
-    throw new InvalidArgumentError(`${(err as Error).message}.`);
+    throw invalid(`${(err as Error).message}.`);
   }
-  if (ms < 0) throw new InvalidArgumentError(`invalid duration "${value}": must not be negative.`);
+  if (ms < 0) throw invalid(`invalid duration "${value}": must not be negative.`);
   return value;
 }
 
@@ -361,21 +368,20 @@ function checkAddress(value: string): string {
   try {
     parseBindAddress(value);
   } catch (err) {
-    throw new InvalidArgumentError(`${(err as Error).message}.`);
+    throw invalid(`${(err as Error).message}.`);
   }
   return value;
 }
 
 function checkPort(value: string): string {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535)
-    throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  if (!/^\d+$/.test(value) || port > 65535) throw invalid('expected a port from 0 to 65535.');
   return value;
 }
 
 function checkChoice(choices: readonly string[]) {
   return (value: string): string => {
-    if (!choices.includes(value)) throw new InvalidArgumentError(`allowed: ${choices.join(', ')}.`);
+    if (!choices.includes(value)) throw invalid(`allowed: ${choices.join(', ')}.`);
     return value;
   };
 }
