@@ -119,7 +119,7 @@ export class Controller {
     return this.currentQueue.unfinishedWork();
   }
 
-  /** Adds an event source; events start flowing into the queue when the controller starts. */
+  /** Adds an event source; its events flow into the queue once the controller connects or starts. */
   watch<T extends KubeObject>(source: Source<T>): this {
     if (this.running || this.connected) throw new Error(`controller ${this.name}: add sources before start`);
     this.sources.push({ source: source as unknown as Source });
