@@ -5,7 +5,7 @@ import { Backoff, type BackoffOptions } from './backoff.js';
 import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';
 import { internCommonStrings } from './intern.js';
-import { Store } from './store.js';
+import { listedChanges, Store } from './store.js';
 import {
   type StepResult,
   step,
@@ -21,6 +21,12 @@ export type StoreChange<T extends KubeObject = KubeObject> =
   | { readonly type: 'update'; readonly old: T; readonly object: T }
   /** `finalStateUnknown`: the object vanished while we were not watching (seen only by a relist). */
   | { readonly type: 'delete'; readonly object: T; readonly finalStateUnknown: boolean };
+
+/** A first list being stored as it arrives: the machine's array of it, and how many are stored. */
+interface ArrivingList<T extends KubeObject> {
+  readonly items: readonly T[];
+  stored: number;
+}
 
 /** Context of a reported error. */
 export interface ReflectorErrorInfo {
@@ -120,10 +126,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /**
    * The first list's objects, stored as they arrive (watch-list batches, list pages) when the store
    * was empty as that list began: with nothing to compare them to, waiting for the end would change
-   * nothing but the time, while the server is still sending. `items` is the machine's array of that
-   * list; `stored` counts how many of them are in the store.
+   * nothing but the time, while the server is still sending.
    */
-  private arriving: { readonly items: readonly T[]; stored: number } | undefined;
+  private arriving: ArrivingList<T> | undefined;
   /** Resolves the step in flight with undefined when stop() is called (see untilStopped). */
   private wakeOnStop: (() => void) | undefined;
 
@@ -286,7 +291,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   }
 
   /** Stores the list's objects not stored yet, as {@link Store.replace} would, emitting each change. */
-  private storeArrived(arriving: { readonly items: readonly T[]; stored: number }): void {
+  private storeArrived(arriving: ArrivingList<T>): void {
     const { items } = arriving;
     for (let i = arriving.stored; i < items.length; i++) {
       const object = items[i] as T;
@@ -294,10 +299,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (old === undefined) {
         this.store.upsert(object); // frozen in place: `object` is the stored instance
         this.emit({ type: 'add', object, initialList: true });
-      } else if (
-        old.metadata.resourceVersion === undefined ||
-        old.metadata.resourceVersion !== object.metadata.resourceVersion
-      ) {
+      } else if (listedChanges(old, object)) {
         // The same key twice in one list: the later object wins, as in a replace.
         this.store.upsert(object);
         this.emit({ type: 'update', old, object });

@@ -22,6 +22,17 @@ export function storeKey(a: KubeObject | string | undefined, name?: string): str
 }
 
 /** Read-only view of a {@link Store}. */
+/**
+ * Whether a listed object replaces the stored one of its key: its resourceVersion differs (or the
+ * stored one has none). An unchanged object keeps its stored instance.
+ */
+export function listedChanges(stored: KubeObject, listed: KubeObject): boolean {
+  return (
+    stored.metadata.resourceVersion === undefined ||
+    stored.metadata.resourceVersion !== listed.metadata.resourceVersion
+  );
+}
+
 export interface ReadableStore<T extends KubeObject = KubeObject> {
   get(key: string): T | undefined;
   /** The object `name` in `namespace` (`''` or undefined for cluster-scoped): `get` without a key string. */
@@ -170,10 +181,7 @@ export class Store<T extends KubeObject = KubeObject> implements ReadableStore<T
         const added = this.getByName(obj.metadata.namespace, name) as T;
         kept?.add(added);
         diff.added.push(added);
-      } else if (
-        old.metadata.resourceVersion === undefined ||
-        old.metadata.resourceVersion !== obj.metadata.resourceVersion
-      ) {
+      } else if (listedChanges(old, obj)) {
         this.upsert(obj);
         const updated = this.getByName(obj.metadata.namespace, name) as T;
         // A second object of the same key in the list replaced the first: that one is gone again.

@@ -9,7 +9,10 @@ import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logge
 import { parseBindAddress } from './bind-address.js';
 
 const require = createRequire(import.meta.url);
-/** commander, required on the first parse: a program that parses no flags skips it (~12 ms). */
+/**
+ * commander, required on the first parse: a program that parses no flags skips it (~12 ms). The
+ * operator bundle inlines the require (scripts/bundle-operators.mjs looks for the line above).
+ */
 const commander = () => require('commander') as typeof import('commander');
 /** The error commander reports as a bad value of the flag being parsed. */
 const invalid = (message: string) => new (commander().InvalidArgumentError)(message);

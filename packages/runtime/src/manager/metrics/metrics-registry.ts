@@ -3,7 +3,6 @@
  * dashboards and alerts work unchanged. Each {@link MetricsRegistry} owns a prom-client `Registry`
  * (never the process-wide default one), so two managers in one process, or two tests, do not clash.
  */
-
 import type { WorkQueueMetrics } from '../../workqueue/metrics.js';
 import { HistogramFamily, ValueFamily, type ValueSeries } from './bound-series.js';
 import { collectDefaultMetrics, Gauge, Registry } from './prom-classes.js';
