@@ -12,6 +12,9 @@ import { type Clock, realClock, type TimerHandle } from '../clock.js';
 import { AgentPool } from './agent-pool.js';
 import { HttpWatch } from './http-watch.js';
 import type { ClusterAccess } from './kubeconfig-types.js';
+import { PROTOBUF_MEDIA_TYPE } from './protobuf/envelope.js';
+import { decodeBody, errorBodyText } from './protobuf/response-body.js';
+import { hasProtobuf } from './protobuf/schema.js';
 import { errorFromResponse } from './response-error.js';
 import {
   deleteBody,
@@ -67,6 +70,13 @@ export interface HttpTransportOptions {
   userAgent?: string;
   /** Timers of the deadlines; tests may pass a virtual clock. */
   clock?: Clock;
+  /**
+   * Ask for Kubernetes' protobuf encoding when reading built-in kinds (ConfigMaps, Pods, Nodes,
+   * Deployments…), as client-go does: the server encodes it several times faster than JSON. The
+   * objects are decoded into the same shape the JSON would give. Custom resources are always JSON.
+   * Default true.
+   */
+  protobuf?: boolean;
 }
 
 /** A request got no complete answer within `requestTimeoutMs`. */
@@ -84,6 +94,9 @@ interface Body {
   text: string;
   contentType: string;
 }
+
+const JSON_ONLY = 'application/json';
+const PROTOBUF_OR_JSON = `${PROTOBUF_MEDIA_TYPE}, application/json`;
 
 /**
  * Talks to the API server of a kubeconfig's current context.
@@ -103,6 +116,7 @@ export class HttpTransport implements ApiTransport {
   private readonly clock: Clock;
   private readonly userAgent: string;
   private readonly agents: AgentPool;
+  private readonly protobuf: boolean;
 
   /**
    * @param kubeConfig the runtime's {@link KubeConfig}, or client-node's (anything with the
@@ -124,6 +138,7 @@ export class HttpTransport implements ApiTransport {
     this.watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
     this.clock = options.clock ?? realClock;
     this.userAgent = options.userAgent ?? `capstan/0.1 (node ${process.version})`;
+    this.protobuf = options.protobuf ?? true;
   }
 
   /** `host:port` of the API server. */
@@ -132,12 +147,13 @@ export class HttpTransport implements ApiTransport {
   }
 
   async get<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey, subresource?: string): Promise<T> {
-    return (await this.exchange('GET', resourcePath(type, { ...key, subresource }))) as T;
+    const accept = subresource === undefined ? this.accept(type) : JSON_ONLY;
+    return (await this.exchange('GET', resourcePath(type, { ...key, subresource }), undefined, accept)) as T;
   }
 
   async list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ListResult<T>> {
     const path = resourcePath(type, { namespace: options.namespace }) + queryString(listQuery(options));
-    const list = (await this.exchange('GET', path)) as {
+    const list = (await this.exchange('GET', path, undefined, this.accept(type))) as {
       items?: T[] | null;
       metadata?: { resourceVersion?: string; continue?: string };
     };
@@ -161,7 +177,7 @@ export class HttpTransport implements ApiTransport {
   ): Promise<WatchHandle> {
     const path = resourcePath(type, { namespace: options.namespace }) + queryString(watchQuery(options));
     const idleTimeoutMs = options.idleTimeoutMs ?? this.watchIdleTimeoutMs;
-    const requestOptions = await this.requestOptions('GET', path, undefined);
+    const requestOptions = await this.requestOptions('GET', path, undefined, this.accept(type));
     const started = this.clock.now();
     return new Promise<WatchHandle>((resolve, reject) => {
       let accepted = false;
@@ -179,7 +195,14 @@ export class HttpTransport implements ApiTransport {
           return;
         }
         readAll(response).then(
-          (text) => reject(errorFromResponse(code, text, headerValue(response.headers['retry-after']))),
+          (body) =>
+            reject(
+              errorFromResponse(
+                code,
+                errorBodyText(body, response.headers['content-type']),
+                headerValue(response.headers['retry-after']),
+              ),
+            ),
           reject,
         );
       });
@@ -205,7 +228,7 @@ export class HttpTransport implements ApiTransport {
           ? { name: object.metadata.name ?? '', subresource: options.subresource }
           : {}),
       }) + queryString(writeQuery({ fieldManager: options.fieldManager, dryRun: options.dryRun }));
-    return (await this.exchange('POST', path, json(object))) as T;
+    return (await this.exchange('POST', path, json(object), this.writeAccept(type, options))) as T;
   }
 
   async update<T extends KubeObject>(
@@ -219,7 +242,7 @@ export class HttpTransport implements ApiTransport {
         name: object.metadata.name ?? '',
         subresource: options.subresource,
       }) + queryString(writeQuery({ fieldManager: options.fieldManager, dryRun: options.dryRun }));
-    return (await this.exchange('PUT', path, json(object))) as T;
+    return (await this.exchange('PUT', path, json(object), this.writeAccept(type, options))) as T;
   }
 
   async patch<T extends KubeObject>(
@@ -237,7 +260,7 @@ export class HttpTransport implements ApiTransport {
     });
     const path = resourcePath(type, { ...key, subresource: options.subresource }) + queryString(query);
     const payload = { text: JSON.stringify(body), contentType: patchContentType(patchType) };
-    return (await this.exchange('PATCH', path, payload)) as T;
+    return (await this.exchange('PATCH', path, payload, this.writeAccept(type, options))) as T;
   }
 
   async delete<T extends KubeObject>(
@@ -245,7 +268,7 @@ export class HttpTransport implements ApiTransport {
     key: ObjectKey,
     options: DeleteOptions = {},
   ): Promise<unknown> {
-    return this.exchange('DELETE', resourcePath(type, key), json(deleteBody(options)));
+    return this.exchange('DELETE', resourcePath(type, key), json(deleteBody(options)), this.accept(type));
   }
 
   async createSubresource(
@@ -262,9 +285,21 @@ export class HttpTransport implements ApiTransport {
     this.agents.close();
   }
 
+  /** The Accept header of a request about objects of `type`. */
+  private accept(type: ResourceType): string {
+    return this.protobuf && hasProtobuf(apiVersionOf(type), type.kind) ? PROTOBUF_OR_JSON : JSON_ONLY;
+  }
+
+  /** A write answers with the object, or with the subresource's own kind (a Scale): JSON then. */
+  private writeAccept(type: ResourceType, options: { subresource?: string }): string {
+    return options.subresource === undefined || options.subresource === 'status'
+      ? this.accept(type)
+      : JSON_ONLY;
+  }
+
   /** One non-watch request: sends `body`, reads the whole answer, maps a non-2xx to an ApiError. */
-  private async exchange(method: string, path: string, body?: Body): Promise<unknown> {
-    const requestOptions = await this.requestOptions(method, path, body);
+  private async exchange(method: string, path: string, body?: Body, accept = JSON_ONLY): Promise<unknown> {
+    const requestOptions = await this.requestOptions(method, path, body, accept);
     const started = this.clock.now();
     return new Promise<unknown>((resolve, reject) => {
       let settled = false;
@@ -287,17 +322,23 @@ export class HttpTransport implements ApiTransport {
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           code = String(status);
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const contentType = response.headers['content-type'];
           if (status < 200 || status >= 300) {
+            const text = errorBodyText(bytes, contentType);
             settle(
               errorFromResponse(status, text, headerValue(response.headers['retry-after']), this.clock.now()),
             );
             return;
           }
           try {
-            settle(undefined, text.trim() === '' ? undefined : JSON.parse(text));
+            settle(undefined, decodeBody(bytes, contentType));
           } catch (err) {
-            settle(new Error(`${method} ${path}: answer is not JSON`, { cause: err }));
+            settle(
+              new Error(`${method} ${path}: the answer cannot be read: ${(err as Error).message}`, {
+                cause: err,
+              }),
+            );
           }
         });
       });
@@ -312,8 +353,9 @@ export class HttpTransport implements ApiTransport {
     method: string,
     path: string,
     body: Body | undefined,
+    accept: string,
   ): Promise<https.RequestOptions> {
-    const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', 'User-Agent': this.userAgent };
+    const headers: http.OutgoingHttpHeaders = { Accept: accept, 'User-Agent': this.userAgent };
     if (body) {
       headers['Content-Type'] = body.contentType;
       headers['Content-Length'] = Buffer.byteLength(body.text);
@@ -364,11 +406,11 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function readAll(stream: http.IncomingMessage): Promise<string> {
+function readAll(stream: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    stream.on('end', () => resolve(Buffer.concat(chunks)));
     stream.on('error', reject);
   });
 }

@@ -5,6 +5,8 @@
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Clock, TimerHandle } from '../clock.js';
+import { isProtobuf } from './protobuf/envelope.js';
+import { ProtobufWatchDecoder } from './protobuf/watch-decoder.js';
 import type { WatchCallbacks, WatchHandle } from './transport.js';
 import type { KubeObject } from './types.js';
 import { WatchDecoder } from './watch-decoder.js';
@@ -25,7 +27,7 @@ export class WatchIdleTimeoutError extends Error {
  * cause otherwise (network error, malformed line, idle timeout, a callback that threw).
  */
 export class HttpWatch<T extends KubeObject> implements WatchHandle {
-  private readonly decoder: WatchDecoder<T>;
+  private readonly decoder: WatchDecoder<T> | ProtobufWatchDecoder<T>;
   private closed = false;
   /** The response ended normally: its socket may already serve another request, so never destroy it. */
   private ended = false;
@@ -43,7 +45,11 @@ export class HttpWatch<T extends KubeObject> implements WatchHandle {
     private readonly idleTimeoutMs: number,
     private readonly clock: Clock,
   ) {
-    this.decoder = new WatchDecoder<T>({ omitManagedFields: callbacks.omitManagedFields === true });
+    const omitManagedFields = callbacks.omitManagedFields === true;
+    // The server picks the encoding from what was accepted; its answer says which it picked.
+    this.decoder = isProtobuf(response.headers['content-type'])
+      ? new ProtobufWatchDecoder<T>({ omitManagedFields })
+      : new WatchDecoder<T>({ omitManagedFields });
     this.lastActivity = clock.now();
     response.on('data', (chunk: Buffer) => this.onData(chunk));
     response.on('end', () => this.onEnd());

@@ -2,19 +2,43 @@ import { describe, expect, it } from 'vitest';
 import { ConfigMap, Pod } from '../../src/client/builtin.js';
 import { ApiError, isConflict, isTooManyRequests } from '../../src/client/errors.js';
 import { type RequestMetric, RequestTimeoutError } from '../../src/client/http-transport.js';
+import { defineResource } from '../../src/client/types.js';
 import { sendJson } from './local-server.js';
 import { cm, setup } from './transport-kit.js';
 
 describe('HttpTransport requests', () => {
-  it('GETs an object with the kubeconfig credentials and JSON headers', async () => {
+  it('GETs an object with the kubeconfig credentials; a built-in kind accepts protobuf, and a JSON answer is read as JSON', async () => {
     const { server, transport } = await setup((_req, res) => sendJson(res, 200, cm('a')));
     await expect(transport.get(ConfigMap, { namespace: 'ns', name: 'a' })).resolves.toEqual(cm('a'));
     const [req] = server.requests;
     expect(req?.method).toBe('GET');
     expect(req?.url).toBe('/api/v1/namespaces/ns/configmaps/a');
     expect(req?.headers.authorization).toBe('Bearer secret-token');
-    expect(req?.headers.accept).toBe('application/json');
+    expect(req?.headers.accept).toBe('application/vnd.kubernetes.protobuf, application/json');
     expect(req?.headers['user-agent']).toMatch(/^capstan\//);
+  });
+
+  it('accepts only JSON for a custom resource and for a subresource', async () => {
+    const Widget = defineResource({
+      group: 'example.dev',
+      version: 'v1',
+      kind: 'Widget',
+      plural: 'widgets',
+      namespaced: true,
+    });
+    const handler = (_req: unknown, res: Parameters<typeof sendJson>[0]) => sendJson(res, 200, cm('a'));
+    const { server, transport } = await setup(handler);
+    await transport.get(Widget, { namespace: 'ns', name: 'a' });
+    await transport.get(ConfigMap, { namespace: 'ns', name: 'a' }, 'status');
+    expect(server.requests.map((r) => r.headers.accept)).toEqual(['application/json', 'application/json']);
+  });
+
+  it('accepts only JSON with protobuf turned off', async () => {
+    const { server, transport } = await setup((_req, res) => sendJson(res, 200, cm('a')), {
+      protobuf: false,
+    });
+    await transport.get(ConfigMap, { namespace: 'ns', name: 'a' });
+    expect(server.requests[0]?.headers.accept).toBe('application/json');
   });
 
   it('GETs a subresource', async () => {

@@ -1,0 +1,150 @@
+/**
+ * Reading the protobuf wire format: varints, length-delimited fields, and skipping what a schema
+ * does not know. Only what Kubernetes' encoding uses (proto2, no groups).
+ */
+
+/** Bytes that are not the protobuf a decoder expected. */
+export class ProtobufDecodeError extends Error {
+  override readonly name = 'ProtobufDecodeError';
+}
+
+/** Wire types of a field's tag. */
+export const VARINT = 0;
+export const FIXED64 = 1;
+export const LENGTH_DELIMITED = 2;
+export const FIXED32 = 5;
+
+const TWO_32 = 4294967296;
+
+/** A cursor over one buffer; every read checks its bounds against `end`. */
+export class ProtoReader {
+  pos: number;
+
+  constructor(
+    readonly bytes: Buffer,
+    pos = 0,
+    public end = bytes.length,
+  ) {
+    this.pos = pos;
+  }
+
+  /** An unsigned varint up to 2^53 (lengths, tags, small numbers) on a fast path; larger ones exactly as int64. */
+  varint(): number {
+    const bytes = this.bytes;
+    let pos = this.pos;
+    if (pos >= this.end) throw truncated();
+    let b = bytes[pos++]!;
+    if (b < 0x80) {
+      this.pos = pos;
+      return b;
+    }
+    let low = b & 0x7f;
+    let shift = 7;
+    // The low 28 bits in plain arithmetic, then the rest as a signed 64-bit value.
+    while (shift < 28) {
+      if (pos >= this.end) throw truncated();
+      b = bytes[pos++]!;
+      low |= (b & 0x7f) << shift;
+      if (b < 0x80) {
+        this.pos = pos;
+        return low >>> 0;
+      }
+      shift += 7;
+    }
+    let high = 0;
+    let highShift = 0;
+    // Bits 28..63: 4 bits fill the low word, then the high word.
+    if (pos >= this.end) throw truncated();
+    b = bytes[pos++]!;
+    low = (low | ((b & 0x0f) << 28)) >>> 0;
+    high = (b & 0x70) >> 4;
+    highShift = 3;
+    while (b >= 0x80) {
+      if (pos >= this.end || highShift > 32) throw truncated();
+      b = bytes[pos++]!;
+      high = (high | ((b & 0x7f) << highShift)) >>> 0;
+      highShift += 7;
+    }
+    this.pos = pos;
+    // Negative int32 and int64 are sent as 10-byte two's complement.
+    if (high & 0x80000000) return -((~high >>> 0) * TWO_32 + (~low >>> 0) + 1);
+    return high * TWO_32 + low;
+  }
+
+  /** The end offset of a length-delimited field whose length comes next. */
+  delimited(): number {
+    const length = this.varint();
+    const end = this.pos + length;
+    if (length < 0 || end > this.end) throw truncated();
+    return end;
+  }
+
+  /** A length-delimited string. */
+  string(): string {
+    const end = this.delimited();
+    const start = this.pos;
+    this.pos = end;
+    return utf8(this.bytes, start, end);
+  }
+
+  /** A fixed 64-bit double. */
+  double(): number {
+    if (this.pos + 8 > this.end) throw truncated();
+    const value = this.bytes.readDoubleLE(this.pos);
+    this.pos += 8;
+    return value;
+  }
+
+  /** A fixed 32-bit float. */
+  float(): number {
+    if (this.pos + 4 > this.end) throw truncated();
+    const value = this.bytes.readFloatLE(this.pos);
+    this.pos += 4;
+    return value;
+  }
+
+  /** Skips one field's value of wire type `wireType`. */
+  skip(wireType: number): void {
+    switch (wireType) {
+      case VARINT:
+        this.varint();
+        return;
+      case FIXED64:
+        this.pos += 8;
+        break;
+      case LENGTH_DELIMITED:
+        this.pos = this.delimited();
+        return;
+      case FIXED32:
+        this.pos += 4;
+        break;
+      default:
+        throw new ProtobufDecodeError(`protobuf: unsupported wire type ${wireType}`);
+    }
+    if (this.pos > this.end) throw truncated();
+  }
+}
+
+function truncated(): ProtobufDecodeError {
+  return new ProtobufDecodeError('protobuf: message truncated');
+}
+
+/**
+ * Decodes UTF-8. Short ASCII strings (keys, small values) are built in JavaScript: a call into
+ * Node's decoder costs more than the loop for them.
+ */
+export function utf8(bytes: Buffer, start: number, end: number): string {
+  const length = end - start;
+  if (length === 0) return '';
+  // Up to 12: V8 keeps such a concatenation flat (longer ones would be rope strings).
+  if (length <= 12) {
+    let text = '';
+    for (let i = start; i < end; i++) {
+      const c = bytes[i]!;
+      if (c >= 0x80) return bytes.toString('utf8', start, end);
+      text += String.fromCharCode(c);
+    }
+    return text;
+  }
+  return bytes.toString('utf8', start, end);
+}
