@@ -126,9 +126,19 @@ function compile(): Compiled {
 
 /** The message of kind `kind` in `apiVersion` (`v1`, `apps/v1`), if the runtime knows it. */
 export function messageOf(apiVersion: string, kind: string): Message | undefined {
+  // A stream names the same kind over and over: the last answer is kept.
+  if (apiVersion === last.apiVersion && kind === last.kind) return last.message;
   compiled ??= compile();
-  return compiled.kinds.get(`${apiVersion}/${kind}`);
+  const message = compiled.kinds.get(`${apiVersion}/${kind}`);
+  last = { apiVersion, kind, message };
+  return message;
 }
+
+let last: { apiVersion: string; kind: string; message: Message | undefined } = {
+  apiVersion: '',
+  kind: '',
+  message: undefined,
+};
 
 /** Whether objects of `kind` in `apiVersion` can be read as protobuf. */
 export function hasProtobuf(apiVersion: string, kind: string): boolean {

@@ -8,6 +8,13 @@ import type { ApiStatus, KubeObject, WatchEvent } from '../types.js';
 import { WatchDecodeError } from '../watch-decoder.js';
 import { decodeObject, readWatchFrame } from './envelope.js';
 
+/** The length of the frame at `pos`, checked against {@link MAX_FRAME}. */
+function frameLength(bytes: Buffer, pos = 0): number {
+  const length = bytes.readUInt32BE(pos);
+  if (length > MAX_FRAME) throw new WatchDecodeError(`protobuf watch: a frame of ${length} bytes`);
+  return length;
+}
+
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
 /** Guards against a corrupt length eating memory: the server caps requests and objects far lower. */
@@ -30,18 +37,33 @@ export class ProtobufWatchDecoder<T extends KubeObject = KubeObject> {
   push(chunk: Uint8Array | string): WatchEvent<T>[] {
     if (typeof chunk === 'string')
       throw new WatchDecodeError('protobuf watch: text where bytes were expected');
-    let bytes = Buffer.isBuffer(chunk)
+    const bytes = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (this.pending !== undefined) {
-      bytes = Buffer.concat([this.pending, bytes]);
-      this.pending = undefined;
-    }
     const events: WatchEvent<T>[] = [];
     let pos = 0;
+    if (this.pending !== undefined) {
+      // Join the unfinished frame with only as much of the chunk as it lacks, not the whole chunk:
+      // chunks are ~64 KB and frames ~1 KB, so joining whole chunks would copy the stream again.
+      const joined =
+        this.pending.length >= 4 ? this.pending : Buffer.concat([this.pending, bytes.subarray(0, 4)]);
+      if (joined.length < 4) {
+        this.pending = joined;
+        return events;
+      }
+      const length = frameLength(joined);
+      const lacking = 4 + length - this.pending.length;
+      if (lacking > bytes.length) {
+        this.pending = Buffer.concat([this.pending, bytes]);
+        return events;
+      }
+      const frame = Buffer.concat([this.pending, bytes.subarray(0, lacking)]);
+      this.pending = undefined;
+      events.push(this.event(frame, 4, frame.length));
+      pos = lacking;
+    }
     while (bytes.length - pos >= 4) {
-      const length = bytes.readUInt32BE(pos);
-      if (length > MAX_FRAME) throw new WatchDecodeError(`protobuf watch: a frame of ${length} bytes`);
+      const length = frameLength(bytes, pos);
       if (bytes.length - pos - 4 < length) break;
       events.push(this.event(bytes, pos + 4, pos + 4 + length));
       pos += 4 + length;

@@ -129,6 +129,10 @@ function truncated(): ProtobufDecodeError {
   return new ProtobufDecodeError('protobuf: message truncated');
 }
 
+/** Node's own slice decoder, without `toString`'s argument handling (present since Node 0.x). */
+const utf8Slice = (Buffer.prototype as unknown as { utf8Slice?: (start: number, end: number) => string })
+  .utf8Slice;
+
 /**
  * Decodes UTF-8. Short ASCII strings (keys, small values) are built in JavaScript: a call into
  * Node's decoder costs more than the loop for them.
@@ -141,10 +145,14 @@ export function utf8(bytes: Buffer, start: number, end: number): string {
     let text = '';
     for (let i = start; i < end; i++) {
       const c = bytes[i]!;
-      if (c >= 0x80) return bytes.toString('utf8', start, end);
+      if (c >= 0x80) return decode(bytes, start, end);
       text += String.fromCharCode(c);
     }
     return text;
   }
-  return bytes.toString('utf8', start, end);
+  return decode(bytes, start, end);
+}
+
+function decode(bytes: Buffer, start: number, end: number): string {
+  return utf8Slice !== undefined ? utf8Slice.call(bytes, start, end) : bytes.toString('utf8', start, end);
 }
