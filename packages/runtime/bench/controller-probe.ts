@@ -5,9 +5,10 @@
  * `startupMs` (to the body's first line: Node's start-up and the imports) and `afterStartupMs`.
  *   KUBECONFIG=... node controller-probe.js <read|write> <namespace> <count>
  * `write`: each reconcile merge-patches a run annotation onto its ConfigMap unless it carries it.
+ * `PROBE_WIRE=json`: speak JSON only (by default built-in kinds are read as protobuf).
  */
 import { loadKubeConfig, Manager } from '@capstan/runtime';
-import { ConfigMap } from '@capstan/runtime/client';
+import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
 
 // The module graph is loaded once the body runs: what came before is Node's start-up and imports.
 const startupMs = performance.now();
@@ -16,8 +17,12 @@ const count = Number(countText);
 const runAnnotation = 'bench.capstan.dev/run';
 const runId = `ts-${Date.now()}`;
 
+const kubeConfig = loadKubeConfig();
+// PROBE_WIRE=json: the bench's row with both sides on JSON.
+const onJson = process.env.PROBE_WIRE === 'json';
 const manager = Manager.create({
-  kubeConfig: loadKubeConfig(),
+  kubeConfig,
+  ...(onJson ? { transport: new HttpTransport(kubeConfig, { protobuf: false }) } : {}),
   namespace,
   metricsBindAddress: '0',
   healthProbeBindAddress: '0',

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"capstan.local/runtime/protobuf-schema/kinds"
 )
 
 // Field flags, as the runtime's decoder reads them.
@@ -192,19 +194,6 @@ func (g *generator) value(t reflect.Type, owner reflect.Type, field string) (str
 	return "unknown", -1
 }
 
-// served: an object or list a client reads (it has metadata), or the Status of an error; the
-// options kinds every group registers are left out.
-func served(t reflect.Type, kind string) bool {
-	if kind == "Status" {
-		return t.PkgPath() == "k8s.io/apimachinery/pkg/apis/meta/v1"
-	}
-	f, ok := t.FieldByName("ObjectMeta")
-	if !ok {
-		f, ok = t.FieldByName("ListMeta")
-	}
-	return ok && strings.HasPrefix(f.Tag.Get("json"), "metadata")
-}
-
 // apiVersion names the k8s.io/api release the schema comes from.
 var apiVersion = func() string {
 	info, ok := debug.ReadBuildInfo()
@@ -220,7 +209,7 @@ var apiVersion = func() string {
 
 func main() {
 	g := &generator{index: map[reflect.Type]int{}}
-	kinds := map[string]int{}
+	byKind := map[string]int{}
 	types := scheme.Scheme.AllKnownTypes()
 	keys := make([]string, 0, len(types))
 	for gvk := range types {
@@ -235,10 +224,10 @@ func main() {
 		gv, kind := key[:cut], key[cut+1:]
 		for gvk, t := range types {
 			if gvk.GroupVersion().String() == gv && gvk.Kind == kind {
-				if _, ok := reflect.PointerTo(t).MethodByName("MarshalToSizedBuffer"); !ok || !served(t, kind) {
+				if _, ok := reflect.PointerTo(t).MethodByName("MarshalToSizedBuffer"); !ok || !kinds.Served(t, kind) {
 					continue
 				}
-				kinds[key] = g.message(t)
+				byKind[key] = g.message(t)
 			}
 		}
 	}
@@ -247,7 +236,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, strings.Join(g.problems, "\n"))
 		os.Exit(1)
 	}
-	out, err := json.Marshal(map[string]any{"kinds": kinds, "messages": g.messages})
+	out, err := json.Marshal(map[string]any{"kinds": byKind, "messages": g.messages})
 	if err != nil || strings.ContainsAny(string(out), "'\\") {
 		fmt.Fprintln(os.Stderr, "schema: cannot be written as a quoted string", err)
 		os.Exit(1)

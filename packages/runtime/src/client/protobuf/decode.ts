@@ -97,8 +97,12 @@ function build(message: Message, values: Values, options: DecodeOptions, out: Js
     let value = values[i];
     const flags = field.flags;
     if (value === undefined) {
-      if (flags & (POINTER | OMIT_ZERO)) continue;
-      value = zero(field, options);
+      // A nil pointer: left out with omitempty, null without (`sideEffects: null`).
+      if (flags & POINTER) {
+        if (flags & (OMIT_EMPTY | OMIT_ZERO)) continue;
+        value = null;
+      } else if (flags & OMIT_ZERO) continue;
+      else value = zero(field, options);
       if (value === undefined) continue;
     } else if (flags & OMIT_ZERO && value === null) continue;
     else if ((flags & (OMIT_EMPTY | POINTER)) === OMIT_EMPTY && isEmpty(value, field)) continue;
@@ -306,7 +310,12 @@ function entryZero(field: Field, options: DecodeOptions): unknown {
     case Kind.Quantity:
       return '0';
     case Kind.Strings:
+    case Kind.Time:
+    case Kind.MicroTime:
+    case Kind.Raw:
       return null;
+    case Kind.Duration:
+      return '0s';
     case Kind.Bool:
       return false;
     default:

@@ -67,7 +67,9 @@ export class ProtoReader {
     }
     this.pos = pos;
     // Negative int32 and int64 are sent as 10-byte two's complement.
-    if (high & 0x80000000) return -((~high >>> 0) * TWO_32 + (~low >>> 0) + 1);
+    // One rounding (the final addition), as JSON.parse rounds the decimal: the magnitude's low word
+    // plus one is exact on its own.
+    if (high & 0x80000000) return -((~high >>> 0) * TWO_32 + ((~low >>> 0) + 1));
     return high * TWO_32 + low;
   }
 

@@ -16,6 +16,14 @@ describe('ProtoReader', () => {
     );
   });
 
+  it('rounds an int64 beyond 2^53 as JSON.parse rounds its decimal', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), (n) => {
+        expect(new ProtoReader(varint(n)).varint()).toBe(JSON.parse(n.toString()));
+      }),
+    );
+  });
+
   it('reads int32 extremes and reads consecutive varints in order', () => {
     const values = [0, 1, 127, 128, 2 ** 28 - 1, 2 ** 28, 2 ** 31 - 1, -(2 ** 31), -1, 2 ** 32];
     const r = new ProtoReader(Buffer.concat(values.map((v) => varint(BigInt(v)))));
