@@ -98,7 +98,8 @@ export function sampleObjects(
       type: ConfigMap,
       object: {
         metadata: meta('cm', { finalizers: ['example.dev/keep'], generateName: 'cm-' }),
-        data: { k: 'v', empty: '' },
+        // A key that is valid in a ConfigMap and must stay an own property, as JSON.parse makes it.
+        data: { k: 'v', empty: '', ['__proto__']: 'p' },
         binaryData: { bin: Buffer.from([0, 1, 2, 255]).toString('base64'), none: '' },
       },
     },

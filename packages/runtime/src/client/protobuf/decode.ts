@@ -3,6 +3,8 @@
  * the same field names, in the same order, with the same omissions (encoding/json's omitempty and
  * omitzero, nil pointers) and the same renderings of times, quantities and embedded JSON.
  */
+
+import { makeObject } from './object-shape.js';
 import {
   type Field,
   INLINE,
@@ -45,8 +47,15 @@ export function setEmbeddedDecoder(decoder: typeof decodeEmbedded): void {
 type Values = unknown[];
 type Json = Record<string, unknown>;
 
+/** A map field's entries as they arrive, made into an object when its message is built. */
+class Entries {
+  readonly keys: string[] = [];
+  readonly values: unknown[] = [];
+}
+
 /**
- * Decodes the fields of `message` from `r.pos` to `end` into `out` (a new object when not given).
+ * Decodes the fields of `message` from `r.pos` to `end` into a new object; with `typeMeta`, its
+ * first keys are `kind` and `apiVersion` with those values.
  * @throws ProtobufDecodeError for bytes that are not that message.
  */
 export function decodeMessage(
@@ -54,7 +63,7 @@ export function decodeMessage(
   end: number,
   message: Message,
   options: DecodeOptions,
-  out: Json = {},
+  typeMeta?: { kind: string; apiVersion: string },
 ): Json {
   const values: Values = new Array(message.fields.length);
   const outerEnd = r.end;
@@ -69,8 +78,8 @@ export function decodeMessage(
     }
     const flags = field.flags;
     if (flags & MAP) {
-      if (values[field.slot] === undefined) values[field.slot] = {};
-      readEntry(r, field, options, values[field.slot] as Json);
+      if (values[field.slot] === undefined) values[field.slot] = new Entries();
+      readEntry(r, field, options, values[field.slot] as Entries);
     } else if (flags & REPEATED) {
       if (values[field.slot] === undefined) values[field.slot] = [];
       const list = values[field.slot] as unknown[];
@@ -79,19 +88,26 @@ export function decodeMessage(
         while (r.pos < packedEnd)
           list.push(readValue(r, field.kind, field.message, expectedWire(field.kind), options));
       } else if (flags & TYPE_META && wire === LENGTH_DELIMITED) {
-        const into = { kind: field.kindOf, apiVersion: field.apiVersionOf };
+        const into = { kind: field.kindOf!, apiVersion: field.apiVersionOf! };
         list.push(decodeMessage(r, r.delimited(), field.message!, options, into));
       } else list.push(readValue(r, field.kind, field.message, wire, options));
     } else values[field.slot] = readValue(r, field.kind, field.message, wire, options);
   }
   if (r.pos !== end) throw new ProtobufDecodeError('protobuf: field runs past its message');
   r.end = outerEnd;
-  return build(message, values, options, out);
+  return build(message, values, options, typeMeta);
 }
 
-/** Puts the decoded values into `out` in JSON order, leaving out what encoding/json would. */
-function build(message: Message, values: Values, options: DecodeOptions, out: Json): Json {
+/** Makes the object of the decoded values, in JSON order, leaving out what encoding/json would. */
+function build(
+  message: Message,
+  values: Values,
+  options: DecodeOptions,
+  typeMeta?: { kind: string; apiVersion: string },
+): Json {
   const fields = message.fields;
+  const keys: string[] = typeMeta ? ['kind', 'apiVersion'] : [];
+  const shown: unknown[] = typeMeta ? [typeMeta.kind, typeMeta.apiVersion] : [];
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
     let value = values[i];
@@ -106,10 +122,18 @@ function build(message: Message, values: Values, options: DecodeOptions, out: Js
       if (value === undefined) continue;
     } else if (flags & OMIT_ZERO && value === null) continue;
     else if ((flags & (OMIT_EMPTY | POINTER)) === OMIT_EMPTY && isEmpty(value, field)) continue;
-    if (flags & INLINE) Object.assign(out, value);
-    else out[field.name] = value;
+    if (value instanceof Entries) value = makeObject(value.keys, value.values);
+    if (flags & INLINE) {
+      for (const key of Object.keys(value as Json)) {
+        keys.push(key);
+        shown.push((value as Json)[key]);
+      }
+    } else {
+      keys.push(field.name);
+      shown.push(value);
+    }
   }
-  return out;
+  return makeObject(keys, shown);
 }
 
 /** What JSON shows for a field protobuf did not send: `undefined` when JSON leaves it out too. */
@@ -129,7 +153,7 @@ function zero(field: Field, options: DecodeOptions): unknown {
     case Kind.Strings:
       return omit ? undefined : null;
     case Kind.Message:
-      return build(field.message!, [], options, {});
+      return build(field.message!, [], options);
     case Kind.Time:
     case Kind.MicroTime:
     case Kind.Raw:
@@ -145,7 +169,7 @@ function zero(field: Field, options: DecodeOptions): unknown {
 
 /** encoding/json's omitempty: empty strings, zero numbers, false, empty lists and maps (never structs). */
 function isEmpty(value: unknown, field: Field): boolean {
-  if (field.flags & MAP) return Object.keys(value as Json).length === 0;
+  if (field.flags & MAP) return (value as Entries).keys.length === 0;
   if (field.flags & REPEATED) return (value as unknown[]).length === 0;
   switch (field.kind) {
     case Kind.String:
@@ -282,8 +306,8 @@ function embedded(bytes: Buffer, start: number, end: number, options: DecodeOpti
   }
 }
 
-/** Reads one map entry (key 1, value 2) into `map`. */
-function readEntry(r: ProtoReader, field: Field, options: DecodeOptions, map: Json): void {
+/** Reads one map entry (key 1, value 2) into `entries`. */
+function readEntry(r: ProtoReader, field: Field, options: DecodeOptions, entries: Entries): void {
   const end = r.delimited();
   const outerEnd = r.end;
   r.end = end;
@@ -297,7 +321,8 @@ function readEntry(r: ProtoReader, field: Field, options: DecodeOptions, map: Js
     else r.skip(tag & 7);
   }
   r.end = outerEnd;
-  map[key] = value ?? entryZero(field, options);
+  entries.keys.push(key);
+  entries.values.push(value ?? entryZero(field, options));
 }
 
 function entryZero(field: Field, options: DecodeOptions): unknown {
@@ -306,7 +331,7 @@ function entryZero(field: Field, options: DecodeOptions): unknown {
     case Kind.Bytes:
       return '';
     case Kind.Message:
-      return build(field.message!, [], options, {});
+      return build(field.message!, [], options);
     case Kind.Quantity:
       return '0';
     case Kind.Strings:

@@ -65,9 +65,12 @@ export function decodeObject(
   if (encoding !== '') throw new ProtobufDecodeError(`protobuf: unsupported content encoding ${encoding}`);
   const message = messageOf(apiVersion, kind);
   if (message === undefined) throw new ProtobufDecodeError(`protobuf: no schema for ${apiVersion} ${kind}`);
-  const out: Record<string, unknown> = { kind, apiVersion };
-  if (rawStart < 0) return decodeMessage(new ProtoReader(bytes, 0, 0), 0, message, options, out);
-  return decodeMessage(new ProtoReader(bytes, rawStart, rawEnd), rawEnd, message, options, out);
+  if (rawStart < 0)
+    return decodeMessage(new ProtoReader(bytes, 0, 0), 0, message, options, { kind, apiVersion });
+  return decodeMessage(new ProtoReader(bytes, rawStart, rawEnd), rawEnd, message, options, {
+    kind,
+    apiVersion,
+  });
 }
 
 setEmbeddedDecoder(decodeObject);

@@ -1,8 +1,9 @@
 /**
- * The protobuf schema of the built-in kinds, compiled on first use from the generated table
- * (`generated/schema.ts`, written by `tools/protobuf-schema` from k8s.io/api's Go types).
+ * The protobuf schema of the built-in kinds, compiled message by message as decodes need them
+ * from the generated table (`generated/schema.ts`, written by `tools/protobuf-schema` from
+ * k8s.io/api's Go types).
  */
-import { BUILTIN_SCHEMA } from './generated/schema.js';
+import { BUILTIN_KINDS, BUILTIN_MESSAGES } from './generated/schema.js';
 
 /** How a field's value is encoded and shown. */
 export const Kind = {
@@ -84,52 +85,50 @@ export interface Message {
 
 type RawField = [number, string, string, number, number?, string?];
 
-interface Compiled {
-  messages: Message[];
-  kinds: Map<string, Message>;
+/** ObjectMeta.managedFields, as the generator marks it. */
+const MANAGED_FIELDS = 128;
+
+// Messages are compiled the first time a decode reaches them, with what they reference: a
+// process reading ConfigMaps holds a handful, not the thousand-odd of every built-in group.
+const compiled: (Message | undefined)[] = [];
+let kinds: Map<string, number> | undefined;
+
+function kindIndex(): Map<string, number> {
+  kinds ??= new Map(Object.entries(JSON.parse(BUILTIN_KINDS) as Record<string, number>));
+  return kinds;
 }
 
-let compiled: Compiled | undefined;
-
-function compile(): Compiled {
-  const table = JSON.parse(BUILTIN_SCHEMA) as { kinds: Record<string, number>; messages: RawField[][] };
-  const messages: Message[] = table.messages.map((raw) => {
-    const fields = raw.map(([number, name, kind, flags, , typeMeta], slot): Field => {
-      const cut = typeMeta?.lastIndexOf('/') ?? -1;
-      return {
-        number,
-        name,
-        kind: KINDS[kind]!,
-        flags,
-        slot,
-        managedFields: false,
-        ...(typeMeta ? { apiVersionOf: typeMeta.slice(0, cut), kindOf: typeMeta.slice(cut + 1) } : {}),
-      };
-    });
-    const byNumber: (Field | undefined)[] = [];
-    for (const field of fields) byNumber[field.number] = field;
-    return { fields, byNumber };
+function messageAt(index: number): Message {
+  const known = compiled[index];
+  if (known !== undefined) return known;
+  const raw = JSON.parse(BUILTIN_MESSAGES[index]!) as RawField[];
+  const message: Message = { fields: [], byNumber: [] };
+  // Registered before its references are resolved, so a message reachable from itself terminates.
+  compiled[index] = message;
+  raw.forEach(([number, name, kind, flags, ref, typeMeta], slot) => {
+    const cut = typeMeta?.lastIndexOf('/') ?? -1;
+    const field: Field = {
+      number,
+      name,
+      kind: KINDS[kind]!,
+      flags,
+      slot,
+      managedFields: (flags & MANAGED_FIELDS) !== 0,
+      ...(typeMeta ? { apiVersionOf: typeMeta.slice(0, cut), kindOf: typeMeta.slice(cut + 1) } : {}),
+    };
+    if (ref !== undefined && ref >= 0) field.message = messageAt(ref);
+    message.fields.push(field);
+    message.byNumber[number] = field;
   });
-  table.messages.forEach((raw, i) => {
-    raw.forEach(([, , , , ref], slot) => {
-      if (ref !== undefined && ref >= 0) messages[i]!.fields[slot]!.message = messages[ref];
-    });
-  });
-  const kinds = new Map<string, Message>();
-  for (const [key, index] of Object.entries(table.kinds)) kinds.set(key, messages[index]!);
-  // Mark ObjectMeta's managedFields: the metadata message of any kind.
-  const meta = kinds.get('v1/ConfigMap')?.byNumber[1]?.message;
-  const managed = meta?.fields.find((f) => f.name === 'managedFields');
-  if (managed) (managed as { managedFields: boolean }).managedFields = true;
-  return { messages, kinds };
+  return message;
 }
 
 /** The message of kind `kind` in `apiVersion` (`v1`, `apps/v1`), if the runtime knows it. */
 export function messageOf(apiVersion: string, kind: string): Message | undefined {
   // A stream names the same kind over and over: the last answer is kept.
   if (apiVersion === last.apiVersion && kind === last.kind) return last.message;
-  compiled ??= compile();
-  const message = compiled.kinds.get(`${apiVersion}/${kind}`);
+  const index = kindIndex().get(`${apiVersion}/${kind}`);
+  const message = index === undefined ? undefined : messageAt(index);
   last = { apiVersion, kind, message };
   return message;
 }
@@ -142,5 +141,5 @@ let last: { apiVersion: string; kind: string; message: Message | undefined } = {
 
 /** Whether objects of `kind` in `apiVersion` can be read as protobuf. */
 export function hasProtobuf(apiVersion: string, kind: string): boolean {
-  return messageOf(apiVersion, kind) !== undefined;
+  return kindIndex().has(`${apiVersion}/${kind}`);
 }

@@ -136,23 +136,40 @@ const utf8Slice = (Buffer.prototype as unknown as { utf8Slice?: (start: number, 
   .utf8Slice;
 
 /**
- * Decodes UTF-8. Short ASCII strings (keys, small values) are built in JavaScript: a call into
- * Node's decoder costs more than the loop for them.
+ * Short strings repeat (kinds, namespaces, label keys and values): each is kept in a small table by
+ * a hash of its bytes and handed out again, as V8's JSON.parse shares the short strings it parses.
+ * A cached object then holds one copy of "ConfigMap" or "bench", not one of its own.
+ */
+const SHORT_TABLE_SIZE = 4096;
+const shortTable: (string | undefined)[] = new Array(SHORT_TABLE_SIZE).fill(undefined);
+
+/**
+ * Decodes UTF-8. Short ASCII strings (keys, small values) are read in JavaScript, through the
+ * table above: a call into Node's decoder costs more than the loop for them.
  */
 export function utf8(bytes: Buffer, start: number, end: number): string {
   const length = end - start;
   if (length === 0) return '';
-  // Up to 12: V8 keeps such a concatenation flat (longer ones would be rope strings).
-  if (length <= 12) {
-    let text = '';
-    for (let i = start; i < end; i++) {
-      const c = bytes[i]!;
-      if (c >= 0x80) return decode(bytes, start, end);
-      text += String.fromCharCode(c);
-    }
-    return text;
+  if (length > 12) return decode(bytes, start, end);
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i]!;
+    if (c >= 0x80) return decode(bytes, start, end);
+    hash = Math.imul(hash ^ c, 0x01000193);
   }
-  return decode(bytes, start, end);
+  const slot = (hash >>> 0) & (SHORT_TABLE_SIZE - 1);
+  const known = shortTable[slot];
+  if (known !== undefined && known.length === length && sameAscii(known, bytes, start)) return known;
+  // Up to 12: V8 keeps such a concatenation flat (longer ones would be rope strings).
+  let text = '';
+  for (let i = start; i < end; i++) text += String.fromCharCode(bytes[i]!);
+  shortTable[slot] = text;
+  return text;
+}
+
+function sameAscii(text: string, bytes: Buffer, start: number): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== bytes[start + i]) return false;
+  return true;
 }
 
 function decode(bytes: Buffer, start: number, end: number): string {
