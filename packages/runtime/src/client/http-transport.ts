@@ -10,11 +10,19 @@ import http from 'node:http';
 import https from 'node:https';
 import { type Clock, realClock, type TimerHandle } from '../clock.js';
 import { AgentPool } from './agent-pool.js';
+import { type HttpTransportOptions, RequestTimeoutError } from './http-transport-options.js';
 import { HttpWatch } from './http-watch.js';
 import type { ClusterAccess } from './kubeconfig-types.js';
-import { PROTOBUF_MEDIA_TYPE } from './protobuf/envelope.js';
-import { decodeBody, errorBodyText } from './protobuf/response-body.js';
-import { hasProtobuf } from './protobuf/schema.js';
+
+export {
+  type HttpTransportOptions,
+  type RequestMetric,
+  RequestTimeoutError,
+} from './http-transport-options.js';
+
+import { decodeBody, errorBodyText, readAll } from './protobuf/response-body.js';
+import { ProtobufDecodeError } from './protobuf/wire.js';
+import { JSON_ONLY, WireChoice } from './protobuf/wire-choice.js';
 import { errorFromResponse } from './response-error.js';
 import {
   deleteBody,
@@ -40,53 +48,6 @@ import {
   type WriteOptions,
 } from './types.js';
 
-/** One finished request, for `rest_client_requests_total{code,method,host}` and latency metrics. */
-export interface RequestMetric {
-  /** HTTP verb, upper case. */
-  method: string;
-  /** HTTP status code as text, or `<error>` when no answer came (network error, timeout). */
-  code: string;
-  /** `host:port` of the API server. */
-  host: string;
-  /** Time to the full answer; for a watch, time until the server accepted it. */
-  durationMs: number;
-}
-
-/** Options of an {@link HttpTransport}. */
-export interface HttpTransportOptions {
-  /**
-   * Deadline of a non-watch request, from sending to the last byte of the answer; also how long a
-   * watch may take to be accepted. Default 60 s; 0 means no deadline.
-   */
-  requestTimeoutMs?: number;
-  /**
-   * Default client-side idle timeout of watches (see {@link WatchOptions.idleTimeoutMs}); 0 disables.
-   * Default 5 min: ask for bookmarks, so that a healthy but quiet watch still shows signs of life.
-   */
-  watchIdleTimeoutMs?: number;
-  /** Called once per request when it ends (for a watch: when it is accepted or refused). */
-  onRequest?: (metric: RequestMetric) => void;
-  /** The User-Agent header. */
-  userAgent?: string;
-  /** Timers of the deadlines; tests may pass a virtual clock. */
-  clock?: Clock;
-  /**
-   * Ask for Kubernetes' protobuf encoding when reading built-in kinds (ConfigMaps, Pods, Nodes,
-   * Deployments…), as client-go does: the server encodes it several times faster than JSON. The
-   * objects are decoded into the same shape the JSON would give. Custom resources are always JSON.
-   * Default true.
-   */
-  protobuf?: boolean;
-}
-
-/** A request got no complete answer within `requestTimeoutMs`. */
-export class RequestTimeoutError extends Error {
-  override readonly name = 'RequestTimeoutError';
-  constructor(method: string, path: string, timeoutMs: number) {
-    super(`${method} ${path}: no answer within ${timeoutMs} ms`);
-  }
-}
-
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 5 * 60_000;
 
@@ -94,9 +55,6 @@ interface Body {
   text: string;
   contentType: string;
 }
-
-const JSON_ONLY = 'application/json';
-const PROTOBUF_OR_JSON = `${PROTOBUF_MEDIA_TYPE}, application/json`;
 
 /**
  * Talks to the API server of a kubeconfig's current context.
@@ -116,7 +74,7 @@ export class HttpTransport implements ApiTransport {
   private readonly clock: Clock;
   private readonly userAgent: string;
   private readonly agents: AgentPool;
-  private readonly protobuf: boolean;
+  private readonly wire: WireChoice;
 
   /**
    * @param kubeConfig the runtime's {@link KubeConfig}, or client-node's (anything with the
@@ -138,7 +96,7 @@ export class HttpTransport implements ApiTransport {
     this.watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
     this.clock = options.clock ?? realClock;
     this.userAgent = options.userAgent ?? `capstan/0.1 (node ${process.version})`;
-    this.protobuf = options.protobuf ?? true;
+    this.wire = new WireChoice(options.protobuf ?? true, () => this.exchange('GET', '/version'), this.clock);
   }
 
   /** `host:port` of the API server. */
@@ -147,13 +105,13 @@ export class HttpTransport implements ApiTransport {
   }
 
   async get<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey, subresource?: string): Promise<T> {
-    const accept = subresource === undefined ? this.accept(type) : JSON_ONLY;
-    return (await this.exchange('GET', resourcePath(type, { ...key, subresource }), undefined, accept)) as T;
+    const path = resourcePath(type, { ...key, subresource });
+    return (await this.read(type, path, subresource === undefined)) as T;
   }
 
   async list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ListResult<T>> {
     const path = resourcePath(type, { namespace: options.namespace }) + queryString(listQuery(options));
-    const list = (await this.exchange('GET', path, undefined, this.accept(type))) as {
+    const list = (await this.read(type, path, true)) as {
       items?: T[] | null;
       metadata?: { resourceVersion?: string; continue?: string };
     };
@@ -177,7 +135,7 @@ export class HttpTransport implements ApiTransport {
   ): Promise<WatchHandle> {
     const path = resourcePath(type, { namespace: options.namespace }) + queryString(watchQuery(options));
     const idleTimeoutMs = options.idleTimeoutMs ?? this.watchIdleTimeoutMs;
-    const requestOptions = await this.requestOptions('GET', path, undefined, this.accept(type));
+    const requestOptions = await this.requestOptions('GET', path, undefined, await this.wire.accept(type));
     const started = this.clock.now();
     return new Promise<WatchHandle>((resolve, reject) => {
       let accepted = false;
@@ -191,7 +149,9 @@ export class HttpTransport implements ApiTransport {
         this.report('GET', String(code), started);
         if (code >= 200 && code < 300) {
           accepted = true;
-          resolve(new HttpWatch(request, response, callbacks, idleTimeoutMs, this.clock));
+          resolve(
+            new HttpWatch(request, response, this.wire.watching(type, callbacks), idleTimeoutMs, this.clock),
+          );
           return;
         }
         readAll(response).then(
@@ -228,7 +188,7 @@ export class HttpTransport implements ApiTransport {
           ? { name: object.metadata.name ?? '', subresource: options.subresource }
           : {}),
       }) + queryString(writeQuery({ fieldManager: options.fieldManager, dryRun: options.dryRun }));
-    return (await this.exchange('POST', path, json(object), this.writeAccept(type, options))) as T;
+    return (await this.exchange('POST', path, json(object), await this.writeAccept(type, options))) as T;
   }
 
   async update<T extends KubeObject>(
@@ -242,7 +202,7 @@ export class HttpTransport implements ApiTransport {
         name: object.metadata.name ?? '',
         subresource: options.subresource,
       }) + queryString(writeQuery({ fieldManager: options.fieldManager, dryRun: options.dryRun }));
-    return (await this.exchange('PUT', path, json(object), this.writeAccept(type, options))) as T;
+    return (await this.exchange('PUT', path, json(object), await this.writeAccept(type, options))) as T;
   }
 
   async patch<T extends KubeObject>(
@@ -260,7 +220,7 @@ export class HttpTransport implements ApiTransport {
     });
     const path = resourcePath(type, { ...key, subresource: options.subresource }) + queryString(query);
     const payload = { text: JSON.stringify(body), contentType: patchContentType(patchType) };
-    return (await this.exchange('PATCH', path, payload, this.writeAccept(type, options))) as T;
+    return (await this.exchange('PATCH', path, payload, await this.writeAccept(type, options))) as T;
   }
 
   async delete<T extends KubeObject>(
@@ -268,7 +228,12 @@ export class HttpTransport implements ApiTransport {
     key: ObjectKey,
     options: DeleteOptions = {},
   ): Promise<unknown> {
-    return this.exchange('DELETE', resourcePath(type, key), json(deleteBody(options)), this.accept(type));
+    return this.exchange(
+      'DELETE',
+      resourcePath(type, key),
+      json(deleteBody(options)),
+      await this.wire.accept(type),
+    );
   }
 
   async createSubresource(
@@ -285,16 +250,28 @@ export class HttpTransport implements ApiTransport {
     this.agents.close();
   }
 
-  /** The Accept header of a request about objects of `type`. */
-  private accept(type: ResourceType): string {
-    return this.protobuf && hasProtobuf(apiVersionOf(type), type.kind) ? PROTOBUF_OR_JSON : JSON_ONLY;
+  /**
+   * A GET of objects of `type` (`asType`: the answer is of that kind, not a subresource's). If
+   * its protobuf cannot be read, the kind goes to JSON and the read is asked again, once.
+   */
+  private async read(type: ResourceType, path: string, asType: boolean): Promise<unknown> {
+    if (!asType) return this.exchange('GET', path);
+    const accept = await this.wire.accept(type);
+    try {
+      return await this.exchange('GET', path, undefined, accept);
+    } catch (err) {
+      if (accept === JSON_ONLY || !(err instanceof Error && err.cause instanceof ProtobufDecodeError))
+        throw err;
+      this.wire.refuse(type);
+      return this.exchange('GET', path);
+    }
   }
 
   /** A write answers with the object, or with the subresource's own kind (a Scale): JSON then. */
-  private writeAccept(type: ResourceType, options: { subresource?: string }): string {
+  private writeAccept(type: ResourceType, options: { subresource?: string }): Promise<string> {
     return options.subresource === undefined || options.subresource === 'status'
-      ? this.accept(type)
-      : JSON_ONLY;
+      ? this.wire.accept(type)
+      : Promise.resolve(JSON_ONLY);
   }
 
   /** One non-watch request: sends `body`, reads the whole answer, maps a non-2xx to an ApiError. */
@@ -404,13 +381,4 @@ function json(value: unknown): Body {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function readAll(stream: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
 }

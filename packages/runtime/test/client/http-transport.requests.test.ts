@@ -2,15 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { ConfigMap, Pod } from '../../src/client/builtin.js';
 import { ApiError, isConflict, isTooManyRequests } from '../../src/client/errors.js';
 import { type RequestMetric, RequestTimeoutError } from '../../src/client/http-transport.js';
-import { defineResource } from '../../src/client/types.js';
-import { sendJson } from './local-server.js';
+import { sendJson, Widget } from './local-server.js';
 import { cm, setup } from './transport-kit.js';
+
+const protobufOn = { protobuf: true };
+const release = (gitVersion: string) => ({ major: '1', minor: gitVersion.split('.')[1], gitVersion });
 
 describe('HttpTransport requests', () => {
   it('GETs an object with the kubeconfig credentials; a built-in kind accepts protobuf, and a JSON answer is read as JSON', async () => {
-    const { server, transport } = await setup((_req, res) => sendJson(res, 200, cm('a')));
+    const { server, transport } = await setup(
+      (req, res) =>
+        req.url === '/version' ? sendJson(res, 200, release('v1.35.2')) : sendJson(res, 200, cm('a')),
+      protobufOn,
+    );
     await expect(transport.get(ConfigMap, { namespace: 'ns', name: 'a' })).resolves.toEqual(cm('a'));
-    const [req] = server.requests;
+    const [version, req] = server.requests;
+    expect(version?.url).toBe('/version');
     expect(req?.method).toBe('GET');
     expect(req?.url).toBe('/api/v1/namespaces/ns/configmaps/a');
     expect(req?.headers.authorization).toBe('Bearer secret-token');
@@ -18,27 +25,69 @@ describe('HttpTransport requests', () => {
     expect(req?.headers['user-agent']).toMatch(/^capstan\//);
   });
 
-  it('accepts only JSON for a custom resource and for a subresource', async () => {
-    const Widget = defineResource({
-      group: 'example.dev',
-      version: 'v1',
-      kind: 'Widget',
-      plural: 'widgets',
-      namespaced: true,
-    });
-    const handler = (_req: unknown, res: Parameters<typeof sendJson>[0]) => sendJson(res, 200, cm('a'));
-    const { server, transport } = await setup(handler);
-    await transport.get(Widget, { namespace: 'ns', name: 'a' });
-    await transport.get(ConfigMap, { namespace: 'ns', name: 'a' }, 'status');
-    expect(server.requests.map((r) => r.headers.accept)).toEqual(['application/json', 'application/json']);
+  it('accepts only JSON from a server newer than the protobuf schema, or without /version', async () => {
+    for (const answer of [release('v1.99.0'), undefined]) {
+      const { server, transport } = await setup(
+        (req, res) =>
+          req.url === '/version' && answer
+            ? sendJson(res, 200, answer)
+            : sendJson(res, req.url === '/version' ? 404 : 200, cm('a')),
+        protobufOn,
+      );
+      await transport.get(ConfigMap, { namespace: 'ns', name: 'a' });
+      expect(server.requests.at(-1)?.headers.accept).toBe('application/json');
+    }
   });
 
-  it('accepts only JSON with protobuf turned off', async () => {
+  it('reads a kind as JSON once its protobuf cannot be read: the GET is asked again, and so are later ones', async () => {
+    const { server, transport } = await setup((req, res) => {
+      if (req.url === '/version') return sendJson(res, 200, release('v1.35.0'));
+      if (!req.headers.accept?.includes('protobuf')) return sendJson(res, 200, cm('a'));
+      // An object with a field number the schema lacks, as a newer server would send it.
+      const body = Buffer.concat([
+        Buffer.from('k8s\0', 'latin1'),
+        Buffer.from([0x0a, 0x0f, 0x0a, 0x02, 0x76, 0x31, 0x12, 0x09]),
+        Buffer.from('ConfigMap'),
+        Buffer.from([0x12, 0x03, 0xa8, 0x06, 0x01]),
+      ]);
+      res.writeHead(200, {
+        'Content-Type': 'application/vnd.kubernetes.protobuf',
+        'Content-Length': body.length,
+      });
+      res.end(body);
+    }, protobufOn);
+    await expect(transport.get(ConfigMap, { namespace: 'ns', name: 'a' })).resolves.toEqual(cm('a'));
+    await transport.list(ConfigMap, { namespace: 'ns' });
+    expect(server.requests.map((r) => r.headers.accept?.startsWith('application/vnd') ?? false)).toEqual([
+      false,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('accepts only JSON for a custom resource and for a subresource', async () => {
+    const { server, transport } = await setup(
+      (req, res) =>
+        req.url === '/version' ? sendJson(res, 200, release('v1.35.0')) : sendJson(res, 200, cm('a')),
+      protobufOn,
+    );
+    await transport.get(Widget, { namespace: 'ns', name: 'a' });
+    await transport.get(ConfigMap, { namespace: 'ns', name: 'a' }, 'status');
+    expect(server.requests.map((r) => [r.url, r.headers.accept])).toEqual([
+      ['/apis/example.dev/v1/namespaces/ns/widgets/a', 'application/json'],
+      ['/api/v1/namespaces/ns/configmaps/a/status', 'application/json'],
+    ]);
+  });
+
+  it('accepts only JSON with protobuf turned off, and asks no /version', async () => {
     const { server, transport } = await setup((_req, res) => sendJson(res, 200, cm('a')), {
       protobuf: false,
     });
     await transport.get(ConfigMap, { namespace: 'ns', name: 'a' });
-    expect(server.requests[0]?.headers.accept).toBe('application/json');
+    expect(server.requests.map((r) => [r.url, r.headers.accept])).toEqual([
+      ['/api/v1/namespaces/ns/configmaps/a', 'application/json'],
+    ]);
   });
 
   it('GETs a subresource', async () => {

@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { defineResource } from '../../src/client/types.js';
 
 export interface LocalServer {
   url: string;
@@ -97,3 +98,12 @@ export function startStream(res: http.ServerResponse): void {
 export const watchLine = (type: string, object: unknown): string => `${JSON.stringify({ type, object })}\n`;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A custom resource (no protobuf schema) for the tests that need one. */
+export const Widget = defineResource({
+  group: 'example.dev',
+  version: 'v1',
+  kind: 'Widget',
+  plural: 'widgets',
+  namespaced: true,
+});

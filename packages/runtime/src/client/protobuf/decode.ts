@@ -72,7 +72,11 @@ export function decodeMessage(
     const tag = r.varint();
     const wire = tag & 7;
     const field = message.byNumber[tag >>> 3];
-    if (field === undefined || (field.managedFields && options.withoutManagedFields === true)) {
+    // A field the schema lacks cannot be named in JSON: refused rather than dropped, so that the
+    // transport reads the kind as JSON instead (an update of a lossy read would erase the field).
+    if (field === undefined)
+      throw new ProtobufDecodeError(`protobuf: field ${tag >>> 3} is not in the schema (a newer server?)`);
+    if (field.managedFields && options.withoutManagedFields === true) {
       r.skip(wire);
       continue;
     }

@@ -3,6 +3,7 @@
  * kinds the transport asked it for. Error bodies come back as JSON text either way, for
  * {@link errorFromResponse}.
  */
+import type { IncomingMessage } from 'node:http';
 import { decodeObject, isProtobuf } from './envelope.js';
 
 /**
@@ -26,4 +27,14 @@ export function errorBodyText(body: Buffer, contentType: string | undefined): st
   } catch (err) {
     return `(a protobuf body the runtime cannot read: ${(err as Error).message})`;
   }
+}
+
+/** The whole body of an answer. */
+export function readAll(stream: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => resolve(Buffer.concat(chunks)));
+    stream.on('error', reject);
+  });
 }

@@ -58,6 +58,9 @@ export interface MetricsRegistryOptions {
   defaultMetrics?: boolean;
 }
 
+/** How long after construction prom-client's process and Node.js metrics are registered. */
+const DEFAULT_METRICS_DELAY_MS = 1_000;
+
 // Buckets as controller-runtime sets them: fine below one second, coarse up to a minute.
 const RECONCILE_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5,
@@ -100,8 +103,10 @@ export class MetricsRegistry {
   /** `rest_client_requests_total` series by `code method host`, bound on first use. */
   private readonly restSeries = new Map<string, ValueSeries>();
 
-  /** Settles once the default metrics are registered (at once without them), with any failure. */
-  private readonly defaultsFailed: Promise<Error | undefined> = Promise.resolve(undefined);
+  /** Whether prom-client's default metrics are wanted, and their registration once begun. */
+  private readonly defaultsWanted: boolean;
+  private defaults: Promise<Error | undefined> | undefined;
+  private defaultsTimer: NodeJS.Timeout | undefined;
 
   /** Queues polled for the unfinished-work gauges, with their controller label. */
   private readonly queues = new Map<UnfinishedWorkSource, string>();
@@ -109,19 +114,12 @@ export class MetricsRegistry {
   constructor(options: MetricsRegistryOptions = {}) {
     this.reg = options.registry ?? new Registry();
     const registers = [this.reg];
-    // Loaded on the next turn of the event loop: start-up need not wait for it, and `text()` does.
-    if (options.defaultMetrics ?? true) {
-      const registry = this.reg;
-      this.defaultsFailed = new Promise((resolve) =>
-        setImmediate(() => {
-          try {
-            collectDefaultMetrics(registry);
-            resolve(undefined);
-          } catch (err) {
-            resolve(err instanceof Error ? err : new Error(String(err)));
-          }
-        }),
-      );
+    // Registered a second after construction, or at the first scrape if sooner: loading them (some
+    // 50 ms of prom-client modules) would otherwise compete with the caches' first lists.
+    this.defaultsWanted = options.defaultMetrics ?? true;
+    if (this.defaultsWanted) {
+      this.defaultsTimer = setTimeout(() => void this.registerDefaults(), DEFAULT_METRICS_DELAY_MS);
+      this.defaultsTimer.unref();
     }
 
     const reg = this.reg;
@@ -345,11 +343,26 @@ export class MetricsRegistry {
 
   /**
    * Resolves once prom-client's process and Node.js metrics are on {@link MetricsRegistry.registry}
-   * (they load in the background, a few ms after construction); rejects if they could not load.
+   * (they load a second after construction, or now if that has not come yet); rejects if they
+   * could not load.
    */
   async defaultMetricsRegistered(): Promise<void> {
-    const error = await this.defaultsFailed;
+    if (!this.defaultsWanted) return;
+    const error = await this.registerDefaults();
     if (error) throw error;
+  }
+
+  private registerDefaults(): Promise<Error | undefined> {
+    if (this.defaults === undefined) {
+      clearTimeout(this.defaultsTimer);
+      try {
+        collectDefaultMetrics(this.reg);
+        this.defaults = Promise.resolve(undefined);
+      } catch (err) {
+        this.defaults = Promise.resolve(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    return this.defaults;
   }
 
   /** Every metric in the Prometheus text exposition format, as served on `/metrics`. */

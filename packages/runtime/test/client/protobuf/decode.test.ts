@@ -158,20 +158,19 @@ describe('decodeObject', () => {
     expect(decodeObject(envelope('apps/v1', 'ControllerRevision', message([]))).data).toBeNull();
   });
 
-  it('reads repeated numbers packed or one by one, and skips fields it does not know', () => {
+  it('refuses a field the schema lacks (a newer server), rather than dropping it', () => {
+    expect(() =>
+      configMap([
+        [1, objectMeta('a', '1')],
+        [99, 'from a newer release'],
+      ]),
+    ).toThrow(/field 99 is not in the schema/);
+    expect(() => configMap([[1, objectMeta('a', '1', [[40, 5]])]])).toThrow(/field 40/);
+  });
+
+  it('reads repeated numbers packed or one by one', () => {
     // PodSpec.securityContext (14) -> PodSecurityContext.supplementalGroups (4), int64s.
-    const pod = (groups: ProtoField) =>
-      decodeObject(
-        envelope(
-          'v1',
-          'Pod',
-          message([
-            [2, [[14, [groups]]]],
-            [99, 'unknown'],
-            [98, 5],
-          ]),
-        ),
-      );
+    const pod = (groups: ProtoField) => decodeObject(envelope('v1', 'Pod', message([[2, [[14, [groups]]]]])));
     const packed = Buffer.from([1, 2, 0xac, 0x02]);
     expect((pod([4, packed]).spec as { securityContext: unknown }).securityContext).toMatchObject({
       supplementalGroups: [1, 2, 300],

@@ -5,14 +5,13 @@ import { makeObject } from '../../../src/client/protobuf/object-shape.js';
 /** The reference: own enumerable properties defined one by one. */
 function reference(keys: string[], values: unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  keys.forEach((key, i) =>
+  for (const [i, key] of keys.entries())
     Object.defineProperty(out, key, {
       value: values[i],
       writable: true,
       enumerable: true,
       configurable: true,
-    }),
-  );
+    });
   return out;
 }
 

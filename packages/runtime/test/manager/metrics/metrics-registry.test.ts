@@ -1,5 +1,5 @@
 import { Counter, register as globalRegistry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MetricsRegistry } from '../../../src/manager/metrics/metrics-registry.js';
 import { ManualClock } from '../../../src/testing/manual-clock.js';
 import { WorkQueue } from '../../../src/workqueue/queue.js';
@@ -213,5 +213,18 @@ describe('MetricsRegistry leader, REST client and custom metrics', () => {
     await metrics.defaultMetricsRegistered();
     expect(metrics.registry.getSingleMetric('nodejs_eventloop_lag_seconds')).toBeDefined();
     await new MetricsRegistry({ defaultMetrics: false }).defaultMetricsRegistered(); // resolves at once
+  });
+
+  it('registers the default metrics by itself a second after construction, off the start-up path', () => {
+    vi.useFakeTimers();
+    try {
+      const metrics = new MetricsRegistry();
+      vi.advanceTimersByTime(999);
+      expect(metrics.registry.getSingleMetric('process_cpu_user_seconds_total')).toBeUndefined();
+      vi.advanceTimersByTime(1);
+      expect(metrics.registry.getSingleMetric('process_cpu_user_seconds_total')).toBeDefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
