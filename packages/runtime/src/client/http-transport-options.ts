@@ -36,7 +36,7 @@ export interface HttpTransportOptions {
    * Deployments…), as client-go does: the server encodes it several times faster than JSON. The
    * objects are decoded into the same shape the JSON would give. Custom resources are always JSON,
    * and so is everything on a server newer than the runtime's schema (it may send fields the schema
-   * lacks: see {@link WireChoice}). Default true.
+   * lacks). Default true.
    */
   protobuf?: boolean;
 }
