@@ -21,6 +21,7 @@ import { formatDuration, formatMicroTime, formatTime } from './time-format.js';
 import {
   FIXED32,
   FIXED64,
+  hasKubernetesMagic,
   LENGTH_DELIMITED,
   ProtobufDecodeError,
   ProtoReader,
@@ -144,52 +145,55 @@ function build(
 function zero(field: Field, options: DecodeOptions): unknown {
   const omit = (field.flags & OMIT_EMPTY) !== 0;
   if (field.flags & (REPEATED | MAP)) return omit ? undefined : null;
+  if (omit && omittable(field.kind)) return undefined;
+  // A nil []byte field is null; an absent map value is an empty one (see valueZero).
+  if (field.kind === Kind.Bytes) return null;
+  return valueZero(field, options);
+}
+
+/** The zero value of one value of `field`'s kind, as JSON shows it (a map entry without a value). */
+function valueZero(field: Field, options: DecodeOptions): unknown {
   switch (field.kind) {
     case Kind.String:
-      return omit ? undefined : '';
-    case Kind.Bool:
-      return omit ? undefined : false;
-    case Kind.Int:
-    case Kind.Double:
-    case Kind.Float:
-      return omit ? undefined : 0;
     case Kind.Bytes:
-    case Kind.Strings:
-      return omit ? undefined : null;
+      return '';
     case Kind.Message:
       return build(field.message!, [], options);
+    case Kind.Quantity:
+      return '0';
+    case Kind.Strings:
     case Kind.Time:
     case Kind.MicroTime:
     case Kind.Raw:
       return null;
     case Kind.Duration:
       return '0s';
-    case Kind.Quantity:
-      return '0';
-    case Kind.IntOrString:
+    case Kind.Bool:
+      return false;
+    default:
       return 0;
   }
+}
+
+/** Kinds that encoding/json's omitempty can leave out: strings, bytes, numbers, booleans, slices. */
+function omittable(kind: Kind): boolean {
+  return (
+    kind === Kind.String ||
+    kind === Kind.Bytes ||
+    kind === Kind.Bool ||
+    kind === Kind.Int ||
+    kind === Kind.Double ||
+    kind === Kind.Float ||
+    kind === Kind.Strings
+  );
 }
 
 /** encoding/json's omitempty: empty strings, zero numbers, false, empty lists and maps (never structs). */
 function isEmpty(value: unknown, field: Field): boolean {
   if (field.flags & MAP) return (value as Entries).keys.length === 0;
   if (field.flags & REPEATED) return (value as unknown[]).length === 0;
-  switch (field.kind) {
-    case Kind.String:
-    case Kind.Bytes:
-      return value === '';
-    case Kind.Bool:
-      return value === false;
-    case Kind.Int:
-    case Kind.Double:
-    case Kind.Float:
-      return value === 0;
-    case Kind.Strings:
-      return (value as unknown[]).length === 0;
-    default:
-      return false;
-  }
+  if (!omittable(field.kind)) return false;
+  return value === '' || value === 0 || value === false || (Array.isArray(value) && value.length === 0);
 }
 
 function isScalarNumber(kind: Kind): boolean {
@@ -252,7 +256,7 @@ function readSpecial(r: ProtoReader, kind: Kind, options: DecodeOptions): unknow
   let f3: string | undefined;
   let rawStart = -1;
   let rawEnd = -1;
-  const strings: string[] = [];
+  let strings: string[] | undefined;
   const outerEnd = r.end;
   r.end = end;
   while (r.pos < end) {
@@ -264,7 +268,10 @@ function readSpecial(r: ProtoReader, kind: Kind, options: DecodeOptions): unknow
     else if (wire === LENGTH_DELIMITED && number === 1 && (kind === Kind.Raw || kind === Kind.Strings)) {
       rawEnd = r.delimited();
       rawStart = r.pos;
-      if (kind === Kind.Strings) strings.push(utf8(r.bytes, rawStart, rawEnd));
+      if (kind === Kind.Strings) {
+        if (strings === undefined) strings = [];
+        strings.push(utf8(r.bytes, rawStart, rawEnd));
+      }
       r.pos = rawEnd;
     } else if (wire === LENGTH_DELIMITED && number === 1) f1 = r.string();
     else if (wire === LENGTH_DELIMITED && number === 3) f3 = r.string();
@@ -283,7 +290,7 @@ function readSpecial(r: ProtoReader, kind: Kind, options: DecodeOptions): unknow
     case Kind.IntOrString:
       return f1 === 1 ? (f3 ?? '') : Number(f2 ?? 0);
     case Kind.Strings:
-      return strings;
+      return strings ?? [];
     case Kind.Raw:
       return rawStart < 0 ? null : embedded(r.bytes, rawStart, rawEnd, options);
   }
@@ -292,13 +299,7 @@ function readSpecial(r: ProtoReader, kind: Kind, options: DecodeOptions): unknow
 
 /** Embedded JSON (or an embedded protobuf object) of a RawExtension or FieldsV1. */
 function embedded(bytes: Buffer, start: number, end: number, options: DecodeOptions): unknown {
-  if (
-    end - start >= 4 &&
-    bytes[start] === 0x6b &&
-    bytes[start + 1] === 0x38 &&
-    bytes[start + 2] === 0x73 &&
-    bytes[start + 3] === 0
-  ) {
+  if (hasKubernetesMagic(bytes, start, end)) {
     if (!decodeEmbedded) throw new ProtobufDecodeError('protobuf: embedded object without a decoder');
     return decodeEmbedded(bytes, start, end, options);
   }
@@ -326,28 +327,5 @@ function readEntry(r: ProtoReader, field: Field, options: DecodeOptions, entries
   }
   r.end = outerEnd;
   entries.keys.push(key);
-  entries.values.push(value ?? entryZero(field, options));
-}
-
-function entryZero(field: Field, options: DecodeOptions): unknown {
-  switch (field.kind) {
-    case Kind.String:
-    case Kind.Bytes:
-      return '';
-    case Kind.Message:
-      return build(field.message!, [], options);
-    case Kind.Quantity:
-      return '0';
-    case Kind.Strings:
-    case Kind.Time:
-    case Kind.MicroTime:
-    case Kind.Raw:
-      return null;
-    case Kind.Duration:
-      return '0s';
-    case Kind.Bool:
-      return false;
-    default:
-      return 0;
-  }
+  entries.values.push(value ?? valueZero(field, options));
 }

@@ -4,7 +4,7 @@
  */
 import { type DecodeOptions, decodeMessage, setEmbeddedDecoder } from './decode.js';
 import { messageOf } from './schema.js';
-import { LENGTH_DELIMITED, ProtobufDecodeError, ProtoReader } from './wire.js';
+import { hasKubernetesMagic, LENGTH_DELIMITED, ProtobufDecodeError, ProtoReader } from './wire.js';
 
 /** The media type of Kubernetes' protobuf encoding. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -25,13 +25,7 @@ export function decodeObject(
   end = bytes.length,
   options: DecodeOptions = {},
 ): Record<string, unknown> {
-  if (
-    end - start < 4 ||
-    bytes[start] !== 0x6b ||
-    bytes[start + 1] !== 0x38 ||
-    bytes[start + 2] !== 0x73 ||
-    bytes[start + 3] !== 0
-  ) {
+  if (!hasKubernetesMagic(bytes, start, end)) {
     throw new ProtobufDecodeError('protobuf: not a Kubernetes object (no k8s magic)');
   }
   const r = new ProtoReader(bytes, start + 4, end);
@@ -65,8 +59,8 @@ export function decodeObject(
   if (encoding !== '') throw new ProtobufDecodeError(`protobuf: unsupported content encoding ${encoding}`);
   const message = messageOf(apiVersion, kind);
   if (message === undefined) throw new ProtobufDecodeError(`protobuf: no schema for ${apiVersion} ${kind}`);
-  if (rawStart < 0)
-    return decodeMessage(new ProtoReader(bytes, 0, 0), 0, message, options, { kind, apiVersion });
+  // No raw field: the message of a zero object, every field unset.
+  if (rawStart < 0) rawStart = rawEnd = end;
   return decodeMessage(new ProtoReader(bytes, rawStart, rawEnd), rawEnd, message, options, {
     kind,
     apiVersion,

@@ -16,6 +16,17 @@ export const FIXED32 = 5;
 
 const TWO_32 = 4294967296;
 
+/** Whether `bytes[start, end)` begins with `k8s\0`, the prefix of an encoded Kubernetes object. */
+export function hasKubernetesMagic(bytes: Buffer, start: number, end: number): boolean {
+  return (
+    end - start >= 4 &&
+    bytes[start] === 0x6b &&
+    bytes[start + 1] === 0x38 &&
+    bytes[start + 2] === 0x73 &&
+    bytes[start + 3] === 0
+  );
+}
+
 /** A cursor over one buffer; every read checks its bounds against `end`. */
 export class ProtoReader {
   pos: number;
