@@ -5,7 +5,8 @@
  *  1. fresh-process read: 10,000 ConfigMaps, each key reconciled once, 4 workers (spawn → last key;
  *     a row without target shows the same from each program's first line, without Node's start-up);
  *  2. write: 5,000 ConfigMaps, each reconcile writes one merge patch;
- *     (1. and 2. also against the baseline told to speak JSON, as we do: a row without target);
+ *     (1. and 2. also against the baseline told to speak JSON, as we do: a row without target;
+ *     and the floor: the same requests from Node with `node:https` alone, see floor-probe.ts);
  *  3. heap per cached object (10,000 ConfigMaps of ~1 KB);
  *  4. work queue add/get/done cycles per second, ours against client-go's;
  *  5. a 100,000-object informer sync: time and heap;
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@capstan/envtest';
 import { HttpTransport } from '@capstan/runtime/client';
 import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } from './baseline.js';
+import { writeFloorCredentials } from './floor-credentials.js';
 import { measureFootprint } from './footprint.js';
 import { fleetlockRow, plannerRow } from './operators.js';
 import { seedConfigMaps } from './seed.js';
@@ -59,6 +61,8 @@ interface Comparison {
   base: () => Promise<ProbeResult>;
   /** Both sides speaking JSON only (both ask for protobuf for built-in kinds by default). */
   bothOnJson?: { ours: () => Promise<ProbeResult>; base: () => Promise<ProbeResult> };
+  /** The same requests from Node with `node:https` alone (floor-probe.ts), beside the baseline. */
+  floor?: () => Promise<ProbeResult>;
   /** Which figure of a probe's result the row compares, and how the row shows it. */
   rows: Array<{
     field: string;
@@ -70,6 +74,8 @@ interface Comparison {
     limit: number;
     /** Compare the {@link Comparison.bothOnJson} runs instead. */
     onJson?: boolean;
+    /** Compare the {@link Comparison.floor} runs with the baseline's instead of ours. */
+    onFloor?: boolean;
   }>;
 }
 
@@ -80,6 +86,7 @@ async function compare(c: Comparison): Promise<void> {
     base: [] as ProbeResult[],
     oursOnJson: [] as ProbeResult[],
     baseOnJson: [] as ProbeResult[],
+    floor: [] as ProbeResult[],
   };
   runs[c.name] = entry;
   for (let i = 0; i < c.runs; i++) {
@@ -89,10 +96,12 @@ async function compare(c: Comparison): Promise<void> {
       entry.baseOnJson.push(await c.bothOnJson.base());
       entry.oursOnJson.push(await c.bothOnJson.ours());
     }
+    if (c.floor) entry.floor.push(await c.floor());
     log(`${c.name}: run ${i + 1}/${c.runs}`);
   }
   for (const r of c.rows) {
-    const ours = median((r.onJson ? entry.oursOnJson : entry.ours).map((x) => x[r.field] as number));
+    const oursRuns = r.onJson ? entry.oursOnJson : r.onFloor ? entry.floor : entry.ours;
+    const ours = median(oursRuns.map((x) => x[r.field] as number));
     const baseRuns = r.onJson ? entry.baseOnJson : entry.base;
     const base = median(baseRuns.map((x) => x[r.baseField ?? r.field] as number));
     rows.push({
@@ -129,6 +138,15 @@ const onJson: Comparison['rows'][number] = {
   goal: 'info',
   limit: 1,
   onJson: true,
+};
+/** Node with `node:https` alone against the baseline: what no runtime could take away. */
+const onFloor: Comparison['rows'][number] = {
+  field: 'wallMs',
+  label: '  floor: node:https alone, no runtime',
+  show: ms,
+  goal: 'info',
+  limit: 1,
+  onFloor: true,
 };
 const bytes = (x: number) => `${x.toFixed(0)} B`;
 const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
@@ -177,6 +195,9 @@ async function planeRows(plane: ControlPlane): Promise<void> {
   if (wants('write')) await seedConfigMaps(transport, 'bench-write', WRITE, 700);
   if (wants('sync')) await seedConfigMaps(transport, 'bench-big', BIG, 100);
   transport.close();
+  const credentials = await writeFloorCredentials(plane.kubeConfig);
+  const floor = (mode: string, namespace: string, count: number) => () =>
+    runProbe(node, [probe('floor-probe.js'), mode, credentials, namespace, String(count)]);
   log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // A user's program as its image would run it: bundled and tree-shaken (`npm run bundle`).
@@ -195,10 +216,12 @@ async function planeRows(plane: ControlPlane): Promise<void> {
           runProbe(node, [probe('controller-probe.js'), 'read', 'bench-read', String(READ)], jsonEnv),
         base: () => runProbe(go, ['read', 'bench-read', String(READ)], jsonEnv),
       },
+      floor: floor('read', 'bench-read', READ),
       rows: [
         { field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 },
         fromMainOn,
         onJson,
+        { ...onFloor, label: '  floor: node:https streams the list' },
       ],
     });
   if (wants('bundled'))
@@ -244,10 +267,12 @@ async function planeRows(plane: ControlPlane): Promise<void> {
           runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], jsonEnv),
         base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], jsonEnv),
       },
+      floor: floor('write', 'bench-write', WRITE),
       rows: [
         { field: 'wallMs', label: `write, ${WRITE} CMs (merge patch each)`, show: ms, goal: '<=', limit: 1 },
         fromMainOn,
         onJson,
+        { ...onFloor, label: '  floor: node:https sends the patches' },
       ],
     });
   if (wants('sync'))
