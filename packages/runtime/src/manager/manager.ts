@@ -31,7 +31,7 @@ export interface LeaderElectionOptions {
   /**
    * What losing the lease (not a graceful stop) does: `exit` (default) makes `start` reject with
    * {@link LeadershipLostError}, so the process exits non-zero and is restarted clean; `standby`
-   * stops the leader-only runnables and campaigns again.
+   * stops the leader-only runnables and, once they have returned, campaigns again.
    */
   onLoss?: 'exit' | 'standby';
 }
@@ -281,16 +281,15 @@ export class Manager {
     const stopAll = AbortSignal.any([signal, failure.signal]);
     const running: Array<Promise<void>> = [];
     let campaigning: Promise<void> | undefined;
-    const launch = (entries: Array<{ runnable: Runnable }>, scope: AbortSignal) => {
-      for (const { runnable } of entries) {
-        running.push(
-          runnable.start(scope).catch((err: unknown) => {
-            this.logger.error({ err, runnable: runnable.name }, 'runnable failed; stopping the manager');
-            failure.abort(err);
-          }),
-        );
-      }
-    };
+    const launch = (entries: Array<{ runnable: Runnable }>, scope: AbortSignal) =>
+      entries.map(({ runnable }) => {
+        const run = runnable.start(scope).catch((err: unknown) => {
+          this.logger.error({ err, runnable: runnable.name }, 'runnable failed; stopping the manager');
+          failure.abort(err);
+        });
+        running.push(run);
+        return run;
+      });
     try {
       launch(this.scoped('server'), stopAll);
       // Before the caches: listing a kind whose conversion is ours needs our conversion webhook.
@@ -334,17 +333,18 @@ export class Manager {
     leaderOnly: Array<{ runnable: Runnable }>,
     stopAll: AbortSignal,
     failure: AbortController,
-    launch: (entries: Array<{ runnable: Runnable }>, scope: AbortSignal) => void,
+    launch: (entries: Array<{ runnable: Runnable }>, scope: AbortSignal) => Array<Promise<void>>,
   ): Promise<void> {
     const elector = this.elector as LeaderElector;
-    const term = { leading: undefined as AbortSignal | undefined };
+    const term = { leading: undefined as AbortSignal | undefined, runs: [] as Array<Promise<void>> };
     this.onStartedLeading = (leadership) => {
       term.leading = leadership;
       this.logger.info({ identity: elector.identity }, 'became leader');
-      launch(leaderOnly, AbortSignal.any([leadership, stopAll]));
+      term.runs = launch(leaderOnly, AbortSignal.any([leadership, stopAll]));
     };
     while (!stopAll.aborted) {
       term.leading = undefined;
+      term.runs = [];
       // Runs until the lease is lost, or until start() stops it after draining (the release).
       await elector.run();
       const lost = (term.leading as AbortSignal | undefined)?.aborted === true;
@@ -354,6 +354,9 @@ export class Manager {
         failure.abort(new LeadershipLostError('leader lease lost'));
         return;
       }
+      // Standby: the last term's runnables see the loss and drain their in-flight work; a new
+      // term starts them again, so it may begin only once they have all returned.
+      await Promise.all(term.runs);
     }
   }
 

@@ -180,6 +180,12 @@ export class LeaderElector {
       const started = this.clock.now();
       if (await this.tryAcquireOrRenew()) {
         if (stop.aborted) return started; // won while stopping: renew() releases at once
+        // Won, but the renew deadline since this attempt began has passed (a slow server): a
+        // term would end as it starts. The lease is ours now, so renew it first, at once.
+        if (this.clock.now() - started >= this.renewDeadlineMs) {
+          this.log('warn', 'won the lease after the renew deadline; renewing it before leading');
+          continue;
+        }
         this.startLeading();
         return started;
       }

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Lease } from '../../../src/client/builtin.js';
 import type { ApiTransport } from '../../../src/client/transport.js';
+import { sleep } from '../../../src/clock.js';
 import { LeaderElector } from '../../../src/manager/leaderelection/leader-elector.js';
 import { microTime } from '../../../src/manager/leaderelection/lease-record.js';
 import { MetricsRegistry } from '../../../src/manager/metrics/metrics-registry.js';
@@ -175,6 +176,39 @@ describe('LeaderElector', () => {
     await w.clock.advanceAsync(20_000);
     expect(a.isLeader()).toBe(false);
     expect(w.intervals[0]?.lost).toBe(true);
+  });
+
+  it('does not lead on a win that came after the renew deadline: it renews first', async () => {
+    const w = world();
+    const start = Date.UTC(2026, 0, 1);
+    let slowCreates = 1;
+    // The first write of the lease takes 12 s to answer (a server just back, under load): past
+    // the 10 s renew deadline measured from the attempt's start.
+    const slow: ApiTransport = new Proxy(w.cluster, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          const answer = await value.apply(target, args);
+          if (prop === 'create' && slowCreates-- > 0) await sleep(w.clock, 12_000);
+          return answer;
+        };
+      },
+    });
+    const a = w.elector('a', { transport: slow });
+    a.start();
+    await w.clock.advanceAsync(11_000);
+    // Holding the lease, not yet leading: no term that would end as it starts.
+    expect(w.lease()?.spec?.holderIdentity).toBe('a');
+    expect(a.isLeader()).toBe(false);
+    expect(w.intervals).toEqual([]);
+    await w.clock.advanceAsync(2_000);
+    // Renewed at once after the slow win, then leads, and keeps leading.
+    expect(w.intervals).toEqual([{ who: 'a', start: start + 12_000 }]);
+    await w.clock.advanceAsync(30_000);
+    expect(a.isLeader()).toBe(true);
+    expect(w.intervals).toHaveLength(1);
+    await a.stop();
   });
 
   it('takes over a lease left by a crashed leader only after it expires', async () => {
