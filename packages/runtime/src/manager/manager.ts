@@ -31,7 +31,8 @@ export interface LeaderElectionOptions {
   /**
    * What losing the lease (not a graceful stop) does: `exit` (default) makes `start` reject with
    * {@link LeadershipLostError}, so the process exits non-zero and is restarted clean; `standby`
-   * stops the leader-only runnables and, once they have returned, campaigns again.
+   * stops the leader-only runnables and, once they have returned, campaigns again (if they have
+   * not within `gracefulShutdownTimeoutMs`, `start` rejects: the process restarts clean).
    */
   onLoss?: 'exit' | 'standby';
 }
@@ -59,7 +60,10 @@ export interface ManagerOptions {
   logger?: Logger;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
-  /** How long a graceful stop waits for in-flight reconciles. Default 30 s. */
+  /**
+   * How long a graceful stop waits for in-flight reconciles, and a standby for the work of the
+   * term it lost. Default 30 s.
+   */
   gracefulShutdownTimeoutMs?: number;
   /** How long `start` waits for caches to sync. Default 2 min. */
   cacheSyncTimeoutMs?: number;
@@ -311,7 +315,8 @@ export class Manager {
       if (!stopAll.aborted)
         await new Promise((resolve) => stopAll.addEventListener('abort', resolve, { once: true }));
       this.logger.info('stopping: draining in-flight reconciles');
-      await this.withTimeout(Promise.all(running), this.options.gracefulShutdownTimeoutMs ?? 30_000);
+      if (!(await this.within(Promise.all(running), this.gracefulShutdownTimeoutMs)))
+        this.logger.warn({ timeoutMs: this.gracefulShutdownTimeoutMs }, 'graceful shutdown timed out');
     } finally {
       // Release only after the reconciles are done, so the next leader never overlaps with them.
       await this.elector?.stop();
@@ -355,8 +360,13 @@ export class Manager {
         return;
       }
       // Standby: the last term's runnables see the loss and drain their in-flight work; a new
-      // term starts them again, so it may begin only once they have all returned.
-      await Promise.all(term.runs);
+      // term starts them again, so it may begin only once they have all returned. One that never
+      // does would leave this replica passive for good: it fails the manager instead (a restart).
+      if (!(await this.within(Promise.all(term.runs), this.gracefulShutdownTimeoutMs))) {
+        const ms = this.gracefulShutdownTimeoutMs;
+        failure.abort(new Error(`after losing the lease, leader-only work did not stop within ${ms} ms`));
+        return;
+      }
     }
   }
 
@@ -364,13 +374,18 @@ export class Manager {
     return this.runnables.filter((r) => r.scope === scope);
   }
 
-  private async withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+  private get gracefulShutdownTimeoutMs(): number {
+    return this.options.gracefulShutdownTimeoutMs ?? 30_000;
+  }
+
+  /** Whether `work` settled within `ms`. */
+  private async within(work: Promise<unknown>, ms: number): Promise<boolean> {
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = this.clock.setTimeout(() => resolve('timeout'), ms);
     });
     const outcome = await Promise.race([work.then(() => 'done' as const), timeout]);
     if (timer) this.clock.clearTimeout(timer);
-    if (outcome === 'timeout') this.logger.warn({ timeoutMs: ms }, 'graceful shutdown timed out');
+    return outcome === 'done';
   }
 }
