@@ -75,3 +75,14 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** Whether `work` settles within `ms` on `clock` (its timer is cleared either way). */
+export async function settlesWithin(clock: Clock, work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: TimerHandle | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = clock.setTimeout(() => resolve('timeout'), ms);
+  });
+  const outcome = await Promise.race([work.then(() => 'settled' as const), timeout]);
+  if (timer !== undefined) clock.clearTimeout(timer);
+  return outcome === 'settled';
+}

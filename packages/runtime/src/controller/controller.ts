@@ -1,7 +1,7 @@
 import { type Logger, pino } from 'pino';
 import type { HandlerRegistration, SharedInformer } from '../cache/shared-informer.js';
 import type { KubeObject } from '../client/types.js';
-import { type Clock, realClock } from '../clock.js';
+import { type Clock, realClock, settlesWithin } from '../clock.js';
 import { defaultControllerRateLimiter } from '../workqueue/default-rate-limiter.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import { type WorkPriority, WorkQueue } from '../workqueue/queue.js';
@@ -234,18 +234,13 @@ export class Controller {
 
   private async drain(): Promise<void> {
     const drained = this.queue.shutDownWithDrain();
-    let timer: ReturnType<Clock['setTimeout']> | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve('timeout'), this.options.drainTimeoutMs);
-    });
-    if ((await Promise.race([drained.then(() => 'drained' as const), timeout])) === 'timeout') {
+    if (!(await settlesWithin(this.clock, drained, this.options.drainTimeoutMs))) {
       this.log.warn(
         { timeoutMs: this.options.drainTimeoutMs },
         'in-flight reconciles did not finish in time',
       );
       this.queue.shutDown();
     }
-    if (timer) this.clock.clearTimeout(timer);
   }
 
   /** One reconcile of one key, from get to done. Never throws. */

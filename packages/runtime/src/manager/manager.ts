@@ -5,7 +5,7 @@ import { HttpTransport } from '../client/http-transport.js';
 import type { ClusterAccess } from '../client/kubeconfig-types.js';
 import type { ApiTransport } from '../client/transport.js';
 import type { ResourceType } from '../client/types.js';
-import { type Clock, realClock } from '../clock.js';
+import { type Clock, realClock, settlesWithin } from '../clock.js';
 import { type AdmissionWebhooks, ControllerBuilder } from '../controller/builder.js';
 import type { Controller } from '../controller/controller.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
@@ -315,7 +315,7 @@ export class Manager {
       if (!stopAll.aborted)
         await new Promise((resolve) => stopAll.addEventListener('abort', resolve, { once: true }));
       this.logger.info('stopping: draining in-flight reconciles');
-      if (!(await this.within(Promise.all(running), this.gracefulShutdownTimeoutMs)))
+      if (!(await settlesWithin(this.clock, Promise.all(running), this.gracefulShutdownTimeoutMs)))
         this.logger.warn({ timeoutMs: this.gracefulShutdownTimeoutMs }, 'graceful shutdown timed out');
     } finally {
       // Release only after the reconciles are done, so the next leader never overlaps with them.
@@ -362,7 +362,7 @@ export class Manager {
       // Standby: the last term's runnables see the loss and drain their in-flight work; a new
       // term starts them again, so it may begin only once they have all returned. One that never
       // does would leave this replica passive for good: it fails the manager instead (a restart).
-      if (!(await this.within(Promise.all(term.runs), this.gracefulShutdownTimeoutMs))) {
+      if (!(await settlesWithin(this.clock, Promise.all(term.runs), this.gracefulShutdownTimeoutMs))) {
         const ms = this.gracefulShutdownTimeoutMs;
         failure.abort(new Error(`after losing the lease, leader-only work did not stop within ${ms} ms`));
         return;
@@ -376,16 +376,5 @@ export class Manager {
 
   private get gracefulShutdownTimeoutMs(): number {
     return this.options.gracefulShutdownTimeoutMs ?? 30_000;
-  }
-
-  /** Whether `work` settled within `ms`. */
-  private async within(work: Promise<unknown>, ms: number): Promise<boolean> {
-    let timer: ReturnType<Clock['setTimeout']> | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve('timeout'), ms);
-    });
-    const outcome = await Promise.race([work.then(() => 'done' as const), timeout]);
-    if (timer) this.clock.clearTimeout(timer);
-    return outcome === 'done';
   }
 }
