@@ -140,14 +140,14 @@ const onJson: Comparison['rows'][number] = {
   onJson: true,
 };
 /** Node with `node:https` alone against the baseline: what no runtime could take away. */
-const onFloor: Comparison['rows'][number] = {
+const onFloor = (label: string): Comparison['rows'][number] => ({
   field: 'wallMs',
-  label: '  floor: node:https alone, no runtime',
+  label,
   show: ms,
   goal: 'info',
   limit: 1,
   onFloor: true,
-};
+});
 const bytes = (x: number) => `${x.toFixed(0)} B`;
 const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
@@ -221,7 +221,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
         { field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 },
         fromMainOn,
         onJson,
-        { ...onFloor, label: '  floor: node:https streams the list' },
+        onFloor('  floor: node:https streams the list'),
       ],
     });
   if (wants('bundled'))
@@ -272,7 +272,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
         { field: 'wallMs', label: `write, ${WRITE} CMs (merge patch each)`, show: ms, goal: '<=', limit: 1 },
         fromMainOn,
         onJson,
-        { ...onFloor, label: '  floor: node:https sends the patches' },
+        onFloor('  floor: node:https sends the patches'),
       ],
     });
   if (wants('sync'))
