@@ -2,18 +2,17 @@
  * The {@link ApiTransport} that speaks to a real kube-apiserver over HTTP(S).
  *
  * Credentials come from a {@link ClusterAccess}: the runtime's own {@link KubeConfig} (which
- * imports client-node only for exec plugins, auth providers and proxies) or client-node's. Watches
- * go through `node:https` with one keep-alive agent (no whole-request timeout; events decoded as
- * bytes arrive); every other request goes through the runtime's own keep-alive HTTP/1.1
- * connections (`http1/`), which cost a fraction of node:http's CPU per request. Through a proxy,
+ * imports client-node only for exec plugins, auth providers and proxies) or client-node's. Requests
+ * go through the runtime's own keep-alive HTTP/1.1 connections (`http1/`), which cost a fraction of
+ * node:http's CPU per request: answers read whole, except a watch's, decoded as its bytes arrive
+ * on a connection of its own (no whole-request timeout; an idle timer guards it). Through a proxy,
  * everything goes through node:http and the proxy's agent.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { type Clock, realClock, type TimerHandle } from '../clock.js';
-import { AgentPool } from './agent-pool.js';
+import { ConnectionPools } from './connection-pools.js';
 import { type HttpTransportOptions, RequestTimeoutError } from './http-transport-options.js';
-import { HttpWatch } from './http-watch.js';
 import { Cancellation } from './http1/cancellation.js';
 import type { ClusterAccess } from './kubeconfig-types.js';
 import { exchangeThroughNode } from './node-exchange.js';
@@ -24,7 +23,7 @@ export {
   RequestTimeoutError,
 } from './http-transport-options.js';
 
-import { decodeBody, errorBodyText, readAll } from './protobuf/response-body.js';
+import { decodeBody, errorBodyText } from './protobuf/response-body.js';
 import { ProtobufDecodeError } from './protobuf/wire.js';
 import { JSON_ONLY, WireChoice } from './protobuf/wire-choice.js';
 import { errorFromResponse } from './response-error.js';
@@ -51,6 +50,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from './types.js';
+import { openWatchOverNode, openWatchOverPool, type WatchStart } from './watch-request.js';
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 5 * 60_000;
@@ -71,13 +71,13 @@ export class HttpTransport implements ApiTransport {
   private readonly server: URL;
   private readonly basePath: string;
   private readonly client: typeof http | typeof https;
-  /** A proxy needs client-node's proxy agent; then we cannot pool connections ourselves. */
+  /** A proxy needs client-node's proxy agent, on node:http: the runtime's connections cannot go there. */
   private readonly proxied: boolean;
   private readonly requestTimeoutMs: number;
   private readonly watchIdleTimeoutMs: number;
   private readonly clock: Clock;
   private readonly userAgent: string;
-  private readonly agents: AgentPool;
+  private readonly pools: ConnectionPools;
   private readonly wire: WireChoice;
 
   /**
@@ -94,7 +94,7 @@ export class HttpTransport implements ApiTransport {
     this.server = new URL(cluster.server);
     this.basePath = this.server.pathname.replace(/\/+$/, '');
     this.client = this.server.protocol === 'http:' ? http : https;
-    this.agents = new AgentPool(this.client === https);
+    this.pools = new ConnectionPools(this.client === https);
     this.proxied = Boolean(cluster.proxyUrl);
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
@@ -141,47 +141,24 @@ export class HttpTransport implements ApiTransport {
     const idleTimeoutMs = options.idleTimeoutMs ?? this.watchIdleTimeoutMs;
     const requestOptions = await this.requestOptions('GET', path, undefined, await this.wire.accept(type));
     const started = this.clock.now();
-    return new Promise<WatchHandle>((resolve, reject) => {
-      let accepted = false;
-      const request = this.client.request(requestOptions);
-      // Only the wait for the answer is bounded: a watch stream itself has no deadline (client-node
-      // aborts watches after 30 s, #3020); the idle timer guards it instead.
-      const deadline = this.deadline('GET', path);
-      deadline?.cancellation.listen((reason) => request.destroy(reason));
-      const clearDeadline = () => {
+    const deadline = this.deadline('GET', path);
+    const start: WatchStart<T> = {
+      callbacks: this.wire.watching(type, callbacks),
+      idleTimeoutMs,
+      clock: this.clock,
+      cancellation: deadline?.cancellation,
+      answered: (code) => {
         if (deadline) this.clock.clearTimeout(deadline.timer);
-      };
-      request.on('response', (response) => {
-        clearDeadline();
-        const code = response.statusCode ?? 0;
-        this.report('GET', String(code), started);
-        if (code >= 200 && code < 300) {
-          accepted = true;
-          resolve(
-            new HttpWatch(request, response, this.wire.watching(type, callbacks), idleTimeoutMs, this.clock),
-          );
-          return;
-        }
-        readAll(response).then(
-          (body) =>
-            reject(
-              errorFromResponse(
-                code,
-                errorBodyText(body, response.headers['content-type']),
-                headerValue(response.headers['retry-after']),
-              ),
-            ),
-          reject,
-        );
-      });
-      request.on('error', (err) => {
-        if (accepted) return; // HttpWatch reports it through onClose.
-        clearDeadline();
-        this.report('GET', '<error>', started);
-        reject(err);
-      });
-      request.end();
-    });
+        this.report('GET', code, started);
+      },
+    };
+    if (this.proxied) return openWatchOverNode(this.client, requestOptions, start);
+    const request = {
+      method: 'GET',
+      path: requestOptions.path as string,
+      headers: requestOptions.headers as http.OutgoingHttpHeaders,
+    };
+    return openWatchOverPool(this.pools.for(requestOptions, this.server), request, start);
   }
 
   async create<T extends KubeObject>(
@@ -255,7 +232,7 @@ export class HttpTransport implements ApiTransport {
 
   /** Closes pooled connections. Requests and watches still running are not affected. */
   close(): void {
-    this.agents.close();
+    this.pools.close();
   }
 
   /**
@@ -291,7 +268,7 @@ export class HttpTransport implements ApiTransport {
     try {
       const answer = this.proxied
         ? await exchangeThroughNode(this.client, requestOptions, body?.text, deadline?.cancellation)
-        : await this.agents.connectionsFor(requestOptions, this.server).request(
+        : await this.pools.for(requestOptions, this.server).request(
             {
               method,
               path: requestOptions.path as string,
@@ -320,7 +297,7 @@ export class HttpTransport implements ApiTransport {
     }
   }
 
-  /** Request options with the kubeconfig's credentials applied, on the pooled agent. */
+  /** Request options with the kubeconfig's credentials applied (a proxy's agent among them). */
   private async requestOptions(
     method: string,
     path: string,
@@ -330,7 +307,8 @@ export class HttpTransport implements ApiTransport {
     const headers: http.OutgoingHttpHeaders = { Accept: accept, 'User-Agent': this.userAgent };
     if (body) {
       headers['Content-Type'] = body.contentType;
-      headers['Content-Length'] = Buffer.byteLength(body.text);
+      // The runtime's connections write their own; node:http needs it here.
+      if (this.proxied) headers['Content-Length'] = Buffer.byteLength(body.text);
     }
     const options: https.RequestOptions = {
       method,
@@ -343,7 +321,6 @@ export class HttpTransport implements ApiTransport {
     };
     // Called per request, not once: tokens from exec plugins and token files expire and rotate.
     await this.kubeConfig.applyToHTTPSOptions(options);
-    if (!this.proxied) options.agent = this.agents.agentFor(options);
     return options;
   }
 
@@ -373,8 +350,4 @@ export class HttpTransport implements ApiTransport {
 
 function json(value: unknown): Body {
   return { text: JSON.stringify(value), contentType: 'application/json' };
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

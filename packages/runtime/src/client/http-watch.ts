@@ -1,7 +1,8 @@
 /**
  * One watch stream over HTTP, from the moment the server answered 200: decodes events as bytes
  * arrive, hands them to the callbacks in order, guards the stream with an idle timer, and reports its
- * end exactly once.
+ * end exactly once. Whatever carries the bytes (the runtime's connection, or node:http behind a
+ * proxy) calls {@link HttpWatch.receive}, {@link HttpWatch.finish} and {@link HttpWatch.fail}.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Clock, TimerHandle } from '../clock.js';
@@ -38,26 +39,25 @@ export class HttpWatch<T extends KubeObject> implements WatchHandle {
    * @param idleTimeoutMs End the watch with a {@link WatchIdleTimeoutError} after this long without
    *   a byte; `0` (or a non-finite value) disables the guard.
    */
+  /**
+   * @param contentType the answer's Content-Type, which says how its events are encoded.
+   * @param release ends the connection under the watch; `ended`: the answer ended normally.
+   * @param idleTimeoutMs End the watch with a {@link WatchIdleTimeoutError} after this long without
+   *   a byte; `0` (or a non-finite value) disables the guard.
+   */
   constructor(
-    private readonly request: ClientRequest,
-    response: IncomingMessage,
+    contentType: string | undefined,
+    private readonly release: (ended: boolean) => void,
     private readonly callbacks: WatchCallbacks<T>,
     private readonly idleTimeoutMs: number,
     private readonly clock: Clock,
   ) {
     const omitManagedFields = callbacks.omitManagedFields === true;
     // The server picks the encoding from what was accepted; its answer says which it picked.
-    this.decoder = isProtobuf(response.headers['content-type'])
+    this.decoder = isProtobuf(contentType)
       ? new ProtobufWatchDecoder<T>({ omitManagedFields })
       : new WatchDecoder<T>({ omitManagedFields });
     this.lastActivity = clock.now();
-    response.on('data', (chunk: Buffer) => this.onData(chunk));
-    response.on('end', () => this.onEnd());
-    response.on('error', (err) => this.close(err));
-    response.on('close', () => {
-      if (!response.complete) this.close(new Error('watch: connection closed before the stream ended'));
-    });
-    request.on('error', (err) => this.close(err));
     if (idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)) this.armIdleTimer(idleTimeoutMs);
   }
 
@@ -66,7 +66,8 @@ export class HttpWatch<T extends KubeObject> implements WatchHandle {
     this.close(undefined);
   }
 
-  private onData(chunk: Buffer): void {
+  /** The next bytes of the body. */
+  receive(chunk: Buffer): void {
     if (this.closed) return;
     this.lastActivity = this.clock.now();
     try {
@@ -79,7 +80,8 @@ export class HttpWatch<T extends KubeObject> implements WatchHandle {
     }
   }
 
-  private onEnd(): void {
+  /** The body ended normally. */
+  finish(): void {
     this.ended = true;
     if (this.closed) return;
     try {
@@ -111,14 +113,39 @@ export class HttpWatch<T extends KubeObject> implements WatchHandle {
     }
   }
 
+  /** The stream failed (network error, connection cut). */
+  fail(error: Error): void {
+    this.close(error);
+  }
+
   private close(error: Error | undefined): void {
     if (this.closed) return;
     this.closed = true;
     if (this.idleTimer !== undefined) this.clock.clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    if (!this.ended) this.request.destroy();
+    this.release(this.ended);
     this.callbacks.onClose(error);
   }
+}
+
+/** Feeds a node:http answer to `watch`; `request` is destroyed unless the answer ended normally. */
+export function watchOverNode<T extends KubeObject>(
+  request: ClientRequest,
+  response: IncomingMessage,
+  start: (release: (ended: boolean) => void) => HttpWatch<T>,
+): HttpWatch<T> {
+  // An answer that ended normally: its socket may already serve another request, so never destroy it.
+  const watch = start((ended) => {
+    if (!ended) request.destroy();
+  });
+  response.on('data', (chunk: Buffer) => watch.receive(chunk));
+  response.on('end', () => watch.finish());
+  response.on('error', (err) => watch.fail(err));
+  response.on('close', () => {
+    if (!response.complete) watch.fail(new Error('watch: connection closed before the stream ended'));
+  });
+  request.on('error', (err) => watch.fail(err));
+  return watch;
 }
 
 function toError(err: unknown): Error {

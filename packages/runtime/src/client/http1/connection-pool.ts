@@ -13,7 +13,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { Cancellation } from './cancellation.js';
 import { Connection, StaleConnectionError } from './connection.js';
-import type { Answer } from './response-parser.js';
+import { type Answer, ResponseParser } from './response-parser.js';
 
 /** Where to connect, and with which TLS material (`undefined`: plain HTTP). */
 export interface Endpoint {
@@ -69,6 +69,47 @@ export class ConnectionPool {
     return this.exchange(this.open(), head, request, cancellation);
   }
 
+  /**
+   * Sends a GET whose answer streams (a watch): `onHead` is called with the parser once the head is
+   * in, and may set its `sink` to take the body piece by piece; the promise settles when the answer
+   * ends. The connection is the stream's: it is closed at the end, never reused. Like
+   * {@link request}, a stale reused connection is replaced once, before any byte came back.
+   * @returns the answer (its body empty when streamed) and a way to end the stream at once.
+   */
+  stream(
+    request: PoolRequest,
+    onHead: (parser: ResponseParser) => void,
+  ): { answer: Promise<Answer>; destroy(err?: Error): void } {
+    const head = requestHead(request, this.endpoint.authority);
+    let current: Connection | undefined;
+    let destroyed: Error | undefined;
+    const attempt = async (connection: Connection): Promise<Answer> => {
+      current = connection;
+      if (destroyed) connection.destroy(destroyed);
+      const parser = new ResponseParser();
+      parser.onHead = () => onHead(parser);
+      try {
+        return await connection.send(head, undefined, parser);
+      } finally {
+        connection.destroy();
+      }
+    };
+    const reused = this.takeIdle();
+    const answer = reused
+      ? attempt(reused).catch((err: unknown) => {
+          if (err instanceof StaleConnectionError && !destroyed) return attempt(this.open());
+          throw err;
+        })
+      : attempt(this.open());
+    return {
+      answer,
+      destroy: (err) => {
+        destroyed ??= err ?? new Error('the stream was stopped');
+        current?.destroy(destroyed);
+      },
+    };
+  }
+
   /** Closes the idle connections; requests in flight finish, and their connections close after. */
   close(): void {
     this.closed = true;
@@ -90,7 +131,7 @@ export class ConnectionPool {
     }
     cancellation?.listen((reason) => connection.destroy(reason));
     try {
-      const answer = await connection.send(head, request.body, request.method === 'HEAD');
+      const answer = await connection.send(head, request.body, new ResponseParser(request.method === 'HEAD'));
       this.keep(connection);
       return answer;
     } finally {

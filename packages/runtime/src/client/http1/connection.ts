@@ -42,16 +42,16 @@ export class Connection {
   }
 
   /**
-   * Writes `head` and `body` (one write, so one segment for a small request) and reads the answer.
-   * @param bodiless a HEAD request: the answer has no body.
+   * Writes `head` and `body` (one write, so one segment for a small request) and reads the answer
+   * with `parser` (whose `onHead` and `sink` may take a streamed body as it arrives).
    * @throws StaleConnectionError when a reused connection ends before answering at all; whether
    *   the request reached the server is then unknown.
    */
-  send(head: string, body: string | undefined, bodiless = false): Promise<Answer> {
+  send(head: string, body: string | undefined, parser = new ResponseParser()): Promise<Answer> {
     if (this.dead) return Promise.reject(new StaleConnectionError('the connection is closed'));
     if (this.exchange) return Promise.reject(new Error('a request is already in flight on this connection'));
     return new Promise<Answer>((resolve, reject) => {
-      this.exchange = { parser: new ResponseParser(bodiless), resolve, reject };
+      this.exchange = { parser, resolve, reject };
       this.socket.ref();
       if (ASCII.test(head)) this.socket.write(body === undefined ? head : head + body);
       else {

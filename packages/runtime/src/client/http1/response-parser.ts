@@ -48,6 +48,15 @@ export class ResponseParser {
   trailing = false;
   /** Whether any byte of the response arrived (a reused connection that closed before one may be retried). */
   started = false;
+  /** Called once the final head is read (status and headers set), before any byte of the body. */
+  onHead: (() => void) | undefined;
+  /**
+   * Where the body's bytes go as they are read; by default they are kept for {@link answer}.
+   * Replace it (in {@link onHead} at the latest) to take a streamed body piece by piece.
+   */
+  sink: (bytes: Buffer) => void = (bytes) => {
+    this.parts.push(bytes);
+  };
 
   /** @param bodiless The request was a HEAD: the response has no body whatever it says. */
   constructor(private readonly bodiless = false) {}
@@ -86,7 +95,7 @@ export class ResponseParser {
       case 'trailers':
         return this.readTrailers(data);
       default:
-        this.parts.push(data); // to-close: everything until the end
+        this.sink(data); // to-close: everything until the end
         return data.subarray(data.length);
     }
   }
@@ -100,9 +109,9 @@ export class ResponseParser {
   /** Takes up to `remaining` body bytes; `then` is the phase once they are all in. */
   private readBody(data: Buffer, then: Phase): Buffer {
     const take = Math.min(this.remaining, data.length);
-    this.parts.push(data.subarray(0, take));
     this.remaining -= take;
     if (this.remaining === 0) this.phase = then;
+    this.sink(data.subarray(0, take));
     return data.subarray(take);
   }
 
@@ -156,6 +165,7 @@ export class ResponseParser {
     const connection = (headers.connection ?? '').toLowerCase();
     this.closes = minor === '0' ? !connection.includes('keep-alive') : connection.includes('close');
     this.frame(headers);
+    this.onHead?.();
     return rest;
   }
 

@@ -181,6 +181,44 @@ describe('ConnectionPool', () => {
     expect(sockets.size).toBe(2);
   });
 
+  it('streams an answer piece by piece to the sink, on a reused connection replaced when it was closed', async () => {
+    const { pool, requests } = await rawServer((socket, _text, n) => {
+      if (n === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+      else if (n === 1) socket.destroy();
+      else {
+        socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n');
+        setTimeout(() => socket.write('6\r\nsecond\r\n0\r\n\r\n'), 20);
+      }
+    });
+    await pool.request(get); // leaves an idle connection, which the server then drops on reuse
+    const pieces: string[] = [];
+    let status = 0;
+    const stream = pool.stream(get, (parser) => {
+      status = parser.status;
+      parser.sink = (bytes) => pieces.push(bytes.toString());
+    });
+    const answer = await stream.answer;
+    expect(status).toBe(200);
+    expect(pieces).toEqual(['first', 'second']);
+    expect(answer.body.length).toBe(0);
+    expect(requests()).toBe(3);
+  });
+
+  it('ends a stream at once when destroyed, with the reason', async () => {
+    const { pool } = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\none\r\n');
+    });
+    const pieces: string[] = [];
+    const stream = pool.stream(get, (parser) => {
+      parser.sink = (bytes) => {
+        pieces.push(bytes.toString());
+        stream.destroy(new Error('stopped by the watch'));
+      };
+    });
+    await expect(stream.answer).rejects.toThrow('stopped by the watch');
+    expect(pieces).toEqual(['one']);
+  });
+
   it('answers an interim 100 Continue with the final answer', async () => {
     const { pool } = await rawServer((socket) => {
       socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\nnew');

@@ -5,8 +5,8 @@ import net, { type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { WebhookServingCert } from '@capstan/envtest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentPool } from '../../../src/client/agent-pool.js';
 import { ConfigMap } from '../../../src/client/builtin.js';
+import { ConnectionPools } from '../../../src/client/connection-pools.js';
 import { HttpTransport } from '../../../src/client/http-transport.js';
 import { KubeConfig } from '../../../src/client/kube-config.js';
 
@@ -48,13 +48,13 @@ const answerConfigMap: http.RequestListener = (_req, res) => {
 describe('the connection pool over TLS', () => {
   it('verifies the server against the CA and keeps one TLS connection for a run of requests', async () => {
     const server = await tlsServer(answerConfigMap);
-    const pool = new AgentPool(true);
+    const pool = new ConnectionPools(true);
     closers.push(() => pool.close());
     const options = { ca: server.ca, rejectUnauthorized: true };
     const url = new URL(`https://127.0.0.1:${server.port}`);
     for (let i = 0; i < 5; i++) {
       const answer = await pool
-        .connectionsFor(options, url)
+        .for(options, url)
         .request({ method: 'GET', path: '/api/v1/namespaces/ns/configmaps/a', headers: {} });
       expect(JSON.parse(answer.body.toString())).toEqual(configMap);
     }
@@ -64,11 +64,11 @@ describe('the connection pool over TLS', () => {
   it('refuses a server its CA did not sign, with the TLS error', async () => {
     const server = await tlsServer(answerConfigMap);
     const other = await WebhookServingCert.create();
-    const pool = new AgentPool(true);
+    const pool = new ConnectionPools(true);
     closers.push(() => pool.close());
     const url = new URL(`https://127.0.0.1:${server.port}`);
     const request = pool
-      .connectionsFor({ ca: Buffer.from(other.caPem), rejectUnauthorized: true }, url)
+      .for({ ca: Buffer.from(other.caPem), rejectUnauthorized: true }, url)
       .request({ method: 'GET', path: '/', headers: {} });
     await expect(request).rejects.toMatchObject({ code: expect.stringMatching(/CERT|SIGNATURE|ISSUER/) });
   });
