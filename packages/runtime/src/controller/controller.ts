@@ -166,6 +166,11 @@ export class Controller {
     return this.running;
   }
 
+  /** Reconciles running now; once a drain timed out, the ones it stopped waiting for. */
+  get inFlight(): number {
+    return this.busyWorkers;
+  }
+
   /** Stops taking new work and waits for in-flight reconciles (up to the drain timeout). */
   async stop(): Promise<void> {
     this.stopping.abort();

@@ -32,7 +32,8 @@ export interface LeaderElectionOptions {
    * What losing the lease (not a graceful stop) does: `exit` (default) makes `start` reject with
    * {@link LeadershipLostError}, so the process exits non-zero and is restarted clean; `standby`
    * stops the leader-only runnables and, once they have returned, campaigns again (if they have
-   * not within `gracefulShutdownTimeoutMs`, `start` rejects: the process restarts clean).
+   * not within `gracefulShutdownTimeoutMs`, or a controller left a reconcile running past its
+   * drain timeout, `start` rejects: the process restarts clean).
    */
   onLoss?: 'exit' | 'standby';
 }
@@ -365,6 +366,16 @@ export class Manager {
       if (!(await settlesWithin(this.clock, Promise.all(term.runs), this.gracefulShutdownTimeoutMs))) {
         const ms = this.gracefulShutdownTimeoutMs;
         failure.abort(new Error(`after losing the lease, leader-only work did not stop within ${ms} ms`));
+        return;
+      }
+      // A controller stops waiting for a reconcile that outlives its drain timeout, which runs on:
+      // a new term would run its key again beside it. Fail instead, as controller-runtime exits.
+      const running = this.controllers.filter((c) => c.inFlight > 0);
+      if (running.length > 0) {
+        const which = running.map((c) => `${c.name} (${c.inFlight})`).join(', ');
+        failure.abort(
+          new Error(`after losing the lease, reconciles still run past their drain timeout: ${which}`),
+        );
         return;
       }
     }

@@ -2,7 +2,8 @@
  * A manager with `onLoss: 'standby'` that loses its lease while a reconcile is in flight, on the
  * in-memory cluster and a manual clock: it campaigns again only once that reconcile has returned,
  * then leads and reconciles again. It does not fail, and never runs two reconciles at once; if
- * that reconcile never returns, the manager fails after its graceful timeout (a clean restart).
+ * that reconcile never returns, the manager fails after its graceful timeout (a clean restart),
+ * and so it does when a controller gave up waiting for it (its drain timeout).
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigMap, Lease } from '../../src/client/builtin.js';
@@ -14,7 +15,7 @@ import { leaseOutage } from './leaderelection/lease-outage.js';
  * A standby manager on a manual clock whose reconciles wait until `state.release()`; `stuck`
  * adds a leader-only runnable that ignores its signal and never returns.
  */
-function standbyManager(stuck = false) {
+function standbyManager(stuck = false, drainTimeoutMs?: number) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const cluster = new FakeCluster({ clock, kinds: [ConfigMap, Lease] });
   cluster.seed(ConfigMap, { metadata: { name: 'work', namespace: 'default' } });
@@ -44,6 +45,7 @@ function standbyManager(stuck = false) {
   manager
     .controllerBuilder()
     .for(ConfigMap)
+    .withOptions(drainTimeoutMs === undefined ? {} : { drainTimeoutMs })
     .build(async () => {
       reconciles++;
       mostInFlight = Math.max(mostInFlight, ++inFlight);
@@ -135,6 +137,28 @@ describe('a standby manager', () => {
     );
     expect(manager.elector?.isLeader()).toBe(false);
     expect(state.reconciles).toBe(1); // no second term
+    state.release();
+  });
+
+  it("fails, rather than lead again beside it, when a reconcile outlives its controller's drain timeout", async () => {
+    // The controller returns after 1 s of drain with its reconcile still running; a new term
+    // would reconcile the same key next to it.
+    const { clock, outage, manager, done, state } = standbyManager(false, 1_000);
+    await clock.advanceAsync(2_000);
+    outage.cut();
+    await clock.advanceAsync(3_000);
+    outage.restore();
+    for (let i = 0; i < 60 && !state.stopped; i++) await clock.advanceAsync(1_000);
+    // Without the check it leads again and reconciles the key beside the running one.
+    expect(state.mostInFlight).toBe(1);
+    expect(state.stopped).toBe(true);
+    await done;
+    expect(String(state.failed)).toMatch(
+      /after losing the lease, reconciles still run past their drain timeout: configmap \(1\)/,
+    );
+    expect(manager.elector?.isLeader()).toBe(false);
+    expect(state.reconciles).toBe(1);
+    expect(state.mostInFlight).toBe(1);
     state.release();
   });
 });
