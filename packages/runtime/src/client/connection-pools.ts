@@ -43,29 +43,18 @@ export class ConnectionPools {
   }
 }
 
+/** What of a request's options makes its TLS material; a new set means a new pool. */
+const TLS_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
+
 /** The TLS options of `options`, those set only. */
 function tlsOptions(options: https.RequestOptions): https.AgentOptions {
-  const picked: https.AgentOptions = {};
-  if (options.ca !== undefined) picked.ca = options.ca;
-  if (options.cert !== undefined) picked.cert = options.cert;
-  if (options.key !== undefined) picked.key = options.key;
-  if (options.pfx !== undefined) picked.pfx = options.pfx;
-  if (options.passphrase !== undefined) picked.passphrase = options.passphrase;
-  if (options.rejectUnauthorized !== undefined) picked.rejectUnauthorized = options.rejectUnauthorized;
-  if (options.servername !== undefined) picked.servername = options.servername;
-  return picked;
+  const picked: Record<string, unknown> = {};
+  for (const key of TLS_KEYS) if (options[key] !== undefined) picked[key] = options[key];
+  return picked as https.AgentOptions;
 }
 
 function tlsParts(options: https.RequestOptions): unknown[] {
-  return [
-    options.ca,
-    options.cert,
-    options.key,
-    options.pfx,
-    options.passphrase,
-    options.rejectUnauthorized,
-    options.servername,
-  ];
+  return TLS_KEYS.map((key) => options[key]);
 }
 
 /** The same references (a kubeconfig decodes its material once), so the same digest. */

@@ -14,6 +14,7 @@ import { type Clock, realClock, type TimerHandle } from '../clock.js';
 import { ConnectionPools } from './connection-pools.js';
 import { type HttpTransportOptions, RequestTimeoutError } from './http-transport-options.js';
 import { Cancellation } from './http1/cancellation.js';
+import type { PoolRequest } from './http1/connection-pool.js';
 import type { ClusterAccess } from './kubeconfig-types.js';
 import { exchangeThroughNode } from './node-exchange.js';
 
@@ -23,10 +24,10 @@ export {
   RequestTimeoutError,
 } from './http-transport-options.js';
 
-import { decodeBody, errorBodyText } from './protobuf/response-body.js';
+import { decodeBody } from './protobuf/response-body.js';
 import { ProtobufDecodeError } from './protobuf/wire.js';
 import { JSON_ONLY, WireChoice } from './protobuf/wire-choice.js';
-import { errorFromResponse } from './response-error.js';
+import { errorFromAnswer } from './response-error.js';
 import {
   deleteBody,
   listQuery,
@@ -153,12 +154,8 @@ export class HttpTransport implements ApiTransport {
       },
     };
     if (this.proxied) return openWatchOverNode(this.client, requestOptions, start);
-    const request = {
-      method: 'GET',
-      path: requestOptions.path as string,
-      headers: requestOptions.headers as http.OutgoingHttpHeaders,
-    };
-    return openWatchOverPool(this.pools.for(requestOptions, this.server), request, start);
+    const pool = this.pools.for(requestOptions, this.server);
+    return openWatchOverPool(pool, poolRequest(requestOptions), start);
   }
 
   async create<T extends KubeObject>(
@@ -268,24 +265,13 @@ export class HttpTransport implements ApiTransport {
     try {
       const answer = this.proxied
         ? await exchangeThroughNode(this.client, requestOptions, body?.text, deadline?.cancellation)
-        : await this.pools.for(requestOptions, this.server).request(
-            {
-              method,
-              path: requestOptions.path as string,
-              headers: requestOptions.headers as http.OutgoingHttpHeaders,
-              body: body?.text,
-            },
-            deadline?.cancellation,
-          );
-      const { status, headers } = answer;
-      code = String(status);
-      const contentType = headers['content-type'];
-      if (status < 200 || status >= 300) {
-        const text = errorBodyText(answer.body, contentType);
-        throw errorFromResponse(status, text, headers['retry-after'], this.clock.now());
-      }
+        : await this.pools
+            .for(requestOptions, this.server)
+            .request(poolRequest(requestOptions, body?.text), deadline?.cancellation);
+      code = String(answer.status);
+      if (answer.status < 200 || answer.status >= 300) throw errorFromAnswer(answer, this.clock.now());
       try {
-        return decodeBody(answer.body, contentType);
+        return decodeBody(answer.body, answer.headers['content-type']);
       } catch (err) {
         throw new Error(`${method} ${path}: the answer cannot be read: ${(err as Error).message}`, {
           cause: err,
@@ -346,6 +332,16 @@ export class HttpTransport implements ApiTransport {
       durationMs: this.clock.now() - started,
     });
   }
+}
+
+/** The request the runtime's connections send for `options` (the kubeconfig's headers on them). */
+function poolRequest(options: https.RequestOptions, body?: string): PoolRequest {
+  return {
+    method: options.method as string,
+    path: options.path as string,
+    headers: options.headers as http.OutgoingHttpHeaders,
+    body,
+  };
 }
 
 function json(value: unknown): Body {

@@ -36,10 +36,6 @@ export class HttpWatch<T extends KubeObject> implements WatchHandle {
   private idleTimer: TimerHandle | undefined;
 
   /**
-   * @param idleTimeoutMs End the watch with a {@link WatchIdleTimeoutError} after this long without
-   *   a byte; `0` (or a non-finite value) disables the guard.
-   */
-  /**
    * @param contentType the answer's Content-Type, which says how its events are encoded.
    * @param release ends the connection under the watch; `ended`: the answer ended normally.
    * @param idleTimeoutMs End the watch with a {@link WatchIdleTimeoutError} after this long without

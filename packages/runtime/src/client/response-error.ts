@@ -3,6 +3,8 @@
  * a synthesized Status otherwise (proxies and load balancers answer with HTML or plain text).
  */
 import { ApiError } from './errors.js';
+import type { Answer } from './http1/response-parser.js';
+import { errorBodyText } from './protobuf/response-body.js';
 import type { ApiStatus } from './types.js';
 
 /**
@@ -61,4 +63,10 @@ function parseStatus(body: string): ApiStatus | undefined {
 
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** The ApiError of a non-2xx answer read whole, its body read by its Content-Type. */
+export function errorFromAnswer(answer: Answer, now?: number): ApiError {
+  const text = errorBodyText(answer.body, answer.headers['content-type']);
+  return errorFromResponse(answer.status, text, answer.headers['retry-after'], now);
 }

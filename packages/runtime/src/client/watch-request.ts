@@ -9,7 +9,7 @@ import { HttpWatch, watchOverNode } from './http-watch.js';
 import type { Cancellation } from './http1/cancellation.js';
 import type { ConnectionPool, PoolRequest } from './http1/connection-pool.js';
 import { errorBodyText, readAll } from './protobuf/response-body.js';
-import { errorFromResponse } from './response-error.js';
+import { errorFromAnswer, errorFromResponse } from './response-error.js';
 import type { WatchCallbacks, WatchHandle } from './transport.js';
 import type { KubeObject } from './types.js';
 
@@ -54,10 +54,7 @@ export function openWatchOverPool<T extends KubeObject>(
     stream.answer.then(
       (answer) => {
         if (watch) watch.finish();
-        else {
-          const text = errorBodyText(answer.body, answer.headers['content-type']);
-          reject(errorFromResponse(answer.status, text, answer.headers['retry-after']));
-        }
+        else reject(errorFromAnswer(answer));
       },
       (err: Error) => {
         if (watch) watch.fail(err);
