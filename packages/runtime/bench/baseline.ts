@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'no
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { podEnvironment } from './pod-environment.js';
 
 /** The Go module's source folder (the .ts sources and dist/ both sit beside `go/`'s parent). */
 const goDir = fileURLToPath(new URL('../go', import.meta.url));
@@ -60,6 +61,7 @@ export type ProbeResult = Record<string, number> & { wallMs: number };
 /**
  * Runs one probe process and resolves with its JSON line; `wallMs` is measured here, from spawn to
  * that line, so process start-up (runtime, module loading) counts as it does for a real restart.
+ * The process gets a Pod's environment, not the bench's (see pod-environment.ts).
  */
 export function runProbe(
   command: string,
@@ -69,7 +71,7 @@ export function runProbe(
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, {
-      env: { ...process.env, ...env },
+      env: podEnvironment(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

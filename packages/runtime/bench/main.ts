@@ -15,7 +15,9 @@
  * multiplies every object count), `BENCH_IDLE_MS` (footprint idle, default 30 s),
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes), `CAPSTAN_BENCH_CACHE` (where the
  * Go baseline is built), `BENCH_ROWS` (comma-separated subset of queue, read, bundled, heap, write,
- * sync, footprint, planner, fleetlock; default all: only what the chosen rows need is seeded).
+ * sync, footprint, planner, fleetlock; default all: only what the chosen rows need is seeded),
+ * `BENCH_PROBE_ENV` (`pod`, the default: processes start with a Pod's environment, not this
+ * shell's; `inherit`: with this shell's, see pod-environment.ts).
  * Seeding 115,000 ConfigMaps is most of the run on 2 cores.
  */
 import { fileURLToPath } from 'node:url';
@@ -25,6 +27,7 @@ import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } 
 import { writeFloorCredentials } from './floor-credentials.js';
 import { measureFootprint } from './footprint.js';
 import { fleetlockRow, plannerRow } from './operators.js';
+import { droppedStartupVariables } from './pod-environment.js';
 import { seedConfigMaps } from './seed.js';
 import { type AbsoluteRow, absoluteMet, formatTable, median, met, type Row } from './table.js';
 import { workqueueThroughput } from './workqueue.js';
@@ -295,5 +298,10 @@ async function planeRows(plane: ControlPlane): Promise<void> {
 }
 
 process.stdout.write(`\n${formatTable(rows, absolute)}\n\nruns: ${JSON.stringify(runs)}\n`);
+const dropped = droppedStartupVariables();
+if (dropped.length > 0)
+  process.stdout.write(
+    `processes started without this shell's ${dropped.join(', ')} (BENCH_PROBE_ENV=inherit keeps them)\n`,
+  );
 const pass = rows.every(met) && absolute.every(absoluteMet);
 process.stdout.write(`targets ${pass ? 'met' : 'NOT met'}\n`);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { podEnvironment } from './pod-environment.js';
 
 /** USER_HZ, the unit of /proc's CPU times: 100 on every Linux architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -59,7 +60,7 @@ export class OperatorProcess {
     const child = spawn(
       process.execPath,
       [...profile, ...nodeArgs, entry, ...args, `--health-probe-bind-address=127.0.0.1:${port}`],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: podEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     return new OperatorProcess(name, child, port);
   }
