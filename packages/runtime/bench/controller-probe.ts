@@ -9,11 +9,12 @@
  */
 import { loadKubeConfig, Manager } from '@capstan/runtime';
 import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
+import { objectCount } from './object-count.js';
 
 // The module graph is loaded once the body runs: what came before is Node's start-up and imports.
 const startupMs = performance.now();
 const [mode, namespace, countText] = process.argv.slice(2) as [string, string, string];
-const count = Number(countText);
+const count = objectCount(countText, 'controller-probe.js <read|write> <namespace> <count>');
 const runAnnotation = 'bench.capstan.dev/run';
 const runId = `ts-${Date.now()}`;
 

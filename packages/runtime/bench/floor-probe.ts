@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
+import { objectCount } from './object-count.js';
 
 // The module graph is loaded once the body runs: what came before is Node's start-up.
 const startupMs = performance.now();
@@ -20,7 +21,7 @@ const [mode, credentialsFile, namespace, countText] = process.argv.slice(2) as [
   string,
   string,
 ];
-const count = Number(countText);
+const count = objectCount(countText, 'floor-probe.js <read|write> <credentials.json> <namespace> <count>');
 const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as {
   server: string;
   ca: string;

@@ -9,9 +9,10 @@
 import { loadKubeConfig } from '@capstan/runtime';
 import { SharedInformer } from '@capstan/runtime/cache';
 import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
+import { objectCount } from './object-count.js';
 
 const [kubeconfig, namespace, countText, warm] = process.argv.slice(2) as [string, string, string, string?];
-const count = Number(countText);
+const count = objectCount(countText, 'informer-probe.js <kubeconfig> <namespace> <count> [warm]');
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
