@@ -122,44 +122,25 @@ async function compare(c: Comparison): Promise<void> {
 
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 
-/**
- * Where a controller row's time goes: both sides from their program's first line on (the Go
- * side's `ms` starts in main), so Node's start-up and module loading are left out of ours.
- */
-const fromMainOn: Comparison['rows'][number] = {
-  field: 'afterStartupMs',
-  baseField: 'ms',
-  label: '  the same, from main on',
-  show: ms,
-  goal: 'info',
-  limit: 1,
-};
-/** A part of the "from main on" figure, named alike by both programs (see controller-probe.ts). */
-const phase = (field: string, label: string): Comparison['rows'][number] => ({
+type ComparisonRow = Comparison['rows'][number];
+/** A row without target, in milliseconds; `more` says which runs and figures it compares. */
+const info = (field: string, label: string, more: Partial<ComparisonRow> = {}): ComparisonRow => ({
   field,
   label,
   show: ms,
   goal: 'info',
   limit: 1,
+  ...more,
 });
+/**
+ * Where a controller row's time goes: both sides from their program's first line on (the Go
+ * side's `ms` starts in main), so Node's start-up and module loading are left out of ours.
+ */
+const fromMainOn = info('afterStartupMs', '  the same, from main on', { baseField: 'ms' });
 /** The same figure with both programs on JSON: what the wire format accounts for. */
-const onJson: Comparison['rows'][number] = {
-  field: 'wallMs',
-  label: '  the same, both on JSON',
-  show: ms,
-  goal: 'info',
-  limit: 1,
-  onJson: true,
-};
+const onJson = info('wallMs', '  the same, both on JSON', { onJson: true });
 /** Node with `node:https` alone against the baseline: what no runtime could take away. */
-const onFloor = (label: string): Comparison['rows'][number] => ({
-  field: 'wallMs',
-  label,
-  show: ms,
-  goal: 'info',
-  limit: 1,
-  onFloor: true,
-});
+const onFloor = (label: string): ComparisonRow => info('wallMs', label, { onFloor: true });
 const bytes = (x: number) => `${x.toFixed(0)} B`;
 const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
@@ -232,8 +213,9 @@ async function planeRows(plane: ControlPlane): Promise<void> {
       rows: [
         { field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 },
         fromMainOn,
-        phase('syncedMs', '    of which: to the cache synced'),
-        phase('reconcilePhaseMs', '    of which: synced to last key'),
+        // The "from main on" figure's two parts, named alike by both programs (controller-probe.ts).
+        info('syncedMs', '    of which: to the cache synced'),
+        info('reconcilePhaseMs', '    of which: synced to last key'),
         onJson,
         onFloor('  floor: node:https streams the list'),
       ],
