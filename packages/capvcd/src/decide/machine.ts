@@ -178,3 +178,34 @@ export interface MachineTrace {
 export function releasableWithoutVcd(trace: MachineTrace): boolean {
   return trace.vmName === undefined && trace.task === undefined && !trace.providerID;
 }
+
+/** What a running task locks in VCD: a vApp task the vApp and all its VMs, a VM task that VM. */
+export type LockScope = 'vapp' | 'vm';
+
+/** The lock a write step's task holds: compose, recompose and the vApp's undeploy and delete lock it all. */
+export function lockScope(kind: MachineStep['kind']): LockScope {
+  return kind === 'CreateVApp' || kind === 'CreateVM' || kind === 'UndeployVApp' || kind === 'DeleteVApp'
+    ? 'vapp'
+    : 'vm';
+}
+
+/** What one machine's next look at its cluster's vApp can be known to find, without making it. */
+export interface LookAhead {
+  deleting: boolean;
+  /** The machine's last look found no VM of its own (it waited to create one). */
+  knownWithoutVm: boolean;
+  /** Locks that other machines' running tasks of ours hold on the vApp. */
+  othersLocks: LockScope[];
+}
+
+/**
+ * Whether the machine's look at the vApp could only end in a step that writes nothing and changes
+ * nothing (`WaitForVCD` for a busy entity, or `Blocked`), so the GET can be left out: a vApp lock
+ * makes every step of a machine not being deleted wait (its VM is locked too); a VM lock makes a
+ * create wait. A machine being deleted always looks: its VM may be gone, which needs no lock.
+ */
+export function lookWouldWait(ahead: LookAhead): boolean {
+  if (ahead.deleting) return false;
+  if (ahead.othersLocks.includes('vapp')) return true;
+  return ahead.knownWithoutVm && ahead.othersLocks.length > 0;
+}

@@ -35,13 +35,14 @@ import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
 import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
-import { RecordedTasks, type TaskPolling } from '../tasks.js';
+import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
 import { UnknownReference, VcdError } from '../vcd/errors.js';
 import { type VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
 import { placementOf } from './placement.js';
+import { VAppLocks } from './vapp-locks.js';
 import { VAppTurns } from './vapp-turns.js';
 
 /** What the reconciler works with. */
@@ -59,6 +60,12 @@ export interface MachineReconcilerDeps {
 }
 
 const WAITING_MS = 3_000;
+/** A look left out: a task another machine started runs on the vApp (see VAppLocks). */
+const LOCKED: MachineStep = {
+  kind: 'WaitForVCD',
+  reason: 'VAppBusy',
+  message: 'a task this provider started on the vApp still runs',
+};
 /** ±25 %, so machines waiting on one busy vApp do not all look again at once. */
 const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() / 2));
 
@@ -66,9 +73,11 @@ const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() / 2));
 export class VCDMachineReconciler implements Reconciler {
   private readonly tasks: RecordedTasks;
   private readonly vappTurns = new VAppTurns();
+  private readonly vappLocks: VAppLocks;
 
   constructor(private readonly deps: MachineReconcilerDeps) {
     this.tasks = new RecordedTasks(deps);
+    this.vappLocks = new VAppLocks(deps.clock);
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
@@ -147,8 +156,18 @@ export class VCDMachineReconciler implements Reconciler {
       return this.unplaceable(vcdMachine, status, deleting, 'InvalidFailureDomain', placement.error);
     const connection = await connectionFor(client, connections, vcdCluster);
 
-    const turn = await this.tasks.turn(connection.vcd, VCDMachineType, vcdMachine, status);
+    const vappName = vappNameFor(vcdCluster.metadata.name as string);
+    const vappKey = `${vcdCluster.metadata.uid}/${placement.ovdc}/${vappName}`;
+    const machineKey = `${namespace}/${vcdMachine.metadata.name}`;
+    const recorded = status.task;
+    let turn: TaskTurn;
+    try {
+      turn = await this.tasks.turn(connection.vcd, VCDMachineType, vcdMachine, status);
+    } finally {
+      if (!status.task) this.vappLocks.release(vappKey, machineKey); // ended, failed or none
+    }
     if (turn.running) {
+      this.vappLocks.hold(vappKey, machineKey, recorded?.operation ?? '', turn.pollAfterMs);
       condition(
         status,
         vcdMachine,
@@ -161,62 +180,62 @@ export class VCDMachineReconciler implements Reconciler {
       return { requeueAfter: turn.pollAfterMs };
     }
 
-    const vappName = vappNameFor(vcdCluster.metadata.name as string);
     // Read → decide → write in turn with the cluster's other machines (see VAppTurns).
-    const { step, vm } = await this.vappTurns.take(
-      `${vcdCluster.metadata.uid}/${placement.ovdc}/${vappName}`,
-      async () => {
-        const vapp = await observeVApp(connection, placement.ovdc, vappName);
-        const vm = vapp?.vms.find((v) => v.name === named.name);
-        const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
-        const guestinfo =
-          secret && vm
-            ? await guestinfoOf(
-                connection,
-                secret,
-                vm,
-                named.name,
-                placement.networks[0] as string,
-                placement.ovdc,
-              )
-            : {};
-        const intent = {
-          vmName: named.name,
-          vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
-          vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
-          guestinfo,
-          deleting,
-        };
-        const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
-        status.vmName = named.name;
-        const task = await act({
-          step,
-          connection,
-          vcdCluster,
-          vcdMachine,
-          ovdc: placement.ovdc,
-          networks: placement.networks,
-          vmName: named.name,
-          vappName,
-          vappMarker: intent.vappMarker,
-          vmMarker: intent.vmMarker,
-          ...(vapp ? { vapp } : {}),
-          ...(vm ? { vm } : {}),
-          guestinfo,
+    const { step, vm } = await this.vappTurns.take(vappKey, async () => {
+      if (this.vappLocks.mustWait(vappKey, machineKey, deleting)) return { step: LOCKED, vm: undefined };
+      const vapp = await observeVApp(connection, placement.ovdc, vappName);
+      const vm = vapp?.vms.find((v) => v.name === named.name);
+      const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
+      const guestinfo =
+        secret && vm
+          ? await guestinfoOf(
+              connection,
+              secret,
+              vm,
+              named.name,
+              placement.networks[0] as string,
+              placement.ovdc,
+            )
+          : {};
+      const intent = {
+        vmName: named.name,
+        vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
+        vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
+        guestinfo,
+        deleting,
+      };
+      const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
+      this.vappLocks.decided(machineKey, step, deleting);
+      status.vmName = named.name;
+      const task = await act({
+        step,
+        connection,
+        vcdCluster,
+        vcdMachine,
+        ovdc: placement.ovdc,
+        networks: placement.networks,
+        vmName: named.name,
+        vappName,
+        vappMarker: intent.vappMarker,
+        vmMarker: intent.vmMarker,
+        ...(vapp ? { vapp } : {}),
+        ...(vm ? { vm } : {}),
+        guestinfo,
+      });
+      if (task) {
+        status.task = this.tasks.record(task, step.kind);
+        this.vappLocks.hold(vappKey, machineKey, step.kind, this.tasks.polling.minMs);
+        log.info({ step: step.kind, vm: named.name }, 'VCD task started');
+        events.record(VCDMachineType, vcdMachine, {
+          type: 'Normal',
+          reason: step.kind,
+          action: step.kind,
+          note: `VM ${named.name}`,
         });
-        if (task) {
-          status.task = this.tasks.record(task, step.kind);
-          log.info({ step: step.kind, vm: named.name }, 'VCD task started');
-          events.record(VCDMachineType, vcdMachine, {
-            type: 'Normal',
-            reason: step.kind,
-            action: step.kind,
-            note: `VM ${named.name}`,
-          });
-        }
-        return { step, vm };
-      },
-    );
+      }
+      return { step, vm };
+    });
+    if (step.kind === 'Deleted' || step.kind === 'Provisioned') this.vappLocks.forget(vappKey, machineKey);
     return this.settle(vcdMachine, status, step, vm, deleting, placement.zone);
   }
 

@@ -27,7 +27,8 @@ const ns = 'e2e-provision';
 let h: Harness;
 
 beforeAll(async () => {
-  h = await Harness.start({ namespace: ns });
+  // A recompose that outlasts several of the waiting machines' 200 ms rechecks (see the first test).
+  h = await Harness.start({ namespace: ns, operationLatencyMs: { vdcRecomposeVapp: 1500 } });
   await h.prepareCluster('c1');
   await h.startProvider();
 }, 600_000);
@@ -121,6 +122,23 @@ describe('capvcd under Cluster API', () => {
     }
     // One vApp for the cluster, holding exactly these 4 VMs.
     expect(vmsOf('c1')).toHaveLength(4);
+    // Not one look at the vApp while a recompose started by a sibling holds it: VCD could only
+    // have answered "busy" (VAppLocks). Before, the waiting workers looked every ~200 ms.
+    const app = [...h.sim.inspect.world.vapps.values()].find((a) => a.name === 'c1');
+    const recomposes = h.sim.inspect
+      .tasks()
+      .filter((t) => t.operationName === 'vdcRecomposeVapp' && t.owner.path === `/api/vApp/vapp-${app?.id}`);
+    expect(recomposes.length).toBeGreaterThanOrEqual(4);
+    const looks = h.sim.inspect
+      .requests()
+      .filter((r) => r.seq > before && r.method === 'GET' && r.path === `/api/vApp/vapp-${app?.id}`);
+    expect(looks.length).toBeGreaterThanOrEqual(4);
+    const lookedWhileLocked = looks.filter((r) =>
+      recomposes.some(
+        (t) => r.at - r.durationMs > t.startTime && r.at < (t.endTime ?? Number.POSITIVE_INFINITY),
+      ),
+    );
+    expect(lookedWhileLocked).toEqual([]);
     const cluster = await h.client.get(VCDClusterType, { namespace: ns, name: 'c1' });
     expect(cluster.status?.initialization?.provisioned).toBe(true);
     // A user-supplied endpoint: not one load-balancer call.
