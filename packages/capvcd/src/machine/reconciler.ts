@@ -36,12 +36,12 @@ import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
 import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
-import type { Connections } from '../vcd/connections.js';
+import type { Connection, Connections } from '../vcd/connections.js';
 import { UnknownReference, VcdError } from '../vcd/errors.js';
 import { type VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
-import { placementOf } from './placement.js';
+import { type Placement, placementOf } from './placement.js';
 import { VAppLocks } from './vapp-locks.js';
 import { VAppTurns } from './vapp-turns.js';
 
@@ -57,6 +57,23 @@ export interface MachineReconcilerDeps {
   recheckMs?: number;
   /** Task start times and ages are read from it (the manager's clock). */
   clock: Clock;
+}
+
+/** What one turn on the cluster's vApp works with. */
+interface VAppTurn {
+  vcdMachine: VCDMachine;
+  machine: Machine | undefined;
+  vcdCluster: VCDCluster;
+  status: VCDMachineStatus;
+  deleting: boolean;
+  log: Logger;
+  connection: Connection;
+  placement: Placement;
+  vmName: string;
+  vappName: string;
+  /** VAppTurns' and VAppLocks' key of the vApp, and the machine's. */
+  vappKey: string;
+  machineKey: string;
 }
 
 const WAITING_MS = 3_000;
@@ -140,7 +157,7 @@ export class VCDMachineReconciler implements Reconciler {
     deleting: boolean,
     log: Logger,
   ): Promise<Result | undefined> {
-    const { client, connections, events } = this.deps;
+    const { client, connections } = this.deps;
     const namespace = vcdMachine.metadata.namespace as string;
     // Provisioned and spec.providerID kept: nothing to ask VCD until deletion.
     if (!deleting && status.initialization?.provisioned && vcdMachine.spec.providerID) return undefined;
@@ -181,62 +198,76 @@ export class VCDMachineReconciler implements Reconciler {
     }
 
     // Read → decide → write in turn with the cluster's other machines (see VAppTurns).
-    const { step, vm } = await this.vappTurns.take(vappKey, async () => {
-      if (this.vappLocks.mustWait(vappKey, machineKey, deleting)) return { step: LOCKED, vm: undefined };
-      const vapp = await observeVApp(connection, placement.ovdc, vappName);
-      const vm = vapp?.vms.find((v) => v.name === named.name);
-      const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
-      const guestinfo =
-        secret && vm
-          ? await guestinfoOf(
-              connection,
-              secret,
-              vm,
-              named.name,
-              placement.networks[0] as string,
-              placement.ovdc,
-            )
-          : {};
-      const intent = {
-        vmName: named.name,
-        vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
-        vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
-        guestinfo,
-        deleting,
-      };
-      const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
-      this.vappLocks.decided(machineKey, step, deleting);
-      status.vmName = named.name;
-      const task = await act({
-        step,
-        connection,
-        vcdCluster,
+    const { step, vm } = await this.vappTurns.take(vappKey, () =>
+      this.onVApp({
         vcdMachine,
-        ovdc: placement.ovdc,
-        networks: placement.networks,
+        machine,
+        vcdCluster,
+        status,
+        deleting,
+        log,
+        connection,
+        placement,
         vmName: named.name,
         vappName,
-        vappMarker: intent.vappMarker,
-        vmMarker: intent.vmMarker,
-        ...(vapp ? { vapp } : {}),
-        ...(vm ? { vm } : {}),
-        guestinfo,
-      });
-      if (task) {
-        status.task = this.tasks.record(task, step.kind);
-        this.vappLocks.hold(vappKey, machineKey, step.kind, this.tasks.polling.minMs);
-        log.info({ step: step.kind, vm: named.name }, 'VCD task started');
-        events.record(VCDMachineType, vcdMachine, {
-          type: 'Normal',
-          reason: step.kind,
-          action: step.kind,
-          note: `VM ${named.name}`,
-        });
-      }
-      return { step, vm };
-    });
+        vappKey,
+        machineKey,
+      }),
+    );
     if (step.kind === 'Deleted' || step.kind === 'Provisioned') this.vappLocks.forget(vappKey, machineKey);
     return this.settle(vcdMachine, status, step, vm, deleting, placement.zone);
+  }
+
+  /** One turn on the vApp: look (unless only "busy" could be seen), decide, write, record. */
+  private async onVApp(t: VAppTurn): Promise<{ step: MachineStep; vm: VmRecord | undefined }> {
+    const { vcdMachine, machine, vcdCluster, status, deleting, log, connection, placement } = t;
+    const { vmName, vappName, vappKey, machineKey } = t;
+    const namespace = vcdMachine.metadata.namespace as string;
+    if (this.vappLocks.mustWait(vappKey, machineKey, deleting)) return { step: LOCKED, vm: undefined };
+    const vapp = await observeVApp(connection, placement.ovdc, vappName);
+    const vm = vapp?.vms.find((v) => v.name === vmName);
+    const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
+    const guestinfo =
+      secret && vm
+        ? await guestinfoOf(connection, secret, vm, vmName, placement.networks[0] as string, placement.ovdc)
+        : {};
+    const intent = {
+      vmName,
+      vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
+      vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
+      guestinfo,
+      deleting,
+    };
+    const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
+    this.vappLocks.decided(machineKey, step, deleting);
+    status.vmName = vmName;
+    const task = await act({
+      step,
+      connection,
+      vcdCluster,
+      vcdMachine,
+      ovdc: placement.ovdc,
+      networks: placement.networks,
+      vmName,
+      vappName,
+      vappMarker: intent.vappMarker,
+      vmMarker: intent.vmMarker,
+      ...(vapp ? { vapp } : {}),
+      ...(vm ? { vm } : {}),
+      guestinfo,
+    });
+    if (task) {
+      status.task = this.tasks.record(task, step.kind);
+      this.vappLocks.hold(vappKey, machineKey, step.kind, this.tasks.polling.minMs);
+      log.info({ step: step.kind, vm: vmName }, 'VCD task started');
+      this.deps.events.record(VCDMachineType, vcdMachine, {
+        type: 'Normal',
+        reason: step.kind,
+        action: step.kind,
+        note: `VM ${vmName}`,
+      });
+    }
+    return { step, vm };
   }
 
   /**
