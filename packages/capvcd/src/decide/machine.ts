@@ -182,8 +182,11 @@ export function releasableWithoutVcd(trace: MachineTrace): boolean {
 /** What a running task locks in VCD: a vApp task the vApp and all its VMs, a VM task that VM. */
 export type LockScope = 'vapp' | 'vm';
 
-/** The lock a write step's task holds: compose, recompose and the vApp's undeploy and delete lock it all. */
-export function lockScope(kind: MachineStep['kind']): LockScope {
+/**
+ * The lock the task of a write step (a step kind, as tasks are recorded) holds: compose, recompose
+ * and the vApp's undeploy and delete lock it all; any other kind, a VM.
+ */
+export function lockScope(kind: string): LockScope {
   return kind === 'CreateVApp' || kind === 'CreateVM' || kind === 'UndeployVApp' || kind === 'DeleteVApp'
     ? 'vapp'
     : 'vm';

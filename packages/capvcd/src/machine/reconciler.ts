@@ -14,6 +14,7 @@ import {
   type Request,
   type Result,
   removeFinalizer,
+  requestKey,
 } from '@capstan/runtime';
 import { type Machine, MachineType } from '../api/capi.js';
 import {
@@ -175,8 +176,7 @@ export class VCDMachineReconciler implements Reconciler {
 
     const vappName = vappNameFor(vcdCluster.metadata.name as string);
     const vappKey = `${vcdCluster.metadata.uid}/${placement.ovdc}/${vappName}`;
-    const machineKey = `${namespace}/${vcdMachine.metadata.name}`;
-    const recorded = status.task;
+    const machineKey = requestKey(keyOf(vcdMachine));
     let turn: TaskTurn;
     try {
       turn = await this.tasks.turn(connection.vcd, VCDMachineType, vcdMachine, status);
@@ -184,7 +184,7 @@ export class VCDMachineReconciler implements Reconciler {
       if (!status.task) this.vappLocks.release(vappKey, machineKey); // ended, failed or none
     }
     if (turn.running) {
-      this.vappLocks.hold(vappKey, machineKey, recorded?.operation ?? '', turn.pollAfterMs);
+      this.vappLocks.hold(vappKey, machineKey, status.task?.operation ?? '', turn.pollAfterMs);
       condition(
         status,
         vcdMachine,

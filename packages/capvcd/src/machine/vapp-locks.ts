@@ -37,8 +37,7 @@ export class VAppLocks {
       held = new Map();
       this.locks.set(vapp, held);
     }
-    const scope = lockScope(operation as MachineStep['kind']);
-    held.set(machine, { scope, until: this.clock.now() + pollMs + LOCK_GRACE_MS });
+    held.set(machine, { scope: lockScope(operation), until: this.clock.now() + pollMs + LOCK_GRACE_MS });
   }
 
   /** `machine` has no running task on `vapp` (any more). */
