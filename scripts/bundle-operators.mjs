@@ -97,8 +97,10 @@ export async function bundleEntry(entry, outfile) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    // Source conditions would pull the .ts sources; the bundle is made of what tsc built.
-    conditions: ['import', 'node'],
+    // Source conditions would pull the .ts sources; the bundle is made of what tsc built, and of
+    // the runtime's per-file modules (`@capstan/modules`), not of its own bundle: tree-shaking and
+    // the createRequire inlining below read those.
+    conditions: ['@capstan/modules', 'import', 'node'],
     // dbus-next's optional native helpers (abstract sockets, X11 session bus discovery): unused.
     external: ['usocket', 'x11'],
     // CommonJS dependencies call require(); give the ESM bundle one.

@@ -18,9 +18,19 @@ const exportTargets = (exports: Record<string, string | Record<string, string>> 
     typeof target === 'string'
       ? []
       : Object.entries(target)
-          .filter(([condition]) => condition === 'types' || condition === 'import')
+          .filter(([condition]) => ['types', 'import', '@capstan/modules'].includes(condition))
           .map(([, path]) => path),
   );
+
+/**
+ * The declarations of a shipped module: its own `.d.ts` beside it, or for an entry point of the
+ * runtime's bundle (`dist/bundle/<path>`) those of the per-file module it bundles (`dist/<path>`).
+ * The bundle's shared chunks are internal: no declarations.
+ */
+function typesOf(js: string): string | undefined {
+  if (js.startsWith('dist/bundle/chunks/')) return undefined;
+  return js.replace(/^dist\/bundle\//, 'dist/').replace(/\.js$/, '.d.ts');
+}
 
 describe('the published packages', () => {
   it('are every workspace package not marked private', () => {
@@ -53,7 +63,8 @@ describe('the published packages', () => {
       expect(modules.length).toBeGreaterThan(0);
       for (const js of modules) {
         expect(shipped, `${dir}: ${js}.map`).toContain(`${js}.map`);
-        expect(shipped, `${dir}: the types of ${js}`).toContain(js.replace(/\.js$/, '.d.ts'));
+        const types = typesOf(js);
+        if (types) expect(shipped, `${dir}: the types of ${js}`).toContain(types);
         const map = JSON.parse(readFileSync(join(root, dir, `${js}.map`), 'utf8')) as { sources: string[] };
         for (const source of map.sources) {
           expect(shipped, `${dir}: ${js}.map names ${source}`).toContain(
