@@ -24,13 +24,13 @@ export interface SharedInformerOptions<T extends KubeObject>
   /** Called when a handler throws or rejects; delivery continues with the next change. */
   onHandlerError?: (error: unknown, change: StoreChange<T>) => void;
   /**
-   * Where reflector and handler errors are reported (structured, e.g. the manager's pino logger)
+   * Where reflector and handler errors are reported (structured, e.g. the manager's logger)
    * unless `onError` / `onHandlerError` say otherwise. Default: `console.warn`.
    */
   logger?: CacheLogger;
 }
 
-/** The little of a logger the cache needs (pino's `warn(object, message)`). */
+/** The little of a logger the cache needs (a `Logger`'s `warn(fields, message)`). */
 export interface CacheLogger {
   warn(fields: Record<string, unknown>, message: string): void;
 }

@@ -1,7 +1,7 @@
-import { type Logger, pino } from 'pino';
 import type { HandlerRegistration, SharedInformer } from '../cache/shared-informer.js';
 import type { KubeObject } from '../client/types.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
+import { createLogger, type Logger } from '../manager/logger.js';
 import { defaultControllerRateLimiter } from '../workqueue/default-rate-limiter.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import { type WorkPriority, WorkQueue } from '../workqueue/queue.js';
@@ -104,7 +104,7 @@ export class Controller {
         ...(metrics ? { metrics: metrics.queue } : {}),
       });
     this.currentQueue = this.makeQueue();
-    this.log = (deps.logger ?? pino({ level: 'info' })).child({ controller: name });
+    this.log = (deps.logger ?? createLogger()).child({ controller: name });
     this.metrics = metrics?.controller ?? noopControllerMetrics;
     this.metrics.maxConcurrent(this.options.maxConcurrentReconciles);
   }

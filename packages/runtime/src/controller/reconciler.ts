@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { Logger } from '../manager/logger.js';
 import type { Request } from './request.js';
 
 /**

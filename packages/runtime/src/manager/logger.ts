@@ -3,11 +3,39 @@
  * coloured line per entry for a terminal. Controllers log through child loggers that carry the
  * controller and the object being reconciled.
  */
-import { type DestinationStream, type Logger as PinoLogger, pino } from 'pino';
+import { JsonLogger } from './json-logger.js';
 import { prettyDestination } from './pretty-destination.js';
 
-/** The logger used throughout the runtime (pino's). */
-export type Logger = PinoLogger;
+/**
+ * One log call: fields and a message, or a message alone. An `Error` in place of the fields is
+ * logged under `err`, its message the message when none is given.
+ */
+export interface LogFn {
+  (fields: object, message?: string): void;
+  (message: string): void;
+}
+
+/**
+ * The logger used throughout the runtime. It is the shape of pino's calls, so a pino logger (or
+ * any logger with these methods) can be given wherever the runtime takes one.
+ */
+export interface Logger {
+  trace: LogFn;
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  fatal: LogFn;
+  /** A logger whose lines also carry `bindings`. */
+  child(bindings: Record<string, unknown>): Logger;
+  /** Whether an entry at `level` would be written: to skip building costly fields. */
+  isLevelEnabled(level: string): boolean;
+}
+
+/** Where lines go: anything with `write(line)`, such as a writable stream. */
+export interface LogDestination {
+  write(line: string): unknown;
+}
 
 /** Levels, most verbose first; `silent` logs nothing. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -30,8 +58,8 @@ export interface LoggerOptions {
   format?: LogFormat;
   /** The logger's name (`name` field), e.g. the operator's. */
   name?: string;
-  /** Where lines go; default standard output. */
-  destination?: DestinationStream | NodeJS.WritableStream;
+  /** Where lines go; default standard output, written synchronously. */
+  destination?: LogDestination;
   /** Colour in `pretty` format; default: when standard output is a terminal. */
   colorize?: boolean;
 }
@@ -58,26 +86,19 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     throw new Error(`invalid log level "${level}": use one of ${LOG_LEVELS.join(', ')}`);
   }
   const format = options.format ?? 'json';
-  const base = {
-    level,
-    ...(options.name === undefined ? {} : { name: options.name }),
-    base: undefined,
-    serializers: { err: pino.stdSerializers.err },
-  };
-  if (format === 'pretty') {
-    const colorize = options.colorize ?? Boolean(process.stdout.isTTY);
-    return pino(base, prettyDestination({ colorize, destination: options.destination ?? 1 }));
-  }
-  if (format !== 'json') {
+  if (format !== 'json' && format !== 'pretty') {
     throw new Error(`invalid log format "${String(format)}": use one of ${LOG_FORMATS.join(', ')}`);
   }
-  const json = {
-    ...base,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label: string) => ({ level: label }) },
-  };
-  // Without a destination pino writes standard output synchronously: nothing is lost on exit.
-  return options.destination ? pino(json, options.destination as DestinationStream) : pino(json);
+  const name = options.name === undefined ? '' : `,"name":${JSON.stringify(options.name)}`;
+  if (format === 'pretty') {
+    const colorize = options.colorize ?? Boolean(process.stdout.isTTY);
+    return new JsonLogger(
+      prettyDestination({ colorize, destination: options.destination ?? 1 }),
+      level,
+      name,
+    );
+  }
+  return new JsonLogger(options.destination ?? 1, level, name);
 }
 
 /**

@@ -5,14 +5,14 @@
  * order; should the process exit first, they are written as the JSON lines they are, so none is
  * lost.
  */
-import { writeSync } from 'node:fs';
-import type { DestinationStream } from 'pino';
+import { writeFully } from './fd-write.js';
+import type { LogDestination } from './logger.js';
 
 /** Options of {@link prettyDestination}. */
 export interface PrettyDestinationOptions {
   colorize: boolean;
   /** A file descriptor or a stream. */
-  destination: number | DestinationStream | NodeJS.WritableStream;
+  destination: number | LogDestination;
 }
 
 /** Destinations still loading, flushed as JSON if the process exits first. */
@@ -20,14 +20,14 @@ const waiting = new Set<() => void>();
 let exitHook = false;
 
 function rawWriter(destination: PrettyDestinationOptions['destination']): (line: string) => void {
-  if (typeof destination === 'number') return (line) => writeSync(destination, line);
+  if (typeof destination === 'number') return (line) => writeFully(destination, line);
   return (line) => {
     destination.write(line);
   };
 }
 
 /** Creates the destination; pino-pretty starts loading at once. */
-export function prettyDestination(options: PrettyDestinationOptions): DestinationStream {
+export function prettyDestination(options: PrettyDestinationOptions): LogDestination {
   const raw = rawWriter(options.destination);
   /** Where lines go once pino-pretty has loaded (or failed to); until then they wait in `pending`. */
   let target: ((line: string) => void) | undefined;

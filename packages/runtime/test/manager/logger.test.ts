@@ -75,6 +75,25 @@ describe('createLogger', () => {
     expect(line).toMatchObject({ msg: 'last words', step: 1 });
   });
 
+  it('writes every line before process.exit, through a pipe that fills and a descriptor left non-blocking', () => {
+    // 4 MB through a 64 kB pipe: the writes meet a full pipe, and touching process.stdout first
+    // leaves the descriptor non-blocking (EAGAIN) as a program that also prints would.
+    const logger = new URL('../../dist/manager/logger.js', import.meta.url).pathname;
+    const script = `import { createLogger } from ${JSON.stringify(logger)};
+      void process.stdout;
+      const log = createLogger();
+      for (let i = 0; i < 4000; i++) log.info({ i, pad: 'x'.repeat(1000) }, 'line');
+      process.exit(0);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(child.status, child.stderr).toBe(0);
+    const lines = child.stdout.trim().split('\n');
+    expect(lines).toHaveLength(4000);
+    expect(JSON.parse(lines[3999] as string)).toMatchObject({ i: 3999, msg: 'line' });
+  });
+
   it('rejects unknown levels and formats', () => {
     expect(() => createLogger({ level: 'loud' as never })).toThrow(/invalid log level "loud"/);
     expect(() => createLogger({ format: 'xml' as never })).toThrow(/invalid log format "xml"/);
