@@ -64,8 +64,8 @@ export class JsonLogger implements Logger {
   }
 
   isLevelEnabled(level: string): boolean {
-    const severity = LEVEL_SEVERITY[level as LogLevel];
-    return severity !== undefined && level !== 'silent' && severity >= LEVEL_SEVERITY[this.level];
+    if (level === 'silent' || !Object.hasOwn(LEVEL_SEVERITY, level)) return false;
+    return LEVEL_SEVERITY[level as LogLevel] >= LEVEL_SEVERITY[this.level];
   }
 
   private write(level: LogLevel, fieldsOrMessage: object | string | undefined, message?: string): void {

@@ -89,9 +89,9 @@ describe('JsonLogger', () => {
     const { logger, entries } = capture('warn');
     for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const) logger[level](level);
     expect(entries().map((e) => e.level)).toEqual(['warn', 'error', 'fatal']);
-    expect(['trace', 'info', 'warn', 'fatal', 'silent', 'loud'].map((l) => logger.isLevelEnabled(l))).toEqual(
-      [false, false, true, true, false, false],
-    );
+    expect(
+      ['trace', 'info', 'warn', 'fatal', 'silent', 'loud', 'toString'].map((l) => logger.isLevelEnabled(l)),
+    ).toEqual([false, false, true, true, false, false, false]);
     const silent = createLogger({ level: 'silent', destination: { write: () => expect.unreachable() } });
     silent.fatal('nothing');
     expect(silent.isLevelEnabled('fatal')).toBe(false);
