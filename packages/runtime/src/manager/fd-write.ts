@@ -5,6 +5,7 @@
  * while its pipe is full; the write waits a millisecond and goes on.
  */
 import { writeSync } from 'node:fs';
+import type { LogDestination } from './logger.js';
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -20,4 +21,12 @@ export function writeFully(fd: number, text: string): void {
       Atomics.wait(pause, 0, 0, 1);
     }
   }
+}
+
+/** Writes each line to `destination`: fully and at once to a descriptor, else by its `write`. */
+export function lineWriter(destination: number | LogDestination): (line: string) => void {
+  if (typeof destination === 'number') return (line) => writeFully(destination, line);
+  return (line) => {
+    destination.write(line);
+  };
 }

@@ -4,7 +4,7 @@
  * what pino's JSON would: `level` as its label, `time` in ISO 8601, the bindings, the fields, then
  * `msg`; errors as `{ type, message, stack, ... }`.
  */
-import { writeFully } from './fd-write.js';
+import { lineWriter } from './fd-write.js';
 import { encodeFields, stringifyField } from './log-line.js';
 import type { LogDestination, Logger, LogLevel } from './logger.js';
 
@@ -19,56 +19,63 @@ export const LEVEL_SEVERITY: Readonly<Record<LogLevel, number>> = {
   silent: Number.POSITIVE_INFINITY,
 };
 
-/** Where a {@link JsonLogger} writes: a file descriptor or a destination. */
-export type LineSink = number | LogDestination;
-
 /** A {@link Logger} writing JSON lines; see {@link createLogger} for the format. */
 export class JsonLogger implements Logger {
+  private readonly writeLine: (line: string) => void;
+
   /**
-   * @param sink where lines go
+   * @param destination where lines go: a file descriptor (written synchronously) or a destination
    * @param level the least severe level written
    * @param bindings the encoded `,"key":value` pairs every line carries (the name, a child's bindings)
    */
   constructor(
-    private readonly sink: LineSink,
+    destination: number | LogDestination | ((line: string) => void),
     private readonly level: LogLevel,
     private readonly bindings = '',
-  ) {}
+  ) {
+    this.writeLine = typeof destination === 'function' ? destination : lineWriter(destination);
+  }
 
   trace(fieldsOrMessage: object | string, message?: string): void {
-    if (LEVEL_SEVERITY[this.level] <= 10) this.write('trace', fieldsOrMessage, message);
+    this.write('trace', fieldsOrMessage, message);
   }
 
   debug(fieldsOrMessage: object | string, message?: string): void {
-    if (LEVEL_SEVERITY[this.level] <= 20) this.write('debug', fieldsOrMessage, message);
+    this.write('debug', fieldsOrMessage, message);
   }
 
   info(fieldsOrMessage: object | string, message?: string): void {
-    if (LEVEL_SEVERITY[this.level] <= 30) this.write('info', fieldsOrMessage, message);
+    this.write('info', fieldsOrMessage, message);
   }
 
   warn(fieldsOrMessage: object | string, message?: string): void {
-    if (LEVEL_SEVERITY[this.level] <= 40) this.write('warn', fieldsOrMessage, message);
+    this.write('warn', fieldsOrMessage, message);
   }
 
   error(fieldsOrMessage: object | string, message?: string): void {
-    if (LEVEL_SEVERITY[this.level] <= 50) this.write('error', fieldsOrMessage, message);
+    this.write('error', fieldsOrMessage, message);
   }
 
   fatal(fieldsOrMessage: object | string, message?: string): void {
-    if (LEVEL_SEVERITY[this.level] <= 60) this.write('fatal', fieldsOrMessage, message);
+    this.write('fatal', fieldsOrMessage, message);
   }
 
   child(bindings: Record<string, unknown>): Logger {
-    return new JsonLogger(this.sink, this.level, this.bindings + encodeFields(bindings));
+    return new JsonLogger(this.writeLine, this.level, this.bindings + encodeFields(bindings));
   }
 
   isLevelEnabled(level: string): boolean {
     if (level === 'silent' || !Object.hasOwn(LEVEL_SEVERITY, level)) return false;
-    return LEVEL_SEVERITY[level as LogLevel] >= LEVEL_SEVERITY[this.level];
+    return this.writes(level as LogLevel);
+  }
+
+  /** Whether entries at `level` (one of the six) are written. */
+  private writes(level: LogLevel): boolean {
+    return LEVEL_SEVERITY[level] >= LEVEL_SEVERITY[this.level];
   }
 
   private write(level: LogLevel, fieldsOrMessage: object | string | undefined, message?: string): void {
+    if (!this.writes(level)) return;
     let line = `{"level":"${level}","time":"${new Date().toISOString()}"${this.bindings}`;
     let msg = message;
     if (typeof fieldsOrMessage === 'string') {
@@ -83,8 +90,7 @@ export class JsonLogger implements Logger {
     if (msg !== undefined) line += `,"msg":${JSON.stringify(String(msg))}`;
     line += '}\n';
     try {
-      if (typeof this.sink === 'number') writeFully(this.sink, line);
-      else this.sink.write(line);
+      this.writeLine(line);
     } catch {
       // A closed standard output (EPIPE) leaves nowhere to say so; the caller goes on.
     }

@@ -86,7 +86,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     throw new Error(`invalid log level "${level}": use one of ${LOG_LEVELS.join(', ')}`);
   }
   const format = options.format ?? 'json';
-  if (format !== 'json' && format !== 'pretty') {
+  if (!(LOG_FORMATS as readonly string[]).includes(format)) {
     throw new Error(`invalid log format "${String(format)}": use one of ${LOG_FORMATS.join(', ')}`);
   }
   const name = options.name === undefined ? '' : `,"name":${JSON.stringify(options.name)}`;

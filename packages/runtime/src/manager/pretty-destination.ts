@@ -5,7 +5,7 @@
  * order; should the process exit first, they are written as the JSON lines they are, so none is
  * lost.
  */
-import { writeFully } from './fd-write.js';
+import { lineWriter } from './fd-write.js';
 import type { LogDestination } from './logger.js';
 
 /** Options of {@link prettyDestination}. */
@@ -19,16 +19,9 @@ export interface PrettyDestinationOptions {
 const waiting = new Set<() => void>();
 let exitHook = false;
 
-function rawWriter(destination: PrettyDestinationOptions['destination']): (line: string) => void {
-  if (typeof destination === 'number') return (line) => writeFully(destination, line);
-  return (line) => {
-    destination.write(line);
-  };
-}
-
 /** Creates the destination; pino-pretty starts loading at once. */
 export function prettyDestination(options: PrettyDestinationOptions): LogDestination {
-  const raw = rawWriter(options.destination);
+  const raw = lineWriter(options.destination);
   /** Where lines go once pino-pretty has loaded (or failed to); until then they wait in `pending`. */
   let target: ((line: string) => void) | undefined;
   const pending: string[] = [];
