@@ -25,7 +25,6 @@ const MAX_CHUNK_LINE_BYTES = 4096;
 const HEAD_END = Buffer.from('\r\n\r\n');
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const CRLF = Buffer.from('\r\n');
 
 type Phase = 'head' | 'fixed' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'to-close' | 'done';
 
@@ -75,28 +74,35 @@ export class ResponseParser {
   push(bytes: Buffer): void {
     if (bytes.length > 0) this.started = true;
     let data = bytes;
-    while (data.length > 0 && this.phase !== 'done') data = this.step(data);
-    if (data.length > 0) this.trailing = true;
+    if (this.pending !== undefined) {
+      data = Buffer.concat([this.pending, bytes]);
+      this.pending = undefined;
+    }
+    // Offsets rather than subarrays: a watch's chunks are ~1 kB each, and every Buffer made per
+    // chunk shows in a large list's read.
+    let pos = 0;
+    while (pos < data.length && this.phase !== 'done') pos = this.step(data, pos);
+    if (pos < data.length) this.trailing = true;
   }
 
-  /** Reads what the current phase can take of `data`; returns the rest. */
-  private step(data: Buffer): Buffer {
+  /** Reads what the current phase can take of `data` from `pos`; returns where the rest begins. */
+  private step(data: Buffer, pos: number): number {
     switch (this.phase) {
       case 'head':
-        return this.readHead(data);
+        return this.readHead(data, pos);
       case 'fixed':
-        return this.readBody(data, 'done');
+        return this.readBody(data, pos, 'done');
       case 'chunk-size':
-        return this.readChunkSize(data);
+        return this.readChunkSize(data, pos);
       case 'chunk-data':
-        return this.readBody(data, 'chunk-end');
+        return this.readBody(data, pos, 'chunk-end');
       case 'chunk-end':
-        return this.readChunkEnd(data);
+        return this.readChunkEnd(data, pos);
       case 'trailers':
-        return this.readTrailers(data);
+        return this.readTrailers(data, pos);
       default:
-        this.sink(data); // to-close: everything until the end
-        return data.subarray(data.length);
+        this.sink(pos === 0 ? data : data.subarray(pos)); // to-close: everything until the end
+        return data.length;
     }
   }
 
@@ -107,34 +113,31 @@ export class ResponseParser {
   }
 
   /** Takes up to `remaining` body bytes; `then` is the phase once they are all in. */
-  private readBody(data: Buffer, then: Phase): Buffer {
-    const take = Math.min(this.remaining, data.length);
+  private readBody(data: Buffer, pos: number, then: Phase): number {
+    const take = Math.min(this.remaining, data.length - pos);
     this.remaining -= take;
     if (this.remaining === 0) this.phase = then;
-    this.sink(data.subarray(0, take));
-    return data.subarray(take);
+    this.sink(pos === 0 && take === data.length ? data : data.subarray(pos, pos + take));
+    return pos + take;
   }
 
-  /** Takes bytes into `pending` until `marker`; returns the whole part and the rest, or undefined. */
-  private until(data: Buffer, marker: Buffer, limit: number, what: string): [Buffer, Buffer] | undefined {
-    const before = this.pending?.length ?? 0;
-    const joined = this.pending ? Buffer.concat([this.pending, data]) : data;
-    // The marker may straddle the seam: search from just before it.
-    const at = joined.indexOf(marker, Math.max(0, before - marker.length + 1));
-    if (at < 0) {
-      if (joined.length > limit) throw new MalformedResponseError(`${what} longer than ${limit} bytes`);
-      this.pending = Buffer.from(joined); // a copy: the socket's buffer may be reused
-      return undefined;
-    }
-    this.pending = undefined;
-    return [joined.subarray(0, at), joined.subarray(at + marker.length)];
+  /**
+   * Where the `marker` ending a part that starts at `pos` lies in `data`; -1 when `data` ends first,
+   * its bytes from `pos` then kept (copied: the socket's buffer may be reused) for the next push.
+   */
+  private partEnd(data: Buffer, pos: number, marker: Buffer | 'crlf', limit: number, what: string): number {
+    const at = marker === 'crlf' ? crlfAt(data, pos) : data.indexOf(marker, pos);
+    if (at >= 0) return at;
+    if (data.length - pos > limit) throw new MalformedResponseError(`${what} longer than ${limit} bytes`);
+    this.pending = Buffer.from(data.subarray(pos));
+    return -1;
   }
 
-  private readHead(data: Buffer): Buffer {
-    const cut = this.until(data, HEAD_END, MAX_HEAD_BYTES, 'the response head');
-    if (!cut) return data.subarray(data.length);
-    const [head, rest] = cut;
-    const text = head.toString('latin1');
+  private readHead(data: Buffer, pos: number): number {
+    const at = this.partEnd(data, pos, HEAD_END, MAX_HEAD_BYTES, 'the response head');
+    if (at < 0) return data.length;
+    const rest = at + HEAD_END.length;
+    const text = data.toString('latin1', pos, at);
     let end = text.indexOf('\r\n');
     if (end < 0) end = text.length;
     const match = STATUS_LINE.exec(text.slice(0, end));
@@ -195,40 +198,74 @@ export class ResponseParser {
     this.phase = 'to-close';
   }
 
-  private readChunkSize(data: Buffer): Buffer {
-    const cut = this.until(data, CRLF, MAX_CHUNK_LINE_BYTES, 'a chunk-size line');
-    if (!cut) return data.subarray(data.length);
-    const [line, rest] = cut;
-    const text = line.toString('latin1');
-    const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(text);
-    if (!size) throw new MalformedResponseError(`invalid chunk size: ${JSON.stringify(text)}`);
-    this.remaining = Number.parseInt(size[1] as string, 16);
+  private readChunkSize(data: Buffer, pos: number): number {
+    const at = this.partEnd(data, pos, 'crlf', MAX_CHUNK_LINE_BYTES, 'a chunk-size line');
+    if (at < 0) return data.length;
+    this.remaining = chunkSize(data, pos, at);
     this.phase = this.remaining === 0 ? 'trailers' : 'chunk-data';
-    return rest;
+    return at + 2;
   }
 
-  private readChunkEnd(data: Buffer): Buffer {
-    const cut = this.until(data, CRLF, CRLF.length, 'a chunk');
-    if (!cut) return data.subarray(data.length);
-    const [between, rest] = cut;
-    if (between.length !== 0) throw new MalformedResponseError('a chunk is longer than its size');
+  private readChunkEnd(data: Buffer, pos: number): number {
+    if (data[pos] !== CR || (pos + 1 < data.length && data[pos + 1] !== LF))
+      throw new MalformedResponseError('a chunk is longer than its size');
+    if (pos + 1 === data.length) {
+      this.pending = Buffer.from(data.subarray(pos));
+      return data.length;
+    }
     this.phase = 'chunk-size';
-    return rest;
+    return pos + 2;
   }
 
   /** Trailer lines up to an empty one; their contents are not used. */
-  private readTrailers(data: Buffer): Buffer {
-    let rest = data;
-    while (rest.length > 0) {
-      const cut = this.until(rest, CRLF, MAX_HEAD_BYTES, 'the trailers');
-      if (!cut) return rest.subarray(rest.length);
-      const [line, after] = cut;
-      rest = after;
-      if (line.length === 0) {
+  private readTrailers(data: Buffer, pos: number): number {
+    let at = pos;
+    while (at < data.length) {
+      const end = this.partEnd(data, at, 'crlf', MAX_HEAD_BYTES, 'the trailers');
+      if (end < 0) return data.length;
+      if (end === at) {
         this.phase = 'done';
-        return rest;
+        return end + 2;
       }
+      at = end + 2;
     }
-    return rest;
+    return at;
   }
+}
+
+const CR = 13;
+const LF = 10;
+
+/** Where the next CRLF from `pos` begins, or -1. Lines here are short: a loop beats a native call. */
+function crlfAt(data: Buffer, pos: number): number {
+  for (let i = pos; i + 1 < data.length; i++) if (data[i] === CR && data[i + 1] === LF) return i;
+  return -1;
+}
+
+/**
+ * The size of a chunk-size line `data[start, end)`: 1 to 12 hex digits, optional blanks, then an
+ * optional extension after `;` (ignored).
+ */
+function chunkSize(data: Buffer, start: number, end: number): number {
+  let size = 0;
+  let i = start;
+  for (; i < end && i - start < 13; i++) {
+    const digit = hexValue(data[i]!);
+    if (digit < 0) break;
+    size = size * 16 + digit;
+  }
+  const digits = i - start;
+  while (i < end && (data[i] === 0x20 || data[i] === 0x09)) i++;
+  if (digits === 0 || digits > 12 || (i < end && data[i] !== 0x3b)) {
+    const text = data.toString('latin1', start, end);
+    throw new MalformedResponseError(`invalid chunk size: ${JSON.stringify(text)}`);
+  }
+  return size;
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  return -1;
 }

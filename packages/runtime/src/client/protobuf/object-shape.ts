@@ -40,12 +40,21 @@ export function makeObject(keys: string[], values: unknown[]): Json {
   }
   if (node.make !== undefined) return node.make(values);
   // A shape seen once may never come again: compile on the second sighting.
-  if (++node.seen >= 2 && shapes < MAX_SHAPES) {
+  if (++node.seen >= 2 && claimShape()) {
     node.make = compile(keys);
-    shapes++;
     return node.make(values);
   }
   return assign(keys, values);
+}
+
+/**
+ * Takes one compiled shape from the budget, shared with the decoders' makers (decode.ts);
+ * false once it is spent.
+ */
+export function claimShape(): boolean {
+  if (shapes >= MAX_SHAPES) return false;
+  shapes++;
+  return true;
 }
 
 function compile(keys: string[]): Make {

@@ -6,6 +6,7 @@
 
 import type { ApiStatus, KubeObject, WatchEvent } from '../types.js';
 import { WatchDecodeError } from '../watch-decoder.js';
+import type { DecodeOptions } from './decode.js';
 import { decodeObject, readWatchFrame } from './envelope.js';
 
 /** The length of the frame at `pos`, checked against {@link MAX_FRAME}. */
@@ -24,10 +25,11 @@ const MAX_FRAME = 256 * 1024 * 1024;
 export class ProtobufWatchDecoder<T extends KubeObject = KubeObject> {
   /** Bytes of a frame not complete yet. */
   private pending: Buffer | undefined;
-  private readonly withoutManagedFields: boolean;
+  /** One object for every event's decode, not one per event. */
+  private readonly decodeOptions: DecodeOptions;
 
   constructor(options: { omitManagedFields?: boolean } = {}) {
-    this.withoutManagedFields = options.omitManagedFields === true;
+    this.decodeOptions = { withoutManagedFields: options.omitManagedFields === true };
   }
 
   /**
@@ -90,9 +92,7 @@ export class ProtobufWatchDecoder<T extends KubeObject = KubeObject> {
       const frame = readWatchFrame(bytes, start, end);
       if (!EVENT_TYPES.has(frame.type))
         throw new WatchDecodeError(`protobuf watch: event type "${frame.type}"`);
-      const object = decodeObject(bytes, frame.objectStart, frame.objectEnd, {
-        withoutManagedFields: this.withoutManagedFields,
-      });
+      const object = decodeObject(bytes, frame.objectStart, frame.objectEnd, this.decodeOptions);
       if (frame.type === 'ERROR') return { type: 'ERROR', status: object as ApiStatus };
       return { type: frame.type as 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK', object: object as T };
     } catch (err) {

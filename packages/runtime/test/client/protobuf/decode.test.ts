@@ -234,6 +234,36 @@ describe('decodeObject', () => {
     );
   });
 
+  it('gives a map entry sent without its value the zero of its kind: "" for a string, {} for a struct', () => {
+    const data = configMap([
+      [1, objectMeta('a', '1')],
+      [2, [[1, 'k']]],
+    ]);
+    expect(data.data).toEqual({ k: '' });
+    // ResourceSlice spec.devices[].attributes: map<string, DeviceAttribute>, every field a pointer.
+    const device: ProtoField[] = [
+      [1, 'gpu-0'],
+      [2, [[1, 'model']]],
+    ];
+    const slice = decodeObject(
+      envelope(
+        'resource.k8s.io/v1',
+        'ResourceSlice',
+        message([
+          [1, objectMeta('s', '1')],
+          [2, [[6, device]]],
+        ]),
+      ),
+    );
+    const spec = slice.spec as { devices: { name: string; attributes: unknown }[] };
+    expect(spec.devices).toEqual([{ name: 'gpu-0', attributes: { model: {} } }]);
+  });
+
+  it('refuses a map entry whose key or value comes in the wrong wire type', () => {
+    expect(() => configMap([[2, [[1, 5]]]])).toThrow(/wire type 0/);
+    expect(() => configMap([[2, [[2, 5]]]])).toThrow(/wire type 0/);
+  });
+
   it('decodes a list and a Status', () => {
     const item = message([[1, objectMeta('a', '1')]]);
     const list = decodeObject(
