@@ -83,6 +83,10 @@ function decoderOf(message: Message): MessageDecoder {
 /** @internal Makes one object of a message from every field's shown value (see makerSource). */
 export type Make = (typeMeta: TypeMeta | undefined, ...values: unknown[]) => Json;
 
+/** Tags of a Timestamp's fields: seconds (1) and nanos (2), both varints. */
+const SECONDS_TAG = (1 << 3) | VARINT;
+const NANOS_TAG = (2 << 3) | VARINT;
+
 /** An empty reader: decoding it gives a message's zero object (a map entry without a value). */
 const EMPTY = new ProtoReader(Buffer.alloc(0));
 
@@ -106,6 +110,22 @@ const HELPERS = {
   decoderOf,
   makeObject,
   special: readSpecial,
+  /** metav1.Time, the special kind nearly every object has (creationTimestamp): seconds only. */
+  time(r: ProtoReader): string | null {
+    const end = r.delimited();
+    let seconds: number | undefined;
+    let nanos: number | undefined;
+    const outerEnd = r.end;
+    r.end = end;
+    while (r.pos < end) {
+      const tag = r.varint();
+      if (tag === SECONDS_TAG) seconds = r.varint();
+      else if (tag === NANOS_TAG) nanos = r.varint();
+      else r.skip(tag & 7);
+    }
+    r.end = outerEnd;
+    return seconds === undefined && nanos === undefined ? null : formatTime(seconds ?? 0);
+  },
   bytes(r: ProtoReader): string {
     const end = r.delimited();
     const text = r.bytes.toString('base64', r.pos, end);
@@ -150,7 +170,10 @@ const HELPERS = {
   },
 };
 
-/** The kinds whose message is a Go type with its own JSON: read their fields, render as JSON does. */
+/**
+ * The kinds whose message is a Go type with its own JSON (Time has its own reader, HELPERS.time):
+ * read their fields, render as JSON does.
+ */
 function readSpecial(r: ProtoReader, kind: Kind, options: DecodeOptions): unknown {
   const end = r.delimited();
   // Fields 1..3 of the small messages: seconds/nanos, duration, string, type/intVal/strVal, raw.
@@ -182,8 +205,6 @@ function readSpecial(r: ProtoReader, kind: Kind, options: DecodeOptions): unknow
   }
   r.end = outerEnd;
   switch (kind) {
-    case Kind.Time:
-      return f1 === undefined && f2 === undefined ? null : formatTime(Number(f1 ?? 0));
     case Kind.MicroTime:
       return f1 === undefined && f2 === undefined ? null : formatMicroTime(Number(f1 ?? 0), Number(f2 ?? 0));
     case Kind.Duration:

@@ -111,6 +111,8 @@ function readValue(field: Field, i: number): string {
       return 'h.bytes(r)';
     case Kind.Message:
       return `${decoderOf(i)}(r, r.delimited(), options, undefined)`;
+    case Kind.Time:
+      return 'h.time(r)';
     default:
       return `h.special(r, ${field.kind}, options)`;
   }
