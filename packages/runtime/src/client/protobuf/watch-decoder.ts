@@ -21,10 +21,24 @@ const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'
 /** Guards against a corrupt length eating memory: the server caps requests and objects far lower. */
 const MAX_FRAME = 256 * 1024 * 1024;
 
+/**
+ * The size of the buffer for frames that straddle chunks: made on first use, and kept unless a
+ * bigger frame grew it.
+ */
+const ASSEMBLY_BYTES = 16 * 1024;
+const NO_BYTES = Buffer.alloc(0);
+
 /** Same contract as the JSON {@link WatchDecoder}: push chunks, get the events they completed. */
 export class ProtobufWatchDecoder<T extends KubeObject = KubeObject> {
-  /** Bytes of a frame not complete yet. */
-  private pending: Buffer | undefined;
+  /**
+   * Where a frame that straddles chunks is put together, reused frame after frame: Go's server
+   * sends a watch in chunks of at most 2 kB, so about every other ~1 kB frame straddles, and a
+   * Buffer made and joined for each showed in a large list's read. Nothing decoded keeps a view
+   * of it (strings and parsed JSON are copies).
+   */
+  private assembly = NO_BYTES;
+  /** Bytes of an unfinished frame in `assembly[0, held)`. */
+  private held = 0;
   /** One object for every event's decode, not one per event. */
   private readonly decodeOptions: DecodeOptions;
 
@@ -44,25 +58,16 @@ export class ProtobufWatchDecoder<T extends KubeObject = KubeObject> {
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const events: WatchEvent<T>[] = [];
     let pos = 0;
-    if (this.pending !== undefined) {
-      // Join the unfinished frame with only as much of the chunk as it lacks, not the whole chunk:
-      // chunks are ~64 KB and frames ~1 KB, so joining whole chunks would copy the stream again.
-      const joined =
-        this.pending.length >= 4 ? this.pending : Buffer.concat([this.pending, bytes.subarray(0, 4)]);
-      if (joined.length < 4) {
-        this.pending = joined;
-        return events;
-      }
-      const length = frameLength(joined);
-      const lacking = 4 + length - this.pending.length;
-      if (lacking > bytes.length) {
-        this.pending = Buffer.concat([this.pending, bytes]);
-        return events;
-      }
-      const frame = Buffer.concat([this.pending, bytes.subarray(0, lacking)]);
-      this.pending = undefined;
-      events.push(this.event(frame, 4, frame.length));
-      pos = lacking;
+    if (this.held > 0) {
+      // The unfinished frame takes only as much of the chunk as it lacks.
+      pos = this.hold(bytes, 0, Math.max(0, 4 - this.held));
+      if (this.held < 4) return events;
+      const total = 4 + frameLength(this.assembly);
+      pos = this.hold(bytes, pos, total - this.held);
+      if (this.held < total) return events;
+      this.held = 0;
+      events.push(this.event(this.assembly, 4, total));
+      if (this.assembly.length > ASSEMBLY_BYTES) this.assembly = NO_BYTES;
     }
     while (bytes.length - pos >= 4) {
       const length = frameLength(bytes, pos);
@@ -71,8 +76,22 @@ export class ProtobufWatchDecoder<T extends KubeObject = KubeObject> {
       pos += 4 + length;
     }
     // Copied: the transport may reuse the chunk's memory once this returns.
-    if (pos < bytes.length) this.pending = Buffer.from(bytes.subarray(pos));
+    if (pos < bytes.length) this.hold(bytes, pos, bytes.length - pos);
     return events;
+  }
+
+  /** Appends up to `wanted` bytes of `bytes` from `pos` to the held frame; returns where it stopped. */
+  private hold(bytes: Buffer, pos: number, wanted: number): number {
+    const taken = Math.min(wanted, bytes.length - pos);
+    const needed = this.held + taken;
+    if (needed > this.assembly.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, ASSEMBLY_BYTES, 2 * this.assembly.length));
+      this.assembly.copy(grown, 0, 0, this.held);
+      this.assembly = grown;
+    }
+    bytes.copy(this.assembly, this.held, pos, pos + taken);
+    this.held = needed;
+    return pos + taken;
   }
 
   /**
@@ -80,8 +99,8 @@ export class ProtobufWatchDecoder<T extends KubeObject = KubeObject> {
    * @throws WatchDecodeError when a frame was cut short.
    */
   end(): WatchEvent<T>[] {
-    if (this.pending !== undefined && this.pending.length > 0) {
-      this.pending = undefined;
+    if (this.held > 0) {
+      this.held = 0;
       throw new WatchDecodeError('protobuf watch: stream ended inside a frame');
     }
     return [];

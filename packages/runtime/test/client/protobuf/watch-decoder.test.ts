@@ -103,6 +103,38 @@ describe('ProtobufWatchDecoder', () => {
     );
   });
 
+  it('puts together a frame larger than its buffer, cut anywhere, and small ones after it', () => {
+    const big = watchFrame('ADDED', cm('big', '5', 'y'.repeat(100_000)));
+    const small = watchFrame('ADDED', cm('small', '6', 'z'));
+    const bytes = Buffer.concat([big, small, big, small]);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }),
+        (cuts) => {
+          const points = [0, ...cuts.sort((a, b) => a - b), bytes.length];
+          // Each chunk a copy, overwritten once pushed: the decoder must keep nothing of it.
+          const decoder = new ProtobufWatchDecoder();
+          const events = points.slice(1).flatMap((end, i) => {
+            const chunk = Buffer.from(bytes.subarray(points[i], end));
+            const out = decoder.push(chunk);
+            chunk.fill(0);
+            return out;
+          });
+          expect(events.map((e) => (e.type === 'ERROR' ? '' : e.object.metadata?.name))).toEqual([
+            'big',
+            'small',
+            'big',
+            'small',
+          ]);
+          const first = events[0] as unknown as { object: { data: { p: string } } };
+          expect(first.object.data.p).toBe('y'.repeat(100_000));
+          expect(decoder.end()).toEqual([]);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
   it('says a stream ended inside a frame, and refuses frames that are not watch events', () => {
     const decoder = new ProtobufWatchDecoder();
     decoder.push(stream.subarray(0, 10));
