@@ -295,15 +295,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const { items } = arriving;
     for (let i = arriving.stored; i < items.length; i++) {
       const object = items[i] as T;
-      const old = this.store.getByName(object.metadata.namespace, object.metadata.name ?? '');
-      if (old === undefined) {
-        this.store.upsert(object); // frozen in place: `object` is the stored instance
-        this.emit({ type: 'add', object, initialList: true });
-      } else if (listedChanges(old, object)) {
-        // The same key twice in one list: the later object wins, as in a replace.
-        this.store.upsert(object);
-        this.emit({ type: 'update', old, object });
-      }
+      // Stored first (frozen in place: `object` is the stored instance), then looked at what it
+      // replaced: one lookup per object, and a list seldom names a key twice.
+      const old = this.store.upsert(object);
+      if (old === undefined) this.emit({ type: 'add', object, initialList: true });
+      // The same key twice in one list: the later object wins, as in a replace...
+      else if (listedChanges(old, object)) this.emit({ type: 'update', old, object });
+      // ...unless it changes nothing: the first stays, as handlers saw it.
+      else this.store.upsert(old);
     }
     arriving.stored = items.length;
   }

@@ -95,6 +95,39 @@ describe('Reflector: the first list as it arrives', () => {
     expect(named(changes)).toEqual(['add:a*', 'add:b*', 'add:c']);
   });
 
+  it('a key twice in the streamed list: a changed copy replaces it (update), an equal one changes nothing', async () => {
+    const { clock, cluster, reflector, changes, control, release } = setup();
+    control.hold = true;
+    cluster.seed(WidgetType, widget('a'), widget('b'));
+    const watch = cluster.watch.bind(cluster);
+    // Each initial ADDED sent twice: `a` as an equal copy, `b` as a copy of a later version.
+    cluster.watch = ((type, options: WatchOptions, callbacks: WatchCallbacks<Widget>) =>
+      watch(type, options, {
+        ...callbacks,
+        onEvent: (event: WatchEvent<Widget>) => {
+          callbacks.onEvent(event);
+          if (event.type !== 'ADDED' || isInitialEventsEnd(event)) return;
+          const object = event.object;
+          if (object.metadata.name === 'a') callbacks.onEvent({ type: 'ADDED', object: { ...object } });
+          else
+            callbacks.onEvent({
+              type: 'ADDED',
+              object: { ...object, metadata: { ...object.metadata, resourceVersion: '999' } },
+            });
+        },
+      })) as ApiTransport['watch'];
+    reflector.start();
+    await clock.advanceAsync(0);
+    release();
+    await clock.advanceAsync(0);
+    expect(reflector.hasSynced()).toBe(true);
+    expect(named(changes)).toEqual(['add:a*', 'add:b*', 'update:b']);
+    const firstA = (changes[0] as { object: Widget }).object;
+    expect(reflector.store.get('default/a')).toBe(firstA);
+    expect(reflector.store.get('default/b')?.metadata.resourceVersion).toBe('999');
+    expect(reflector.store.keys().sort()).toEqual(['default/a', 'default/b']);
+  });
+
   it('after a first list cut short, the next one leaves exactly the server objects', async () => {
     const { clock, cluster, reflector, changes, control, release, cut, errors } = setup();
     control.hold = true;
