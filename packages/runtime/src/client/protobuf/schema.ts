@@ -66,8 +66,6 @@ export interface Field {
   readonly name: string;
   readonly kind: Kind;
   readonly flags: number;
-  /** Position in {@link Message.fields}: JSON order, which is the Go struct's. */
-  readonly slot: number;
   /** The message of a {@link Kind.Message} field (or of a map's message values). */
   message?: Message;
   /** ObjectMeta's managedFields, which a decoder may be told to skip. */
@@ -77,7 +75,7 @@ export interface Field {
   readonly apiVersionOf?: string;
 }
 
-/** One message: its fields in JSON order, and by protobuf number. */
+/** One message: its fields in JSON order (the Go struct's), and by protobuf number. */
 export interface Message {
   readonly fields: Field[];
   readonly byNumber: (Field | undefined)[];
@@ -105,21 +103,20 @@ function messageAt(index: number): Message {
   const message: Message = { fields: [], byNumber: [] };
   // Registered before its references are resolved, so a message reachable from itself terminates.
   compiled[index] = message;
-  raw.forEach(([number, name, kind, flags, ref, typeMeta], slot) => {
+  for (const [number, name, kind, flags, ref, typeMeta] of raw) {
     const cut = typeMeta?.lastIndexOf('/') ?? -1;
     const field: Field = {
       number,
       name,
       kind: KINDS[kind]!,
       flags,
-      slot,
       managedFields: (flags & MANAGED_FIELDS) !== 0,
       ...(typeMeta ? { apiVersionOf: typeMeta.slice(0, cut), kindOf: typeMeta.slice(cut + 1) } : {}),
     };
     if (ref !== undefined && ref >= 0) field.message = messageAt(ref);
     message.fields.push(field);
     message.byNumber[number] = field;
-  });
+  }
   return message;
 }
 
