@@ -10,7 +10,7 @@ import type { LogDestination } from './logger.js';
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** Writes all of `text` to `fd`. */
-export function writeFully(fd: number, text: string): void {
+function writeFully(fd: number, text: string): void {
   const bytes = Buffer.from(text);
   let offset = 0;
   while (offset < bytes.length) {

@@ -9,7 +9,7 @@ import { encodeFields, stringifyField } from './log-line.js';
 import type { LogDestination, Logger, LogLevel } from './logger.js';
 
 /** Each level's severity; an entry is written when its level's is at least the logger's. */
-export const LEVEL_SEVERITY: Readonly<Record<LogLevel, number>> = {
+const LEVEL_SEVERITY: Readonly<Record<LogLevel, number>> = {
   trace: 10,
   debug: 20,
   info: 30,

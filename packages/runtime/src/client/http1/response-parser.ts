@@ -78,8 +78,8 @@ export class ResponseParser {
       data = Buffer.concat([this.pending, bytes]);
       this.pending = undefined;
     }
-    // Offsets rather than subarrays: a watch's chunks are ~1 kB each, and every Buffer made per
-    // chunk shows in a large list's read.
+    // Offsets rather than subarrays: a watch's chunks are at most 2 kB (Go's server chunks what it
+    // buffered), and every Buffer made per chunk shows in a large list's read.
     let pos = 0;
     while (pos < data.length && this.phase !== 'done') pos = this.step(data, pos);
     if (pos < data.length) this.trailing = true;
