@@ -12,7 +12,7 @@
  *  4. work queue add/get/done cycles per second, ours against client-go's;
  *  5. a 100,000-object informer sync: time and heap;
  *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts).
- * Knobs: `BENCH_RUNS` (default 5, and 11 for the two read rows; write and sync take at most 3),
+ * Knobs: `BENCH_RUNS` (default 5, and 21 for the two read rows; write and sync take at most 3),
  * `BENCH_SCALE` (default 1: multiplies every object count), `BENCH_IDLE_MS` (footprint idle,
  * default 30 s), `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
@@ -31,13 +31,14 @@ import { measureFootprint } from './footprint.js';
 import { fleetlockRow, plannerRow } from './operators.js';
 import { droppedStartupVariables } from './pod-environment.js';
 import { seedConfigMaps } from './seed.js';
-import { type AbsoluteRow, absoluteMet, formatTable, median, met, type Row } from './table.js';
+import { type AbsoluteRow, absoluteMet, formatTable, median, met, pairsAhead, type Row } from './table.js';
 import { workqueueThroughput } from './workqueue.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 // A fresh process's read varies by a third from run to run here (either side), and the row sits
-// near its limit: its median takes more runs. They are short (~1 s a pair).
-const READ_RUNS = process.env.BENCH_RUNS === undefined ? 11 : RUNS;
+// near its limit: its median takes more runs (21: with 11, two benches of the same code gave 0.89x
+// and 1.02x). They are short (~1 s a pair).
+const READ_RUNS = process.env.BENCH_RUNS === undefined ? 21 : RUNS;
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const READ = Math.round(10_000 * SCALE);
 const WRITE = Math.round(5_000 * SCALE);
@@ -112,7 +113,7 @@ async function compare(c: Comparison): Promise<void> {
     const ours = median(oursRuns.map((x) => x[r.field] as number));
     const baseRuns = r.onJson ? entry.baseOnJson : entry.base;
     const base = median(baseRuns.map((x) => x[r.baseField ?? r.field] as number));
-    rows.push({
+    const row: Row = {
       name: r.label,
       ours: r.show(ours),
       base: r.show(base),
@@ -120,7 +121,14 @@ async function compare(c: Comparison): Promise<void> {
       goal: r.goal,
       limit: r.limit,
       against: r.onJson ? `${against}, both on JSON` : against,
-    });
+    };
+    if (r.goal !== 'info' && !r.onJson && !r.onFloor)
+      row.pairs = pairsAhead(
+        entry.ours.map((x) => x[r.field] as number),
+        entry.base.map((x) => x[r.baseField ?? r.field] as number),
+        r.goal,
+      );
+    rows.push(row);
   }
 }
 

@@ -12,6 +12,11 @@ export interface Row {
   limit: number;
   /** What the baseline is, e.g. `controller-runtime v0.23.3`. */
   against: string;
+  /**
+   * Of the alternated pairs of runs, how many went our way (`better`, of `of`): how much a ratio
+   * near its limit can be trusted when single runs vary more than the margin.
+   */
+  pairs?: { better: number; of: number };
 }
 
 /** A row whose target is an absolute figure (footprint, planner, protocol): no baseline. */
@@ -33,6 +38,21 @@ export const percentile = (xs: readonly number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };
 
+/** Of the pairs (`ours[i]`, `base[i]`), alternated runs, how many went our way under `goal`. */
+export function pairsAhead(
+  ours: readonly number[],
+  base: readonly number[],
+  goal: '<=' | '>=',
+): { better: number; of: number } {
+  const of = Math.min(ours.length, base.length);
+  let better = 0;
+  for (let i = 0; i < of; i++) {
+    const [o, b] = [ours[i] as number, base[i] as number];
+    if (goal === '<=' ? o <= b : o >= b) better++;
+  }
+  return { better, of };
+}
+
 export const met = (r: Row): boolean =>
   r.goal === 'info' ? true : r.goal === '<=' ? r.ratio <= r.limit : r.ratio >= r.limit;
 
@@ -46,7 +66,9 @@ export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow
   ];
   for (const r of rows) {
     const mark = met(r) ? '' : '   << NOT met';
-    const target = r.goal === 'info' ? '(no target)' : `${r.goal} ${r.limit.toFixed(2)}x ${r.against}${mark}`;
+    const pairs = r.pairs ? `, ahead in ${r.pairs.better}/${r.pairs.of} pairs` : '';
+    const target =
+      r.goal === 'info' ? '(no target)' : `${r.goal} ${r.limit.toFixed(2)}x ${r.against}${pairs}${mark}`;
     lines.push(
       `${r.name.padEnd(36)}${r.ours.padStart(12)}${r.base.padStart(12)}${r.ratio.toFixed(2).padStart(8)}x   ${target}`,
     );
