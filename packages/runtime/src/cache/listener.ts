@@ -45,9 +45,22 @@ export class Listener<T extends KubeObject = KubeObject> {
 
   push(change: StoreChange<T>): void {
     if (this.removed) return;
-    this.queue.push(change);
     this.pushed++;
-    if (!this.draining) void this.drain();
+    if (this.draining) {
+      this.queue.push(change);
+      return;
+    }
+    // Idle: delivered at once, without an async drain (an informer's list is one push per object).
+    // `draining` holds while it runs, so a change pushed from inside the handler waits its turn.
+    this.draining = true;
+    const pending = this.deliverCatching(change);
+    if (pending !== undefined) {
+      void this.drain(pending, change);
+      return;
+    }
+    this.processed++;
+    if (this.head < this.queue.length && !this.removed) void this.drain(undefined, change);
+    else this.becomeIdle();
   }
 
   /** Declares that everything pushed so far is the initial state. */
@@ -73,22 +86,53 @@ export class Listener<T extends KubeObject = KubeObject> {
     this.head = 0;
   }
 
-  private async drain(): Promise<void> {
-    this.draining = true;
-    while (this.head < this.queue.length && !this.removed) {
-      const change = this.queue[this.head] as StoreChange<T>;
-      this.queue[this.head++] = undefined; // let the object go once delivered
+  /**
+   * Delivers the queued changes in order, awaiting each async handler; `pending` is the delivery
+   * of `first` that is still running when the drain begins.
+   */
+  private async drain(pending: Promise<void> | undefined, first: StoreChange<T>): Promise<void> {
+    if (pending !== undefined) {
       try {
-        const result = this.deliver(change);
-        if (result !== undefined) await result;
+        await pending;
       } catch (err) {
-        this.onError(err, change);
+        this.onError(err, first);
       }
       this.processed++;
     }
-    this.queue = [];
-    this.head = 0;
+    while (this.head < this.queue.length && !this.removed) {
+      const change = this.queue[this.head] as StoreChange<T>;
+      this.queue[this.head++] = undefined; // let the object go once delivered
+      const result = this.deliverCatching(change);
+      if (result !== undefined) {
+        try {
+          await result;
+        } catch (err) {
+          this.onError(err, change);
+        }
+      }
+      this.processed++;
+    }
+    this.becomeIdle();
+  }
+
+  /** The handler's promise, if it returned one; a synchronous throw goes to `onError`. */
+  private deliverCatching(change: StoreChange<T>): Promise<void> | undefined {
+    try {
+      const result = this.deliver(change);
+      return result === undefined ? undefined : result;
+    } catch (err) {
+      this.onError(err, change);
+      return undefined;
+    }
+  }
+
+  private becomeIdle(): void {
+    if (this.head > 0 || this.queue.length > 0) {
+      this.queue = [];
+      this.head = 0;
+    }
     this.draining = false;
+    if (this.idleWaiters.length === 0) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
