@@ -91,28 +91,25 @@ export class Listener<T extends KubeObject = KubeObject> {
    * of `first` that is still running when the drain begins.
    */
   private async drain(pending: Promise<void> | undefined, first: StoreChange<T>): Promise<void> {
-    if (pending !== undefined) {
-      try {
-        await pending;
-      } catch (err) {
-        this.onError(err, first);
-      }
-      this.processed++;
-    }
+    if (pending !== undefined) await this.settle(pending, first);
     while (this.head < this.queue.length && !this.removed) {
       const change = this.queue[this.head] as StoreChange<T>;
       this.queue[this.head++] = undefined; // let the object go once delivered
       const result = this.deliverCatching(change);
-      if (result !== undefined) {
-        try {
-          await result;
-        } catch (err) {
-          this.onError(err, change);
-        }
-      }
-      this.processed++;
+      if (result !== undefined) await this.settle(result, change);
+      else this.processed++;
     }
     this.becomeIdle();
+  }
+
+  /** Waits for an async handler's delivery of `change`; a rejection goes to `onError`. */
+  private async settle(delivery: Promise<void>, change: StoreChange<T>): Promise<void> {
+    try {
+      await delivery;
+    } catch (err) {
+      this.onError(err, change);
+    }
+    this.processed++;
   }
 
   /** The handler's promise, if it returned one; a synchronous throw goes to `onError`. */
