@@ -31,7 +31,7 @@ import { measureFootprint } from './footprint.js';
 import { fleetlockRow, plannerRow } from './operators.js';
 import { droppedStartupVariables } from './pod-environment.js';
 import { seedConfigMaps } from './seed.js';
-import { type AbsoluteRow, absoluteMet, formatTable, median, met, pairsAhead, type Row } from './table.js';
+import { type AbsoluteRow, absoluteMet, formatTable, median, met, pairsMeeting, type Row } from './table.js';
 import { workqueueThroughput } from './workqueue.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -123,10 +123,11 @@ async function compare(c: Comparison): Promise<void> {
       against: r.onJson ? `${against}, both on JSON` : against,
     };
     if (r.goal !== 'info' && !r.onJson && !r.onFloor)
-      row.pairs = pairsAhead(
+      row.pairs = pairsMeeting(
         entry.ours.map((x) => x[r.field] as number),
         entry.base.map((x) => x[r.baseField ?? r.field] as number),
         r.goal,
+        r.limit,
       );
     rows.push(row);
   }

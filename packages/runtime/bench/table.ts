@@ -13,10 +13,10 @@ export interface Row {
   /** What the baseline is, e.g. `controller-runtime v0.23.3`. */
   against: string;
   /**
-   * Of the alternated pairs of runs, how many went our way (`better`, of `of`): how much a ratio
-   * near its limit can be trusted when single runs vary more than the margin.
+   * Of the alternated pairs of runs, how many met the target on their own (`met`, of `of`): how
+   * far a median ratio near its limit can be trusted when single runs vary more than the margin.
    */
-  pairs?: { better: number; of: number };
+  pairs?: { met: number; of: number };
 }
 
 /** A row whose target is an absolute figure (footprint, planner, protocol): no baseline. */
@@ -38,19 +38,23 @@ export const percentile = (xs: readonly number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };
 
-/** Of the pairs (`ours[i]`, `base[i]`), alternated runs, how many went our way under `goal`. */
-export function pairsAhead(
+/**
+ * Of the pairs (`ours[i]`, `base[i]`), alternated runs, how many meet the target on their own:
+ * `ours / base` within `goal` `limit`.
+ */
+export function pairsMeeting(
   ours: readonly number[],
   base: readonly number[],
   goal: '<=' | '>=',
-): { better: number; of: number } {
+  limit: number,
+): { met: number; of: number } {
   const of = Math.min(ours.length, base.length);
-  let better = 0;
+  let count = 0;
   for (let i = 0; i < of; i++) {
-    const [o, b] = [ours[i] as number, base[i] as number];
-    if (goal === '<=' ? o <= b : o >= b) better++;
+    const ratio = (ours[i] as number) / (base[i] as number);
+    if (goal === '<=' ? ratio <= limit : ratio >= limit) count++;
   }
-  return { better, of };
+  return { met: count, of };
 }
 
 export const met = (r: Row): boolean =>
@@ -66,7 +70,7 @@ export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow
   ];
   for (const r of rows) {
     const mark = met(r) ? '' : '   << NOT met';
-    const pairs = r.pairs ? `, ahead in ${r.pairs.better}/${r.pairs.of} pairs` : '';
+    const pairs = r.pairs ? `, met by ${r.pairs.met}/${r.pairs.of} pairs` : '';
     const target =
       r.goal === 'info' ? '(no target)' : `${r.goal} ${r.limit.toFixed(2)}x ${r.against}${pairs}${mark}`;
     lines.push(

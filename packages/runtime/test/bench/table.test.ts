@@ -3,7 +3,7 @@
  * targeted figure goes) as such, never as missed.
  */
 import { describe, expect, it } from 'vitest';
-import { formatTable, met, pairsAhead, type Row } from '../../bench/table.js';
+import { formatTable, met, pairsMeeting, type Row } from '../../bench/table.js';
 
 const row = (goal: Row['goal'], ratio: number): Row => ({
   name: 'read',
@@ -31,12 +31,14 @@ describe('the bench table', () => {
     expect(line).toMatch(/5\.00x {3}\(no target\)$/);
   });
 
-  it('counts the alternated pairs that went our way, and shows them beside the target', () => {
-    expect(pairsAhead([500, 700, 610], [600, 650, 610], '<=')).toEqual({ better: 2, of: 3 });
-    expect(pairsAhead([2, 1], [1, 1], '>=')).toEqual({ better: 2, of: 2 });
+  it('counts the alternated pairs that meet the target on their own, and shows them beside it', () => {
+    expect(pairsMeeting([500, 700, 610], [600, 650, 610], '<=', 1)).toEqual({ met: 2, of: 3 });
+    // Against a limit other than 1: 0.5x of the baseline's figure.
+    expect(pairsMeeting([300, 260, 200], [600, 500, 500], '<=', 0.5)).toEqual({ met: 2, of: 3 });
+    expect(pairsMeeting([2, 1], [1, 1], '>=', 1)).toEqual({ met: 2, of: 2 });
     // A side with a run missing counts only the complete pairs.
-    expect(pairsAhead([1, 2, 3], [2, 3], '<=')).toEqual({ better: 2, of: 2 });
-    const [, line] = formatTable([{ ...row('<=', 0.9), pairs: { better: 15, of: 21 } }], []).split('\n');
-    expect(line).toMatch(/<= 1\.00x controller-runtime, ahead in 15\/21 pairs$/);
+    expect(pairsMeeting([1, 2, 3], [2, 3], '<=', 1)).toEqual({ met: 2, of: 2 });
+    const [, line] = formatTable([{ ...row('<=', 0.9), pairs: { met: 15, of: 21 } }], []).split('\n');
+    expect(line).toMatch(/<= 1\.00x controller-runtime, met by 15\/21 pairs$/);
   });
 });
