@@ -11,7 +11,12 @@ export type Outcome =
   | { kind: 'terminal'; error: unknown };
 
 /** Classifies what a reconcile returned or threw. */
-export function classify(result: Result | undefined | void, error: unknown, threw: boolean): Outcome {
+export function classify(
+  // biome-ignore lint/suspicious/noConfusingVoidType: what Reconciler.reconcile resolves to, as declared there
+  result: Result | undefined | void,
+  error: unknown,
+  threw: boolean,
+): Outcome {
   if (threw) return isTerminal(error) ? { kind: 'terminal', error } : { kind: 'error', error };
   if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
     return { kind: 'requeue_after', delayMs: result.requeueAfter };
