@@ -36,9 +36,23 @@ export interface PoolRequest {
 export const IDLE_TIMEOUT_MS = 30_000;
 const MAX_IDLE = 64;
 
+/** How a pool's TLS connections began: a full handshake, or one that resumed a session. */
+export interface TlsHandshakes {
+  full: number;
+  resumed: number;
+}
+
 export class ConnectionPool {
   /** Idle connections, the most recently used last: it is taken first, the oldest ages out. */
   private readonly idle: Connection[] = [];
+  /**
+   * The last TLS session (ticket) the server gave one of this pool's connections: the next new
+   * connection offers it and resumes instead of a full handshake, as node:https's agent does. A pool
+   * has one set of TLS material (see ConnectionPools), so a session is never offered with other
+   * credentials.
+   */
+  private tlsSession: Buffer | undefined;
+  private readonly handshakeCounts: TlsHandshakes = { full: 0, resumed: 0 };
   private readonly idleSince = new Map<Connection, number>();
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
@@ -139,18 +153,36 @@ export class ConnectionPool {
     }
   }
 
+  /** How this pool's TLS connections began so far. */
+  get handshakes(): Readonly<TlsHandshakes> {
+    return this.handshakeCounts;
+  }
+
   private open(): Connection {
     const { host, port } = this.endpoint;
     const options = this.endpoint.tls;
-    const socket = options
-      ? tls.connect({
-          ...options,
-          host,
-          port,
-          // No SNI for an IP address, as node:https does.
-          servername: options.servername ?? (net.isIP(host) ? undefined : host),
-        })
-      : net.connect({ host, port });
+    if (!options) return new Connection(net.connect({ host, port }));
+    const socket = tls.connect({
+      ...options,
+      host,
+      port,
+      // No SNI for an IP address, as node:https does.
+      servername: options.servername ?? (net.isIP(host) ? undefined : host),
+      ...(this.tlsSession ? { session: this.tlsSession } : {}),
+    });
+    socket.on('session', (session: Buffer) => {
+      this.tlsSession = session;
+    });
+    let secured = false;
+    socket.once('secureConnect', () => {
+      secured = true;
+      if (socket.isSessionReused()) this.handshakeCounts.resumed++;
+      else this.handshakeCounts.full++;
+    });
+    // A handshake that failed must not pass its session on (Connection reports the error itself).
+    socket.once('error', () => {
+      if (!secured) this.tlsSession = undefined;
+    });
     return new Connection(socket);
   }
 

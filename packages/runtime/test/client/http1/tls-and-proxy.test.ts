@@ -34,9 +34,13 @@ async function tlsServer(handler: http.RequestListener) {
     handler,
   );
   let handshakes = 0;
-  server.on('secureConnection', () => handshakes++);
+  let resumed = 0;
+  server.on('secureConnection', (socket) => {
+    handshakes++;
+    if (socket.isSessionReused()) resumed++;
+  });
   const port = await listen(server);
-  return { port, ca: Buffer.from(cert.caPem), handshakes: () => handshakes };
+  return { port, ca: Buffer.from(cert.caPem), handshakes: () => handshakes, resumed: () => resumed };
 }
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' } };
@@ -59,6 +63,29 @@ describe('the connection pool over TLS', () => {
       expect(JSON.parse(answer.body.toString())).toEqual(configMap);
     }
     expect(server.handshakes()).toBe(1);
+  });
+
+  it('resumes the TLS session on its next connections, and a pool for other material starts afresh', async () => {
+    const server = await tlsServer(answerConfigMap);
+    const pools = new ConnectionPools(true);
+    closers.push(() => pools.close());
+    const url = new URL(`https://127.0.0.1:${server.port}`);
+    const get = (options: { ca: Buffer; rejectUnauthorized: boolean; servername?: string }) =>
+      pools
+        .for(options, url)
+        .request({ method: 'GET', path: '/api/v1/namespaces/ns/configmaps/a', headers: {} });
+    const options = { ca: server.ca, rejectUnauthorized: true };
+    await get(options);
+    // Three at once: the idle connection and two new ones, which resume the first one's session.
+    const answers = await Promise.all([get(options), get(options), get(options)]);
+    for (const answer of answers) expect(JSON.parse(answer.body.toString())).toEqual(configMap);
+    expect(pools.for(options, url).handshakes).toEqual({ full: 1, resumed: 2 });
+    expect([server.handshakes(), server.resumed()]).toEqual([3, 2]);
+    // Other TLS material (here the server name checked): a new pool, which has no session to offer.
+    const renamed = { ...options, servername: 'localhost' };
+    await get(renamed);
+    expect(pools.for(renamed, url).handshakes).toEqual({ full: 1, resumed: 0 });
+    expect([server.handshakes(), server.resumed()]).toEqual([4, 2]);
   });
 
   it('refuses a server its CA did not sign, with the TLS error', async () => {
