@@ -14,7 +14,8 @@
  *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts).
  * Knobs: `BENCH_RUNS` (default 5, and 21 for the two read rows; write and sync take at most 3),
  * `BENCH_SCALE` (default 1: multiplies every object count), `BENCH_IDLE_MS` (footprint idle,
- * default 30 s), `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
+ * default 30 s), `BENCH_FOOTPRINT_ROUNDS` (rounds of fresh operator processes, default 3),
+ * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
  * queue, read, bundled, heap, write, sync, footprint, planner, fleetlock; default all: only what
  * the chosen rows need is seeded),
