@@ -111,9 +111,10 @@ async function compare(c: Comparison): Promise<void> {
   }
   for (const r of c.rows) {
     const oursRuns = r.onJson ? entry.oursOnJson : r.onFloor ? entry.floor : entry.ours;
-    const ours = median(oursRuns.map((x) => x[r.field] as number));
+    const oursFigures = oursRuns.map((x) => x[r.field] as number);
     const baseRuns = r.onJson ? entry.baseOnJson : entry.base;
-    const base = median(baseRuns.map((x) => x[r.baseField ?? r.field] as number));
+    const baseFigures = baseRuns.map((x) => x[r.baseField ?? r.field] as number);
+    const [ours, base] = [median(oursFigures), median(baseFigures)];
     const row: Row = {
       name: r.label,
       ours: r.show(ours),
@@ -124,12 +125,7 @@ async function compare(c: Comparison): Promise<void> {
       against: r.onJson ? `${against}, both on JSON` : against,
     };
     if (r.goal !== 'info' && !r.onJson && !r.onFloor)
-      row.pairs = pairsMeeting(
-        entry.ours.map((x) => x[r.field] as number),
-        entry.base.map((x) => x[r.baseField ?? r.field] as number),
-        r.goal,
-        r.limit,
-      );
+      row.pairs = pairsMeeting(oursFigures, baseFigures, r.goal, r.limit);
     rows.push(row);
   }
 }

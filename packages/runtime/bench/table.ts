@@ -38,6 +38,10 @@ export const percentile = (xs: readonly number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };
 
+/** Whether `ratio` meets a target of `goal` `limit`. */
+const within = (ratio: number, goal: '<=' | '>=', limit: number): boolean =>
+  goal === '<=' ? ratio <= limit : ratio >= limit;
+
 /**
  * Of the pairs (`ours[i]`, `base[i]`), alternated runs, how many meet the target on their own:
  * `ours / base` within `goal` `limit`.
@@ -51,14 +55,12 @@ export function pairsMeeting(
   const of = Math.min(ours.length, base.length);
   let count = 0;
   for (let i = 0; i < of; i++) {
-    const ratio = (ours[i] as number) / (base[i] as number);
-    if (goal === '<=' ? ratio <= limit : ratio >= limit) count++;
+    if (within((ours[i] as number) / (base[i] as number), goal, limit)) count++;
   }
   return { met: count, of };
 }
 
-export const met = (r: Row): boolean =>
-  r.goal === 'info' ? true : r.goal === '<=' ? r.ratio <= r.limit : r.ratio >= r.limit;
+export const met = (r: Row): boolean => r.goal === 'info' || within(r.ratio, r.goal, r.limit);
 
 export const absoluteMet = (a: AbsoluteRow): boolean =>
   a.goal === '<' ? a.value < a.limit : a.value <= a.limit;

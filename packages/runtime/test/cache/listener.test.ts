@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { Listener } from '../../src/cache/listener.js';
 import type { StoreChange } from '../../src/cache/reflector.js';
 import type { KubeObject } from '../../src/client/types.js';
+import { flushMicrotasks } from '../../src/testing/index.js';
 
 const object = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Widget', metadata: { name } });
 const add = (name: string): StoreChange<KubeObject> => ({ type: 'add', object: object(name) });
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('Listener', () => {
   it('delivers to a synchronous handler before push returns, and is idle after', async () => {
@@ -58,13 +58,13 @@ describe('Listener', () => {
     listener.push(add('b'));
     listener.push(add('c'));
     listener.markSyncPoint();
-    await settle();
+    await flushMicrotasks();
     expect(log).toEqual(['slow']);
     expect(listener.hasSynced()).toBe(false);
     let idle = false;
     void listener.idle().then(() => (idle = true));
     release();
-    await settle();
+    await flushMicrotasks();
     expect(log).toEqual(['slow', 'b', 'c']);
     expect(idle).toBe(true);
     expect(listener.hasSynced()).toBe(true);
@@ -113,7 +113,7 @@ describe('Listener', () => {
     listener.push(add('c'));
     release();
     await listener.idle();
-    await settle();
+    await flushMicrotasks();
     expect(seen).toEqual(['a']);
   });
 
