@@ -62,8 +62,9 @@ const kubeConfigOnly = {
 
 /**
  * The runtime requires a few CommonJS dependencies through `createRequire` (see its
- * manager/metrics/prom-classes.ts: cheaper than importing them one by one from ESM). esbuild does
- * not follow such a `require`; without the binding it sees a plain `require` and inlines the module.
+ * manager/metrics/prom-classes.ts and default-metrics.ts: cheaper than importing them one by one
+ * from ESM). esbuild does not follow such a `require`; without the binding it sees a plain
+ * `require` and inlines the module.
  */
 const REQUIRE_BINDING = 'const require = createRequire(import.meta.url);';
 const inlineRequires = {

@@ -5,7 +5,8 @@
  */
 import type { WorkQueueMetrics } from '../../workqueue/metrics.js';
 import { HistogramFamily, ValueFamily, type ValueSeries } from './bound-series.js';
-import { collectDefaultMetrics, Gauge, Registry } from './prom-classes.js';
+import { collectDefaultMetrics } from './default-metrics.js';
+import { Gauge, Registry } from './prom-classes.js';
 
 /** The `result` label of `controller_runtime_reconcile_total`. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
