@@ -3,7 +3,13 @@
  * each from `dist/main.js` and from the tree-shaken `dist/main.bundle.mjs` (`npm run bundle`), all
  * four side by side; RSS read after their caches synced and 30 s idle. That is done in rounds
  * (`BENCH_FOOTPRINT_ROUNDS`, default 3) of fresh processes and each row is the median: one
- * process's RSS varies by ~2 MB from start to start, the agent's margin from dist is ~1 MB.
+ * process's RSS varies by ~2 MB from start to start.
+ *
+ * RSS is in MB (10^6 bytes), as the heap rows and the target. The target is the images' process:
+ * their entry point is the bundle. The rows from dist have none; they say what running the
+ * operator unbundled costs: ~6 MB more, most of it V8's optimizing compiler, which some two
+ * hundred module resolutions of an unbundled start make hot enough to run (its code pages, mapped
+ * from the node binary, count in RSS), and which an idle bundle never starts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +22,7 @@ import { type AbsoluteRow, median } from './table.js';
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 30_000);
 const ROUNDS = Number(process.env.BENCH_FOOTPRINT_ROUNDS ?? 3);
 const LIMIT_MB = 60;
+const MB = 1e6;
 const packages = packagesDir;
 
 /** The agent's DaemonSet arguments (deploy/daemonset.yaml), pointed at a private bus and os-release. */
@@ -97,20 +104,23 @@ export async function measureFootprint(
         `footprint round ${round}/${ROUNDS}: ${processes.length} operator processes ready; idle ${IDLE_MS / 1000} s`,
       );
       await new Promise((r) => setTimeout(r, IDLE_MS));
-      for (const p of processes)
-        samples.set(p.name, [...(samples.get(p.name) ?? []), p.rssBytes() / 2 ** 20]);
+      for (const p of processes) samples.set(p.name, [...(samples.get(p.name) ?? []), p.rssBytes() / MB]);
       await Promise.all(processes.map((p) => p.stop()));
       processes = [];
     }
     for (const [name, mb] of samples) log(`footprint: ${name}: ${mb.map((x) => x.toFixed(1)).join(', ')} MB`);
-    return [...samples].map(([name, mb]) => ({
-      name: `idle RSS, ${name}`,
-      value: median(mb),
-      unit: 'MB',
-      goal: '<=',
-      limit: LIMIT_MB,
-      statistic: `median of ${mb.length}, after sync + ${IDLE_MS / 1000} s`,
-    }));
+    return [...samples].map(([name, mb]): AbsoluteRow => {
+      const row = {
+        name: `idle RSS, ${name}`,
+        value: median(mb),
+        unit: 'MB',
+        limit: LIMIT_MB,
+        statistic: `median of ${mb.length}, after sync + ${IDLE_MS / 1000} s`,
+      };
+      return name.includes('(bundle)')
+        ? { ...row, goal: '<=' }
+        : { ...row, goal: 'info', why: 'the images start the bundle' };
+    });
   } finally {
     await Promise.all(processes.map((p) => p.stop()));
     await logind.stop();

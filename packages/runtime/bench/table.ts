@@ -24,10 +24,13 @@ export interface AbsoluteRow {
   name: string;
   value: number;
   unit: string;
-  goal: '<' | '<=';
+  /** The value must be below (`<`) or at most (`<=`) `limit`; `info` rows have no target. */
+  goal: '<' | '<=' | 'info';
   limit: number;
   /** e.g. `median` or `p99` */
   statistic: string;
+  /** Why an `info` row has no target. */
+  why?: string;
 }
 
 export const median = (xs: readonly number[]): number =>
@@ -63,7 +66,7 @@ export function pairsMeeting(
 export const met = (r: Row): boolean => r.goal === 'info' || within(r.ratio, r.goal, r.limit);
 
 export const absoluteMet = (a: AbsoluteRow): boolean =>
-  a.goal === '<' ? a.value < a.limit : a.value <= a.limit;
+  a.goal === 'info' || (a.goal === '<' ? a.value < a.limit : a.value <= a.limit);
 
 /** The table as text; a row that misses its target is marked. */
 export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow[]): string {
@@ -82,8 +85,10 @@ export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow
   for (const a of absolute) {
     const mark = absoluteMet(a) ? '' : '   << NOT met';
     const value = `${a.value.toFixed(a.value < 100 ? 1 : 0)} ${a.unit}`;
+    const target =
+      a.goal === 'info' ? `(no target${a.why ? `: ${a.why}` : ''})` : `${a.goal} ${a.limit} ${a.unit}`;
     lines.push(
-      `${a.name.padEnd(36)}${value.padStart(12)}${''.padStart(21)}   ${a.statistic} ${a.goal} ${a.limit} ${a.unit}${mark}`,
+      `${a.name.padEnd(36)}${value.padStart(12)}${''.padStart(21)}   ${a.statistic} ${target}${mark}`,
     );
   }
   return lines.join('\n');

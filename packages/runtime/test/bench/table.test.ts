@@ -3,7 +3,14 @@
  * targeted figure goes) as such, never as missed.
  */
 import { describe, expect, it } from 'vitest';
-import { formatTable, met, pairsMeeting, type Row } from '../../bench/table.js';
+import {
+  type AbsoluteRow,
+  absoluteMet,
+  formatTable,
+  met,
+  pairsMeeting,
+  type Row,
+} from '../../bench/table.js';
 
 const row = (goal: Row['goal'], ratio: number): Row => ({
   name: 'read',
@@ -40,5 +47,24 @@ describe('the bench table', () => {
     expect(pairsMeeting([1, 2, 3], [2, 3], '<=', 1)).toEqual({ met: 2, of: 2 });
     const [, line] = formatTable([{ ...row('<=', 0.9), pairs: { met: 15, of: 21 } }], []).split('\n');
     expect(line).toMatch(/<= 1\.00x controller-runtime, met by 15\/21 pairs$/);
+  });
+
+  it('marks an absolute row over its limit, and shows an info one with why it has no target', () => {
+    const rss = (goal: AbsoluteRow['goal'], value: number): AbsoluteRow => ({
+      name: 'idle RSS, agent',
+      value,
+      unit: 'MB',
+      goal,
+      limit: 60,
+      statistic: 'median of 3',
+      ...(goal === 'info' ? { why: 'not how the image starts it' } : {}),
+    });
+    expect(absoluteMet(rss('<=', 60))).toBe(true);
+    expect(absoluteMet(rss('<=', 60.1))).toBe(false);
+    expect(absoluteMet(rss('<', 60))).toBe(false);
+    expect(absoluteMet(rss('info', 99))).toBe(true);
+    const [, over, info] = formatTable([], [rss('<=', 61.4), rss('info', 61.4)]).split('\n');
+    expect(over).toMatch(/61\.4 MB {24}median of 3 <= 60 MB {3}<< NOT met$/);
+    expect(info).toMatch(/61\.4 MB {24}median of 3 \(no target: not how the image starts it\)$/);
   });
 });
