@@ -1,20 +1,23 @@
 /**
  * The operators' Dockerfiles, as far as a machine without a container engine can check them: they
  * parse and pass dockerfile-utils' validator (the one behind VS Code's Docker support), build in
- * two stages, copy the bundled entry point, and run as the manifests expect (the coordinator as
- * the non-root uid its Deployment names, the agent as root for the host bus); the manifests name
- * the images by one scheme. No image is built here.
+ * two stages, copy the bundled entry point, start Node with the options the package names (the
+ * agent's lite mode), and run as the manifests expect (the coordinator as the non-root uid its
+ * Deployment names, the agent as root for the host bus); the manifests name the images by one
+ * scheme. No image is built here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
+import { AGENT_NODE_OPTIONS } from '../../packages/agent/src/image.js';
 import { readManifests } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
 
+/** `nodeOptions`: what the package says its image starts Node with (the agent's lite mode). */
 const OPERATORS = [
-  { name: 'coordinator', manifest: 'coordinator.yaml', user: '65532:65532' },
-  { name: 'agent', manifest: 'daemonset.yaml', user: '0:0' },
+  { name: 'coordinator', manifest: 'coordinator.yaml', user: '65532:65532', nodeOptions: [] },
+  { name: 'agent', manifest: 'daemonset.yaml', user: '0:0', nodeOptions: AGENT_NODE_OPTIONS },
 ] as const;
 
 interface PodSpec {
@@ -26,7 +29,7 @@ interface PodSpec {
   }>;
 }
 
-describe.each(OPERATORS)('packages/$name/Dockerfile', ({ name, manifest, user }) => {
+describe.each(OPERATORS)('packages/$name/Dockerfile', ({ name, manifest, user, nodeOptions }) => {
   const text = readFileSync(join(root, 'packages', name, 'Dockerfile'), 'utf8');
   const instructions = text
     .split('\n')
@@ -43,7 +46,8 @@ describe.each(OPERATORS)('packages/$name/Dockerfile', ({ name, manifest, user })
       `COPY --from=build /src/packages/${name}/dist/main.bundle.mjs /app/${name}.mjs`,
     );
     expect(instructions).toContain(`COPY --from=build /src/packages/${name}/package.json /app/package.json`);
-    expect(instructions).toContain(`ENTRYPOINT ["/nodejs/bin/node", "/app/${name}.mjs"]`);
+    const entrypoint = ['/nodejs/bin/node', ...nodeOptions, `/app/${name}.mjs`];
+    expect(instructions).toContain(`ENTRYPOINT [${entrypoint.map((a) => JSON.stringify(a)).join(', ')}]`);
     expect(instructions).toContain(`USER ${user}`);
   });
 

@@ -10,6 +10,7 @@ export * from './api/index.js';
 export * from './dbus/index.js';
 export * from './decide.js';
 export * from './flags.js';
+export * from './image.js';
 export * from './metrics.js';
 export * from './os-release.js';
 export { afterEvictions, DEFAULT_EVICTION_RETRY } from './phases/eviction-backoff.js';

@@ -44,25 +44,38 @@ export class OperatorProcess {
   }
 
   /**
-   * Starts `node [nodeArgs] entry args --health-probe-bind-address=127.0.0.1:<free>`. With
-   * `BENCH_CPU_PROF_DIR` set, each operator process writes a CPU profile there when it stops.
+   * Starts `node [nodeArgs] entry args --health-probe-bind-address=127.0.0.1:<free>`, with
+   * `metricsOnProbePort` also `--metrics-bind-address` there (one server then serves both, for
+   * {@link OperatorProcess.scrape}). With `BENCH_CPU_PROF_DIR` set, each operator process writes a
+   * CPU profile there when it stops.
    */
   static async start(
     name: string,
     entry: string,
     args: string[],
     env: Record<string, string>,
-    nodeArgs: string[] = [],
+    nodeArgs: readonly string[] = [],
+    metricsOnProbePort = false,
   ): Promise<OperatorProcess> {
     const port = await freePort();
     const profileDir = process.env.BENCH_CPU_PROF_DIR;
     const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const child = spawn(
-      process.execPath,
-      [...profile, ...nodeArgs, entry, ...args, `--health-probe-bind-address=127.0.0.1:${port}`],
-      { env: podEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const address = `127.0.0.1:${port}`;
+    const servers = [`--health-probe-bind-address=${address}`];
+    if (metricsOnProbePort) servers.push(`--metrics-bind-address=${address}`);
+    const child = spawn(process.execPath, [...profile, ...nodeArgs, entry, ...args, ...servers], {
+      env: podEnvironment(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return new OperatorProcess(name, child, port);
+  }
+
+  /** Reads `/metrics` whole, as Prometheus scrapes it (started with `metricsOnProbePort`). */
+  async scrape(): Promise<void> {
+    const response = await fetch(`http://127.0.0.1:${this.probePort}/metrics`);
+    const text = await response.text();
+    if (!response.ok || !text.includes('process_cpu_seconds_total'))
+      throw new Error(`${this.name}: /metrics answered ${response.status}:\n${text.slice(0, 300)}`);
   }
 
   /** Resolves once `/readyz` answers 200; rejects when the process exits or `timeoutMs` passes. */

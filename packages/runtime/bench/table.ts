@@ -70,8 +70,10 @@ export const absoluteMet = (a: AbsoluteRow): boolean =>
 
 /** The table as text; a row that misses its target is marked. */
 export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow[]): string {
+  // The name column fits the longest name (36 at least, so the usual table keeps its layout).
+  const width = Math.max(36, ...[...rows, ...absolute].map((r) => r.name.length + 2));
   const lines = [
-    `${'benchmark'.padEnd(36)}${'capstan'.padStart(12)}${'baseline'.padStart(12)}${'ratio'.padStart(9)}   target`,
+    `${'benchmark'.padEnd(width)}${'capstan'.padStart(12)}${'baseline'.padStart(12)}${'ratio'.padStart(9)}   target`,
   ];
   for (const r of rows) {
     const mark = met(r) ? '' : '   << NOT met';
@@ -79,7 +81,7 @@ export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow
     const target =
       r.goal === 'info' ? '(no target)' : `${r.goal} ${r.limit.toFixed(2)}x ${r.against}${pairs}${mark}`;
     lines.push(
-      `${r.name.padEnd(36)}${r.ours.padStart(12)}${r.base.padStart(12)}${r.ratio.toFixed(2).padStart(8)}x   ${target}`,
+      `${r.name.padEnd(width)}${r.ours.padStart(12)}${r.base.padStart(12)}${r.ratio.toFixed(2).padStart(8)}x   ${target}`,
     );
   }
   for (const a of absolute) {
@@ -88,7 +90,7 @@ export function formatTable(rows: readonly Row[], absolute: readonly AbsoluteRow
     const target =
       a.goal === 'info' ? `(no target${a.why ? `: ${a.why}` : ''})` : `${a.goal} ${a.limit} ${a.unit}`;
     lines.push(
-      `${a.name.padEnd(36)}${value.padStart(12)}${''.padStart(21)}   ${a.statistic} ${target}${mark}`,
+      `${a.name.padEnd(width)}${value.padStart(12)}${''.padStart(21)}   ${a.statistic} ${target}${mark}`,
     );
   }
   return lines.join('\n');

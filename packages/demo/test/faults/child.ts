@@ -1,7 +1,7 @@
 /**
- * A built operator main (`node dist/main.js ...`) in a child process, as a pod runs it: its output
- * kept in a log file (and the last lines in memory for failure messages), SIGTERM to stop it
- * gracefully, SIGKILL to kill it as an OOM or a crashed node would. Children never outlive the test
+ * A built operator main (`node [options] dist/main.js ...`) in a child process, as a pod runs it:
+ * its output kept in a log file (and the last lines in memory for failure messages), SIGTERM to stop
+ * it gracefully, SIGKILL to kill it as an OOM or a crashed node would. Children never outlive the test
  * worker: every live one is killed on its exit.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -34,8 +34,10 @@ export class OperatorProcess {
     args: string[],
     private readonly logFile: string,
     mark?: string,
+    /** Node.js options before the main, as the operator's image passes them. */
+    nodeOptions: readonly string[] = [],
   ) {
-    this.child = spawn(process.execPath, [main, ...args], {
+    this.child = spawn(process.execPath, [...nodeOptions, main, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     live.add(this.child);

@@ -10,13 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AGENT_NODE_OPTIONS } from '@capstan/agent';
 import type { ControlPlane } from '@capstan/envtest';
 import type { KubeConfig } from '@capstan/runtime';
 import { type AgentStop, MachineHost, type MachineParts, osImage } from '../../src/machine-host.js';
 import { OperatorProcess } from './child.js';
 import type { HarnessGate } from './gate.js';
 
-/** The built main (`npm run build` first), as its image runs it. */
+/** The built main (`npm run build` first), run with its image's Node.js options. */
 const AGENT_MAIN = fileURLToPath(new URL('../../../agent/dist/main.js', import.meta.url));
 
 /** What a fault machine needs. */
@@ -106,6 +107,8 @@ export class FaultMachine extends MachineHost {
         '--log-level=info',
       ],
       this.options.logFile,
+      undefined,
+      AGENT_NODE_OPTIONS,
     );
     this.agent = agent;
     void agent.exited.then(() => {

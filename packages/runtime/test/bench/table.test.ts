@@ -67,4 +67,23 @@ describe('the bench table', () => {
     expect(over).toMatch(/61\.4 MB {24}median of 3 <= 60 MB {3}<< NOT met$/);
     expect(info).toMatch(/61\.4 MB {24}median of 3 \(no target: not how the image starts it\)$/);
   });
+
+  it('widens the name column to the longest name, so every figure stays in its column', () => {
+    const long = 'scraped RSS, coordinator (dist/main.js)';
+    const absolute: AbsoluteRow[] = [
+      { name: 'plan', value: 4.1, unit: 'ms', goal: '<', limit: 20, statistic: 'median' },
+      { name: long, value: 65.5, unit: 'MB', goal: 'info', limit: 60, statistic: 'median of 3' },
+    ];
+    const lines = formatTable([row('<=', 0.9)], absolute).split('\n');
+    const end = (line: string, figure: string) => line.indexOf(figure) + figure.length;
+    expect(lines[3]?.startsWith(`${long}  `)).toBe(true);
+    // The capstan column ends at one offset on every line, the header's included.
+    const ends = [
+      end(lines[0]!, 'capstan'),
+      end(lines[1]!, '600 ms'),
+      end(lines[2]!, '4.1 ms'),
+      end(lines[3]!, '65.5 MB'),
+    ];
+    expect(new Set(ends).size).toBe(1);
+  });
 });
