@@ -1,8 +1,8 @@
 /**
  * A built operator main (`node [options] dist/main.js ...`) in a child process, as a pod runs it:
- * its output kept in a log file (and the last lines in memory for failure messages), SIGTERM to stop
- * it gracefully, SIGKILL to kill it as an OOM or a crashed node would. Children never outlive the test
- * worker: every live one is killed on its exit.
+ * its output kept in a log file (and the last lines in memory for failure messages), SIGTERM to
+ * stop it gracefully, SIGKILL to kill it as an OOM or a crashed node would. Children never outlive
+ * the test worker: every live one is killed on its exit.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
