@@ -2,11 +2,10 @@ import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // Tests import workspace packages from source (the "@capstan/source" export condition), never a
-// stale dist; Oxc needs the legacy decorator flags for tsyringe's metadata.
+// stale dist.
 const conditions = ['@capstan/source', ...defaultServerConditions];
 
 export default defineConfig({
-  oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } },
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
