@@ -122,9 +122,17 @@ const stop = (code) => {
 };
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
+// Its parent gone (a test runner killed outright): nobody is left to stop it, so it stops itself.
+const parent = process.ppid;
+setInterval(() => process.ppid !== parent && stop(0), 2000).unref();
 
-await new Promise((resolve, reject) => {
-  server.once('error', reject);
+await new Promise((resolve) => {
+  server.once('error', (err) => {
+    const taken =
+      err.code === 'EADDRINUSE' ? ': in use; choose another with --port N (0: any free port)' : '';
+    process.stderr.write(`registry: cannot listen on 127.0.0.1:${values.port}${taken} (${err.message})\n`);
+    stop(1);
+  });
   server.listen(Number(values.port), '127.0.0.1', resolve);
 });
 const url = `http://127.0.0.1:${server.address().port}/`;
