@@ -5,14 +5,15 @@
  * everything else from npm's own registry. Until the packages are public, this is how to try them
  * as a user would: `npm create capstan@latest my-operator --registry <printed URL>`.
  *
- *   node scripts/registry.mjs [--port 4873] [--storage DIR]
+ *   node scripts/registry.mjs [--port 4873]
  *
- * `--port 0` takes a free port. The storage is a new temporary folder unless given, removed on
- * exit. Prints `registry: <url>` once listening and `ready: <url>` once every package is published
- * (the test waits for that line); stops on Ctrl-C or SIGTERM.
+ * `--port 0` takes a free port. The storage is a new temporary folder, removed on exit: each run
+ * publishes this clone's packages afresh (a registry refuses a version published before). Prints
+ * `registry: <url>` once listening and `ready: <url>` once every package is published (the test
+ * waits for that line); stops on Ctrl-C or SIGTERM.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,9 +68,8 @@ async function npmUpstream() {
 }
 
 /** Verdaccio's configuration: the repository's file, with this run's storage and npm's upstream. */
-async function configuration(storage) {
+function configuration(storage, upstream) {
   const config = parseConfigFile(join(root, 'scripts/registry.yaml'));
-  const upstream = await npmUpstream();
   config.self_path = join(storage, 'config.yaml');
   config.storage = join(storage, 'packages');
   config.auth.htpasswd.file = join(storage, 'htpasswd');
@@ -106,18 +106,18 @@ async function publishAll(url, folders) {
 }
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: '4873' }, storage: { type: 'string' } },
+  options: { port: { type: 'string', default: '4873' } },
 });
-const storage = values.storage ?? mkdtempSync(join(tmpdir(), 'capstan-registry-'));
-mkdirSync(storage, { recursive: true });
-const server = await runServer(await configuration(storage));
+const storage = mkdtempSync(join(tmpdir(), 'capstan-registry-'));
+const upstream = await npmUpstream();
+const server = await runServer(configuration(storage, upstream));
 let stopping = false;
 const stop = (code) => {
   if (stopping) return;
   stopping = true;
   server.close();
   server.closeAllConnections?.();
-  if (!values.storage) rmSync(storage, { recursive: true, force: true });
+  rmSync(storage, { recursive: true, force: true });
   process.exit(code);
 };
 process.on('SIGINT', () => stop(0));
@@ -144,11 +144,11 @@ try {
   const names = folders.map((dir) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).name);
   process.stdout.write(
     `published ${names.length} packages in ${((Date.now() - started) / 1000).toFixed(1)} s: ${names.join(', ')}\n` +
-      `other packages come from ${(await npmUpstream()).url}\n\n` +
+      `other packages come from ${upstream.url}\n\n` +
       `Try them as a user would, from any folder:\n` +
       `  npm create capstan@latest my-operator --registry ${url}\n` +
       `  cd my-operator && npm install && npm test\n\n` +
-      `ready: ${url} (Ctrl-C stops it${values.storage ? '' : ' and removes its storage'})\n`,
+      `ready: ${url} (Ctrl-C stops it and removes its storage)\n`,
   );
 } catch (err) {
   process.stderr.write(`registry: ${err instanceof Error ? err.message : String(err)}\n`);
