@@ -8,7 +8,7 @@
  * packages.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,15 +206,24 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
     expect(help).toContain('--leader-elect');
   });
 
-  it('with a kubeconfig that does not exist: one line on stderr naming it, exit 2, no stack', () => {
-    const missing = join(work, 'no-such-kubeconfig');
-    const r = spawnSync(process.execPath, ['dist/src/main.js', '--kubeconfig', missing], {
+  it.each([
+    ['does not exist', 'no-such-kubeconfig', undefined, /^error: .*no-such-kubeconfig/],
+    [
+      'is not YAML',
+      'garbled-kubeconfig',
+      'clusters: [',
+      /^error: kubeconfig: .*garbled-kubeconfig: not valid YAML/,
+    ],
+  ] as const)('with a kubeconfig that %s: one line on stderr, exit 2, no stack', (_, file, text, line) => {
+    const kubeconfig = join(work, file);
+    if (text !== undefined) writeFileSync(kubeconfig, text);
+    const r = spawnSync(process.execPath, ['dist/src/main.js', '--kubeconfig', kubeconfig], {
       cwd: project,
       encoding: 'utf8',
       timeout: 60_000,
     });
     expect(r.status, r.stderr).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*no-such-kubeconfig/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(line)]);
   });
 
   it('refuses to write into a directory that is not empty', () => {
