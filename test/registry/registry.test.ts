@@ -24,6 +24,14 @@ const npxCache = join(work, 'npx-cache');
 const timings: string[] = [];
 let registry: LocalRegistry;
 
+/**
+ * A terminal's environment: without what `npm test` and vitest hand their children (`npm_config_*`
+ * would outrank the new project's .npmrc; `npm_config_loglevel=silent` under `npm run -s`).
+ */
+const userEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^(npm_|VITEST|INIT_CWD$)/i.test(key)),
+);
+
 /** Runs a command, failing with its output; each run's time is printed after the file. */
 function run(cwd: string, command: string, args: string[], label = `${command} ${args[0] ?? ''}`): string {
   const started = Date.now();
@@ -33,7 +41,7 @@ function run(cwd: string, command: string, args: string[], label = `${command} $
       encoding: 'utf8',
       stdio: 'pipe',
       maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      env: { ...userEnv, NO_COLOR: '1', FORCE_COLOR: '0' },
     });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string };
@@ -219,6 +227,7 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
     if (text !== undefined) writeFileSync(kubeconfig, text);
     const r = spawnSync(process.execPath, ['dist/src/main.js', '--kubeconfig', kubeconfig], {
       cwd: project,
+      env: userEnv,
       encoding: 'utf8',
       timeout: 60_000,
     });
