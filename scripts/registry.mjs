@@ -147,7 +147,8 @@ try {
       `other packages come from ${upstream.url}\n\n` +
       `Try them as a user would, from any folder:\n` +
       `  npm create capstan@latest my-operator --registry ${url}\n` +
-      `  cd my-operator && npm install && npm test\n\n` +
+      `  cd my-operator && npm install && npm test\n` +
+      `(npm caches what npm create ran by version: after changing create-capstan, add --cache "$(mktemp -d)")\n\n` +
       `ready: ${url} (Ctrl-C stops it and removes its storage)\n`,
   );
 } catch (err) {
