@@ -1,6 +1,5 @@
 /**
- * The workspace's packages as a publisher sees them: which are published, their manifests, and
- * what `npm pack` puts in their tarballs.
+ * The workspace's packages as a publisher sees them: which are published and their manifests.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -53,16 +52,4 @@ export function workspaceFolders(): string[] {
       .filter((name) => name && existsSync(join(root, parent, name, 'package.json')))
       .map((name) => `${parent}/${name}`);
   });
-}
-
-/** The paths `npm pack` would put in each folder's tarball (`npm pack --dry-run --json`). */
-export function packedFiles(dirs: readonly string[]): Map<string, string[]> {
-  const out = execFileSync(
-    'npm',
-    ['pack', '--dry-run', '--json', '--ignore-scripts', ...dirs.flatMap((d) => ['-w', d])],
-    { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  const packs = JSON.parse(out) as Array<{ name: string; files: Array<{ path: string }> }>;
-  const byName = new Map(packs.map((p) => [p.name, p.files.map((f) => f.path)]));
-  return new Map(dirs.map((d) => [d, byName.get(readPackageJson(d).name) ?? []]));
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import { Command } from 'commander';
+import { trialNpmrc, trialRegistry } from './registry.js';
 import { skeletonFiles, writeSkeleton } from './skeleton.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -21,10 +22,13 @@ const program = new Command('create-capstan')
     const dir = resolve(directory);
     const name = flags.name ?? basename(dir);
     const files = skeletonFiles(name, { capstan: version });
+    const registry = trialRegistry(process.env.npm_config_registry);
+    if (registry) files.set('.npmrc', trialNpmrc(registry));
     writeSkeleton(dir, files);
     const shown = relative(process.cwd(), dir) || '.';
+    const pinned = registry ? ` (.npmrc: it installs from ${registry}, the registry it came from)` : '';
     process.stdout.write(
-      `Wrote ${files.size} files into ${shown}. Next:\n\n  cd ${shown}\n  npm install\n  npm run build\n  npm test\n`,
+      `Wrote ${files.size} files into ${shown}${pinned}. Next:\n\n  cd ${shown}\n  npm install\n  npm run build\n  npm test\n`,
     );
   });
 

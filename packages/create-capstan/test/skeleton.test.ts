@@ -14,7 +14,9 @@ describe('skeletonFiles', () => {
     fc.assert(
       fc.property(goodName, (name) => {
         const files = skeletonFiles(name, versions);
-        for (const [path, text] of files) expect(text, path).not.toContain('__NAME__');
+        for (const [path, text] of files) expect(text, path).not.toMatch(/__NAME__|\*\*NAME\*\*/);
+        expect(files.get('README.md')?.split('\n')[0]).toBe(`# ${name}`);
+        expect(files.get('src/main.ts')).toContain(`eventSource: 'example.com/${name}'`);
         expect(JSON.parse(files.get('package.json') ?? '{}')).toMatchObject({ name, type: 'module' });
         expect(files.get('deploy/namespace.yaml')).toContain(`name: ${name}\n`);
       }),

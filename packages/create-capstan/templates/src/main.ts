@@ -5,6 +5,7 @@
  * SIGTERM, which drains and exits 0.
  */
 import {
+  exitOnError,
   Manager,
   managerOptionsFromFlags,
   packageVersion,
@@ -19,6 +20,9 @@ const { standard } = parseStandardOptions(process.argv.slice(2), {
   version: packageVersion(import.meta.url),
   defaults: { leaderElectionId: '__NAME__' },
 });
-const manager = Manager.create(managerOptionsFromFlags(standard));
+// A kubeconfig that is missing or wrong: one line saying so (exit code 2), not a stack trace.
+const managerOptions = exitOnError(() => managerOptionsFromFlags(standard));
+// Events this program records say it sent them (events.k8s.io reportingController).
+const manager = Manager.create({ ...managerOptions, eventSource: 'example.com/__NAME__' });
 addWidgetController(manager);
 await runManager(manager);
