@@ -85,8 +85,9 @@ tar -C "$slim" -c . | podman import --quiet \
 say "assemble $DISTROLESS from ${DISTROLESS_PACKAGES[*]}"
 debs=$work/debs
 mkdir -p "$debs"
-(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "${DISTROLESS_PACKAGES[@]}") ||
-  die "apt-get download failed: run 'apt-get update' first"
+download() { (cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "${DISTROLESS_PACKAGES[@]}"); }
+# A machine whose package lists were cleared (as container images do) needs them fetched first.
+download 2>/dev/null || { apt-get update -qq && download; } || die "apt-get download failed"
 base=$work/distroless
 mkdir -p "$base"
 for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$base"; done

@@ -3,14 +3,11 @@
  * image built from its unchanged Dockerfile with `podman --runtime runc build`, and containers run
  * on the host's network as a pod spec from the operator's manifest says (run-args.ts).
  *
- * The build stage runs `npm ci` inside the container against the registry the host uses: the
- * host's npm settings that reach it (registry, proxies, CA file) are handed in as npm's global
- * config, and the host's npm cache as an overlay (read, never written), so a warm machine fetches
- * nothing twice. Builds are serialised by a lock: two test files never run `npm ci` at once.
+ * How the build stage reaches the npm registry, and the lock and cache: scripts/images/build-image.sh.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readManifests } from '@capstan/envtest';
 import { root } from '../packaging/packages.js';
@@ -29,82 +26,29 @@ export function imageName(name: string, version = '0.1.0'): string {
   return `ghcr.io/capstan-dev/${name}:${version}`;
 }
 
-/** Fails, naming what to install, when podman, runc or root is missing. */
-export function requirePodman(): void {
+/** Fails, naming what to install, when podman, runc or debootstrap is not on `path`, or not root. */
+export function requirePodman(path = process.env.PATH ?? ''): void {
   for (const tool of ['podman', 'runc', 'debootstrap']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
+    if (spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { env: { PATH: path } }).status !== 0) {
       throw new Error(`${tool} was not found. ${PODMAN_MISSING}`);
     }
   }
   if (process.getuid?.() !== 0) throw new Error('the image tests run podman as root: run them as root');
 }
 
-/** Makes the stand-in base images once per machine (cached in podman's storage, under a lock). */
-export function ensureBaseImages(): void {
-  requirePodman();
-  execFileSync(join(root, 'scripts', 'images', 'base-images.sh'), { stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-const cacheDir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'capstan', 'images');
-
-/** The host's npm settings that decide how it reaches the registry, as an npmrc. */
-function hostNpmrc(): { npmrc: string; mounts: string[] } {
-  const keys = ['registry', 'cafile', 'proxy', 'https-proxy', 'noproxy', 'strict-ssl'];
-  // With several keys npm prints `key=value` lines.
-  const out = execFileSync('npm', ['config', 'get', ...keys], { cwd: root, encoding: 'utf8' });
-  const lines: string[] = [];
-  const mounts: string[] = [];
-  for (const line of out.split('\n')) {
-    const eq = line.indexOf('=');
-    const [key, value] = [line.slice(0, eq), line.slice(eq + 1).trim()];
-    if (eq < 0 || !keys.includes(key) || !value || value === 'null' || value === 'undefined') continue;
-    lines.push(`${key}=${value}`);
-    if (key === 'cafile') mounts.push(`--volume=${value}:${value}:ro`);
-  }
-  return { npmrc: `${lines.join('\n')}\n`, mounts };
-}
-
 /**
- * Builds `dockerfile` (from the repository root) as `tag`; returns the seconds it took. Layers are
- * cached by podman: the five Dockerfiles share their build stage, so it runs once per source tree.
+ * Builds `dockerfile` (from the repository root) as `tag` with scripts/images/build-image.sh;
+ * returns the seconds it took. Layers are cached by podman: the five Dockerfiles share their
+ * build stage, so it runs once per source tree.
  */
 export async function buildImage(dockerfile: string, tag: string): Promise<number> {
-  ensureBaseImages();
-  mkdirSync(cacheDir, { recursive: true });
-  const work = mkdtempSync(join(tmpdir(), 'capstan-image-build-'));
-  try {
-    const { npmrc, mounts } = hostNpmrc();
-    const npmrcPath = join(work, 'npmrc');
-    writeFileSync(npmrcPath, npmrc);
-    chmodSync(npmrcPath, 0o644);
-    const npmCache = join(homedir(), '.npm');
-    const started = Date.now();
-    const result = await run('flock', [
-      join(cacheDir, 'build.lock'),
-      'podman',
-      ...PODMAN,
-      'build',
-      '--pull=never',
-      '--network=host',
-      ...ULIMITS,
-      ...mounts,
-      `--volume=${npmrcPath}:/usr/local/etc/npmrc:ro`,
-      ...(existsSync(npmCache) ? [`--volume=${npmCache}:/root/.npm:O`] : []),
-      '--file',
-      join(root, dockerfile),
-      '--tag',
-      tag,
-      root,
-    ]);
-    if (result.code !== 0) {
-      throw new Error(
-        `podman build -f ${dockerfile} failed (${result.code}):\n${result.output.slice(-4000)}`,
-      );
-    }
-    return (Date.now() - started) / 1000;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+  requirePodman();
+  const started = Date.now();
+  const result = await run(join(root, 'scripts', 'images', 'build-image.sh'), [dockerfile, tag]);
+  if (result.code !== 0) {
+    throw new Error(`podman build -f ${dockerfile} failed (${result.code}):\n${result.output.slice(-4000)}`);
   }
+  return (Date.now() - started) / 1000;
 }
 
 /** Runs a command to its end without blocking the event loop; resolves with its code and output. */
