@@ -80,12 +80,23 @@ const inlineRequires = {
   },
 };
 
-/** The operators that ship as images, by package folder. */
-export const OPERATORS = ['agent', 'coordinator'];
+/**
+ * The operators that ship as images (each has a Dockerfile beside its package.json), by name: the
+ * folder, from the repository root, whose `dist/main.js` is bundled.
+ */
+export const OPERATORS = {
+  agent: 'packages/agent',
+  coordinator: 'packages/coordinator',
+  'version-operator': 'packages/version-operator',
+  capvcd: 'packages/capvcd',
+  greeting: 'examples/greeting',
+};
 
-/** Bundles `packages/<name>/dist/main.js` into `packages/<name>/dist/main.bundle.mjs`; returns its path. */
+/** Bundles operator `name`'s `dist/main.js` into `dist/main.bundle.mjs` beside it; returns its path. */
 export function bundleOperator(name) {
-  const dist = join(root, 'packages', name, 'dist');
+  const folder = OPERATORS[name];
+  if (!folder) throw new Error(`no operator named ${name}: one of ${Object.keys(OPERATORS).join(', ')}`);
+  const dist = join(root, folder, 'dist');
   return bundleEntry(join(dist, 'main.js'), join(dist, 'main.bundle.mjs'));
 }
 
@@ -120,5 +131,5 @@ export async function bundleEntry(entry, outfile) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const name of OPERATORS) process.stdout.write(`${await bundleOperator(name)}\n`);
+  for (const name of Object.keys(OPERATORS)) process.stdout.write(`${await bundleOperator(name)}\n`);
 }

@@ -16,8 +16,29 @@ import { root } from '../packaging/packages.js';
 
 /** `nodeOptions`: what the package says its image starts Node with (the agent's lite mode). */
 const OPERATORS = [
-  { name: 'coordinator', manifest: 'coordinator.yaml', user: '65532:65532', nodeOptions: [] },
-  { name: 'agent', manifest: 'daemonset.yaml', user: '0:0', nodeOptions: AGENT_NODE_OPTIONS },
+  {
+    name: 'coordinator',
+    folder: 'packages',
+    manifest: 'coordinator.yaml',
+    user: '65532:65532',
+    nodeOptions: [],
+  },
+  {
+    name: 'agent',
+    folder: 'packages',
+    manifest: 'daemonset.yaml',
+    user: '0:0',
+    nodeOptions: AGENT_NODE_OPTIONS,
+  },
+  {
+    name: 'version-operator',
+    folder: 'packages',
+    manifest: 'operator.yaml',
+    user: '65532:65532',
+    nodeOptions: [],
+  },
+  { name: 'capvcd', folder: 'packages', manifest: 'manager.yaml', user: '65532:65532', nodeOptions: [] },
+  { name: 'greeting', folder: 'examples', manifest: 'controller.yaml', user: '65532:65532', nodeOptions: [] },
 ] as const;
 
 interface PodSpec {
@@ -29,8 +50,8 @@ interface PodSpec {
   }>;
 }
 
-describe.each(OPERATORS)('packages/$name/Dockerfile', ({ name, manifest, user, nodeOptions }) => {
-  const text = readFileSync(join(root, 'packages', name, 'Dockerfile'), 'utf8');
+describe.each(OPERATORS)('$folder/$name/Dockerfile', ({ name, folder, manifest, user, nodeOptions }) => {
+  const text = readFileSync(join(root, folder, name, 'Dockerfile'), 'utf8');
   const instructions = text
     .split('\n')
     .filter((l) => /^[A-Z]+\s/.test(l))
@@ -40,24 +61,24 @@ describe.each(OPERATORS)('packages/$name/Dockerfile', ({ name, manifest, user, n
     expect(validate(text).map((d) => `${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
   });
 
-  it('builds in two stages and ships only the bundle and package.json', () => {
+  it('builds in two stages and ships the bundle and package.json', () => {
     expect(instructions.filter((i) => i.startsWith('FROM '))).toHaveLength(2);
     expect(instructions).toContain(
-      `COPY --from=build /src/packages/${name}/dist/main.bundle.mjs /app/${name}.mjs`,
+      `COPY --from=build /src/${folder}/${name}/dist/main.bundle.mjs /app/${name}.mjs`,
     );
-    expect(instructions).toContain(`COPY --from=build /src/packages/${name}/package.json /app/package.json`);
+    expect(instructions).toContain(`COPY --from=build /src/${folder}/${name}/package.json /app/package.json`);
     const entrypoint = ['/nodejs/bin/node', ...nodeOptions, `/app/${name}.mjs`];
     expect(instructions).toContain(`ENTRYPOINT [${entrypoint.map((a) => JSON.stringify(a)).join(', ')}]`);
     expect(instructions).toContain(`USER ${user}`);
   });
 
   it('is the image its manifest runs, with the entry point (no command override) and the same user', () => {
-    const [workload] = readManifests(join(root, 'packages', name, 'deploy', manifest)).filter(
+    const [workload] = readManifests(join(root, folder, name, 'deploy', manifest)).filter(
       (o) => o.kind === 'Deployment' || o.kind === 'DaemonSet',
     );
     const pod = (workload as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
     const container = pod.containers[0]!;
-    expect(container.image).toBe(`ghcr.io/capstan-dev/${name}:${readManifestVersion(name)}`);
+    expect(container.image).toBe(`ghcr.io/capstan-dev/${name}:${readManifestVersion(folder, name)}`);
     expect(container.command).toBeUndefined();
     const uid = container.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
     expect(String(uid)).toBe(user.split(':')[0]);
@@ -65,8 +86,7 @@ describe.each(OPERATORS)('packages/$name/Dockerfile', ({ name, manifest, user, n
   });
 });
 
-function readManifestVersion(name: string): string {
-  return (
-    JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as { version: string }
-  ).version;
+function readManifestVersion(folder: string, name: string): string {
+  return (JSON.parse(readFileSync(join(root, folder, name, 'package.json'), 'utf8')) as { version: string })
+    .version;
 }

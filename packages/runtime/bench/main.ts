@@ -11,13 +11,14 @@
  *  3. heap per cached object (10,000 ConfigMaps of ~1 KB);
  *  4. work queue add/get/done cycles per second, ours against client-go's;
  *  5. a 100,000-object informer sync: time and heap;
- *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts).
+ *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts);
+ *  7. the operators' image sizes, built with podman (no target; see images.ts).
  * Knobs: `BENCH_RUNS` (default 5, and 21 for the two read rows; write and sync take at most 3),
  * `BENCH_SCALE` (default 1: multiplies every object count), `BENCH_IDLE_MS` (footprint idle,
  * default 30 s), `BENCH_FOOTPRINT_ROUNDS` (rounds of fresh operator processes, default 3),
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
- * queue, read, bundled, heap, write, sync, footprint, planner, fleetlock; default all: only what
+ * queue, read, bundled, heap, write, sync, footprint, planner, fleetlock, images; default all: only what
  * the chosen rows need is seeded),
  * `BENCH_PROBE_ENV` (`pod`, the default: processes start with a Pod's environment, not this
  * shell's; `inherit`: with this shell's, see pod-environment.ts).
@@ -29,6 +30,7 @@ import { HttpTransport } from '@capstan/runtime/client';
 import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } from './baseline.js';
 import { writeFloorCredentials } from './floor-credentials.js';
 import { measureFootprint } from './footprint.js';
+import { measureImageSizes } from './images.js';
 import { fleetlockRow, plannerRow } from './operators.js';
 import { droppedStartupVariables } from './pod-environment.js';
 import { seedConfigMaps } from './seed.js';
@@ -47,7 +49,18 @@ const BIG = Math.round(100_000 * SCALE);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const probe = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
 const node = process.execPath;
-const ROW_NAMES = ['queue', 'read', 'bundled', 'heap', 'write', 'sync', 'footprint', 'planner', 'fleetlock'];
+const ROW_NAMES = [
+  'queue',
+  'read',
+  'bundled',
+  'heap',
+  'write',
+  'sync',
+  'footprint',
+  'planner',
+  'fleetlock',
+  'images',
+];
 const chosen = new Set((process.env.BENCH_ROWS ?? ROW_NAMES.join(',')).split(',').map((r) => r.trim()));
 for (const r of chosen) if (!ROW_NAMES.includes(r)) throw new Error(`BENCH_ROWS: unknown row ${r}`);
 const wants = (...names: string[]) => names.some((n) => chosen.has(n));
@@ -177,6 +190,7 @@ if (wants('queue')) {
 
 // The planner is pure: no apiserver needed, and measured before one competes for the CPU.
 if (wants('planner')) absolute.push(plannerRow());
+if (wants('images')) absolute.push(...(await measureImageSizes(log)));
 
 const needsPlane = wants('read', 'bundled', 'heap', 'write', 'sync', 'footprint', 'fleetlock');
 const plane = needsPlane ? await ControlPlane.start({ watchCache: true }) : undefined;
