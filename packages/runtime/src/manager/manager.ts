@@ -23,6 +23,8 @@ export interface LeaderElectionOptions {
   id: string;
   /** The Lease's namespace. */
   namespace: string;
+  /** Why that namespace (e.g. `the kubeconfig context "dev"`): said once when campaigning starts. */
+  namespaceFrom?: string;
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
@@ -167,6 +169,7 @@ export class Manager {
       ? new LeaderElector(this.transport, {
           name: le.id,
           namespace: le.namespace,
+          namespaceFrom: le.namespaceFrom,
           identity: le.identity,
           leaseDurationMs: le.leaseDurationMs,
           renewDeadlineMs: le.renewDeadlineMs,
