@@ -153,6 +153,7 @@ export class Manager {
     else if (options.kubeConfig) {
       this.transport = new HttpTransport(options.kubeConfig, {
         onRequest: (r) => this.metrics.onRestRequest({ method: r.method, code: r.code, host: r.host }),
+        onWarning: (text) => this.logger.warn({ warning: text }, 'the API server warned'),
       });
     } else throw new Error('Manager needs a kubeConfig or a transport');
     this.cache = new InformerCache(this.transport, {
