@@ -163,6 +163,7 @@ export class Manager {
     });
     this.client = new Client(this.transport, {
       cache: this.cache,
+      clock: this.clock,
       fieldManager: options.fieldManager ?? 'capstan',
     });
     const le = options.leaderElection;

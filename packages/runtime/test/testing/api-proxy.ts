@@ -27,6 +27,8 @@ export class ApiProxy {
   readonly requests: string[] = [];
   readonly seen: ProxiedRequest[] = [];
   intercept: Intercept | undefined;
+  /** Holds every chunk of a watch stream this long: a watch that lags behind the writes. */
+  watchDelayMs = 0;
   private server: Server | undefined;
   private upstream: KubeConfig | undefined;
 
@@ -80,9 +82,14 @@ export class ApiProxy {
       headers: { ...req.headers, host: target.host },
     };
     await this.upstream?.applyToHTTPSOptions(options);
+    const delay = request.query.get('watch') ? this.watchDelayMs : 0;
     const out = https.request(options, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+      if (delay === 0) answer.pipe(res);
+      else {
+        answer.on('data', (chunk: Buffer) => setTimeout(() => res.write(chunk), delay));
+        answer.on('end', () => setTimeout(() => res.end(), delay));
+      }
     });
     res.on('close', () => out.destroy());
     out.on('error', () => res.destroy());
