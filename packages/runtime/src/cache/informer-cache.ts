@@ -31,7 +31,7 @@ const typeKeys = new WeakMap<ResourceType, string>();
 function typeKeyOf(type: ResourceType): string {
   let key = typeKeys.get(type);
   if (key === undefined) {
-    key = `${type.group}/${type.version}/${type.plural}`;
+    key = `${type.group}/${type.version}/${type.plural}${type.metadataOnly ? '#metadata' : ''}`;
     typeKeys.set(type, key);
   }
   return key;

@@ -123,7 +123,7 @@ export class HttpTransport implements ApiTransport {
 
   async list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ListResult<T>> {
     const path = resourcePath(type, { namespace: options.namespace }) + queryString(listQuery(options));
-    const list = (await this.read(type, path, true)) as {
+    const list = (await this.read(type, path, true, true)) as {
       items?: T[] | null;
       metadata?: { resourceVersion?: string; continue?: string };
     };
@@ -242,12 +242,13 @@ export class HttpTransport implements ApiTransport {
   }
 
   /**
-   * A GET of objects of `type` (`asType`: the answer is of that kind, not a subresource's). If
+   * A GET of objects of `type` (`asType`: the answer is of that kind, not a subresource's; `list`:
+   * a list of them). If
    * its protobuf cannot be read, the kind goes to JSON and the read is asked again, once.
    */
-  private async read(type: ResourceType, path: string, asType: boolean): Promise<unknown> {
+  private async read(type: ResourceType, path: string, asType: boolean, list = false): Promise<unknown> {
     if (!asType) return this.exchange('GET', path);
-    const accept = await this.wire.accept(type);
+    const accept = await this.wire.accept(type, list);
     try {
       return await this.exchange('GET', path, undefined, accept);
     } catch (err) {

@@ -48,7 +48,7 @@ const typeKeys = new WeakMap<ResourceType, string>();
 function typeKey(type: ResourceType): string {
   let key = typeKeys.get(type);
   if (key === undefined) {
-    key = `${type.group}/${type.plural}`;
+    key = `${type.group}/${type.plural}${type.metadataOnly ? '#metadata' : ''}`;
     typeKeys.set(type, key);
   }
   return key;
