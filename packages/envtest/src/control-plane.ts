@@ -51,6 +51,8 @@ interface Owned {
   components: ManagedProcess[];
   readyTimeoutMs: number;
   watchCache: boolean;
+  /** Starts kube-controller-manager again, when it runs the garbage collector (see installCRDs). */
+  restartCollector?: () => Promise<void>;
 }
 
 /**
@@ -144,6 +146,9 @@ export class ControlPlane {
         processes.push(proc);
         owned.components.push(proc);
       };
+      // Before kube-controller-manager: its garbage collector maps the kinds it can watch at start
+      // and then only every 30 s, so an owner of a kind installed later cascades ~40 s late.
+      if (options.crds?.length) await plane.installCRDs(options.crds);
       const controllers = withRequiredControllers(
         options.controllerManager === true
           ? defaultControllers
@@ -156,9 +161,17 @@ export class ControlPlane {
           'kube-controller-manager',
           'CAPSTAN_KUBE_CONTROLLER_MANAGER_BINARY',
         );
-        started(
-          startControllerManager(binary, workDir, plane.kubeconfigPath, controllers, sa.privateKeyFile),
-        );
+        const start = () =>
+          startControllerManager(binary, workDir, plane.kubeconfigPath, controllers, sa.privateKeyFile);
+        const kcm = { proc: start() };
+        started(kcm.proc);
+        if (controllers.includes('garbagecollector'))
+          owned.restartCollector = async () => {
+            await kcm.proc.stop();
+            const fresh = start();
+            owned.components[owned.components.indexOf(kcm.proc)] = fresh;
+            kcm.proc = fresh;
+          };
       }
       if (options.scheduler) {
         const binary = requireAsset(assets.kubeScheduler, 'kube-scheduler', 'CAPSTAN_KUBE_SCHEDULER_BINARY');
@@ -167,7 +180,6 @@ export class ControlPlane {
       }
       if (kwok)
         started(await startKwok(plane.host, requireAsset(assets.kwok, 'kwok', 'CAPSTAN_KWOK_BINARY')));
-      if (options.crds?.length) await plane.installCRDs(options.crds);
       if (options.clusterApi) {
         const capi = requireAsset(assets.clusterApi, 'Cluster API', 'CAPSTAN_CLUSTER_API_MANAGER_BINARY');
         for (const proc of await startClusterApi(plane.host, capi)) started(proc);
@@ -274,9 +286,16 @@ export class ControlPlane {
    * Installs (creates or replaces) CRDs from YAML files or objects and waits until each is
    * Established. The objects are sent as they are: client-node's model serializer would drop keys
    * it does not model, such as `x-kubernetes-int-or-string`.
+   *
+   * kube-controller-manager's garbage collector looks for new kinds only every 30 s: until then,
+   * deleting an owner of a new kind leaves its dependents. On a plane this process started, its
+   * kube-controller-manager is restarted once the CRDs are Established, so the collector knows them
+   * at once. A plane reached with {@link ControlPlane.attach} cannot do that: pass such CRDs to
+   * `ControlPlane.start({ crds })`, which installs them before kube-controller-manager starts.
    */
-  installCRDs(crds: Array<string | CrdObject>, timeoutMs = 30_000): Promise<void> {
-    return installCrds((method, path, body) => this.request(method, path, body), crds, timeoutMs);
+  async installCRDs(crds: Array<string | CrdObject>, timeoutMs = 30_000): Promise<void> {
+    await installCrds((method, path, body) => this.request(method, path, body), crds, timeoutMs);
+    await this.owned?.restartCollector?.();
   }
 
   /** Installs webhook configurations and CRD conversions calling a local server; see {@link installWebhooks}. */
@@ -335,7 +354,9 @@ export class ControlPlane {
     return {
       workDir: this.workDir,
       createObjects: this.createObjects.bind(this),
-      installCRDs: this.installCRDs.bind(this),
+      // Without the collector's restart: components install theirs while the plane starts.
+      installCRDs: (crds: Array<string | CrdObject>) =>
+        installCrds((method, path, body) => this.request(method, path, body), crds, 30_000),
       serviceAccountKubeConfig: this.serviceAccountKubeConfig.bind(this),
       issueServing: (commonName: string) => this.ca.issueServing(commonName),
     };

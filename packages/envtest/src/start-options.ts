@@ -6,7 +6,12 @@ import type { NodeSpec } from './nodes.js';
 
 /** Options of `ControlPlane.start`. */
 export interface StartOptions {
-  /** CRDs to install (YAML file paths or objects) before `start` resolves. */
+  /**
+   * CRDs to install (YAML file paths or objects) before `start` resolves, and before
+   * kube-controller-manager starts: its garbage collector then knows their kinds at once, so
+   * deleting an owner of such a kind cascades in well under a second. A CRD installed later
+   * (`installCRDs`) is seen by the collector only at its next discovery, every 30 s.
+   */
   crds?: Array<string | CrdObject>;
   /** Extra kube-apiserver flags, e.g. `['--feature-gates=X=true']`; later flags win. */
   apiServerFlags?: string[];

@@ -21,8 +21,10 @@ export {
   isNotFound,
   isTooManyRequests,
   type KubeObject,
+  metadataOnly,
   type ObjectKey,
   type ObjectMeta,
+  type PartialObjectMetadata,
   type ResourceType,
   TerminalError,
 } from './client/index.js';

@@ -23,3 +23,29 @@ export function deepFreeze<T>(value: T): T {
   }
   return Object.freeze(value);
 }
+
+/**
+ * A frozen copy of a JSON value (objects, arrays, primitives), leaving `value` as it is; with
+ * `dropManagedFields`, the top object's `metadata.managedFields` is left out. One walk that copies
+ * and freezes: several times cheaper than `structuredClone` followed by {@link deepFreeze}.
+ */
+export function frozenCopy<T>(value: T, dropManagedFields = false): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = frozenCopy(value[i]);
+    return Object.freeze(out) as T;
+  }
+  const out: Record<string, unknown> = {};
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const child = record[key];
+    if (dropManagedFields && key === 'metadata' && typeof child === 'object' && child !== null) {
+      const metadata: Record<string, unknown> = {};
+      for (const k in child as Record<string, unknown>)
+        if (k !== 'managedFields') metadata[k] = frozenCopy((child as Record<string, unknown>)[k]);
+      out[key] = Object.freeze(metadata);
+    } else out[key] = frozenCopy(child);
+  }
+  return Object.freeze(out) as T;
+}

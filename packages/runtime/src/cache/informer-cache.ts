@@ -2,6 +2,7 @@ import type { CachedReader } from '../client/cached-reader.js';
 import { parseLabelSelector } from '../client/selectors.js';
 import type { ApiTransport } from '../client/transport.js';
 import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
+import { deepFreeze, frozenCopy } from './deep-freeze.js';
 import { CacheSyncError, SharedInformer, type SharedInformerOptions } from './shared-informer.js';
 import type { IndexFunction } from './store.js';
 
@@ -30,7 +31,7 @@ const typeKeys = new WeakMap<ResourceType, string>();
 function typeKeyOf(type: ResourceType): string {
   let key = typeKeys.get(type);
   if (key === undefined) {
-    key = `${type.group}/${type.version}/${type.plural}`;
+    key = `${type.group}/${type.version}/${type.plural}${type.metadataOnly ? '#metadata' : ''}`;
     typeKeys.set(type, key);
   }
   return key;
@@ -191,6 +192,15 @@ export class InformerCache implements CachedReader {
       items = items.filter((o) => s.matches(o.metadata.labels));
     }
     return items;
+  }
+
+  /**
+   * A copy of a write's answer made as cached objects are: transformed (by default managedFields
+   * dropped) and frozen; `object` itself is left as it is.
+   */
+  adopt<T extends KubeObject>(_type: ResourceType<T>, object: T): T {
+    const transform = this.options.transform as ((o: T) => T) | undefined;
+    return transform ? deepFreeze(transform(structuredClone(object))) : frozenCopy(object, true);
   }
 
   /** An unselected informer covering `namespace` (all namespaces when undefined), cluster-wide first. */

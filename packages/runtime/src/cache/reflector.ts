@@ -44,7 +44,10 @@ export interface ReflectorOptions<T extends KubeObject> {
   clock?: Clock;
   /** LIST page size (default 500). */
   pageSize?: number;
-  /** resourceVersion of the first list (default `'0'`: served from the API server's cache). */
+  /**
+   * resourceVersion of the first paginated LIST (default `'0'`: served from the API server's
+   * cache). A watch-list, the default, always reads consistently (resourceVersion unset).
+   */
   initialListResourceVersion?: string;
   /**
    * List with a watch-list stream (`sendInitialEvents`, Kubernetes 1.27+, on by default from 1.32)
@@ -89,8 +92,9 @@ export function dropManagedFields<T extends KubeObject>(object: T): T {
  * watches, forever, until stopped. Runs the `step` machine and owns what it leaves out:
  * applying events to the store, backoff on errors, and reporting.
  *
- * - the list as a watch-list stream where the server supports it (objects transformed as they
- *   arrive, the stream then carries on as the watch); else paginated LISTs (500 per page; one full
+ * - the list as a watch-list stream where the server supports it (a consistent read, as client-go's;
+ *   objects transformed as they arrive, the stream then carries on as the watch; after a failed
+ *   stream one LIST, then watch-list again at the next relist); else paginated LISTs (500 per page; one full
  *   list if a continue token expires). The first list is stored batch by batch as it arrives, its
  *   handlers called as it comes; {@link Reflector.hasSynced} turns true once it is complete;
  * - WATCH from the list's resourceVersion with bookmarks and a server timeout of 5–10 min, re-watch

@@ -41,20 +41,38 @@ export function refusesWatchList(err: unknown): boolean {
   return err instanceof ApiError && (err.code === 422 || err.code === 400);
 }
 
-/** Empty → Streaming: asks for the current objects as a stream, then the changes after them. */
+/**
+ * A failure worth the same watch-list again after backoff (client-go's `isWatchErrorRetriable`:
+ * the server is overloaded or not there); any other makes the next list a LIST.
+ */
+function retriesWatchList(err: unknown): boolean {
+  if (err instanceof ApiError) return err.code === 429;
+  return (err as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
+}
+
+/** After a failed watch-list: a LIST, of the latest state, as client-go falls back. */
+const listInstead = <T extends KubeObject>(): WatcherState<T> => ({
+  phase: 'Empty',
+  quorum: true,
+  paginate: true,
+  listOnce: true,
+});
+
+/**
+ * Empty → Streaming: asks for the current objects as a stream, then the changes after them. The
+ * resourceVersion is unset: a consistent read of the latest state, as client-go's first watch-list
+ * (`'0'` would let a lagging watch cache answer with an older state than this process saw).
+ */
 export async function openWatchList<T extends KubeObject>(
   ctx: WatcherContext<T>,
   state: Empty<T>,
 ): Promise<StepResult<T>> {
   const stream = new WatchStream<T>(ctx.clock, ctx.omitManagedFields === true);
-  // A quorum relist wants the latest state (`''`); the first list may take the cache's (`'0'`).
-  const resourceVersion = state.quorum ? '' : (ctx.initialListResourceVersion ?? '');
   try {
     const handle = await ctx.transport.watch(
       ctx.type,
       {
         ...selection(ctx),
-        ...(resourceVersion ? { resourceVersion } : {}),
         resourceVersionMatch: 'NotOlderThan',
         sendInitialEvents: true,
         allowWatchBookmarks: true,
@@ -63,11 +81,11 @@ export async function openWatchList<T extends KubeObject>(
       stream.callbacks,
     );
     stream.attach(handle);
-    return { next: { phase: 'Streaming', stream, items: [], resourceVersion } };
+    return { next: { phase: 'Streaming', stream, items: [], resourceVersion: '' } };
   } catch (err) {
     if (refusesWatchList(err)) return { next: { ...state, paginate: true }, watchListRefused: true };
     if (isGone(err)) return { next: relist(), gone: true };
-    return { next: state, error: asError(err) };
+    return { next: retriesWatchList(err) ? state : listInstead(), error: asError(err) };
   }
 }
 
@@ -89,7 +107,7 @@ export async function streamInitialEvents<T extends KubeObject>(
       const error = new Error(
         `watch-list of ${ctx.type.plural}: ${cause} before the initial-events-end bookmark`,
       );
-      return { next: { phase: 'Empty', quorum: true, paginate: true }, error };
+      return { next: listInstead(), error };
     }
     const event = item.event;
     switch (event.type) {
@@ -107,8 +125,9 @@ export async function streamInitialEvents<T extends KubeObject>(
       case 'ERROR': {
         stream.stop();
         const error = new ApiError(event.status);
+        // 410: the stream's start was compacted away meanwhile: a new consistent stream at once.
         if (error.code === 410) return { next: relist(), gone: true };
-        return { next: { phase: 'Empty', quorum: true, paginate: true }, error };
+        return { next: retriesWatchList(error) ? relist() : listInstead(), error };
       }
       default: {
         // The initial events are all ADDED; anything else means the server does not stream a list.
@@ -116,7 +135,7 @@ export async function streamInitialEvents<T extends KubeObject>(
         const error = new Error(
           `watch-list of ${ctx.type.plural}: ${event.type} before the initial-events-end bookmark`,
         );
-        return { next: { phase: 'Empty', quorum: true, paginate: true }, error };
+        return { next: listInstead(), error };
       }
     }
   }

@@ -12,7 +12,8 @@
  *   └──────────── 410 Gone ◀────────────────┴───────────────┘ error ▶ Listed (after backoff)
  * ```
  *
- * Watch-list (`sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan`, bookmarks on): the
+ * Watch-list (`sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan`, bookmarks on, and no
+ * resourceVersion: a consistent read, as client-go asks, never a stale watch-cache copy): the
  * server streams the current objects as ADDED events, then a BOOKMARK annotated
  * `k8s.io/initial-events-end: "true"` whose resourceVersion the list is current at; the same stream
  * then carries the changes. Objects are decoded and transformed line by line as they arrive, never
@@ -32,8 +33,17 @@ export { WatchStream } from './watch-stream.js';
 
 /** Where the machine is. Each state carries exactly what the next request needs. */
 export type WatcherState<T extends KubeObject> =
-  /** Nothing listed yet (or a relist is due). `quorum`: list the latest state, not a cached one. */
-  | { readonly phase: 'Empty'; readonly quorum: boolean; readonly paginate: boolean }
+  /**
+   * Nothing listed yet (or a relist is due). `quorum`: list the latest state, not a cached one.
+   * `listOnce`: a watch-list just failed, so this list is a LIST (client-go's fallback: progress
+   * rather than the same failure again); the next relist tries watch-list again.
+   */
+  | {
+      readonly phase: 'Empty';
+      readonly quorum: boolean;
+      readonly paginate: boolean;
+      readonly listOnce?: boolean;
+    }
   /**
    * A paginated list is in progress; `items` holds the pages so far (transformed). The array is
    * owned by the machine and grows in place: copying it per page would be quadratic.
@@ -87,7 +97,10 @@ export interface WatcherContext<T extends KubeObject> {
   readonly fieldSelector?: string;
   /** Page size of lists (client-go: 500). */
   readonly pageSize: number;
-  /** resourceVersion of the first, non-quorum list: `'0'` lets the server answer from its cache. */
+  /**
+   * resourceVersion of the first, non-quorum paginated LIST: `'0'` lets the server answer from its
+   * cache. A watch-list always reads consistently (resourceVersion unset), as client-go's does.
+   */
   readonly initialListResourceVersion: string | undefined;
   readonly clock: Clock;
   /** Server-side watch timeout for the next watch, in seconds. */
@@ -112,7 +125,7 @@ export async function step<T extends KubeObject>(
 ): Promise<StepResult<T>> {
   switch (state.phase) {
     case 'Empty': {
-      if (ctx.useWatchList()) return openWatchList(ctx, state);
+      if (ctx.useWatchList() && !state.listOnce) return openWatchList(ctx, state);
       const options: ListOptions = { ...selection(ctx) };
       if (state.paginate) options.limit = ctx.pageSize;
       if (!state.quorum && ctx.initialListResourceVersion !== undefined)

@@ -17,4 +17,9 @@ export interface CachedReader {
     type: ResourceType<T>,
     options?: { namespace?: string; labelSelector?: string },
   ): T[];
+  /**
+   * A copy of `object` (a write's answer, which stays the caller's) as the cache's objects are:
+   * transformed and frozen. Optional: without it the client keeps a `structuredClone`.
+   */
+  adopt?<T extends KubeObject>(type: ResourceType<T>, object: T): T;
 }

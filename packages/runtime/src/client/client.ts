@@ -1,6 +1,8 @@
+import { type Clock, realClock } from '../clock.js';
 import { Pod } from './builtin.js';
 import type { CachedReader } from './cached-reader.js';
 import { apiError, isGone, isNotFound } from './errors.js';
+import { OwnWrites } from './own-writes.js';
 import { deleteBody } from './rest-request.js';
 import type { ApiTransport } from './transport.js';
 import {
@@ -25,6 +27,14 @@ export interface ClientOptions {
   fieldManager?: string;
   /** Page size of a list called without `limit` (every page is fetched). Default 500. */
   pageSize?: number;
+  /**
+   * Cached reads never older than this client's own writes: a write's answer is kept until the
+   * cache has seen it (or for a minute), and a cached get or list answers with it meanwhile.
+   * Default true (with a cache).
+   */
+  readYourWrites?: boolean;
+  /** Ages the kept writes; default the wall clock. */
+  clock?: Clock;
 }
 
 /** Options of a read. */
@@ -70,6 +80,7 @@ export class Client {
   private readonly cache: CachedReader | undefined;
   private readonly fieldManager: string | undefined;
   private readonly pageSize: number;
+  private readonly writes: OwnWrites | undefined;
 
   constructor(
     /** Where writes (and uncached reads) go. */
@@ -79,6 +90,17 @@ export class Client {
     this.cache = options.cache;
     this.fieldManager = options.fieldManager;
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    if (options.cache && options.readYourWrites !== false)
+      this.writes = new OwnWrites(options.cache, options.clock ?? realClock);
+  }
+
+  /**
+   * Whether the cache has seen this client's last writes of these objects (a create, an update, a
+   * delete), or they are older than a minute: what {@link Expectations} waits for. Always true
+   * without a cache or with `readYourWrites: false`.
+   */
+  writesObserved(type: ResourceType, keys: readonly ObjectKey[]): boolean {
+    return this.writes?.observed(type, keys) ?? true;
   }
 
   /** Reads one object; rejects with NotFound when it does not exist (in the cache, for a cached kind). */
@@ -88,7 +110,8 @@ export class Client {
     options: ReadOptions = {},
   ): Promise<T> {
     if (!options.direct && this.cache?.isCached(type)) {
-      const object = this.cache.get(type, key);
+      const cached = this.cache.get(type, key);
+      const object = this.writes ? this.writes.get(type, key, cached) : cached;
       if (object === undefined) throw notFound(type, key.name);
       return object;
     }
@@ -109,11 +132,9 @@ export class Client {
   ): Promise<ListResult<T>> {
     const { direct, ...listOptions } = options;
     if (!direct && this.cache?.isCached(type) && servableFromCache(listOptions)) {
-      const items = this.cache.list(type, {
-        namespace: listOptions.namespace,
-        labelSelector: listOptions.labelSelector,
-      });
-      return { items, resourceVersion: '' };
+      const selection = { namespace: listOptions.namespace, labelSelector: listOptions.labelSelector };
+      const items = this.cache.list(type, selection);
+      return { items: this.writes ? this.writes.list(type, items, selection) : items, resourceVersion: '' };
     }
     if (listOptions.limit !== undefined || listOptions.continue !== undefined) {
       return this.transport.list(type, listOptions);
@@ -127,7 +148,11 @@ export class Client {
     object: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.transport.create(type, withTypeMeta(type, object), this.writeOptions(options));
+    return this.kept(
+      type,
+      options,
+      this.transport.create(type, withTypeMeta(type, object), this.writeOptions(options)),
+    );
   }
 
   /** Replaces an object (PUT); fails with Conflict when `metadata.resourceVersion` is stale. */
@@ -136,7 +161,11 @@ export class Client {
     object: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.transport.update(type, withTypeMeta(type, object), this.writeOptions(options));
+    return this.kept(
+      type,
+      options,
+      this.transport.update(type, withTypeMeta(type, object), this.writeOptions(options)),
+    );
   }
 
   /** Replaces the status subresource of an object; the rest of `object` is ignored by the server. */
@@ -156,7 +185,11 @@ export class Client {
     body: unknown,
     options: PatchOptions = {},
   ): Promise<T> {
-    return this.transport.patch(type, key, patchType, body, this.writeOptions(options));
+    return this.kept(
+      type,
+      options,
+      this.transport.patch(type, key, patchType, body, this.writeOptions(options)),
+    );
   }
 
   /** Patches the status subresource of an object. */
@@ -203,7 +236,7 @@ export class Client {
     key: ObjectKey,
     options: DeleteOptions = {},
   ): Promise<void> {
-    await this.transport.delete(type, key, options);
+    this.keptDelete(type, key, options, await this.transport.delete(type, key, options));
   }
 
   /** Deletes an object; resolves `false` when it did not exist (NotFound), `true` otherwise. */
@@ -213,7 +246,7 @@ export class Client {
     options: DeleteOptions = {},
   ): Promise<boolean> {
     try {
-      await this.transport.delete(type, key, options);
+      this.keptDelete(type, key, options, await this.transport.delete(type, key, options));
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -247,12 +280,33 @@ export class Client {
     const { name, namespace } = metadata;
     if (!name) throw new Error(`apply ${type.kind}: metadata.name is required`);
     const body = { ...withTypeMeta(type as ResourceType, object as KubeObject), metadata };
-    return this.transport.patch(type, { namespace, name }, 'apply', body, {
+    const written = this.transport.patch(type, { namespace, name }, 'apply', body, {
       fieldManager,
       force: options.force,
       dryRun: options.dryRun,
       subresource,
     });
+    return this.kept(type, options, written);
+  }
+
+  /** A write's answer, kept for read-your-own-writes (not a dry run's: nothing was written). */
+  private async kept<T extends KubeObject>(
+    type: ResourceType<T>,
+    options: { dryRun?: boolean },
+    written: Promise<T>,
+  ): Promise<T> {
+    const object = await written;
+    if (this.writes && !options.dryRun) this.writes.written(type, object);
+    return object;
+  }
+
+  /** A delete's answer: the object while finalizers hold it, else a Status naming its uid. */
+  private keptDelete(type: ResourceType, key: ObjectKey, options: DeleteOptions, answer: unknown): void {
+    if (!this.writes || options.dryRun) return;
+    const answered = answer as { kind?: string; metadata?: { name?: string }; details?: { uid?: string } };
+    if (answered?.kind !== 'Status' && answered?.metadata?.name)
+      this.writes.written(type, answer as KubeObject);
+    else this.writes.deleted(type, key, answered?.details?.uid);
   }
 
   private writeOptions<O extends WriteOptions>(options: O): O {

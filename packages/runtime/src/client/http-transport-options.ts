@@ -1,5 +1,6 @@
 /** The options of the HTTP transport, what it reports per request, and its timeout error. */
 import type { Clock } from '../clock.js';
+import type { RetryAfterPolicy } from './retry-after.js';
 
 /** One finished request, for `rest_client_requests_total{code,method,host}` and latency metrics. */
 export interface RequestMetric {
@@ -39,6 +40,19 @@ export interface HttpTransportOptions {
    * lacks). Default true.
    */
   protobuf?: boolean;
+  /**
+   * Told each distinct text of the server's `Warning` headers once (a deprecated API, an unknown
+   * field dropped): the manager logs them. Memory is bounded (1024 texts, then it starts over).
+   */
+  onWarning?: (text: string) => void;
+  /**
+   * Retries of answers that say when to come back (429, or a 5xx, with `Retry-After`: the server
+   * did not act on them), as client-go: after that delay, cut to `maxDelayMs`, at most
+   * `maxRetries` times. Default 10 retries, 60 s at most each; `{ maxRetries: 0 }` turns them off.
+   * Subresource POSTs (an eviction's 429 is a PodDisruptionBudget's refusal) and watches are not
+   * retried here: the caller and the reflector's backoff decide.
+   */
+  retryAfter?: Partial<RetryAfterPolicy>;
 }
 
 /** A request got no complete answer within `requestTimeoutMs`. */

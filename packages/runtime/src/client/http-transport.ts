@@ -10,11 +10,13 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { type Clock, realClock, type TimerHandle } from '../clock.js';
+import { type Clock, realClock, sleep, type TimerHandle } from '../clock.js';
+import { WarningOnce } from './api-warnings.js';
 import { ConnectionPools } from './connection-pools.js';
 import { type HttpTransportOptions, RequestTimeoutError } from './http-transport-options.js';
 import { Cancellation } from './http1/cancellation.js';
 import type { PoolRequest } from './http1/connection-pool.js';
+import type { Answer } from './http1/response-parser.js';
 import type { ClusterAccess } from './kubeconfig-types.js';
 import { exchangeThroughNode } from './node-exchange.js';
 
@@ -27,7 +29,7 @@ export {
 import { decodeBody } from './protobuf/response-body.js';
 import { ProtobufDecodeError } from './protobuf/wire.js';
 import { JSON_ONLY, WireChoice } from './protobuf/wire-choice.js';
-import { errorFromAnswer } from './response-error.js';
+import { errorFromAnswer, parseRetryAfter } from './response-error.js';
 import {
   deleteBody,
   listQuery,
@@ -37,6 +39,7 @@ import {
   watchQuery,
   writeQuery,
 } from './rest-request.js';
+import { defaultRetryAfterPolicy, type RetryAfterPolicy, retryDelayMs } from './retry-after.js';
 import type { ApiTransport, WatchCallbacks, WatchHandle } from './transport.js';
 import {
   apiVersionOf,
@@ -80,6 +83,8 @@ export class HttpTransport implements ApiTransport {
   private readonly userAgent: string;
   private readonly pools: ConnectionPools;
   private readonly wire: WireChoice;
+  private readonly warnings: WarningOnce | undefined;
+  private readonly retryAfter: RetryAfterPolicy;
 
   /**
    * @param kubeConfig the runtime's {@link KubeConfig}, or client-node's (anything with the
@@ -101,6 +106,8 @@ export class HttpTransport implements ApiTransport {
     this.watchIdleTimeoutMs = options.watchIdleTimeoutMs ?? DEFAULT_WATCH_IDLE_TIMEOUT_MS;
     this.clock = options.clock ?? realClock;
     this.userAgent = options.userAgent ?? `capstan/0.1 (node ${process.version})`;
+    this.warnings = options.onWarning ? new WarningOnce(options.onWarning) : undefined;
+    this.retryAfter = { ...defaultRetryAfterPolicy, ...options.retryAfter };
     this.wire = new WireChoice(options.protobuf ?? true, () => this.exchange('GET', '/version'), this.clock);
   }
 
@@ -116,7 +123,7 @@ export class HttpTransport implements ApiTransport {
 
   async list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ListResult<T>> {
     const path = resourcePath(type, { namespace: options.namespace }) + queryString(listQuery(options));
-    const list = (await this.read(type, path, true)) as {
+    const list = (await this.read(type, path, true, true)) as {
       items?: T[] | null;
       metadata?: { resourceVersion?: string; continue?: string };
     };
@@ -148,8 +155,9 @@ export class HttpTransport implements ApiTransport {
       idleTimeoutMs,
       clock: this.clock,
       cancellation: deadline?.cancellation,
-      answered: (code) => {
+      answered: (code, warning) => {
         if (deadline) this.clock.clearTimeout(deadline.timer);
+        this.warnings?.header(warning);
         this.report('GET', code, started);
       },
     };
@@ -224,7 +232,8 @@ export class HttpTransport implements ApiTransport {
     subresource: string,
     body: unknown,
   ): Promise<unknown> {
-    return this.exchange('POST', resourcePath(type, { ...key, subresource }), json(body));
+    // Not retried on Retry-After: an eviction's 429 is a PodDisruptionBudget's refusal, the caller's.
+    return this.exchange('POST', resourcePath(type, { ...key, subresource }), json(body), JSON_ONLY, false);
   }
 
   /** Closes pooled connections. Requests and watches still running are not affected. */
@@ -233,12 +242,13 @@ export class HttpTransport implements ApiTransport {
   }
 
   /**
-   * A GET of objects of `type` (`asType`: the answer is of that kind, not a subresource's). If
+   * A GET of objects of `type` (`asType`: the answer is of that kind, not a subresource's; `list`:
+   * a list of them). If
    * its protobuf cannot be read, the kind goes to JSON and the read is asked again, once.
    */
-  private async read(type: ResourceType, path: string, asType: boolean): Promise<unknown> {
+  private async read(type: ResourceType, path: string, asType: boolean, list = false): Promise<unknown> {
     if (!asType) return this.exchange('GET', path);
-    const accept = await this.wire.accept(type);
+    const accept = await this.wire.accept(type, list);
     try {
       return await this.exchange('GET', path, undefined, accept);
     } catch (err) {
@@ -256,9 +266,44 @@ export class HttpTransport implements ApiTransport {
       : Promise.resolve(JSON_ONLY);
   }
 
-  /** One non-watch request: sends `body`, reads the whole answer, maps a non-2xx to an ApiError. */
-  private async exchange(method: string, path: string, body?: Body, accept = JSON_ONLY): Promise<unknown> {
-    const requestOptions = await this.requestOptions(method, path, body, accept);
+  /**
+   * One non-watch request: sends `body`, reads the whole answer, maps a non-2xx to an ApiError.
+   * An answer that says when to come back is asked again then, if `retry` (see {@link retryDelayMs}).
+   */
+  private async exchange(
+    method: string,
+    path: string,
+    body?: Body,
+    accept = JSON_ONLY,
+    retry = true,
+  ): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      const requestOptions = await this.requestOptions(method, path, body, accept);
+      const answer = await this.send(method, path, requestOptions, body);
+      this.warnings?.header(answer.headers.warning);
+      if (answer.status >= 200 && answer.status < 300) return this.decode(method, path, answer);
+      const retryAfter = answer.headers['retry-after'];
+      const delay =
+        retryAfter === undefined || !retry
+          ? undefined
+          : retryDelayMs(
+              answer.status,
+              parseRetryAfter(retryAfter, this.clock.now()),
+              attempt,
+              this.retryAfter,
+            );
+      if (delay === undefined) throw errorFromAnswer(answer, this.clock.now());
+      await sleep(this.clock, delay);
+    }
+  }
+
+  /** Sends one request and reads its whole answer, within the request deadline. */
+  private async send(
+    method: string,
+    path: string,
+    requestOptions: https.RequestOptions,
+    body: Body | undefined,
+  ): Promise<Answer> {
     const started = this.clock.now();
     const deadline = this.deadline(method, path);
     let code = '<error>';
@@ -269,17 +314,20 @@ export class HttpTransport implements ApiTransport {
             .for(requestOptions, this.server)
             .request(poolRequest(requestOptions, body?.text), deadline?.cancellation);
       code = String(answer.status);
-      if (answer.status < 200 || answer.status >= 300) throw errorFromAnswer(answer, this.clock.now());
-      try {
-        return decodeBody(answer.body, answer.headers['content-type']);
-      } catch (err) {
-        throw new Error(`${method} ${path}: the answer cannot be read: ${(err as Error).message}`, {
-          cause: err,
-        });
-      }
+      return answer;
     } finally {
       if (deadline) this.clock.clearTimeout(deadline.timer);
       this.report(method, code, started);
+    }
+  }
+
+  private decode(method: string, path: string, answer: Answer): unknown {
+    try {
+      return decodeBody(answer.body, answer.headers['content-type']);
+    } catch (err) {
+      throw new Error(`${method} ${path}: the answer cannot be read: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
 

@@ -4,6 +4,8 @@
  * errors, the built-in kinds and kubeconfig loading. How requests are built and responses decoded
  * stays inside.
  */
+
+export { parseWarningHeader } from './api-warnings.js';
 export * from './builtin.js';
 export type { CachedReader } from './cached-reader.js';
 export {
@@ -36,5 +38,6 @@ export { WatchIdleTimeoutError } from './http-watch.js';
 export { KubeConfig } from './kube-config.js';
 export { type LoadKubeConfigOptions, loadKubeConfig } from './kubeconfig.js';
 export type { Cluster, ClusterAccess, Context, ExecConfig, ExecEnvVar, User } from './kubeconfig-types.js';
+export { defaultRetryAfterPolicy, type RetryAfterPolicy } from './retry-after.js';
 export type { ApiTransport, WatchCallbacks, WatchHandle } from './transport.js';
 export * from './types.js';

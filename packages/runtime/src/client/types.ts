@@ -14,8 +14,39 @@ export interface ResourceType<T extends KubeObject = KubeObject> {
   readonly plural: string;
   /** Whether objects live in a namespace. */
   readonly namespaced: boolean;
+  /**
+   * Read, list and watch only objects' metadata (`PartialObjectMetadata`, through the Accept
+   * header): for caches of kinds whose bodies are large. Made by {@link metadataOnly}.
+   */
+  readonly metadataOnly?: boolean;
   /** Phantom field carrying the TypeScript type; never set at run time. */
   readonly __type?: T;
+}
+
+/** An object of which only the metadata was read (`meta.k8s.io/v1` `PartialObjectMetadata`). */
+export interface PartialObjectMetadata extends KubeObject {
+  apiVersion?: string;
+  kind?: string;
+}
+
+const metadataTypes = new WeakMap<ResourceType, ResourceType<PartialObjectMetadata>>();
+
+/**
+ * The same kind, read as metadata only: gets, lists and watches answer `PartialObjectMetadata`
+ * (name, namespace, labels, annotations, owner references, resourceVersion...), never the body.
+ * The same object for the same type, so informers of it are shared.
+ * @example
+ * const secretNames = metadataOnly(Secret); // a cache of Secrets' metadata, not their data
+ */
+export function metadataOnly(type: ResourceType): ResourceType<PartialObjectMetadata> {
+  if (type.metadataOnly) return type as ResourceType<PartialObjectMetadata>;
+  let meta = metadataTypes.get(type);
+  if (!meta) {
+    const { __type: _phantom, ...fields } = type;
+    meta = Object.freeze({ ...fields, metadataOnly: true });
+    metadataTypes.set(type, meta);
+  }
+  return meta;
 }
 
 /** `apiVersion` as written in objects: `v1` for the core group, `group/version` otherwise. */

@@ -20,8 +20,11 @@ export interface WatchStart<T extends KubeObject> {
   clock: Clock;
   /** Bounds the wait for the answer's head (a watch stream itself has no deadline). */
   cancellation: Cancellation | undefined;
-  /** The head came (its status code), or the request failed before one (`<error>`); called once. */
-  answered(code: string): void;
+  /**
+   * The head came (its status code and `Warning` header), or the request failed before one
+   * (`<error>`); called once.
+   */
+  answered(code: string, warning?: string): void;
 }
 
 const accepted = (status: number) => status >= 200 && status < 300;
@@ -37,7 +40,7 @@ export function openWatchOverPool<T extends KubeObject>(
     let headCame = false;
     const stream = pool.stream(request, (parser) => {
       headCame = true;
-      start.answered(String(parser.status));
+      start.answered(String(parser.status), parser.headers.warning);
       if (!accepted(parser.status)) return; // the body is the error, read whole
       const opened = new HttpWatch(
         parser.headers['content-type'],
@@ -79,7 +82,8 @@ export function openWatchOverNode<T extends KubeObject>(
     start.cancellation?.listen((reason) => request.destroy(reason));
     request.on('response', (response) => {
       const code = response.statusCode ?? 0;
-      start.answered(String(code));
+      const warning = response.headers.warning;
+      start.answered(String(code), Array.isArray(warning) ? warning.join(', ') : warning);
       if (accepted(code)) {
         opened = true;
         const contentType = response.headers['content-type'];

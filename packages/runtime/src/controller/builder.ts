@@ -1,5 +1,5 @@
 import type { InformerCache, InformerRestriction } from '../cache/informer-cache.js';
-import type { KubeObject, ResourceType } from '../client/types.js';
+import { type KubeObject, metadataOnly, type ResourceType } from '../client/types.js';
 import type { Defaulter, Validator } from '../webhook/admission.js';
 import type { AdmissionOptions } from '../webhook/configurations.js';
 import { Controller, type ControllerDeps, type ControllerOptions, type Source } from './controller.js';
@@ -16,6 +16,13 @@ export interface AdmissionWebhooks {
 /** Options of one watched kind. */
 export interface SourceOptions<T extends KubeObject> extends InformerRestriction {
   predicates?: Predicate<T>[];
+  /**
+   * Watch and cache only the objects' metadata (`PartialObjectMetadata`, as controller-runtime's
+   * `OnlyMetadata`): for kinds whose bodies are large (Secrets, ConfigMaps, Pods at scale). The
+   * predicates and map functions then see metadata only; `client.get(metadataOnly(Kind), key)`
+   * reads it from the cache.
+   */
+  metadataOnly?: boolean;
 }
 
 const groupOf = (apiVersion: string): string =>
@@ -168,8 +175,9 @@ export class ControllerBuilder {
     toRequests: (object: T) => Request[],
     description: string,
   ): Source {
-    const { predicates, ...restriction } = options;
-    const informer = this.cache.informerFor(type, { ...this.defaultRestriction, ...restriction });
+    const { predicates, metadataOnly: onlyMetadata, ...restriction } = options;
+    const watched = (onlyMetadata ? metadataOnly(type) : type) as ResourceType<T>;
+    const informer = this.cache.informerFor(watched, { ...this.defaultRestriction, ...restriction });
     const filters = [...this.eventFilters, ...(predicates ?? [])];
     return { informer, toRequests, predicates: filters, description } as unknown as Source;
   }

@@ -16,6 +16,7 @@ export {
 } from './create-or-update.js';
 export { formatDuration, parseDuration, readDuration } from './duration.js';
 export { type EventInput, EventRecorder, type EventRecorderOptions } from './event-recorder.js';
+export { Expectations, type ExpectationsOptions } from './expectations.js';
 export { addFinalizer, hasFinalizer, removeFinalizer } from './finalizers.js';
 export { isJsonObject, jsonEqual } from './json-equal.js';
 export { labelSelectorFromSpec, matchesSelector, selectorProblems } from './label-selector.js';

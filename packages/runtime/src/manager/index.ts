@@ -5,7 +5,13 @@
  */
 export { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
 export { exitOnError } from './cli/exit-on-error.js';
-export { managerOptionsFromFlags, ownNamespace } from './cli/manager-options.js';
+export {
+  type LeaseNamespace,
+  leaseNamespace,
+  managerOptionsFromFlags,
+  ownNamespace,
+  podNamespace,
+} from './cli/manager-options.js';
 export {
   type OptionsOutput,
   type ParsedOptions,

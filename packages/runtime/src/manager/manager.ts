@@ -23,6 +23,8 @@ export interface LeaderElectionOptions {
   id: string;
   /** The Lease's namespace. */
   namespace: string;
+  /** Why that namespace (e.g. `the kubeconfig context "dev"`): said once when campaigning starts. */
+  namespaceFrom?: string;
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
@@ -151,6 +153,7 @@ export class Manager {
     else if (options.kubeConfig) {
       this.transport = new HttpTransport(options.kubeConfig, {
         onRequest: (r) => this.metrics.onRestRequest({ method: r.method, code: r.code, host: r.host }),
+        onWarning: (text) => this.logger.warn({ warning: text }, 'the API server warned'),
       });
     } else throw new Error('Manager needs a kubeConfig or a transport');
     this.cache = new InformerCache(this.transport, {
@@ -160,6 +163,7 @@ export class Manager {
     });
     this.client = new Client(this.transport, {
       cache: this.cache,
+      clock: this.clock,
       fieldManager: options.fieldManager ?? 'capstan',
     });
     const le = options.leaderElection;
@@ -167,6 +171,7 @@ export class Manager {
       ? new LeaderElector(this.transport, {
           name: le.id,
           namespace: le.namespace,
+          namespaceFrom: le.namespaceFrom,
           identity: le.identity,
           leaseDurationMs: le.leaseDurationMs,
           renewDeadlineMs: le.renewDeadlineMs,

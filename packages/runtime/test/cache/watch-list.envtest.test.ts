@@ -5,85 +5,22 @@
  * `ValidateListOptions`: "sendInitialEvents is forbidden for watch unless the WatchList feature gate
  * is enabled"; servers before 1.27 forbid `resourceVersionMatch` on a watch the same way).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { useControlPlane } from '@capstan/envtest/vitest';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Reflector } from '../../src/cache/index.js';
 import { ConfigMap, HttpTransport } from '../../src/client/index.js';
 import { eventually } from '../../src/testing/index.js';
+import { ApiProxy, answerStatus, type ProxiedRequest } from '../testing/api-proxy.js';
 
 const env = useControlPlane('watchlist');
 const COUNT = 250;
 
-/** A plain-HTTP proxy to the apiserver that records every request and may refuse watch-lists. */
-class RecordingProxy {
-  readonly requests: string[] = [];
-  refuseWatchList = false;
-  private server: Server | undefined;
+const refusal =
+  'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled';
+const isWatchListRequest = (r: ProxiedRequest) =>
+  r.query.get('watch') !== null && r.query.get('sendInitialEvents') === 'true';
 
-  async start(): Promise<KubeConfig> {
-    const upstream = new URL(env.kubeConfig.getCurrentCluster()?.server as string);
-    this.server = createServer((req, res) => void this.forward(upstream, req, res));
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    const { port } = this.server.address() as AddressInfo;
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'proxy', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'proxy' }],
-      contexts: [{ name: 'proxy', cluster: 'proxy', user: 'proxy' }],
-      currentContext: 'proxy',
-    });
-    return kc;
-  }
-
-  stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    return new Promise((resolve) => this.server?.close(() => resolve()) ?? resolve());
-  }
-
-  private async forward(upstream: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? '/';
-    this.requests.push(`${req.method} ${url}`);
-    const query = new URL(url, 'http://x').searchParams;
-    if (this.refuseWatchList && query.get('watch') && query.get('sendInitialEvents') === 'true') {
-      res.writeHead(422, { 'Content-Type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          kind: 'Status',
-          apiVersion: 'v1',
-          metadata: {},
-          status: 'Failure',
-          message:
-            'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
-          reason: 'Invalid',
-          details: { group: 'meta.k8s.io', kind: 'ListOptions' },
-          code: 422,
-        }),
-      );
-      return;
-    }
-    const options: https.RequestOptions = {
-      method: req.method,
-      hostname: upstream.hostname,
-      port: upstream.port,
-      path: url,
-      headers: { ...req.headers, host: upstream.host },
-    };
-    await env.kubeConfig.applyToHTTPSOptions(options);
-    const out = https.request(options, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    res.on('close', () => out.destroy());
-    out.on('error', () => res.destroy());
-    req.pipe(out);
-  }
-}
-
-const proxy = new RecordingProxy();
+const proxy = new ApiProxy();
 let transport: HttpTransport;
 beforeAll(async () => {
   const seeder = new HttpTransport(env.kubeConfig);
@@ -96,7 +33,7 @@ beforeAll(async () => {
     ),
   );
   seeder.close();
-  transport = new HttpTransport(await proxy.start());
+  transport = new HttpTransport(await proxy.start(env.kubeConfig));
 });
 afterAll(async () => {
   transport?.close();
@@ -115,8 +52,8 @@ const isWatchList = (r: string) => r.includes('watch=1') && r.includes('sendInit
 
 describe('Reflector against a real apiserver', () => {
   it('lists with one watch-list stream (no LIST) and carries on watching on it', async () => {
-    proxy.requests.length = 0;
-    proxy.refuseWatchList = false;
+    proxy.clear();
+    proxy.intercept = undefined;
     const reflector = await syncedReflector(100);
     try {
       expect(reflector.store.size).toBe(COUNT);
@@ -124,6 +61,8 @@ describe('Reflector against a real apiserver', () => {
       const watches = proxy.requests.filter((r) => r.includes('watch=1'));
       expect(watches).toHaveLength(1);
       expect(watches[0]).toMatch(/resourceVersionMatch=NotOlderThan/);
+      // A consistent read, as client-go's first watch-list: no resourceVersion (not '0').
+      expect(watches[0]).not.toMatch(/[?&]resourceVersion=/);
       expect(watches[0]).toMatch(/allowWatchBookmarks=true/);
       await transport.create(ConfigMap, { metadata: { name: 'late', namespace: env.namespace } });
       await eventually(() => expect(reflector.store.get(`${env.namespace}/late`)).toBeDefined());
@@ -135,8 +74,12 @@ describe('Reflector against a real apiserver', () => {
   });
 
   it('falls back to paginated LISTs when the server refuses watch-list, then watches', async () => {
-    proxy.requests.length = 0;
-    proxy.refuseWatchList = true;
+    proxy.clear();
+    proxy.intercept = (r, res) => {
+      if (!isWatchListRequest(r)) return false;
+      answerStatus(res, 422, 'Invalid', refusal);
+      return true;
+    };
     const reflector = await syncedReflector(100);
     try {
       expect(reflector.store.size).toBe(COUNT);
@@ -148,6 +91,62 @@ describe('Reflector against a real apiserver', () => {
       await eventually(() => expect(reflector.store.get(`${env.namespace}/late2`)).toBeDefined());
       expect(reflector.phase()).toBe('Watching');
       expect(proxy.requests.filter(isWatchList)).toHaveLength(1);
+      await transport.delete(ConfigMap, { namespace: env.namespace, name: 'late2' });
+    } finally {
+      await reflector.stop();
+    }
+  });
+
+  it('after a 410 in the streamed list, streams again at once with a consistent read', async () => {
+    proxy.clear();
+    let expired = false;
+    proxy.intercept = (r, res) => {
+      if (expired || !isWatchListRequest(r)) return false;
+      expired = true;
+      // What a server says when the stream's start was compacted away meanwhile.
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 };
+      res.end(
+        `${JSON.stringify({ type: 'ERROR', object: { ...status, message: 'too old resource version' } })}\n`,
+      );
+      return true;
+    };
+    const reflector = await syncedReflector(100);
+    try {
+      expect(reflector.store.size).toBe(COUNT);
+      const streams = proxy.seen.filter(isWatchListRequest);
+      expect(streams).toHaveLength(2);
+      expect(streams.every((r) => !r.query.has('resourceVersion'))).toBe(true);
+      // At once, not after the 800 ms backoff of a failure; and no LIST.
+      expect((streams[1] as ProxiedRequest).at - (streams[0] as ProxiedRequest).at).toBeLessThan(700);
+      expect(proxy.requests.filter(isList)).toEqual([]);
+    } finally {
+      await reflector.stop();
+    }
+  });
+
+  it('after a stream that ends before its bookmark, lists once (the latest state), then watches', async () => {
+    proxy.clear();
+    let cut = false;
+    proxy.intercept = (r, res) => {
+      if (cut || !isWatchListRequest(r)) return false;
+      cut = true;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(); // the connection ends before the initial-events-end bookmark
+      return true;
+    };
+    const reflector = await syncedReflector(100);
+    try {
+      expect(reflector.store.size).toBe(COUNT);
+      expect(proxy.seen.filter(isWatchListRequest)).toHaveLength(1);
+      const lists = proxy.requests.filter(isList);
+      expect(lists.length).toBe(Math.ceil(COUNT / 100));
+      expect(lists[0]).not.toMatch(/[?&]resourceVersion=/); // the latest state
+      // Then a plain watch from the list's resourceVersion carries the changes.
+      await transport.create(ConfigMap, { metadata: { name: 'late3', namespace: env.namespace } });
+      await eventually(() => expect(reflector.store.get(`${env.namespace}/late3`)).toBeDefined());
+      expect(reflector.phase()).toBe('Watching');
+      await transport.delete(ConfigMap, { namespace: env.namespace, name: 'late3' });
     } finally {
       await reflector.stop();
     }

@@ -63,8 +63,9 @@ describe('Reflector (watch-list)', () => {
       sendInitialEvents: true,
       resourceVersionMatch: 'NotOlderThan',
       allowWatchBookmarks: true,
-      resourceVersion: '0',
     });
+    // A consistent read, as client-go's: never '0', which a lagging watch cache may answer.
+    expect(watches[0]?.resourceVersion).toBeUndefined();
     expect(reflector.lastSyncResourceVersion()).toBe(cluster.currentResourceVersion());
     await cluster.create(WidgetType, widget('d'));
     await clock.advanceAsync(0);
@@ -97,7 +98,7 @@ describe('Reflector (watch-list)', () => {
     expect(reflector.phase()).toBe('Watching');
   });
 
-  it('starts over when the stream ends before the initial-events-end bookmark', async () => {
+  it('falls back to one LIST when the stream ends before the initial-events-end bookmark', async () => {
     // The first watch-list's connection breaks after the objects, before the bookmark.
     let cut = false;
     const { clock, cluster, reflector, errors } = setup((cluster) => {
@@ -123,6 +124,39 @@ describe('Reflector (watch-list)', () => {
     await clock.advanceAsync(2_000); // the backoff (800 ms, jittered)
     expect(reflector.hasSynced()).toBe(true);
     expect(reflector.store.keys()).toEqual(['default/a']);
+    // client-go's fallback: progress through a LIST (the latest state), then a plain watch.
+    expect(cluster.requestCount('list')).toBe(1);
+    expect(reflector.phase()).toBe('Watching');
+  });
+
+  it('after a 410 in the streamed list, streams again at once with a consistent read', async () => {
+    let gone = false;
+    const { clock, cluster, reflector, errors, watches } = setup((cluster) => {
+      const transport = Object.create(cluster) as FakeCluster;
+      transport.watch = (type, options, callbacks) =>
+        cluster.watch(type, options, {
+          onEvent: (event) => {
+            if (!gone && event.type === 'BOOKMARK') {
+              gone = true;
+              callbacks.onEvent({
+                type: 'ERROR',
+                status: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired' },
+              });
+            } else callbacks.onEvent(event);
+          },
+          onClose: (error) => callbacks.onClose(error),
+        });
+      return transport;
+    });
+    cluster.seed(WidgetType, widget('a'));
+    reflector.start();
+    await clock.advanceAsync(0); // no backoff: no virtual time passes
+    expect(gone).toBe(true);
+    expect(reflector.hasSynced()).toBe(true);
+    expect(errors).toEqual([]);
+    expect(cluster.requestCount('list')).toBe(0);
+    expect(watches).toHaveLength(2);
+    expect(watches.every((w) => w.sendInitialEvents && w.resourceVersion === undefined)).toBe(true);
   });
 
   it('relists with a fresh watch-list after 410 and emits the difference', async () => {

@@ -17,6 +17,9 @@ import { ProtobufDecodeError } from './wire.js';
 /** The Accept header of JSON only. */
 export const JSON_ONLY = 'application/json';
 const PROTOBUF_OR_JSON = `${PROTOBUF_MEDIA_TYPE}, application/json`;
+/** Metadata only: the server answers `PartialObjectMetadata` (a watch's events too) or its list. */
+const METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 /** After a failed `/version`, how long JSON is used before asking again. */
 const RECHECK_MS = 60_000;
@@ -53,8 +56,9 @@ export class WireChoice {
     private readonly clock: Clock,
   ) {}
 
-  /** The Accept header of a request about objects of `type`. */
-  async accept(type: ResourceType): Promise<string> {
+  /** The Accept header of a request about objects of `type` (`list`: a list of them). */
+  async accept(type: ResourceType, list = false): Promise<string> {
+    if (type.metadataOnly) return list ? METADATA_LIST : METADATA;
     const apiVersion = apiVersionOf(type);
     if (
       !this.enabled ||

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { KubeConfig } from '../../client/kube-config.js';
 import { loadKubeConfig } from '../../client/kubeconfig.js';
 import type { ManagerOptions } from '../manager.js';
 import type { StandardOptions } from './options.js';
@@ -7,12 +8,42 @@ const serviceAccountNamespace = '/var/run/secrets/kubernetes.io/serviceaccount/n
 
 /** The namespace this process runs in: `POD_NAMESPACE`, else the service account's, else `default`. */
 export function ownNamespace(): string {
+  return podNamespace() ?? 'default';
+}
+
+/** The pod's namespace (`POD_NAMESPACE`, else the mounted service account's); undefined outside a pod. */
+export function podNamespace(): string | undefined {
   if (process.env.POD_NAMESPACE) return process.env.POD_NAMESPACE;
   try {
-    return readFileSync(serviceAccountNamespace, 'utf8').trim() || 'default';
+    return readFileSync(serviceAccountNamespace, 'utf8').trim() || undefined;
   } catch {
-    return 'default';
+    return undefined;
   }
+}
+
+/** Where the leader election Lease goes, and why there. */
+export interface LeaseNamespace {
+  namespace: string;
+  /** `--leader-election-namespace`, `the pod's namespace` or `the kubeconfig context "x"`. */
+  from: string;
+}
+
+/**
+ * The Lease's namespace: the flag, else the pod's, else the kubeconfig context's (a process run
+ * from a laptop). Never a silent `default`, whose Lease an operator's RBAC rarely covers.
+ * @throws Error saying which flag to pass when none of these gives one.
+ */
+export function leaseNamespace(flag: string | undefined, kubeConfig: KubeConfig): LeaseNamespace {
+  if (flag) return { namespace: flag, from: '--leader-election-namespace' };
+  const pod = podNamespace();
+  if (pod) return { namespace: pod, from: "the pod's namespace" };
+  const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
+  if (context?.namespace)
+    return { namespace: context.namespace, from: `the kubeconfig context "${context.name}"` };
+  throw new Error(
+    '--leader-elect outside a pod needs the Lease namespace: pass --leader-election-namespace ' +
+      '(or set POD_NAMESPACE, or a namespace on the kubeconfig context)',
+  );
 }
 
 /**
@@ -25,13 +56,16 @@ export function managerOptionsFromFlags(
 ): ManagerOptions {
   if (flags.leaderElect && !flags.leaderElectionId)
     throw new Error('--leader-elect needs --leader-election-id');
+  const kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+  const lease = flags.leaderElect ? leaseNamespace(flags.leaderElectionNamespace, kubeConfig) : undefined;
   return {
-    kubeConfig: loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context }),
+    kubeConfig,
     namespace: flags.namespace,
-    leaderElection: flags.leaderElect
+    leaderElection: lease
       ? {
           id: flags.leaderElectionId as string,
-          namespace: flags.leaderElectionNamespace ?? ownNamespace(),
+          namespace: lease.namespace,
+          namespaceFrom: lease.from,
           leaseDurationMs: flags.leaseDurationMs,
           renewDeadlineMs: flags.renewDeadlineMs,
           retryPeriodMs: flags.retryPeriodMs,

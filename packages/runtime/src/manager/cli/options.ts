@@ -29,7 +29,7 @@ export interface StandardOptions {
   leaderElect: boolean;
   /** `--leader-election-id`: the Lease's name. Required with `--leader-elect`. */
   leaderElectionId?: string;
-  /** `--leader-election-namespace`: the Lease's namespace (default: the pod's own namespace). */
+  /** `--leader-election-namespace`: the Lease's namespace (default: the pod's, else the kubeconfig context's). */
   leaderElectionNamespace?: string;
   /** `--leader-elect-lease-duration` (default 15 s). */
   leaseDurationMs: number;
@@ -210,7 +210,7 @@ function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
     add('--leader-election-id <name>', "the leader election Lease's name", d.leaderElectionId);
     add(
       '--leader-election-namespace <ns>',
-      "the leader election Lease's namespace (default: the pod's namespace)",
+      "the leader election Lease's namespace (default: the pod's, else the kubeconfig context's)",
       d.leaderElectionNamespace,
     );
     add(

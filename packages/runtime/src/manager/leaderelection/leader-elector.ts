@@ -16,6 +16,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../../client/errors.js'
 import type { ApiTransport } from '../../client/transport.js';
 import { type Clock, realClock, sleep, type TimerHandle } from '../../clock.js';
 import type { Logger } from '../logger.js';
+import { LeaseFailureLog } from './failure-log.js';
 import { electionRecord, heldSpec, type LeaseSpec, microTime, releasedSpec } from './lease-record.js';
 
 /** Why leadership ended. */
@@ -30,6 +31,8 @@ export interface LeaderElectorOptions {
   name: string;
   /** The Lease's namespace. */
   namespace: string;
+  /** Why that namespace (e.g. `--leader-election-namespace`): logged when campaigning starts. */
+  namespaceFrom?: string;
   /** Who we are; default `${hostname}_${random UUID}`. Must differ between replicas. */
   identity?: string;
   /** How long standbys wait, after the lease last changed, before taking it over. Default 15 s. */
@@ -101,6 +104,7 @@ export class LeaderElector {
   private leadership: AbortController | undefined;
   private stopper: AbortController | undefined;
   private running: Promise<void> | undefined;
+  private readonly failures = new LeaseFailureLog();
 
   /** @throws Error when the durations cannot be safe (renew deadline ≥ lease duration, ...). */
   constructor(
@@ -167,7 +171,8 @@ export class LeaderElector {
 
   private async campaign(stop: AbortSignal): Promise<void> {
     this.options.metrics?.setLeader(this.options.name, false);
-    this.log('info', 'attempting to acquire leader lease');
+    const from = this.options.namespaceFrom;
+    this.log('info', `attempting to acquire leader lease${from ? ` (namespace from ${from})` : ''}`);
     const since = await this.acquire(stop);
     if (since === undefined) return;
     await this.renew(since, stop);
@@ -252,7 +257,7 @@ export class LeaderElector {
       lease = await this.transport.get(Lease, { namespace, name });
     } catch (err) {
       if (!isNotFound(err)) {
-        this.log('warn', 'cannot read the lease', err);
+        this.failed('read', err);
         return false;
       }
       return this.create();
@@ -270,10 +275,11 @@ export class LeaderElector {
         spec: heldSpec(spec, this.identity, this.leaseDurationSeconds(), now),
       });
       this.observe(written);
+      this.failures.succeeded();
       return true;
     } catch (err) {
       if (isConflict(err)) this.log('debug', 'lost a race for the lease (conflict)');
-      else this.log('warn', 'cannot update the lease', err);
+      else this.failed('update', err);
       return false;
     }
   }
@@ -295,9 +301,10 @@ export class LeaderElector {
         },
       });
       this.observe(created);
+      this.failures.succeeded();
       return true;
     } catch (err) {
-      if (!isAlreadyExists(err)) this.log('warn', 'cannot create the lease', err);
+      if (!isAlreadyExists(err)) this.failed('create', err);
       return false;
     }
   }
@@ -320,7 +327,7 @@ export class LeaderElector {
       this.observe(released);
       this.log('info', 'released the leader lease');
     } catch (err) {
-      this.log('warn', 'cannot release the lease', err);
+      this.failed('release', err);
     }
   }
 
@@ -369,6 +376,12 @@ export class LeaderElector {
     } catch (err) {
       this.log('error', `leader election callback ${name} threw`, err);
     }
+  }
+
+  /** A failed lease request: said once as a warning with its fix, then at debug while it repeats. */
+  private failed(action: string, err: unknown): void {
+    const { level, message } = this.failures.report(action, this.options.namespace, this.options.name, err);
+    this.log(level, message, err);
   }
 
   private log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, err?: unknown): void {

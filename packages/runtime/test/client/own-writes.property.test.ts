@@ -1,0 +1,120 @@
+/** The ledger of own writes: never older than what was written, the cache's once it caught up. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CachedReader } from '../../src/client/cached-reader.js';
+import { ConfigMap } from '../../src/client/index.js';
+import { OwnWrites, olderResourceVersion } from '../../src/client/own-writes.js';
+import type { KubeObject, ObjectKey } from '../../src/client/types.js';
+import { ManualClock } from '../../src/testing/index.js';
+
+/** A cache of one kind that the test moves by hand. */
+class HandCache implements CachedReader {
+  readonly objects = new Map<string, KubeObject>();
+  isCached(): boolean {
+    return true;
+  }
+  get<T extends KubeObject>(_type: unknown, key: ObjectKey): T | undefined {
+    return this.objects.get(`${key.namespace}/${key.name}`) as T | undefined;
+  }
+  list<T extends KubeObject>(): T[] {
+    return [...this.objects.values()] as T[];
+  }
+}
+
+const cm = (name: string, rv: number, uid = 'u1'): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { namespace: 'ns', name, resourceVersion: String(rv), uid },
+  data: { rv: String(rv) },
+});
+
+describe('olderResourceVersion', () => {
+  it('orders decimal resourceVersions as numbers, whatever their length', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 30n }),
+        fc.bigInt({ min: 0n, max: 10n ** 30n }),
+        (a, b) => {
+          expect(olderResourceVersion(String(a), String(b))).toBe(a < b);
+        },
+      ),
+    );
+  });
+});
+
+describe('OwnWrites', () => {
+  it('a read is never older than the last write, and is the cache’s once it caught up', () => {
+    // Steps: the server (and we) write version n; or the cache's watch delivers the next version.
+    const step = fc.constantFrom('write' as const, 'deliver' as const);
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+        const clock = new ManualClock();
+        const cache = new HandCache();
+        const writes = new OwnWrites(cache, clock);
+        const key = { namespace: 'ns', name: 'a' };
+        let server = 1;
+        let delivered = 1;
+        let lastWrite = 0;
+        cache.objects.set('ns/a', cm('a', 1));
+        for (const s of steps) {
+          if (s === 'write') {
+            server++;
+            lastWrite = server;
+            writes.written(ConfigMap, cm('a', server));
+          } else if (delivered < server) {
+            delivered++;
+            cache.objects.set('ns/a', cm('a', delivered));
+          }
+          const read = writes.get(ConfigMap, key, cache.get(ConfigMap, key)) as ConfigMap;
+          const rv = Number(read.metadata.resourceVersion);
+          expect(rv).toBeGreaterThanOrEqual(lastWrite);
+          expect(rv).toBe(Math.max(delivered, lastWrite));
+        }
+      }),
+    );
+  });
+
+  it('shows a delete until the cache drops the object, and forgets writes after its TTL', () => {
+    const clock = new ManualClock();
+    const cache = new HandCache();
+    const writes = new OwnWrites(cache, clock, 1_000);
+    const key = { namespace: 'ns', name: 'a' };
+    cache.objects.set('ns/a', cm('a', 5));
+    writes.deleted(ConfigMap, key, 'u1');
+    expect(writes.get(ConfigMap, key, cache.get(ConfigMap, key))).toBeUndefined();
+    expect(writes.list(ConfigMap, cache.list(), {})).toEqual([]);
+    // Re-created by someone else (another uid): theirs shows.
+    cache.objects.set('ns/a', cm('a', 9, 'u2'));
+    expect(writes.get(ConfigMap, key, cache.get(ConfigMap, key))?.metadata.uid).toBe('u2');
+    expect(writes.pending).toBe(0);
+    // A write overtaken unseen (the cache never shows it) is let go after the TTL.
+    writes.written(ConfigMap, cm('b', 20));
+    expect(writes.get(ConfigMap, { namespace: 'ns', name: 'b' }, undefined)?.metadata.resourceVersion).toBe(
+      '20',
+    );
+    clock.advance(1_001);
+    expect(writes.get(ConfigMap, { namespace: 'ns', name: 'b' }, undefined)).toBeUndefined();
+  });
+
+  it('lists our creates that match the selection, and drops ours that left it', () => {
+    const clock = new ManualClock();
+    const cache = new HandCache();
+    const writes = new OwnWrites(cache, clock);
+    cache.objects.set('ns/old', {
+      ...cm('old', 1),
+      metadata: { ...cm('old', 1).metadata, labels: { app: 'x' } },
+    });
+    writes.written(ConfigMap, {
+      ...cm('new', 2),
+      metadata: { ...cm('new', 2).metadata, labels: { app: 'x' } },
+    });
+    writes.written(ConfigMap, {
+      ...cm('old', 3),
+      metadata: { ...cm('old', 3).metadata, labels: { app: 'y' } },
+    });
+    const names = writes
+      .list(ConfigMap, cache.list(), { namespace: 'ns', labelSelector: 'app=x' })
+      .map((o) => o.metadata.name);
+    expect(names).toEqual(['new']);
+  });
+});
