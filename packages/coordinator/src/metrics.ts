@@ -30,6 +30,8 @@ export class CoordinatorMetrics {
   readonly rebootDuration: Distribution<'group'>;
   /** Grants marked failed: not acted on, or the reboot not verified in time. */
   readonly verificationFailures: Tally<'group' | 'reason'>;
+  /** Waits for hook annotations that passed the hook timeout, by group and `hooks` (`before`, `after`). */
+  readonly hookTimeouts: Tally<'group' | 'hooks'>;
   /** Conditional writes refused because the snapshot was stale (`node`) or another coordinator won the fence (`fence`). */
   readonly conflicts: Tally<'object'>;
   /** Node writes the API server refused (not a conflict), by group and HTTP code: the node is backed off. */
@@ -59,6 +61,11 @@ export class CoordinatorMetrics {
       name: 'capstan_coordinator_verification_failures_total',
       help: 'Grants marked failed (GrantNotActedOn, RebootNotVerified)',
       labelNames: ['group', 'reason'],
+    });
+    this.hookTimeouts = metrics.counter({
+      name: 'capstan_coordinator_hook_timeouts_total',
+      help: 'Nodes that held a slot past the hook timeout: before (sent back to the queue) or after the reboot (marked failed)',
+      labelNames: ['group', 'hooks'],
     });
     this.conflicts = metrics.counter({
       name: 'capstan_coordinator_conflicts_total',

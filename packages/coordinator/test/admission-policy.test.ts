@@ -136,6 +136,16 @@ describe('the coordinator under its admission policy', () => {
     expect(n.metadata.labels?.['example.com/pool']).toBe('blue');
   });
 
+  it('removes clear-failure once carried out, but never writes it', async () => {
+    await patch(admin, { metadata: { annotations: { [coordinatorKeys.clearFailure]: 'true' } } });
+    await expect(
+      patch(coordinator, { metadata: { annotations: { [coordinatorKeys.clearFailure]: 'again' } } }),
+    ).rejects.toMatchObject(forbidden(`may not change annotations ${coordinatorKeys.clearFailure}`));
+    await patch(coordinator, { metadata: { annotations: { [coordinatorKeys.clearFailure]: null } } });
+    const n = await admin.get(Node, { name: node });
+    expect(n.metadata.annotations?.[coordinatorKeys.clearFailure]).toBeUndefined();
+  });
+
   it('writes reboot-needed only for a FleetLock client, with its holder key', async () => {
     const needed = P.annotations.rebootNeeded;
     await patch(coordinator, {
@@ -165,7 +175,7 @@ describe('the policy’s key lists', () => {
       new Set([
         P.annotations.rebootOk,
         fluoProtocol.annotations.rebootOk,
-        ...Object.values(coordinatorKeys),
+        ...Object.values(coordinatorKeys).filter((k) => k !== coordinatorKeys.clearFailure),
         FENCE_POISON_KEY,
         FLEETLOCK_HOLDER_KEY,
       ]),
@@ -178,6 +188,7 @@ describe('the policy’s key lists', () => {
         fluoProtocol.labels.afterReboot,
       ]),
     );
+    expect(policyList('removableAnnotations')).toEqual([coordinatorKeys.clearFailure]);
     expect(new Set(policyList('fleetLockRequests'))).toEqual(
       new Set([P.annotations.rebootNeeded, fluoProtocol.annotations.rebootNeeded]),
     );

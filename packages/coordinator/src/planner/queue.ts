@@ -46,8 +46,10 @@ function byRequest(a: Candidate, b: Candidate): number {
   return a.draft.name < b.draft.name ? -1 : a.draft.name > b.draft.name ? 1 : 0;
 }
 
-function schedule(draft: NodeDraft, group: GroupPolicy): void {
+function schedule(draft: NodeDraft, group: GroupPolicy, now: number): void {
   draft.setLabel(draft.protocol.labels.beforeReboot, TRUE);
+  // The hook timeout counts from here: a slot is held from now on.
+  draft.setAnnotation(coordinatorKeys.hookWaitSince, formatTimestamp(now));
   // Fresh hook answers for this cycle: a stale "true" from an earlier one must not count.
   draft.removeAnnotations(group.beforeHooks);
   draft.record('Scheduled');
@@ -60,6 +62,8 @@ function grant(draft: NodeDraft, group: GroupPolicy, now: number): void {
   draft.removeLabel(draft.protocol.labels.beforeReboot);
   draft.removeAnnotations(group.beforeHooks);
   draft.removeAnnotation(coordinatorKeys.requestedAt);
+  draft.removeAnnotation(coordinatorKeys.hookWaitSince);
+  draft.removeAnnotation(coordinatorKeys.hookTimedOutAt);
   draft.record('Granted');
 }
 
@@ -113,7 +117,7 @@ export function serveQueue({ group: g, drafts, gate, budget, now, refused = {} }
         wait(c, 'BudgetExhausted', `${counted.size} of ${budget} nodes unavailable or in flight`);
         continue;
       }
-      schedule(draft, g);
+      schedule(draft, g, now);
       counted.add(draft.name);
       if (!draft.countedBefore) consuming.push(draft);
     }
