@@ -36,6 +36,8 @@ export class CoordinatorMetrics {
   readonly conflicts: Tally<'object'>;
   /** Node writes the API server refused (not a conflict), by group and HTTP code: the node is backed off. */
   readonly writeRefusals: Tally<'group' | 'code'>;
+  /** Evictions by the coordinator's drain of FleetLock clients' nodes, by result. */
+  readonly fleetlockEvictions: Tally<'result'>;
   /** FleetLock requests by endpoint and answer kind (`ok` or the error kind). */
   readonly fleetlockRequests: Tally<'endpoint' | 'result'>;
 
@@ -76,6 +78,11 @@ export class CoordinatorMetrics {
       name: 'capstan_coordinator_write_refusals_total',
       help: 'Node writes refused by the API server (422, 403, ...): the node is backed off, the others go on',
       labelNames: ['group', 'code'],
+    });
+    this.fleetlockEvictions = metrics.counter({
+      name: 'capstan_fleetlock_evictions_total',
+      help: 'Evictions by the coordinator draining FleetLock clients’ nodes (evicted, gone, blocked, error)',
+      labelNames: ['result'],
     });
     this.fleetlockRequests = metrics.counter({
       name: 'capstan_fleetlock_requests_total',

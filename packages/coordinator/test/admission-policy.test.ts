@@ -16,7 +16,12 @@ import {
 import { Client, type KubeObject } from '@capstan/runtime';
 import { ClusterRole, ClusterRoleBinding, HttpTransport, Node } from '@capstan/runtime/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_POISON_KEY, FLEETLOCK_HOLDER_KEY } from '../src/index.js';
+import {
+  FENCE_POISON_KEY,
+  FLEETLOCK_CORDONED_KEY,
+  FLEETLOCK_DRAINED_KEY,
+  FLEETLOCK_HOLDER_KEY,
+} from '../src/index.js';
 import { policyFor, policyInForce, removePolicy, shippedPolicy } from './policy-kit.js';
 
 const env = useControlPlane('coord-policy');
@@ -158,6 +163,36 @@ describe('the coordinator under its admission policy', () => {
       patch(coordinator, { metadata: { annotations: { [needed]: 'true' } } }),
     ).rejects.toMatchObject(forbidden(`may not change annotations ${needed}`));
   });
+
+  it('cordons only a FleetLock client’s node, recorded, and uncordons only its own cordon', async () => {
+    const spec = "may not change a Node's spec";
+    const holder = { [FLEETLOCK_HOLDER_KEY]: 'zincati-1' };
+    // Not a FleetLock node, or without the record: denied.
+    await expect(
+      patch(coordinator, {
+        metadata: { annotations: { [FLEETLOCK_CORDONED_KEY]: 'true' } },
+        spec: { unschedulable: true },
+      }),
+    ).rejects.toMatchObject(forbidden(spec));
+    await patch(coordinator, { metadata: { annotations: holder } });
+    await expect(patch(coordinator, { spec: { unschedulable: true } })).rejects.toMatchObject(
+      forbidden(spec),
+    );
+    await patch(coordinator, {
+      metadata: { annotations: { [FLEETLOCK_CORDONED_KEY]: 'true' } },
+      spec: { unschedulable: true },
+    });
+    await patch(coordinator, {
+      metadata: { annotations: { [FLEETLOCK_CORDONED_KEY]: null, [FLEETLOCK_HOLDER_KEY]: null } },
+      spec: { unschedulable: false },
+    });
+    // An admin's cordon is never the coordinator's to lift.
+    await patch(admin, { spec: { unschedulable: true } });
+    await expect(patch(coordinator, { spec: { unschedulable: false } })).rejects.toMatchObject(
+      forbidden(spec),
+    );
+    await patch(admin, { spec: { unschedulable: false } });
+  });
 });
 
 /** The string literals of a CEL list variable of the shipped policy. */
@@ -178,6 +213,8 @@ describe('the policy’s key lists', () => {
         ...Object.values(coordinatorKeys).filter((k) => k !== coordinatorKeys.clearFailure),
         FENCE_POISON_KEY,
         FLEETLOCK_HOLDER_KEY,
+        FLEETLOCK_DRAINED_KEY,
+        FLEETLOCK_CORDONED_KEY,
       ]),
     );
     expect(new Set(policyList('coordinatorLabels'))).toEqual(

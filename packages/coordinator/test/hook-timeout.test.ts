@@ -5,7 +5,7 @@
  * node held its slot forever and the others waited `BudgetExhausted`.
  */
 
-import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
+import { capstanProtocol } from '@capstan/reboot-protocol';
 import { Client, EventRecorder } from '@capstan/runtime';
 import { Event, Lease, Node } from '@capstan/runtime/client';
 import { MetricsRegistry } from '@capstan/runtime/manager';
@@ -19,7 +19,6 @@ import {
 } from '../src/index.js';
 import { addAskingNode as addNode } from './fake-nodes.js';
 
-const A = capstanProtocol.annotations;
 const L = capstanProtocol.labels;
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 

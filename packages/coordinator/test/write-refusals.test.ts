@@ -4,7 +4,7 @@
  * is backed off and surfaced as an event, on its group's Degraded condition and as a metric.
  */
 
-import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
+import { capstanProtocol } from '@capstan/reboot-protocol';
 import { ApiError, Client, EventRecorder } from '@capstan/runtime';
 import { Event, Lease, Node } from '@capstan/runtime/client';
 import { MetricsRegistry } from '@capstan/runtime/manager';

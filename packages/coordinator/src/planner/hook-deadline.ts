@@ -8,6 +8,7 @@
  */
 import { coordinatorKeys, formatTimestamp } from '@capstan/reboot-protocol';
 import type { Finding } from './finding.js';
+import { beforeHooksOf } from './fleetlock-hooks.js';
 import type { GroupPolicy } from './group-policy.js';
 import type { NodeDraft } from './node-state.js';
 
@@ -39,9 +40,10 @@ export function beforeHooksDeadline(
 ): boolean {
   if (stampWait(draft, now)) return true;
   if (!overdue(draft, group, now)) return false;
-  const missing = missingHooks(draft, group.beforeHooks);
+  const hooks = beforeHooksOf(draft, group);
+  const missing = missingHooks(draft, hooks);
   draft.removeLabel(draft.protocol.labels.beforeReboot);
-  draft.removeAnnotations(group.beforeHooks);
+  draft.removeAnnotations(hooks);
   draft.removeAnnotation(coordinatorKeys.hookWaitSince);
   // To the end of the queue: the nodes that waited behind it go first.
   draft.setAnnotation(coordinatorKeys.requestedAt, formatTimestamp(now));

@@ -13,6 +13,7 @@ import {
 } from '@capstan/reboot-protocol';
 import { applyClearFailure } from './clear-failure.js';
 import type { Finding } from './finding.js';
+import { beforeHooksOf } from './fleetlock-hooks.js';
 import type { GroupPolicy } from './group-policy.js';
 import { afterHooksDeadline, beforeHooksDeadline, hookTimedOutFinding } from './hook-deadline.js';
 import { isUsableBootId, type NodeDraft } from './node-state.js';
@@ -70,7 +71,7 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
       if (!f.asking) {
         // Revocation: the node stopped asking before its grant.
         draft.removeLabel(labels.beforeReboot);
-        draft.removeAnnotations(group.beforeHooks);
+        draft.removeAnnotations(beforeHooksOf(draft, group));
         removeIfPresent(draft, coordinatorKeys.requestedAt);
         removeIfPresent(draft, coordinatorKeys.hookWaitSince);
         draft.record('Revoked');
@@ -82,7 +83,9 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
         return true;
       }
       // Hooks that all passed are granted by the queue (budget and gates permitting).
-      return !hooksPassed(draft, group.beforeHooks) && beforeHooksDeadline(draft, group, now, findings);
+      return (
+        !hooksPassed(draft, beforeHooksOf(draft, group)) && beforeHooksDeadline(draft, group, now, findings)
+      );
     case 'Granted': {
       let changed = false;
       if (draft.labels[labels.beforeReboot] !== undefined) {
