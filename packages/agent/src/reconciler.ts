@@ -14,16 +14,17 @@ import {
   type Clock,
   conditionalMergePatch,
   type EventRecorder,
+  evictPod,
   isConflict,
   isNotFound,
-  isTooManyRequests,
   type Logger,
+  nodePodDrainFacts,
   type ReconcileContext,
   type Reconciler,
   type Request,
   type Result,
 } from '@capstan/runtime';
-import { Node, Pod } from '@capstan/runtime/client';
+import { Node } from '@capstan/runtime/client';
 import {
   type AgentAction,
   type AgentMemory,
@@ -68,7 +69,6 @@ export interface AgentReconcilerDeps {
 
 type PatchAction = Extract<AgentAction, { kind: 'patch' }>;
 
-const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 /** Steps of one reconcile before it hands the node back to the queue (a second later). */
 const MAX_STEPS = 50;
 
@@ -217,51 +217,21 @@ export class AgentReconciler implements Reconciler {
     return patched;
   }
 
-  private async listPods(): Promise<PodFacts[]> {
-    const { items } = await this.deps.client.list(Pod, {
-      fieldSelector: `spec.nodeName=${this.deps.nodeName}`,
-    });
-    return items.map((pod) => ({
-      namespace: pod.metadata.namespace ?? '',
-      name: pod.metadata.name ?? '',
-      uid: pod.metadata.uid ?? '',
-      daemonSet: (pod.metadata.ownerReferences ?? []).some(
-        (r) => r.controller === true && r.kind === 'DaemonSet',
-      ),
-      mirror: pod.metadata.annotations?.[MIRROR_ANNOTATION] !== undefined,
-      terminating: pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null,
-    }));
+  private listPods(): Promise<PodFacts[]> {
+    return nodePodDrainFacts(this.deps.client, this.deps.nodeName);
   }
 
   /** Evicts each pod once; a refusal (429) or error backs the next round off. */
   private async evict(pods: readonly PodFacts[], node: Node): Promise<void> {
-    const grace = this.deps.drainGracePeriodSeconds;
     const { metrics } = this.deps;
     const refused: string[] = [];
     for (const pod of pods) {
       const name = `${pod.namespace}/${pod.name}`;
-      try {
-        await this.deps.client.evict(
-          { namespace: pod.namespace, name: pod.name },
-          {
-            preconditions: { uid: pod.uid },
-            ...(grace !== undefined && grace >= 0 ? { gracePeriodSeconds: grace } : {}),
-          },
-        );
-        metrics.evictions.inc({ result: 'evicted' });
-      } catch (err) {
-        if (isNotFound(err) || isConflict(err)) {
-          // Gone already, or replaced by a pod of the same name (the uid precondition failed).
-          metrics.evictions.inc({ result: 'gone' });
-        } else if (isTooManyRequests(err)) {
-          metrics.evictions.inc({ result: 'blocked' });
-          refused.push(name);
-        } else {
-          metrics.evictions.inc({ result: 'error' });
-          this.deps.log.warn({ err, pod: name }, 'eviction failed; retrying');
-          refused.push(name);
-        }
-      }
+      const outcome = await evictPod(this.deps.client, pod, this.deps.drainGracePeriodSeconds);
+      metrics.evictions.inc({ result: outcome.result });
+      if (outcome.result === 'error')
+        this.deps.log.warn({ err: outcome.error, pod: name }, 'eviction failed; retrying');
+      if (outcome.result === 'blocked' || outcome.result === 'error') refused.push(name);
     }
     const after = afterEvictions(this.memory, refused, this.deps.clock.now(), this.deps.evictionRetry);
     this.memory = after.memory;

@@ -6,8 +6,9 @@
  * request on its Node (`reboot-needed: "true"` plus {@link FLEETLOCK_HOLDER_KEY} naming the client),
  * which the planner queues, schedules and grants like any agent's request, within the group's
  * budget, in FIFO order, behind lower-order groups and inside windows. The server answers 200 once
- * the node holds the grant (`reboot-ok`), and `failed_lock_semaphore_full` (the client retries)
- * until then. Re-asking by the holder is 200. Steady-state by the holder withdraws the request:
+ * the node holds the grant (`reboot-ok`); a request not granted within the wait is withdrawn and
+ * answered `failed_lock_semaphore_full` (the client retries, keeping its place in line:
+ * `fleetlock-waiting.ts`). Re-asking by the holder is 200. Steady-state by the holder withdraws the request:
  * after a reboot (new boot ID) the planner verifies and releases as usual; without a reboot the
  * grant is abandoned and the slot freed at once. Steady-state by anyone else changes nothing and
  * is 200, as the protocol demands.
@@ -22,19 +23,13 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CAPSTAN_PREFIX, coordinatorKeys, FALSE, TRUE } from '@capstan/reboot-protocol';
-import {
-  type BoundSeries,
-  type Client,
-  type Clock,
-  conditionalMergePatch,
-  isConflict,
-  isNotFound,
-  type Logger,
-} from '@capstan/runtime';
+import { coordinatorKeys, FALSE, formatTimestamp, TRUE } from '@capstan/reboot-protocol';
+import { type BoundSeries, type Client, type Clock, isNotFound, type Logger } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import { parseBindAddress, type Runnable } from '@capstan/runtime/manager';
 import { ClientDirectory, OwnWrites } from './fleetlock-clients.js';
+import { FleetLockDrainer, uncordonEdit } from './fleetlock-drain.js';
+import { editNode, type NodeChange } from './fleetlock-node-edit.js';
 import {
   admit,
   bodyTooLarge,
@@ -48,14 +43,20 @@ import {
   parseParams,
   prepareAnswer,
 } from './fleetlock-request.js';
+import { WaitingClients } from './fleetlock-waiting.js';
 import type { CoordinatorMetrics } from './metrics.js';
+import {
+  FLEETLOCK_CORDONED_KEY,
+  FLEETLOCK_DRAINED_KEY,
+  FLEETLOCK_HOLDER_KEY,
+} from './planner/fleetlock-hooks.js';
 import type { PlannerService } from './planner-service.js';
 
-/** Marks a node's request as a FleetLock client's; the value is the client's id. */
-export const FLEETLOCK_HOLDER_KEY = `${CAPSTAN_PREFIX}fleetlock-id`;
 export { FLEETLOCK_DEFAULT_GROUP, type FleetLockError } from './fleetlock-request.js';
+export { FLEETLOCK_CORDONED_KEY, FLEETLOCK_DRAINED_KEY, FLEETLOCK_HOLDER_KEY };
 
-const WRITE_ATTEMPTS = 5;
+/** How often a waiting pre-reboot looks at its node (and moves its drain a step). */
+const POLL_MS = 50;
 
 /** What the server needs. */
 export interface FleetLockDeps {
@@ -75,6 +76,8 @@ export class FleetLockServer implements Runnable {
   private portValue: number | undefined;
   private readonly directory = new ClientDirectory();
   private readonly writes = new OwnWrites();
+  private readonly waiting = new WaitingClients();
+  private readonly drainer: FleetLockDrainer;
   /**
    * A node by name as the cache holds it, when every node is the coordinator's (else undefined:
    * the selector's list decides). Bound once, as {@link managedNodes}: both run per request.
@@ -102,6 +105,15 @@ export class FleetLockServer implements Runnable {
     options: { waitMs?: number | undefined; allowMissingGroup?: boolean | undefined } = {},
   ) {
     this.waitMs = options.waitMs ?? 5000;
+    const { protocol } = deps.planner;
+    this.drainer = new FleetLockDrainer({
+      client: deps.client,
+      clock: deps.clock,
+      writes: this.writes,
+      keys: { beforeReboot: protocol.labels.beforeReboot, rebootOk: protocol.annotations.rebootOk },
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      ...(deps.logger ? { logger: deps.logger } : {}),
+    });
     this.allowMissingGroup = options.allowMissingGroup === true;
     const counter = deps.metrics?.fleetlockRequests;
     this.answered = counter
@@ -219,7 +231,11 @@ export class FleetLockServer implements Runnable {
       throw new HttpError(404, { kind: 'failed_node_lookup', value: `no node has machine ID ${id}` });
     const name = found.node.metadata.name as string;
     const keys = this.deps.planner.protocol.annotations;
-    if (this.holds(found.node, id)) return;
+    if (this.holds(found.node, id)) {
+      this.waiting.forget(id);
+      return;
+    }
+    const firstAsked = formatTimestamp(this.waiting.ask(id, this.deps.clock.now()));
     await this.edit(name, (node) => {
       const a = node.metadata.annotations ?? {};
       if (a[FLEETLOCK_HOLDER_KEY] === id && a[keys.rebootNeeded] === TRUE) return undefined;
@@ -229,7 +245,13 @@ export class FleetLockServer implements Runnable {
           value: `node ${name} holds a reboot grant that is not FleetLock's`,
         });
       }
-      return { [keys.rebootNeeded]: TRUE, [FLEETLOCK_HOLDER_KEY]: id };
+      return {
+        annotations: {
+          [keys.rebootNeeded]: TRUE,
+          [FLEETLOCK_HOLDER_KEY]: id,
+          [coordinatorKeys.requestedAt]: a[coordinatorKeys.requestedAt] ?? firstAsked,
+        },
+      };
     });
     // The request is on the node: the reconciler grants it when the budget allows.
     const deadline = this.deps.clock.now() + this.waitMs;
@@ -239,20 +261,52 @@ export class FleetLockServer implements Runnable {
         if (isNotFound(err)) return undefined;
         throw err;
       });
-      if (node && this.holds(node, id)) return;
+      if (node && this.holds(node, id)) {
+        this.waiting.forget(id);
+        return;
+      }
+      // Scheduled: cordon and drain it, one step per poll; the planner grants once drained.
+      if (node) await this.drainer.step(node, id);
       if (signal.aborted || this.deps.clock.now() >= deadline) {
         const world = await this.deps.planner.readWorld(false);
         const waiting = this.deps.planner.waitingEntry(world, name, this.deps.clock.now());
+        if (await this.withdraw(name, id)) return; // granted in the meantime
         throw new HttpError(409, {
           kind: 'failed_lock_semaphore_full',
           value: waiting ? `${waiting.reason}: ${waiting.message}` : `node ${name} waits for its grant`,
         });
       }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
 
+  /**
+   * Withdraws a client's request that was not granted in time (conditional on the node as read,
+   * so a grant that lands first is kept); true when the node turned out granted. A node that
+   * holds its slot (scheduled: being drained, or waiting for hooks) keeps its request across the
+   * client's retries; its wait is bounded by the group's hook timeout.
+   */
+  private async withdraw(name: string, id: string): Promise<boolean> {
+    const keys = this.deps.planner.protocol.annotations;
+    const scheduledLabel = this.deps.planner.protocol.labels.beforeReboot;
+    let granted = false;
+    await this.edit(name, (node) => {
+      const a = node.metadata.annotations ?? {};
+      if (a[FLEETLOCK_HOLDER_KEY] !== id) return undefined;
+      granted = a[keys.rebootOk] === TRUE;
+      if (granted || node.metadata.labels?.[scheduledLabel] === TRUE) return undefined;
+      const uncordon = uncordonEdit(node);
+      return {
+        ...uncordon,
+        annotations: { ...uncordon?.annotations, [FLEETLOCK_HOLDER_KEY]: null, [keys.rebootNeeded]: FALSE },
+      };
+    });
+    if (granted) this.waiting.forget(id);
+    return granted;
+  }
+
   private async steadyState(id: string, group: string): Promise<void> {
+    this.waiting.forget(id);
     const found = await this.locate(id, group);
     if (!found) return; // nothing can be held by an unknown client
     const cached = found.node.metadata.annotations ?? {};
@@ -265,8 +319,12 @@ export class FleetLockServer implements Runnable {
     await this.edit(name, (node) => {
       const a = node.metadata.annotations ?? {};
       if (a[FLEETLOCK_HOLDER_KEY] !== id) return undefined; // not the holder: change nothing
+      // Uncordoned only if the coordinator cordoned it.
+      const uncordon = uncordonEdit(node);
       const edits: Record<string, string | null> = {
+        ...uncordon?.annotations,
         [FLEETLOCK_HOLDER_KEY]: null,
+        [FLEETLOCK_DRAINED_KEY]: null,
         [keys.rebootNeeded]: FALSE,
       };
       const bootID = node.status?.nodeInfo?.bootID;
@@ -277,36 +335,12 @@ export class FleetLockServer implements Runnable {
         edits[coordinatorKeys.grantedAt] = null;
         edits[coordinatorKeys.grantedBootId] = null;
       }
-      return edits;
+      return { ...uncordon, annotations: edits };
     });
   }
 
-  /** A conditional read-modify-write of a node's annotations, retried on conflicts. */
-  private async edit(
-    name: string,
-    change: (node: Node) => Record<string, string | null> | undefined,
-  ): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      let node: Node;
-      try {
-        node = await this.deps.client.get(Node, { name }, { direct: true });
-      } catch (err) {
-        if (isNotFound(err))
-          throw new HttpError(404, { kind: 'failed_node_lookup', value: `node ${name} is gone` });
-        throw err;
-      }
-      const annotations = change(node);
-      if (!annotations) return;
-      try {
-        const body = conditionalMergePatch(node.metadata.resourceVersion, { annotations });
-        this.writes.begin(name, this.deps.clock.now());
-        const written = await this.deps.client.patch(Node, { name }, 'merge', body);
-        this.writes.applied(name, written.metadata.resourceVersion, this.deps.clock.now());
-        return;
-      } catch (err) {
-        if (!isConflict(err) || attempt + 1 >= WRITE_ATTEMPTS) throw err;
-      }
-    }
+  private edit(name: string, change: NodeChange): Promise<void> {
+    return editNode({ client: this.deps.client, clock: this.deps.clock, writes: this.writes }, name, change);
   }
 }
 

@@ -30,10 +30,14 @@ export class CoordinatorMetrics {
   readonly rebootDuration: Distribution<'group'>;
   /** Grants marked failed: not acted on, or the reboot not verified in time. */
   readonly verificationFailures: Tally<'group' | 'reason'>;
+  /** Waits for hook annotations that passed the hook timeout, by group and `hooks` (`before`, `after`). */
+  readonly hookTimeouts: Tally<'group' | 'hooks'>;
   /** Conditional writes refused because the snapshot was stale (`node`) or another coordinator won the fence (`fence`). */
   readonly conflicts: Tally<'object'>;
   /** Node writes the API server refused (not a conflict), by group and HTTP code: the node is backed off. */
   readonly writeRefusals: Tally<'group' | 'code'>;
+  /** Evictions by the coordinator's drain of FleetLock clients' nodes, by result. */
+  readonly fleetlockEvictions: Tally<'result'>;
   /** FleetLock requests by endpoint and answer kind (`ok` or the error kind). */
   readonly fleetlockRequests: Tally<'endpoint' | 'result'>;
 
@@ -60,6 +64,11 @@ export class CoordinatorMetrics {
       help: 'Grants marked failed (GrantNotActedOn, RebootNotVerified)',
       labelNames: ['group', 'reason'],
     });
+    this.hookTimeouts = metrics.counter({
+      name: 'capstan_coordinator_hook_timeouts_total',
+      help: 'Nodes that held a slot past the hook timeout: before (sent back to the queue) or after the reboot (marked failed)',
+      labelNames: ['group', 'hooks'],
+    });
     this.conflicts = metrics.counter({
       name: 'capstan_coordinator_conflicts_total',
       help: 'Conditional writes refused: a stale node snapshot, or the grant fence moved',
@@ -69,6 +78,11 @@ export class CoordinatorMetrics {
       name: 'capstan_coordinator_write_refusals_total',
       help: 'Node writes refused by the API server (422, 403, ...): the node is backed off, the others go on',
       labelNames: ['group', 'code'],
+    });
+    this.fleetlockEvictions = metrics.counter({
+      name: 'capstan_fleetlock_evictions_total',
+      help: 'Evictions by the coordinator draining FleetLock clients’ nodes (evicted, gone, blocked, error)',
+      labelNames: ['result'],
     });
     this.fleetlockRequests = metrics.counter({
       name: 'capstan_fleetlock_requests_total',

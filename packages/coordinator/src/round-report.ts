@@ -42,9 +42,11 @@ export class RoundReporter {
         if (grantedAt !== undefined)
           metrics?.rebootDuration.observe({ group }, Math.max(0, now - grantedAt) / 1000);
       }
+      if (write.actions.includes('HookTimedOut')) metrics?.hookTimeouts.inc({ group, hooks: 'before' });
       if (write.actions.includes('MarkedFailed')) {
         const reason = (write.setAnnotations[coordinatorKeys.failed] ?? '').split(' ')[0] || 'Unknown';
         metrics?.verificationFailures.inc({ group, reason });
+        if (reason === 'AfterRebootHooksTimedOut') metrics?.hookTimeouts.inc({ group, hooks: 'after' });
       }
     }
     if (!events) return;

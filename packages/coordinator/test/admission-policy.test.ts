@@ -16,7 +16,12 @@ import {
 import { Client, type KubeObject } from '@capstan/runtime';
 import { ClusterRole, ClusterRoleBinding, HttpTransport, Node } from '@capstan/runtime/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_POISON_KEY, FLEETLOCK_HOLDER_KEY } from '../src/index.js';
+import {
+  FENCE_POISON_KEY,
+  FLEETLOCK_CORDONED_KEY,
+  FLEETLOCK_DRAINED_KEY,
+  FLEETLOCK_HOLDER_KEY,
+} from '../src/index.js';
 import { policyFor, policyInForce, removePolicy, shippedPolicy } from './policy-kit.js';
 
 const env = useControlPlane('coord-policy');
@@ -136,6 +141,16 @@ describe('the coordinator under its admission policy', () => {
     expect(n.metadata.labels?.['example.com/pool']).toBe('blue');
   });
 
+  it('removes clear-failure once carried out, but never writes it', async () => {
+    await patch(admin, { metadata: { annotations: { [coordinatorKeys.clearFailure]: 'true' } } });
+    await expect(
+      patch(coordinator, { metadata: { annotations: { [coordinatorKeys.clearFailure]: 'again' } } }),
+    ).rejects.toMatchObject(forbidden(`may not change annotations ${coordinatorKeys.clearFailure}`));
+    await patch(coordinator, { metadata: { annotations: { [coordinatorKeys.clearFailure]: null } } });
+    const n = await admin.get(Node, { name: node });
+    expect(n.metadata.annotations?.[coordinatorKeys.clearFailure]).toBeUndefined();
+  });
+
   it('writes reboot-needed only for a FleetLock client, with its holder key', async () => {
     const needed = P.annotations.rebootNeeded;
     await patch(coordinator, {
@@ -147,6 +162,36 @@ describe('the coordinator under its admission policy', () => {
     await expect(
       patch(coordinator, { metadata: { annotations: { [needed]: 'true' } } }),
     ).rejects.toMatchObject(forbidden(`may not change annotations ${needed}`));
+  });
+
+  it('cordons only a FleetLock client’s node, recorded, and uncordons only its own cordon', async () => {
+    const spec = "may not change a Node's spec";
+    const holder = { [FLEETLOCK_HOLDER_KEY]: 'zincati-1' };
+    // Not a FleetLock node, or without the record: denied.
+    await expect(
+      patch(coordinator, {
+        metadata: { annotations: { [FLEETLOCK_CORDONED_KEY]: 'true' } },
+        spec: { unschedulable: true },
+      }),
+    ).rejects.toMatchObject(forbidden(spec));
+    await patch(coordinator, { metadata: { annotations: holder } });
+    await expect(patch(coordinator, { spec: { unschedulable: true } })).rejects.toMatchObject(
+      forbidden(spec),
+    );
+    await patch(coordinator, {
+      metadata: { annotations: { [FLEETLOCK_CORDONED_KEY]: 'true' } },
+      spec: { unschedulable: true },
+    });
+    await patch(coordinator, {
+      metadata: { annotations: { [FLEETLOCK_CORDONED_KEY]: null, [FLEETLOCK_HOLDER_KEY]: null } },
+      spec: { unschedulable: false },
+    });
+    // An admin's cordon is never the coordinator's to lift.
+    await patch(admin, { spec: { unschedulable: true } });
+    await expect(patch(coordinator, { spec: { unschedulable: false } })).rejects.toMatchObject(
+      forbidden(spec),
+    );
+    await patch(admin, { spec: { unschedulable: false } });
   });
 });
 
@@ -165,9 +210,11 @@ describe('the policy’s key lists', () => {
       new Set([
         P.annotations.rebootOk,
         fluoProtocol.annotations.rebootOk,
-        ...Object.values(coordinatorKeys),
+        ...Object.values(coordinatorKeys).filter((k) => k !== coordinatorKeys.clearFailure),
         FENCE_POISON_KEY,
         FLEETLOCK_HOLDER_KEY,
+        FLEETLOCK_DRAINED_KEY,
+        FLEETLOCK_CORDONED_KEY,
       ]),
     );
     expect(new Set(policyList('coordinatorLabels'))).toEqual(
@@ -178,6 +225,7 @@ describe('the policy’s key lists', () => {
         fluoProtocol.labels.afterReboot,
       ]),
     );
+    expect(policyList('removableAnnotations')).toEqual([coordinatorKeys.clearFailure]);
     expect(new Set(policyList('fleetLockRequests'))).toEqual(
       new Set([P.annotations.rebootNeeded, fluoProtocol.annotations.rebootNeeded]),
     );

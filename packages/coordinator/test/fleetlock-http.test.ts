@@ -5,7 +5,7 @@
  * is decided here is the server's, not the API server's.
  */
 import http from 'node:http';
-import { capstanProtocol } from '@capstan/reboot-protocol';
+import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Client } from '@capstan/runtime';
 import { Lease, Node } from '@capstan/runtime/client';
 import { MetricsRegistry } from '@capstan/runtime/manager';
@@ -20,7 +20,9 @@ import {
 } from '../src/index.js';
 
 const MACHINE = '0123456789abcdef0123456789abcdef';
+const START = Date.UTC(2025, 0, 6, 12);
 let fake: FakeCluster;
+let clock: ManualClock;
 let metrics: CoordinatorMetrics;
 let port: number;
 let stop: AbortController;
@@ -28,7 +30,7 @@ let running: Promise<void>;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 beforeAll(async () => {
-  const clock = new ManualClock(Date.UTC(2025, 0, 6, 12));
+  clock = new ManualClock(START);
   fake = new FakeCluster({ clock, kinds: [Node, RebootGroupType, Lease] });
   fake.seed(Node, { metadata: { name: 'n1' } } as Node);
   await fake.patch(
@@ -150,19 +152,23 @@ describe('the FleetLock HTTP surface', () => {
     expect((await ask('/v1/steady-state')).status).toBe(200); // on a new connection
   });
 
-  it('takes a pre-reboot as a request on the node, withdrawn by a steady-state', async () => {
-    // No reconciler grants it here: the client is told the semaphore is full, and the node asks.
+  it('withdraws the request of a refused pre-reboot, and keeps its place in line for the next', async () => {
+    // No reconciler grants it here: the client is told the semaphore is full, and its request is
+    // withdrawn (a client that went away must not be granted later); it asks again.
     expect(await ask('/v1/pre-reboot')).toMatchObject({
       status: 409,
       body: { kind: 'failed_lock_semaphore_full' },
     });
-    const asking = (await fake.get(Node, { name: 'n1' })).metadata.annotations ?? {};
-    expect(asking[capstanProtocol.annotations.rebootNeeded]).toBe('true');
-    expect(asking[FLEETLOCK_HOLDER_KEY]).toBe(MACHINE);
-    expect((await ask('/v1/steady-state')).status).toBe(200);
     const withdrawn = (await fake.get(Node, { name: 'n1' })).metadata.annotations ?? {};
     expect(withdrawn[capstanProtocol.annotations.rebootNeeded]).toBe('false');
     expect(withdrawn[FLEETLOCK_HOLDER_KEY]).toBeUndefined();
+    const firstAsked = withdrawn[coordinatorKeys.requestedAt];
+    expect(firstAsked).toBe(new Date(START).toISOString());
+    clock.advance(60_000);
+    expect((await ask('/v1/pre-reboot')).status).toBe(409);
+    const again = (await fake.get(Node, { name: 'n1' })).metadata.annotations ?? {};
+    expect(again[coordinatorKeys.requestedAt]).toBe(firstAsked);
+    expect((await ask('/v1/steady-state')).status).toBe(200);
   });
 
   it('counts every request by endpoint and result', () => {
@@ -170,7 +176,7 @@ describe('the FleetLock HTTP surface', () => {
     expect(count('unknown', 'failed_not_found')).toBe(1);
     expect(count('pre-reboot', 'failed_method')).toBe(1);
     expect(count('steady-state', 'failed_body_too_large')).toBe(1);
-    expect(count('pre-reboot', 'failed_lock_semaphore_full')).toBe(1);
+    expect(count('pre-reboot', 'failed_lock_semaphore_full')).toBe(2);
     expect(count('steady-state', 'ok')).toBe(4);
   });
 });

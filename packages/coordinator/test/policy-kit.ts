@@ -4,8 +4,16 @@
  */
 import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
-import { type ApiError, type Client, defineResource, isForbidden, type KubeObject } from '@capstan/runtime';
-import { Node } from '@capstan/runtime/client';
+import type { SharedControlPlane } from '@capstan/envtest/vitest';
+import {
+  type ApiError,
+  Client,
+  defineResource,
+  isForbidden,
+  type KubeConfig,
+  type KubeObject,
+} from '@capstan/runtime';
+import { ClusterRole, ClusterRoleBinding, HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 
 const POLICY_FILE = fileURLToPath(new URL('../deploy/admission-policy.yaml', import.meta.url));
@@ -67,4 +75,41 @@ export async function policyInForce(coordinator: Client, node: string): Promise<
     },
     { what: 'the coordinator admission policy to take effect', timeoutMs: 20_000 },
   );
+}
+
+/**
+ * The coordinator's identity in a test namespace, as deploy/ ships it: its service account with
+ * the RBAC of deploy/rbac.yaml and the admission policy, in force. Answers its kubeconfig and a
+ * clean-up of the cluster-scoped objects.
+ */
+export async function coordinatorIdentity(
+  env: SharedControlPlane,
+  probeNode: string,
+): Promise<{ kubeConfig: KubeConfig; cleanUp: () => Promise<void> }> {
+  const sa = 'capstan-coordinator';
+  const suffix = `-${env.namespace}`;
+  const rbac = readManifests(fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url))) as Array<
+    KubeObject & { subjects?: Array<{ namespace?: string }>; roleRef?: { name: string } }
+  >;
+  for (const obj of rbac) {
+    const clusterScoped = obj.kind === 'ClusterRole' || obj.kind === 'ClusterRoleBinding';
+    if (clusterScoped) obj.metadata.name = `${obj.metadata.name}${suffix}`;
+    else obj.metadata.namespace = env.namespace;
+    if (obj.kind === 'ClusterRoleBinding' && obj.roleRef) obj.roleRef.name = `${sa}${suffix}`;
+    for (const s of obj.subjects ?? []) s.namespace = env.namespace;
+  }
+  await env.plane.createObjects(rbac);
+  const policy = policyFor(env.namespace);
+  await env.plane.createObjects(policy);
+  const kubeConfig = await env.plane.serviceAccountKubeConfig(env.namespace, sa);
+  await policyInForce(new Client(new HttpTransport(kubeConfig)), probeNode);
+  const admin = new Client(new HttpTransport(env.kubeConfig));
+  return {
+    kubeConfig,
+    cleanUp: async () => {
+      await removePolicy(admin, policy);
+      await admin.deleteIfExists(ClusterRole, { name: `${sa}${suffix}` });
+      await admin.deleteIfExists(ClusterRoleBinding, { name: `${sa}${suffix}` });
+    },
+  };
 }

@@ -4,7 +4,7 @@
  * is backed off and surfaced as an event, on its group's Degraded condition and as a metric.
  */
 
-import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
+import { capstanProtocol } from '@capstan/reboot-protocol';
 import { ApiError, Client, EventRecorder } from '@capstan/runtime';
 import { Event, Lease, Node } from '@capstan/runtime/client';
 import { MetricsRegistry } from '@capstan/runtime/manager';
@@ -17,30 +17,11 @@ import {
   type RebootGroup,
   RebootGroupType,
 } from '../src/index.js';
+import { addAskingNode as addNode } from './fake-nodes.js';
 
 const A = capstanProtocol.annotations;
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
 const NS = 'capstan-system';
-
-async function addNode(fake: FakeCluster, name: string, labels: Record<string, string>, requestedAt: number) {
-  fake.seed(Node, {
-    metadata: {
-      name,
-      labels,
-      annotations: {
-        [A.rebootNeeded]: 'true',
-        [coordinatorKeys.requestedAt]: new Date(requestedAt).toISOString(),
-      },
-    },
-  });
-  await fake.patch(
-    Node,
-    { name },
-    'merge',
-    { status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { bootID: `${name}-boot` } } },
-    { subresource: 'status' },
-  );
-}
 
 const okOf = (fake: FakeCluster, name: string) =>
   fake.getObject(Node, { name })?.metadata.annotations?.[A.rebootOk];

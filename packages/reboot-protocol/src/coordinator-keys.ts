@@ -1,7 +1,7 @@
 /**
  * The coordinator's own bookkeeping on a node. These keys always live under our prefix, in FLUO
  * mode too, so a FLUO agent ignores them. Only the coordinator writes them, except
- * {@link coordinatorKeys.failed}, which an administrator removes to acknowledge a failure.
+ * {@link coordinatorKeys.clearFailure}, which an administrator sets to clear a failed node.
  */
 import type { AgentFailureReason } from './agent-keys.js';
 import { CAPSTAN_PREFIX } from './protocol.js';
@@ -25,15 +25,31 @@ export interface CoordinatorKeys {
    */
   readonly grantedBootId: string;
   /**
-   * Failure marker, written by the coordinator when a grant was not acted upon or a reboot was
-   * not verified within the group's grant timeout. Value: a reason (`GrantNotActedOn` or
-   * `RebootNotVerified`) and the time, e.g. `RebootNotVerified 2025-01-01T00:00:00.000Z`. While
-   * present (whatever its value) the node counts against its group's budget and the group grants
-   * nothing new. An administrator removes it to acknowledge the failure (if the node is still stuck
-   * past its deadline it is marked again; to abandon the grant, also remove `reboot-ok`,
-   * `granted-at` and `granted-boot-id`).
+   * When the node began waiting for its hook annotations (RFC 3339): written when it is scheduled
+   * (before-reboot hooks) and when its reboot is verified (after-reboot hooks); removed at the
+   * grant and at the release. The group's `hookTimeout` counts from here.
+   */
+  readonly hookWaitSince: string;
+  /**
+   * Written when a node's before-reboot hooks timed out and it was sent back to the queue (RFC
+   * 3339); removed at its grant. While present the group reports `Degraded` (`HookTimedOut`).
+   */
+  readonly hookTimedOutAt: string;
+  /**
+   * Failure marker, written by the coordinator when a grant was not acted upon, a reboot was not
+   * verified within the group's grant timeout, or its after-reboot hooks did not pass within the
+   * hook timeout. Value: a reason and the time, e.g. `RebootNotVerified 2025-01-01T00:00:00.000Z`.
+   * While present (whatever its value) the node counts against its group's budget and, under
+   * `onFailure: Halt`, the group grants nothing new. To clear a failed node, set
+   * {@link CoordinatorKeys.clearFailure} on it.
    */
   readonly failed: string;
+  /**
+   * The one action that clears a failed node (an administrator sets it, any value): the
+   * coordinator removes the failure marker, withdraws the grant and its records and hook labels,
+   * then removes this key. A node that still asks joins the back of its group's queue.
+   */
+  readonly clearFailure: string;
   /** When the node last completed a coordinated reboot (RFC 3339); informational. */
   readonly rebootedAt: string;
 }
@@ -43,7 +59,10 @@ export const coordinatorKeys: CoordinatorKeys = Object.freeze({
   requestedAt: `${CAPSTAN_PREFIX}requested-at`,
   grantedAt: `${CAPSTAN_PREFIX}granted-at`,
   grantedBootId: `${CAPSTAN_PREFIX}granted-boot-id`,
+  hookWaitSince: `${CAPSTAN_PREFIX}hook-wait-since`,
+  hookTimedOutAt: `${CAPSTAN_PREFIX}hook-timed-out-at`,
   failed: `${CAPSTAN_PREFIX}reboot-failed`,
+  clearFailure: `${CAPSTAN_PREFIX}clear-failure`,
   rebootedAt: `${CAPSTAN_PREFIX}rebooted-at`,
 });
 
@@ -51,7 +70,11 @@ export const coordinatorKeys: CoordinatorKeys = Object.freeze({
  * Reasons the coordinator writes into the failure marker: its own, or the agent's failure when
  * the agent wrote one after the grant (it drained or tried to reboot and gave up).
  */
-export type FailureReason = 'GrantNotActedOn' | 'RebootNotVerified' | AgentFailureReason;
+export type FailureReason =
+  | 'GrantNotActedOn'
+  | 'RebootNotVerified'
+  | 'AfterRebootHooksTimedOut'
+  | AgentFailureReason;
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 

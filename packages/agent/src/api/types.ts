@@ -4,6 +4,7 @@
  * action). The protocol keys are `@capstan/reboot-protocol`'s.
  */
 import type { AgentFailureReason, Protocol } from '@capstan/reboot-protocol';
+import type { PodDrainFacts } from '@capstan/runtime';
 import type { SourceStatus } from '../sources/source.js';
 
 /** The parts of the agent's Node that decisions read. */
@@ -17,17 +18,8 @@ export interface NodeFacts {
 }
 
 /** A pod on the agent's node, as the drain sees it. */
-export interface PodFacts {
-  namespace: string;
-  name: string;
-  uid: string;
-  /** Controlled by a DaemonSet: never evicted (its controller would put it straight back). */
-  daemonSet: boolean;
-  /** A static pod's mirror (`kubernetes.io/config.mirror`): cannot be evicted through the API. */
-  mirror: boolean;
-  /** Has a deletionTimestamp: evicted (or deleted) already, waiting for it to be gone. */
-  terminating: boolean;
-}
+/** What the agent knows about a pod of its node (the runtime's drain facts). */
+export type PodFacts = PodDrainFacts;
 
 /** What the agent read from os-release for its labels. */
 export interface OsFacts {

@@ -9,15 +9,7 @@ import {
   type Protocol,
   TRUE,
 } from '@capstan/reboot-protocol';
-import type {
-  AgentMemory,
-  AgentView,
-  Decision,
-  DecisionConfig,
-  NodeFacts,
-  NodePatch,
-  PodFacts,
-} from '../api/types.js';
+import type { AgentMemory, AgentView, Decision, DecisionConfig, NodeFacts, NodePatch } from '../api/types.js';
 
 /** The protocol flags of a node. */
 export interface GrantFacts {
@@ -62,22 +54,8 @@ export interface PhaseInput {
 /** A phase's answer: a decision, or only a change of memory after which the agent decides again. */
 export type PhaseStep = Decision | { settle: AgentMemory };
 
-/** Splits the node's pods for a drain: which to evict, which are still going, which are skipped. */
-export function drainPlan(pods: readonly PodFacts[]): {
-  evict: PodFacts[];
-  terminating: PodFacts[];
-  skipped: PodFacts[];
-} {
-  const evict: PodFacts[] = [];
-  const terminating: PodFacts[] = [];
-  const skipped: PodFacts[] = [];
-  for (const pod of pods) {
-    if (pod.daemonSet || pod.mirror) skipped.push(pod);
-    else if (pod.terminating) terminating.push(pod);
-    else evict.push(pod);
-  }
-  return { evict, terminating, skipped };
-}
+/** Splits the node's pods for a drain (the runtime's rules, shared with the coordinator). */
+export { drainPlan } from '@capstan/runtime';
 
 /** A label value Kubernetes accepts (≤ 63 chars, alphanumerics with `-_.` inside), or undefined. */
 export function labelValue(raw: string | undefined): string | undefined {

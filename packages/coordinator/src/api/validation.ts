@@ -80,13 +80,11 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
   }
   problems.push(...annotationListProblems(spec.beforeRebootAnnotations, 'spec.beforeRebootAnnotations'));
   problems.push(...annotationListProblems(spec.afterRebootAnnotations, 'spec.afterRebootAnnotations'));
-  if (spec.grantTimeout !== undefined) {
-    const ms = readDuration(spec.grantTimeout);
+  for (const field of ['grantTimeout', 'hookTimeout'] as const) {
+    if (spec[field] === undefined) continue;
+    const ms = readDuration(spec[field]);
     if (ms === undefined || ms <= 0) {
-      problems.push({
-        path: 'spec.grantTimeout',
-        message: 'must be a positive duration like "30m" or "1h30m"',
-      });
+      problems.push({ path: `spec.${field}`, message: 'must be a positive duration like "30m" or "1h30m"' });
     }
   }
   if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {

@@ -40,7 +40,17 @@ const EVENT_OF: Partial<Record<PlannedAction, Omit<PlannedEvent, 'node'>>> = {
   MarkedFailed: {
     type: 'Warning',
     reason: 'RebootFailed',
-    note: 'grant timed out; the node is marked failed',
+    note: 'a deadline passed; the node is marked failed',
+  },
+  HookTimedOut: {
+    type: 'Warning',
+    reason: 'BeforeRebootHooksTimedOut',
+    note: 'before-reboot annotations did not pass within the hook timeout; sent back to the queue',
+  },
+  FailureCleared: {
+    type: 'Normal',
+    reason: 'RebootFailureCleared',
+    note: 'failure cleared by clear-failure; grant and its records withdrawn',
   },
 };
 

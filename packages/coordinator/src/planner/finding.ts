@@ -15,6 +15,11 @@ export type FindingKind =
   | 'NodeInSeveralGroups'
   /** A grant was not acted upon or its reboot not verified in time; the node is marked failed. */
   | 'GrantTimedOut'
+  /**
+   * A node held a slot past the hook timeout: waiting for its before-reboot annotations (sent
+   * back to the queue) or its after-reboot annotations (marked failed).
+   */
+  | 'HookTimedOut'
   /** A node carries the failure marker; its group grants nothing new. */
   | 'NodeFailed'
   /** `reboot-ok` was set without our grant records (another coordinator, an admin); adopted. */

@@ -9,6 +9,9 @@ import type { WaitReason } from '../api/reboot-group.js';
 import type { Finding } from './finding.js';
 import type { GroupPolicy } from './group-policy.js';
 
+/** How to resume a halted group, named wherever the halt is reported. */
+export const CLEAR_HINT = `set ${coordinatorKeys.clearFailure} on a failed node to clear it`;
+
 /** A closed gate: the reason every waiting node of the group is given, and its message. */
 export interface Gate {
   reason: WaitReason;
@@ -55,20 +58,20 @@ export function gateOf(input: GateInput): Gate | undefined {
   if (reason === undefined) return undefined;
   let message = GATE_MESSAGES[reason] ?? reason;
   if (reason === 'WaitingForLowerOrder') message = `${message}: ${lowerBusy.join(', ')}`;
-  if (reason === 'GroupHalted') message = `${message}: ${failed.join(', ')}`;
+  if (reason === 'GroupHalted') message = `${message}: ${failed.join(', ')} (${CLEAR_HINT})`;
   if (reason === 'InvalidGroup' && g.problems.length === 0) {
     message = `membership is unknown while groups ${membershipUnknown.join(', ')} have invalid selectors`;
   }
   return { reason, message };
 }
 
-/** A finding for each failed node: its group grants nothing new until the marker is removed. */
+/** A finding for each failed node: its group grants nothing new until the node is cleared. */
 export function failedNodeFindings(group: GroupPolicy, failed: readonly string[]): Finding[] {
   return failed.map((name) => ({
     kind: 'NodeFailed',
     severity: 'Warning',
     node: name,
     group: group.name,
-    message: `node ${name} carries ${coordinatorKeys.failed}; group ${group.name} grants nothing new until it is removed`,
+    message: `node ${name} carries ${coordinatorKeys.failed}; group ${group.name} grants nothing new until ${coordinatorKeys.clearFailure} is set on it`,
   }));
 }

@@ -10,6 +10,9 @@ import { type RebootGroupProblem, validateRebootGroupSpec } from '../api/validat
 import type { Finding } from './finding.js';
 import type { NodeSnapshot } from './node-snapshot.js';
 
+/** Hook timeout of groups that set none: 30 minutes. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 30 * 60_000;
+
 /** A group's policy as input to the planner: the resource's name and spec. */
 export interface NamedRebootGroup {
   name: string;
@@ -22,6 +25,8 @@ export interface GroupPolicy {
   spec: RebootGroupSpec;
   order: number;
   grantTimeoutMs: number;
+  /** How long a node may hold a slot waiting for its before- or after-reboot annotations. */
+  hookTimeoutMs: number;
   beforeHooks: string[];
   afterHooks: string[];
   paused: boolean;
@@ -70,6 +75,7 @@ export function resolveGroup(
     }
   }
   const timeout = readDuration(safe.grantTimeout);
+  const hookTimeout = readDuration(safe.hookTimeout);
   const selectorUsable = !problems.some((p) => p.path.startsWith('spec.nodeSelector'));
   const selector = selectsNothing || !selectorUsable ? undefined : labelSelectorFromSpec(safe.nodeSelector);
   return {
@@ -77,6 +83,7 @@ export function resolveGroup(
     spec: safe,
     order: Number.isSafeInteger(safe.order) ? (safe.order as number) : 0,
     grantTimeoutMs: timeout !== undefined && timeout > 0 ? timeout : defaultGrantTimeoutMs,
+    hookTimeoutMs: hookTimeout !== undefined && hookTimeout > 0 ? hookTimeout : DEFAULT_HOOK_TIMEOUT_MS,
     beforeHooks,
     afterHooks,
     paused: safe.paused === true,

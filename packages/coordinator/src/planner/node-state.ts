@@ -45,6 +45,8 @@ export interface NodeFacts {
   grantedAt: number | undefined;
   grantedBootId: string | undefined;
   rebootedAt: number | undefined;
+  /** Since when the node waits for its hook annotations (scheduled, or verified and back). */
+  hookWaitSince: number | undefined;
 }
 
 /** Reads the facts of a node from its (possibly edited) annotations and labels. */
@@ -100,6 +102,7 @@ export function readFacts(
     grantedAt: parseTimestamp(annotations[coordinatorKeys.grantedAt]),
     grantedBootId: isUsableBootId(grantedBootId) ? grantedBootId : undefined,
     rebootedAt: parseTimestamp(annotations[coordinatorKeys.rebootedAt]),
+    hookWaitSince: parseTimestamp(annotations[coordinatorKeys.hookWaitSince]),
   };
 }
 

@@ -18,6 +18,8 @@ export type PlannedAction =
   | 'Released'
   | 'Completed'
   | 'MarkedFailed'
+  | 'HookTimedOut'
+  | 'FailureCleared'
   | 'Normalized';
 
 /** The edits to make on one node. */

@@ -7,6 +7,7 @@
 import { coordinatorKeys, formatTimestamp, TRUE } from '@capstan/reboot-protocol';
 import type { QueueEntry, WaitReason } from '../api/reboot-group.js';
 import type { Finding } from './finding.js';
+import { beforeHooksOf } from './fleetlock-hooks.js';
 import type { Gate } from './gate.js';
 import type { GroupPolicy } from './group-policy.js';
 import { isUsableBootId, type NodeDraft, type NodeFacts } from './node-state.js';
@@ -46,10 +47,12 @@ function byRequest(a: Candidate, b: Candidate): number {
   return a.draft.name < b.draft.name ? -1 : a.draft.name > b.draft.name ? 1 : 0;
 }
 
-function schedule(draft: NodeDraft, group: GroupPolicy): void {
+function schedule(draft: NodeDraft, group: GroupPolicy, now: number): void {
   draft.setLabel(draft.protocol.labels.beforeReboot, TRUE);
+  // The hook timeout counts from here: a slot is held from now on.
+  draft.setAnnotation(coordinatorKeys.hookWaitSince, formatTimestamp(now));
   // Fresh hook answers for this cycle: a stale "true" from an earlier one must not count.
-  draft.removeAnnotations(group.beforeHooks);
+  draft.removeAnnotations(beforeHooksOf(draft, group));
   draft.record('Scheduled');
 }
 
@@ -58,8 +61,10 @@ function grant(draft: NodeDraft, group: GroupPolicy, now: number): void {
   draft.setAnnotation(coordinatorKeys.grantedBootId, draft.node.bootID);
   draft.setAnnotation(coordinatorKeys.grantedAt, formatTimestamp(now));
   draft.removeLabel(draft.protocol.labels.beforeReboot);
-  draft.removeAnnotations(group.beforeHooks);
+  draft.removeAnnotations(beforeHooksOf(draft, group));
   draft.removeAnnotation(coordinatorKeys.requestedAt);
+  draft.removeAnnotation(coordinatorKeys.hookWaitSince);
+  draft.removeAnnotation(coordinatorKeys.hookTimedOutAt);
   draft.record('Granted');
 }
 
@@ -113,14 +118,15 @@ export function serveQueue({ group: g, drafts, gate, budget, now, refused = {} }
         wait(c, 'BudgetExhausted', `${counted.size} of ${budget} nodes unavailable or in flight`);
         continue;
       }
-      schedule(draft, g);
+      schedule(draft, g, now);
       counted.add(draft.name);
       if (!draft.countedBefore) consuming.push(draft);
     }
-    if (hooksPassed(draft, g.beforeHooks)) {
+    const hooks = beforeHooksOf(draft, g);
+    if (hooksPassed(draft, hooks)) {
       grant(draft, g, now);
     } else {
-      const missing = g.beforeHooks.filter((k) => draft.annotations[k] !== TRUE);
+      const missing = hooks.filter((k) => draft.annotations[k] !== TRUE);
       wait(c, 'WaitingForBeforeRebootAnnotations', `waiting for ${missing.join(', ')}`);
     }
   }

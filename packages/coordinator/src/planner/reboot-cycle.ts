@@ -11,8 +11,11 @@ import {
   parseAgentFailure,
   TRUE,
 } from '@capstan/reboot-protocol';
+import { applyClearFailure } from './clear-failure.js';
 import type { Finding } from './finding.js';
+import { beforeHooksOf } from './fleetlock-hooks.js';
 import type { GroupPolicy } from './group-policy.js';
+import { afterHooksDeadline, beforeHooksDeadline, hookTimedOutFinding } from './hook-deadline.js';
 import { isUsableBootId, type NodeDraft } from './node-state.js';
 
 /** Whether every annotation in `hooks` is `"true"` on the node (vacuously true for none). */
@@ -51,6 +54,7 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
   const labels = draft.protocol.labels;
   switch (f.phase) {
     case 'Idle':
+      if (removeIfPresent(draft, coordinatorKeys.hookTimedOutAt)) return true;
       if (removeIfPresent(draft, coordinatorKeys.requestedAt)) {
         draft.record('RequestWithdrawn');
         return true;
@@ -67,8 +71,9 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
       if (!f.asking) {
         // Revocation: the node stopped asking before its grant.
         draft.removeLabel(labels.beforeReboot);
-        draft.removeAnnotations(group.beforeHooks);
+        draft.removeAnnotations(beforeHooksOf(draft, group));
         removeIfPresent(draft, coordinatorKeys.requestedAt);
+        removeIfPresent(draft, coordinatorKeys.hookWaitSince);
         draft.record('Revoked');
         return true;
       }
@@ -77,7 +82,10 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
         draft.record('Requested');
         return true;
       }
-      return false;
+      // Hooks that all passed are granted by the queue (budget and gates permitting).
+      return (
+        !hooksPassed(draft, beforeHooksOf(draft, group)) && beforeHooksDeadline(draft, group, now, findings)
+      );
     case 'Granted': {
       let changed = false;
       if (draft.labels[labels.beforeReboot] !== undefined) {
@@ -122,6 +130,7 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
       if (verified) {
         draft.setLabel(labels.afterReboot, TRUE);
         draft.removeAnnotations(group.afterHooks);
+        draft.setAnnotation(coordinatorKeys.hookWaitSince, formatTimestamp(now));
         draft.record('RebootVerified');
         return true;
       }
@@ -134,7 +143,7 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
           severity: 'Warning',
           node: draft.name,
           group: group.name,
-          message: `node ${draft.name}: ${reason} within ${group.grantTimeoutMs / 1000}s of its grant; it keeps counting against group ${group.name}, which grants nothing new until ${coordinatorKeys.failed} is removed`,
+          message: `node ${draft.name}: ${reason} within ${group.grantTimeoutMs / 1000}s of its grant; it keeps counting against group ${group.name} until ${coordinatorKeys.clearFailure} is set on it`,
         });
         return true;
       }
@@ -151,10 +160,11 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
         draft.withdrawRebootOk();
         draft.removeLabel(labels.afterReboot);
         draft.removeAnnotations(group.afterHooks);
+        draft.removeAnnotation(coordinatorKeys.hookWaitSince);
         draft.record('Released');
         return true;
       }
-      return changed;
+      return afterHooksDeadline(draft, group, now, findings) || changed;
     }
     case 'Returning':
       if (f.ready && !draft.node.unschedulable) {
@@ -182,7 +192,11 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
  * writes nothing.
  */
 export function settle(draft: NodeDraft, group: GroupPolicy, now: number, findings: Finding[]): void {
+  applyClearFailure(draft, group);
   for (let i = 0; i < 16 && step(draft, group, now, findings); i++) {
     // each step edits the draft; the bound only guards against a rule cycle
   }
+  // A node sent back to the queue keeps its group Degraded until it is granted or stops asking.
+  const timedOut = draft.annotations[coordinatorKeys.hookTimedOutAt] !== undefined;
+  if (timedOut && !draft.actions.includes('HookTimedOut')) findings.push(hookTimedOutFinding(draft, group));
 }

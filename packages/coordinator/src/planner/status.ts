@@ -3,9 +3,9 @@
  * `Halted`, `WindowOpen`, and `Degraded` from the warnings of the round). Transition times are
  * the reconciler's business: it keeps them across rounds.
  */
-import { coordinatorKeys } from '@capstan/reboot-protocol';
 import type { QueueEntry, RebootGroupCondition, RebootGroupStatus } from '../api/reboot-group.js';
 import type { Finding } from './finding.js';
+import { CLEAR_HINT } from './gate.js';
 import type { GroupPolicy } from './group-policy.js';
 import type { NodeDraft } from './node-state.js';
 
@@ -50,12 +50,7 @@ export function groupStatusOf({
         ? condition('Valid', false, 'InvalidSpec', problems.join('; '))
         : condition('Valid', true, 'Valid', 'the spec is valid'),
       failed.length > 0
-        ? condition(
-            'Halted',
-            true,
-            'NodeFailed',
-            `failed: ${failed.join(', ')}; remove ${coordinatorKeys.failed} to resume`,
-          )
+        ? condition('Halted', true, 'NodeFailed', `failed: ${failed.join(', ')}; ${CLEAR_HINT} and resume`)
         : condition('Halted', false, 'NoFailures', 'no node is marked failed'),
       condition(
         'WindowOpen',

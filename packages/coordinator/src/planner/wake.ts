@@ -1,5 +1,5 @@
 /**
- * When the next round is due without any event: a grant reaching its timeout, a window opening
+ * When the next round is due without any event: a grant or a hook wait reaching its timeout, a window opening
  * for a group whose nodes wait outside it, or at the latest the horizon (the resync period).
  * The rules are the group policy's (its grant timeout, its windows), not re-derived here.
  */
@@ -23,9 +23,12 @@ export function wakeAfter({ now, horizonMs, groups }: WakeInput): number {
   let wake = horizonMs;
   for (const { policy, nodes } of groups) {
     for (const f of nodes) {
-      if (f.grantedAt === undefined || f.failed) continue;
-      const due = f.grantedAt + policy.grantTimeoutMs - now;
-      if (due > 0) wake = Math.min(wake, due + 1);
+      if (f.failed) continue;
+      const dues = [
+        f.grantedAt === undefined ? undefined : f.grantedAt + policy.grantTimeoutMs,
+        f.hookWaitSince === undefined ? undefined : f.hookWaitSince + policy.hookTimeoutMs,
+      ];
+      for (const at of dues) if (at !== undefined && at > now) wake = Math.min(wake, at - now + 1);
     }
   }
   for (const { policy, outsideWindowWaiting } of groups) {

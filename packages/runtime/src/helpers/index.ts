@@ -14,6 +14,16 @@ export {
   mergePatchBetween,
   type OperationResult,
 } from './create-or-update.js';
+export {
+  type DrainPlan,
+  drainPlan,
+  type EvictionResult,
+  evictPod,
+  MIRROR_POD_ANNOTATION,
+  nodePodDrainFacts,
+  type PodDrainFacts,
+  podDrainFacts,
+} from './drain.js';
 export { formatDuration, parseDuration, readDuration } from './duration.js';
 export { type EventInput, EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 export { Expectations, type ExpectationsOptions } from './expectations.js';

@@ -21,8 +21,10 @@ export interface RebootGroupSpec {
   beforeRebootAnnotations?: string[];
   /** Annotations other controllers set to "true" on a rebooted node before it is released. */
   afterRebootAnnotations?: string[];
-  /** How long a granted node has to reboot and come back verified, e.g. 30m or 1h30m; then it is marked failed and halts the group. */
+  /** How long a granted node has to reboot and come back verified, e.g. 30m or 1h30m; then it is marked failed (and the failure policy applies). */
   grantTimeout?: string;
+  /** How long a node may hold a slot waiting for its before-reboot annotations (then it goes back to the queue) or its after-reboot annotations (then it is marked failed), e.g. 30m. Default 30m. */
+  hookTimeout?: string;
   /** No new schedules or grants while true; in-flight nodes finish. */
   paused?: boolean;
 }

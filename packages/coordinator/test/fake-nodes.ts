@@ -1,0 +1,30 @@
+/** Nodes on the runtime's FakeCluster, as the reconciler tests need them. */
+import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
+import { Node } from '@capstan/runtime/client';
+import type { FakeCluster } from '@capstan/runtime/testing';
+
+/** A Ready node whose agent asks for a reboot, first seen asking at `requestedAt`. */
+export async function addAskingNode(
+  fake: FakeCluster,
+  name: string,
+  labels: Record<string, string>,
+  requestedAt: number,
+): Promise<void> {
+  fake.seed(Node, {
+    metadata: {
+      name,
+      labels,
+      annotations: {
+        [capstanProtocol.annotations.rebootNeeded]: 'true',
+        [coordinatorKeys.requestedAt]: new Date(requestedAt).toISOString(),
+      },
+    },
+  });
+  await fake.patch(
+    Node,
+    { name },
+    'merge',
+    { status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { bootID: `${name}-boot` } } },
+    { subresource: 'status' },
+  );
+}
