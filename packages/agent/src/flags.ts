@@ -3,9 +3,9 @@
  */
 
 import { PROTOCOL_NAMES, type ProtocolName } from '@capstan/reboot-protocol';
-import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+import { formatDuration, MAX_TIMER_DELAY_MS, type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
 import type { AgentOptions } from './agent.js';
-import { MACHINE_BOOT_ID_PATH } from './reconciler.js';
+import { MACHINE_BOOT_ID_PATH, readMachineBootId } from './reconciler.js';
 import { SentinelCommandSource } from './sources/sentinel-command-source.js';
 import { SentinelFileSource } from './sources/sentinel-file-source.js';
 import type { RebootNeededSource } from './sources/source.js';
@@ -46,14 +46,39 @@ const choice =
     return value as T;
   };
 
-const duration = (flag: string) => (value: string) => {
-  try {
-    parseDuration(value);
-  } catch (err) {
-    throw invalid(`${flag}: ${(err as Error).message}`);
-  }
-  return value;
-};
+/** The bounds of a duration flag; every one has a longest value (a timer waits at most that). */
+interface DurationBounds {
+  /** Shortest value; default 0. */
+  minMs?: number;
+  /** Also accept exactly -1s ("each pod's own", as kubectl's --grace-period=-1). */
+  minusOne?: boolean;
+}
+
+/**
+ * A duration flag's parser: a Go duration within bounds, at most {@link MAX_TIMER_DELAY_MS}
+ * (about 24.8 days: beyond it a timer would not wait but spin), or a usage error saying so.
+ */
+export const duration =
+  (flag: string, bounds: DurationBounds = {}) =>
+  (value: string): string => {
+    let ms: number;
+    try {
+      ms = parseDuration(value);
+    } catch (err) {
+      throw invalid(`${flag}: ${(err as Error).message}`);
+    }
+    if (bounds.minusOne && ms === -1000) return value;
+    const min = bounds.minMs ?? 0;
+    if (ms < min)
+      throw invalid(
+        `${flag} ${value} is too short: at least ${formatDuration(min)}${bounds.minusOne ? ' (or -1s)' : ''}`,
+      );
+    if (ms > MAX_TIMER_DELAY_MS)
+      throw invalid(
+        `${flag} ${value} is too long: at most ${formatDuration(MAX_TIMER_DELAY_MS)} (about 24.8 days, the longest delay a timer keeps)`,
+      );
+    return value;
+  };
 
 /** Adds the agent's flags to the standard command (pass as `extend` to `parseStandardOptions`). */
 export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) => {
@@ -77,7 +102,7 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     .option(
       '--sentinel-interval <duration>',
       'how often to check the sentinel file or command',
-      duration('--sentinel-interval'),
+      duration('--sentinel-interval', { minMs: 100 }),
       '10s',
     )
     .option(
@@ -89,7 +114,7 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     .option(
       '--drain-grace-period <duration>',
       'termination grace period given to evicted pods ("-1s": each pod\'s own)',
-      duration('--drain-grace-period'),
+      duration('--drain-grace-period', { minusOne: true }),
       '-1s',
     )
     .option(
@@ -113,7 +138,7 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     .option('--os-release-path <path>', 'os-release file for the id and version labels', '/etc/os-release')
     .option(
       '--boot-id-path <path>',
-      "this machine's boot ID, the truth over the Node's status (which a slow kubelet posts late); empty: the Node's",
+      "this machine's boot ID, the truth over the Node's status (which a slow kubelet posts late); the agent refuses to start without it",
       MACHINE_BOOT_ID_PATH,
     )
     .option(
@@ -125,6 +150,14 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
 /** Turns the agent's flags into {@link AgentOptions}; throws on an unusable combination. */
 export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
   if (!flags.nodeName) throw new Error('--node-name (or $NODE_NAME) is required');
+  // Without the machine's own boot ID a late kubelet's stale one makes the last boot's grant look
+  // like this boot's: a second reboot. No fallback: refuse to start.
+  if (!flags.bootIdPath)
+    throw new Error('--boot-id-path must name the boot ID file (default /proc/sys/kernel/random/boot_id)');
+  if (!readMachineBootId(flags.bootIdPath))
+    throw new Error(
+      `--boot-id-path ${flags.bootIdPath}: cannot read this machine's boot ID (the agent does not start without it)`,
+    );
   const graceMs = parseDuration(flags.drainGracePeriod);
   return {
     nodeName: flags.nodeName,
@@ -132,7 +165,7 @@ export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
     ...(flags.busAddress ? { busAddress: flags.busAddress } : {}),
     source: sourceFromFlags(flags),
     osReleasePath: flags.osReleasePath,
-    ...(flags.bootIdPath ? { bootIdPath: flags.bootIdPath } : {}),
+    bootIdPath: flags.bootIdPath,
     drainTimeoutMs: parseDuration(flags.drainTimeout),
     drainGracePeriodSeconds: graceMs < 0 ? -1 : Math.round(graceMs / 1000),
     forceReboot: flags.forceReboot,

@@ -14,6 +14,7 @@ export * from './image.js';
 export * from './metrics.js';
 export * from './os-release.js';
 export { afterEvictions, DEFAULT_EVICTION_RETRY } from './phases/eviction-backoff.js';
+export { afterRebootRefused, rebootRetryDelay } from './phases/reboot-retry.js';
 export { AgentReconciler, type AgentReconcilerDeps } from './reconciler.js';
 export * from './sources/index.js';
 export * from './testing/index.js';

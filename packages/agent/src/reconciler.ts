@@ -39,6 +39,7 @@ import { RebootFailedError } from './dbus/reboot-failed-error.js';
 import { decide } from './decide.js';
 import type { AgentMetrics } from './metrics.js';
 import { afterEvictions } from './phases/eviction-backoff.js';
+import { afterRebootRefused } from './phases/reboot-retry.js';
 import type { SourceStatus } from './sources/source.js';
 
 /** What reboots the machine; `Logind` by default. Must throw when the reboot is refused. */
@@ -283,10 +284,7 @@ export class AgentReconciler implements Reconciler {
       const message = err instanceof Error ? err.message : String(err);
       this.deps.metrics.rebootFailures.inc({ reason });
       this.deps.log.error({ err }, 'reboot failed');
-      this.memory = {
-        ...this.memory,
-        failure: { reason: 'RebootFailed', message: `reboot failed: ${message}` },
-      };
+      this.memory = afterRebootRefused(this.memory, message);
       return;
     }
     this.deps.metrics.reboots.inc();

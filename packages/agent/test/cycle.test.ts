@@ -69,7 +69,7 @@ afterEach(async () => {
   await bus.stop();
 });
 
-function run(nodeName: string, protocol: 'capstan' | 'fluo'): RunningAgent {
+function run(nodeName: string, protocol: 'capstan' | 'fluo', failureBackoffMs = 60_000): RunningAgent {
   const agent = startAgent({
     kubeConfig: agentKubeConfig,
     nodeName,
@@ -78,7 +78,7 @@ function run(nodeName: string, protocol: 'capstan' | 'fluo'): RunningAgent {
     osReleasePath: osRelease,
     drainGracePeriodSeconds: 0,
     drainTimeoutMs: 20_000,
-    failureBackoffMs: 60_000,
+    failureBackoffMs,
     podPollMs: 100,
   });
   running.add(agent);
@@ -198,7 +198,7 @@ describe.each([
 });
 
 describe('a reboot that logind refuses', () => {
-  it('is reported (event, annotation, metric), the node is uncordoned, and the agent keeps running', async () => {
+  it('is reported (event, annotation, metric), the node stays cordoned and drained, and the reboot is retried', async () => {
     const k = capstanProtocol.annotations;
     const node = uniqueName('reboot-fails');
     await createNode(admin, node, { bootID: 'boot-1' });
@@ -207,7 +207,7 @@ describe('a reboot that logind refuses', () => {
       name: 'org.freedesktop.DBus.Error.AccessDenied',
       message: 'Access denied by polkit',
     });
-    const agent = run(node, 'capstan');
+    const agent = run(node, 'capstan', 3_000);
     await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
       what: 'reboot-needed',
       timeoutMs: 20_000,
@@ -224,9 +224,10 @@ describe('a reboot that logind refuses', () => {
       { what: 'the failure annotation', timeoutMs: 20_000 },
     );
     expect(failed.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]).toContain('Access denied by polkit');
-    expect(failed.spec?.unschedulable).toBeUndefined();
-    expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('false');
-    expect(failed.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
+    // Kept as it is: cordoned, in progress, drained; not uncordoned to be drained again.
+    expect(failed.spec?.unschedulable).toBe(true);
+    expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('true');
+    expect(failed.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('true');
     expect(agent.agent.metrics.rebootFailures.value({ reason: 'dbus-error' })).toBe(1);
     expect(agent.agent.metrics.reboots.value()).toBe(0);
     expect(await agent.manager.metrics.text()).toMatch(
@@ -238,17 +239,23 @@ describe('a reboot that logind refuses', () => {
       { what: 'the RebootFailed event', timeoutMs: 20_000 },
     );
     expect(event.note).toContain('Access denied by polkit');
+    expect(event.note).toContain('the node stays cordoned and drained; retrying the reboot in 3s');
     expect(logind.reboots).toHaveLength(0);
-
-    // No crash: the agent is still reconciling (it backs off, then would try again).
     await eventually(async () => agent.agent.state.phase === 'Backoff', {
       what: 'backing off',
       timeoutMs: 20_000,
     });
-    engine.setStatus({ operation: UpdateStatus.Idle, newVersion: '' });
-    await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'false', {
-      what: 'follows the source',
+
+    // logind accepts now: the retry reboots the node that stayed drained, with no new cycle.
+    logind.failReboot(undefined);
+    await eventually(async () => logind.reboots.length === 1, {
+      what: 'the retried reboot',
       timeoutMs: 20_000,
     });
+    const rebooting = await admin.get(Node, { name: node });
+    expect(rebooting.spec?.unschedulable).toBe(true);
+    expect(agent.agent.metrics.reboots.value()).toBe(1);
+    const started = (await nodeEvents(admin, node)).filter((e) => e.reason === 'RebootCycleStarted');
+    expect(started).toHaveLength(1);
   });
 });

@@ -85,9 +85,9 @@ export function labelValue(raw: string | undefined): string | undefined {
   return raw.length <= 63 && /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/.test(raw) ? raw : undefined;
 }
 
-/** The drain state forgotten: a new cycle starts its drain (and its eviction backoff) afresh. */
+/** The drain state forgotten: a new cycle starts its drain (and its eviction and reboot backoffs) afresh. */
 export function resetDrain(memory: AgentMemory): AgentMemory {
-  const { drainStartedAt: _d, nextEvictionAt: _n, ...rest } = memory;
+  const { drainStartedAt: _d, nextEvictionAt: _n, rebootFailures: _r, ...rest } = memory;
   return { ...rest, blockedRounds: 0 };
 }
 

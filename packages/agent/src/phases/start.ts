@@ -8,6 +8,20 @@ import { FALSE } from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
 import { diff, type PhaseInput, type PhaseStep, patchDecision, reportTarget } from './facts.js';
 
+/**
+ * `AwaitingSource`: a fresh process waits for its source's first answer. The node's
+ * `reboot-needed` is the previous boot's answer: acting on it (resuming a cycle under a grant
+ * that a late kubelet's boot ID makes look current) could reboot the node a second time.
+ */
+export function awaitingSource({ memory }: PhaseInput): Decision {
+  return {
+    phase: 'AwaitingSource',
+    why: "agent started: waiting for the reboot-needed source's first answer",
+    action: { kind: 'wait' },
+    memory,
+  };
+}
+
 /** `Starting`: the start-of-process cleanup, or resuming a cycle this very boot began. */
 export function starting({ view, memory, config, grant: f }: PhaseInput): PhaseStep {
   const { node } = view;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Clock } from '@capstan/runtime';
 import { type CheckResult, PollingSource } from './polling-source.js';
 
 /** Options for {@link SentinelCommandSource}. */
@@ -9,6 +10,8 @@ export interface SentinelCommandSourceOptions {
   intervalMs?: number;
   /** A run taking longer is killed and reported as an error; default 30 s. */
   timeoutMs?: number;
+  /** The clock the poll and the timeout run on; default the wall clock. */
+  clock?: Clock;
 }
 
 /**
@@ -20,7 +23,7 @@ export class SentinelCommandSource extends PollingSource {
   private readonly timeoutMs: number;
 
   constructor(options: SentinelCommandSourceOptions) {
-    super(options.intervalMs ?? 10_000);
+    super(options.intervalMs ?? 10_000, options.clock);
     if (options.command.length === 0 || !options.command[0])
       throw new RangeError('sentinel command is empty');
     this.command = [...options.command];
@@ -41,19 +44,19 @@ export class SentinelCommandSource extends PollingSource {
           // Already gone.
         }
       };
-      const timer = setTimeout(() => {
+      const timer = this.clock.setTimeout(() => {
         timedOut = true;
         killGroup();
       }, this.timeoutMs);
       signal.addEventListener('abort', killGroup, { once: true });
       child.once('error', (err) => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         signal.removeEventListener('abort', killGroup);
         // 'close' may not follow a spawn error; resolving twice is harmless.
         resolve({ error: `sentinel command ${shown} failed to run: ${err.message}` });
       });
       child.once('close', (code, killedBy) => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         signal.removeEventListener('abort', killGroup);
         if (timedOut) resolve({ error: `sentinel command ${shown} timed out after ${this.timeoutMs} ms` });
         else if (code === null) resolve({ error: `sentinel command ${shown} was killed by ${killedBy}` });

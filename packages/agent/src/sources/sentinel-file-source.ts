@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { Clock } from '@capstan/runtime';
 import { type CheckResult, PollingSource } from './polling-source.js';
 
 /** Options for {@link SentinelFileSource}. */
@@ -7,6 +8,8 @@ export interface SentinelFileSourceOptions {
   path?: string;
   /** Poll interval; default 10 s. */
   intervalMs?: number;
+  /** The clock the poll runs on; default the wall clock. */
+  clock?: Clock;
 }
 
 /** Reboot needed while a sentinel file exists. A missing file means not needed; other errors mean "cannot tell". */
@@ -15,7 +18,7 @@ export class SentinelFileSource extends PollingSource {
   readonly path: string;
 
   constructor(options: SentinelFileSourceOptions = {}) {
-    super(options.intervalMs ?? 10_000);
+    super(options.intervalMs ?? 10_000, options.clock);
     this.path = options.path ?? '/var/run/reboot-required';
   }
 

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ManualClock } from '@capstan/runtime/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SentinelCommandSource } from '../../src/sources/sentinel-command-source.js';
 import { SentinelFileSource } from '../../src/sources/sentinel-file-source.js';
@@ -35,6 +36,45 @@ describe('SentinelFileSource', () => {
     rmSync(path);
     await waitFor('file gone', rec.last, (s) => s?.rebootNeeded === false);
     expect(rec.statuses).toEqual([{ rebootNeeded: false }, { rebootNeeded: true }, { rebootNeeded: false }]);
+  });
+
+  it("polls on the runtime's clock: virtual time moves it, and no Node timer is left behind", async () => {
+    const path = join(dir, 'reboot-required');
+    const clock = new ManualClock();
+    source = new SentinelFileSource({ path, intervalMs: 60_000, clock });
+    const rec = recorder();
+    await source.start(rec.onChange);
+    expect(clock.pendingTimers()).toBe(1);
+    writeFileSync(path, '');
+    await clock.advanceAsync(59_999);
+    expect(rec.statuses).toEqual([{ rebootNeeded: false }]);
+    await clock.advanceAsync(1);
+    await waitFor('file seen on the next tick', rec.last, (s) => s?.rebootNeeded === true);
+    await source.stop();
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('an interval beyond the longest Node timer (24.8 days) waits instead of spinning', async () => {
+    const path = join(dir, 'reboot-required');
+    let checks = 0;
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    class Counted extends SentinelFileSource {
+      protected override check() {
+        checks += 1;
+        return super.check();
+      }
+    }
+    try {
+      source = new Counted({ path, intervalMs: 30 * 24 * 3_600_000 });
+      await source.start(recorder().onChange);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(checks).toBe(1);
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('defaults to /var/run/reboot-required', () => {
@@ -107,6 +147,29 @@ describe('SentinelCommandSource', () => {
     rmSync(slow);
     await waitFor('recovered', rec.last, (s) => s?.error === undefined);
     expect(rec.last()).toEqual({ rebootNeeded: true });
+  });
+
+  it('times a run out on its clock', async () => {
+    const clock = new ManualClock();
+    source = new SentinelCommandSource({
+      command: ['sleep', '30'],
+      intervalMs: 1_000,
+      timeoutMs: 5_000,
+      clock,
+    });
+    const rec = recorder();
+    const started = source.start(rec.onChange);
+    await waitFor(
+      'the timeout armed',
+      () => clock.pendingTimers(),
+      (n) => n === 1,
+    );
+    await clock.advanceAsync(5_000);
+    await started;
+    expect(rec.last()).toEqual({
+      rebootNeeded: false,
+      error: expect.stringMatching(/timed out after 5000 ms/),
+    });
   });
 
   it('rejects an empty command', () => {
