@@ -6,6 +6,8 @@ import type { MetricsRegistry } from '@capstan/runtime/manager';
 export class AgentMetrics {
   /** 1 while the node reports `reboot-needed` true (kured's `kured_reboot_required`). */
   readonly rebootNeeded: Tally;
+  /** 1 while the reboot-needed source cannot tell (its last answer stands meanwhile). */
+  readonly sourceError: Tally;
   /** Eviction attempts by result: `evicted`, `gone`, `blocked` (429: a disruption budget said no), `error`. */
   readonly evictions: Tally<'result'>;
   /** Drains that timed out (the cycle was abandoned unless --force-reboot). */
@@ -21,6 +23,10 @@ export class AgentMetrics {
     this.rebootNeeded = metrics.gauge({
       name: 'capstan_agent_reboot_needed',
       help: 'Whether the reboot-needed source says this node needs a reboot (1) or not (0).',
+    });
+    this.sourceError = metrics.gauge({
+      name: 'capstan_agent_source_error',
+      help: 'Whether the reboot-needed source cannot tell now (1: not mounted, not running, failing) or can (0).',
     });
     this.evictions = metrics.counter({
       name: 'capstan_agent_evictions_total',

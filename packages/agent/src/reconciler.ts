@@ -109,6 +109,8 @@ export class AgentReconciler implements Reconciler {
   source: SourceStatus | undefined;
   /** Whether the source ever reported without error. */
   sourceKnown = false;
+  /** Why the source cannot tell, while it cannot. */
+  sourceError: string | undefined;
   /** What os-release says, once read. */
   os: OsFacts | undefined;
 
@@ -116,14 +118,18 @@ export class AgentReconciler implements Reconciler {
 
   /** Records a status from the reboot-needed source. */
   sourceReported(status: SourceStatus): void {
-    // A source that cannot tell (D-Bus down) says nothing new: the last known answer stands.
+    this.deps.metrics.sourceError.set(status.error !== undefined ? 1 : 0);
+    // A source that cannot tell (D-Bus down) says nothing new: the last known answer stands,
+    // and why it cannot tell is reported (annotation, event, metric).
     if (status.error !== undefined) {
+      this.sourceError = status.error;
       this.deps.log.warn(
         { error: status.error },
         'reboot-needed source cannot tell; keeping the last answer',
       );
       return;
     }
+    this.sourceError = undefined;
     this.source = status;
     this.sourceKnown = true;
     this.deps.metrics.rebootNeeded.set(status.rebootNeeded ? 1 : 0);
@@ -192,6 +198,7 @@ export class AgentReconciler implements Reconciler {
       node: nodeFacts(node, this.deps.machineBootId),
       source: this.source,
       sourceKnown: this.sourceKnown,
+      ...(this.sourceError !== undefined ? { sourceError: this.sourceError } : {}),
       os: this.os,
       ...(pods ? { pods } : {}),
     };

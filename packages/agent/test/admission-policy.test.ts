@@ -12,6 +12,7 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import {
   AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
+  AGENT_SOURCE_ERROR_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
   fluoProtocol,
@@ -312,6 +313,7 @@ describe('the policy’s key lists', () => {
         ...ours.annotations,
         AGENT_FAILURE_ANNOTATION,
         AGENT_DRAIN_STARTED_ANNOTATION,
+        AGENT_SOURCE_ERROR_ANNOTATION,
         ...fluo.annotations,
       ]),
     );

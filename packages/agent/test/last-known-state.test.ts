@@ -62,7 +62,7 @@ describe('the last known reboot-needed state', () => {
     const gauge: number[] = [];
     const reconciler = new AgentReconciler({
       log: { warn: (_o: unknown, m: string) => warned.push(m) },
-      metrics: { rebootNeeded: { set: (v: number) => gauge.push(v) } },
+      metrics: { rebootNeeded: { set: (v: number) => gauge.push(v) }, sourceError: { set: () => {} } },
     } as unknown as AgentReconcilerDeps);
     reconciler.sourceReported({ rebootNeeded: true });
     reconciler.sourceReported({ rebootNeeded: false, error: 'org.freedesktop.DBus.Error.ServiceUnknown' });

@@ -20,6 +20,13 @@ export const AGENT_FAILURE_ANNOTATION = `${CAPSTAN_PREFIX}agent-failure`;
  */
 export const AGENT_DRAIN_STARTED_ANNOTATION = `${CAPSTAN_PREFIX}drain-started-at`;
 
+/**
+ * Written by the agent while its reboot-needed source cannot tell (the sentinel file's directory
+ * is not mounted, update_engine is not on the bus, the command failed): the message; removed
+ * once the source answers again. Meanwhile `reboot-needed` keeps its last known value.
+ */
+export const AGENT_SOURCE_ERROR_ANNOTATION = `${CAPSTAN_PREFIX}source-error`;
+
 /** Why the agent abandoned a reboot cycle. */
 export type AgentFailureReason = 'DrainFailed' | 'RebootFailed';
 

@@ -44,6 +44,8 @@ export interface AgentView {
   source: SourceStatus | undefined;
   /** Whether the source has ever reported without error (otherwise `reboot-needed` is left as is). */
   sourceKnown: boolean;
+  /** Why the source cannot tell right now, while it cannot (reported on the node). */
+  sourceError?: string;
   os: OsFacts | undefined;
   /** The pods on the node, listed for this decision; only needed while draining. */
   pods?: readonly PodFacts[];

@@ -4,7 +4,7 @@
  * the last known answer stands), uncordons only what it cordoned, and starts no cycle on a grant
  * from before this boot until the coordinator withdraws it (FLUO's reboot-loop guard).
  */
-import { FALSE } from '@capstan/reboot-protocol';
+import { AGENT_SOURCE_ERROR_ANNOTATION, FALSE } from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
 import { diff, type PhaseInput, type PhaseStep, patchDecision, reportTarget } from './facts.js';
 
@@ -13,10 +13,16 @@ import { diff, type PhaseInput, type PhaseStep, patchDecision, reportTarget } fr
  * `reboot-needed` is the previous boot's answer: acting on it (resuming a cycle under a grant
  * that a late kubelet's boot ID makes look current) could reboot the node a second time.
  */
-export function awaitingSource({ memory }: PhaseInput): Decision {
+export function awaitingSource({ view, memory }: PhaseInput): Decision {
+  // Only whether the source can tell is written: a source that cannot is never silence.
+  const error = diff(view.node, {
+    annotations: { [AGENT_SOURCE_ERROR_ANNOTATION]: view.sourceError ?? null },
+    labels: {},
+  });
+  if (error) return patchDecision('AwaitingSource', 'reporting that the source cannot tell', error, memory);
   return {
     phase: 'AwaitingSource',
-    why: "agent started: waiting for the reboot-needed source's first answer",
+    why: `agent started: waiting for the reboot-needed source's first answer${view.sourceError ? ` (it cannot tell: ${view.sourceError})` : ''}`,
     action: { kind: 'wait' },
     memory,
   };

@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@capstan/runtime/testing';
@@ -75,6 +84,70 @@ describe('SentinelFileSource', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  it('tells "missing" (no reboot) from "cannot look" (no directory, not a directory): never silence', async () => {
+    const rec = recorder();
+    source = new SentinelFileSource({ path: join(dir, 'run', 'reboot-required'), intervalMs: 30 });
+    await source.start(rec.onChange);
+    expect(rec.last()).toEqual({
+      rebootNeeded: false,
+      error: expect.stringContaining(
+        `directory ${join(dir, 'run')} does not exist; mount the host's /run read-only at /host/run`,
+      ),
+    });
+    mkdirSync(join(dir, 'run'));
+    await waitFor('the directory seen: a real "no"', rec.last, (s) => s?.error === undefined);
+    expect(rec.last()).toEqual({ rebootNeeded: false });
+    await source.stop();
+
+    writeFileSync(join(dir, 'file'), '');
+    const beneathFile = new SentinelFileSource({
+      path: join(dir, 'file', 'reboot-required'),
+      intervalMs: 30,
+    });
+    source = beneathFile;
+    const rec2 = recorder();
+    await beneathFile.start(rec2.onChange);
+    expect(rec2.last()?.error).toMatch(/cannot look for sentinel file .*ENOTDIR/);
+  });
+
+  it("at start, a directory on the container's own filesystem is an error saying what to mount", async () => {
+    const run = join(dir, 'run');
+    mkdirSync(run);
+    const mountinfo = join(dir, 'mountinfo');
+    const real = realpathSync(run);
+    writeFileSync(
+      mountinfo,
+      [
+        '700 600 0:50 / / rw,relatime - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w',
+        '701 700 0:51 / /proc rw - proc proc rw',
+      ].join('\n'),
+    );
+    const start = async () => {
+      const rec = recorder();
+      const started = new SentinelFileSource({
+        path: join(run, 'reboot-required'),
+        intervalMs: 30,
+        mountInfoPath: mountinfo,
+      });
+      source = started;
+      await started.start(rec.onChange);
+      return { rec, started };
+    };
+    const { rec, started } = await start();
+    expect(rec.last()?.error).toBe(
+      `cannot look for sentinel file ${join(run, 'reboot-required')}: ${real} lies on the container's own filesystem (no volume is mounted there); mount the host's /run read-only at /host/run and pass --reboot-sentinel=/host/run/reboot-required (docs/os/ubuntu.md)`,
+    );
+    await started.stop();
+    // With the host's directory mounted there (a volume), the same path is looked at.
+    writeFileSync(
+      mountinfo,
+      `${readFileSync(mountinfo, 'utf8')}\n702 700 0:52 /run ${real.replaceAll(' ', '\\040')} ro,nosuid - tmpfs tmpfs ro\n`,
+    );
+    writeFileSync(join(run, 'reboot-required'), '');
+    const { rec: rec2 } = await start();
+    expect(rec2.statuses).toEqual([{ rebootNeeded: true }]);
   });
 
   it('defaults to /var/run/reboot-required', () => {
