@@ -74,4 +74,32 @@ describe('the agent overlays per OS', () => {
     expect(pod.containers[0]?.securityContext?.capabilities).toBeUndefined();
     await plane.applyObjects(objects, { dryRun: true });
   });
+
+  it.each([
+    ['rhel', 'needs-restarting -r', '1'],
+    ['fedora-coreos', 'rpm-ostree status --pending-exit-77', '77'],
+  ])('%s: %s on the host through nsenter, with hostPID and its capabilities', async (os, command, needed) => {
+    const objects = render('kustomize', ['build', `deploy/kustomize/overlays/${os}`]);
+    const pod = agentPod(objects);
+    const agent = pod.containers[0];
+    expect(agent?.args).toEqual(
+      expect.arrayContaining([
+        '--source=command',
+        `--reboot-sentinel-command=${command}`,
+        '--sentinel-host-namespaces',
+        `--reboot-sentinel-needed-exit-codes=${needed}`,
+        '--reboot-sentinel-not-needed-exit-codes=0',
+      ]),
+    );
+    expect(pod.hostPID).toBe(true);
+    expect(agent?.securityContext).toMatchObject({
+      capabilities: { add: ['SYS_ADMIN', 'SYS_CHROOT', 'SYS_PTRACE'] },
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+    });
+    expect(agent?.securityContext?.privileged).toBeUndefined();
+    // No host path beyond the base's: the command sees the host through PID 1's namespaces.
+    expect(Object.keys(hostMounts(pod)).sort()).toEqual(['/etc/os-release', '/var/run/dbus']);
+    await plane.applyObjects(objects, { dryRun: true });
+  });
 });

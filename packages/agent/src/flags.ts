@@ -21,6 +21,9 @@ export interface AgentFlags {
   source: SourceKind;
   rebootSentinel: string;
   rebootSentinelCommand?: string;
+  sentinelHostNamespaces: boolean;
+  rebootSentinelNeededExitCodes: number[];
+  rebootSentinelNotNeededExitCodes?: number[];
   sentinelInterval: string;
   drainTimeout: string;
   drainGracePeriod: string;
@@ -80,6 +83,16 @@ export const duration =
     return value;
   };
 
+/** A list of exit codes (`1` or `0,77`), each 0-255. */
+const exitCodes =
+  (flag: string) =>
+  (value: string): number[] => {
+    const codes = value.split(',').map((c) => c.trim());
+    if (codes.some((c) => !/^\d{1,3}$/.test(c) || Number(c) > 255))
+      throw invalid(`${flag} must be exit codes 0-255 separated by commas; got "${value}"`);
+    return codes.map(Number);
+  };
+
 /** Adds the agent's flags to the standard command (pass as `extend` to `parseStandardOptions`). */
 export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) => {
   cmd
@@ -97,7 +110,24 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     )
     .option(
       '--reboot-sentinel-command <command>',
-      'with --source command: reboot needed while this command exits 0 (split on spaces, run without a shell)',
+      'with --source command: reboot needed while this command exits with a --reboot-sentinel-needed-exit-codes code (split on spaces, run without a shell)',
+    )
+    .option(
+      '--sentinel-host-namespaces [bool]',
+      "with --source command: run it in the host's namespaces (nsenter into PID 1's: needs hostPID and CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SYS_PTRACE; docs/security.md)",
+      (v: string) => v !== 'false',
+      false,
+    )
+    .option(
+      '--reboot-sentinel-needed-exit-codes <codes>',
+      'with --source command: exit codes meaning "reboot needed" (needs-restarting -r: 1; rpm-ostree status --pending-exit-77: 77)',
+      exitCodes('--reboot-sentinel-needed-exit-codes'),
+      [0],
+    )
+    .option(
+      '--reboot-sentinel-not-needed-exit-codes <codes>',
+      'with --source command: exit codes meaning "not needed"; any other is an error (default: every code not "needed")',
+      exitCodes('--reboot-sentinel-not-needed-exit-codes'),
     )
     .option(
       '--sentinel-interval <duration>',
@@ -176,6 +206,8 @@ export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
 /** The reboot-needed source the flags select. */
 export function sourceFromFlags(flags: AgentFlags): RebootNeededSource {
   const intervalMs = parseDuration(flags.sentinelInterval);
+  if (flags.sentinelHostNamespaces && flags.source !== 'command')
+    throw new Error('--sentinel-host-namespaces applies only to --source command');
   switch (flags.source) {
     case 'update-engine':
       return new UpdateEngineSource(flags.busAddress ? { address: flags.busAddress } : {});
@@ -184,7 +216,19 @@ export function sourceFromFlags(flags: AgentFlags): RebootNeededSource {
     case 'command': {
       const command = (flags.rebootSentinelCommand ?? '').split(/\s+/).filter(Boolean);
       if (command.length === 0) throw new Error('--source command needs --reboot-sentinel-command');
-      return new SentinelCommandSource({ command, intervalMs });
+      const needed = flags.rebootSentinelNeededExitCodes ?? [0];
+      const both = needed.filter((c) => flags.rebootSentinelNotNeededExitCodes?.includes(c));
+      if (both.length > 0)
+        throw new Error(`exit code(s) ${both.join(', ')} cannot mean both "needed" and "not needed"`);
+      return new SentinelCommandSource({
+        command,
+        intervalMs,
+        ...(flags.sentinelHostNamespaces ? { hostNamespaces: {} } : {}),
+        neededExitCodes: needed,
+        ...(flags.rebootSentinelNotNeededExitCodes
+          ? { notNeededExitCodes: flags.rebootSentinelNotNeededExitCodes }
+          : {}),
+      });
     }
   }
 }
