@@ -5,6 +5,14 @@
 import { PROTOCOL_NAMES, type ProtocolName } from '@capstan/reboot-protocol';
 import { formatDuration, MAX_TIMER_DELAY_MS, type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
 import type { AgentOptions } from './agent.js';
+import {
+  CommandRebooter,
+  REBOOT_METHODS,
+  type RebootMethod,
+  SignalRebooter,
+  SYSTEMD_REBOOT_SIGNAL,
+} from './reboot-methods.js';
+import type { Rebooter } from './reconciler.js';
 import { MACHINE_BOOT_ID_PATH, readMachineBootId } from './reconciler.js';
 import { SentinelCommandSource } from './sources/sentinel-command-source.js';
 import { SentinelFileSource } from './sources/sentinel-file-source.js';
@@ -33,6 +41,9 @@ export interface AgentFlags {
   osReleasePath: string;
   bootIdPath: string;
   busAddress?: string;
+  rebootMethod: RebootMethod;
+  rebootCommand: string;
+  rebootSignal: number;
 }
 
 /** A usage error commander reports as such (what commander's InvalidArgumentError carries). */
@@ -172,6 +183,28 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
       MACHINE_BOOT_ID_PATH,
     )
     .option(
+      '--reboot-method <method>',
+      `how to reboot: ${REBOOT_METHODS.join(', ')} (command: --reboot-command on the host through nsenter, needs hostPID and CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SYS_PTRACE; signal: --reboot-signal to PID 1, needs hostPID)`,
+      choice(REBOOT_METHODS, '--reboot-method'),
+      'logind',
+    )
+    .option(
+      '--reboot-command <command>',
+      'with --reboot-method command: the host command that reboots (split on spaces, no shell)',
+      'systemctl reboot',
+    )
+    .option(
+      '--reboot-signal <number>',
+      'with --reboot-method signal: the signal sent to PID 1 (systemd: SIGRTMIN+5 = 39)',
+      (v: string) => {
+        const n = Number(v);
+        if (!/^\d{1,2}$/.test(v) || n < 1 || n > 64)
+          throw invalid(`--reboot-signal must be 1-64; got "${v}"`);
+        return n;
+      },
+      SYSTEMD_REBOOT_SIGNAL,
+    )
+    .option(
       '--bus-address <address>',
       'D-Bus system bus address (default: $DBUS_SYSTEM_BUS_ADDRESS or /var/run/dbus)',
     );
@@ -194,6 +227,7 @@ export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
     protocol: flags.protocol,
     ...(flags.busAddress ? { busAddress: flags.busAddress } : {}),
     source: sourceFromFlags(flags),
+    ...rebooterFromFlags(flags),
     osReleasePath: flags.osReleasePath,
     bootIdPath: flags.bootIdPath,
     drainTimeoutMs: parseDuration(flags.drainTimeout),
@@ -201,6 +235,21 @@ export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
     forceReboot: flags.forceReboot,
     failureBackoffMs: parseDuration(flags.failureBackoff),
   };
+}
+
+/** The rebooter the flags select; none for logind (the agent's default, on its bus). */
+export function rebooterFromFlags(flags: AgentFlags): { rebooter?: Rebooter } {
+  switch (flags.rebootMethod ?? 'logind') {
+    case 'logind':
+      return {};
+    case 'command': {
+      const command = (flags.rebootCommand ?? '').split(/\s+/).filter(Boolean);
+      if (command.length === 0) throw new Error('--reboot-method command needs --reboot-command');
+      return { rebooter: new CommandRebooter({ command, hostNamespaces: {} }) };
+    }
+    case 'signal':
+      return { rebooter: new SignalRebooter({ signal: flags.rebootSignal ?? SYSTEMD_REBOOT_SIGNAL }) };
+  }
 }
 
 /** The reboot-needed source the flags select. */

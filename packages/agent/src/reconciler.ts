@@ -276,7 +276,7 @@ export class AgentReconciler implements Reconciler {
     if (after.event) this.deps.events.record(Node, node, after.event);
   }
 
-  /** Asks logind to reboot; a failure becomes a failure to report (event, annotation, metric). */
+  /** Asks the rebooter (logind, a command, a signal) to reboot; a failure becomes a failure to report (event, annotation, metric). */
   private async reboot(decision: Decision, node: Node, forced: boolean): Promise<void> {
     this.deps.events.record(Node, node, {
       type: forced ? 'Warning' : 'Normal',
@@ -296,6 +296,6 @@ export class AgentReconciler implements Reconciler {
     }
     this.deps.metrics.reboots.inc();
     this.memory = decision.memory;
-    this.deps.log.info('logind accepted the reboot');
+    this.deps.log.info('the reboot was accepted');
   }
 }

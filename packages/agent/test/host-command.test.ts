@@ -13,7 +13,8 @@ import { parseStandardOptions } from '@capstan/runtime';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentFlags, addAgentFlags, sourceFromFlags } from '../src/flags.js';
-import { exitVerdict, SentinelCommandSource, sentinelArgv } from '../src/sources/sentinel-command-source.js';
+import { hostArgv } from '../src/host-namespaces.js';
+import { exitVerdict, SentinelCommandSource } from '../src/sources/sentinel-command-source.js';
 import { recorder, waitFor } from './dbus/helpers.js';
 
 let dir: string;
@@ -69,7 +70,7 @@ afterAll(() => {
 
 /** Runs a command on the test's host, as an admin on the node would. */
 function onHost(...command: string[]): Promise<number | null> {
-  const child = spawn('nsenter', sentinelArgv(command, { targetPid: host.pid as number }).slice(1), {
+  const child = spawn('nsenter', hostArgv(command, { targetPid: host.pid as number }).slice(1), {
     stdio: 'ignore',
   });
   return new Promise((resolve) => child.once('close', resolve));
@@ -167,8 +168,8 @@ describe('sentinel command decisions (properties)', () => {
         fc.array(word, { minLength: 1 }),
         fc.option(fc.integer({ min: 1 }), { nil: undefined }),
         (cmd, pid) => {
-          expect(sentinelArgv(cmd)).toEqual(cmd);
-          const argv = sentinelArgv(cmd, pid === undefined ? {} : { targetPid: pid });
+          expect(hostArgv(cmd)).toEqual(cmd);
+          const argv = hostArgv(cmd, pid === undefined ? {} : { targetPid: pid });
           expect(argv.slice(0, 3)).toEqual(['nsenter', '--target', String(pid ?? 1)]);
           expect(argv.slice(3, 9)).toEqual(NAMESPACES);
           expect(argv.slice(9)).toEqual(cmd);

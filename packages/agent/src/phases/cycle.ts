@@ -77,11 +77,11 @@ export function cordoning({ view, memory, config, grant: f }: PhaseInput): Decis
   };
 }
 
-/** `Rebooting` after logind accepted: do nothing more, the machine is going down. */
+/** `Rebooting` after the reboot was accepted: do nothing more, the machine is going down. */
 export function rebooting({ memory }: PhaseInput): Decision {
   return {
     phase: 'Rebooting',
-    why: 'logind accepted the reboot; waiting for the machine to go down',
+    why: 'the reboot was accepted; waiting for the machine to go down',
     action: { kind: 'wait' },
     memory,
   };

@@ -1,14 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Clock } from '@capstan/runtime';
+import { type HostNamespaces, hostArgv } from '../host-namespaces.js';
 import { type CheckResult, PollingSource } from './polling-source.js';
-
-/** Run the command in the host's namespaces, through `nsenter` into those of a host process. */
-export interface HostNamespaces {
-  /** The process whose namespaces are entered; default 1 (the host's init, with `hostPID`). */
-  targetPid?: number;
-  /** The nsenter program; default `nsenter` (util-linux). */
-  nsenter?: string;
-}
 
 /** Options for {@link SentinelCommandSource}. */
 export interface SentinelCommandSourceOptions {
@@ -26,23 +19,6 @@ export interface SentinelCommandSourceOptions {
   neededExitCodes?: readonly number[];
   /** Exit codes meaning "not needed"; default every code not in `neededExitCodes`. Others are errors. */
   notNeededExitCodes?: readonly number[];
-}
-
-/** The argv a sentinel command runs as: itself, or through nsenter into the host's namespaces. */
-export function sentinelArgv(command: readonly string[], host?: HostNamespaces): string[] {
-  if (!host) return [...command];
-  return [
-    host.nsenter ?? 'nsenter',
-    '--target',
-    String(host.targetPid ?? 1),
-    '--mount',
-    '--uts',
-    '--ipc',
-    '--net',
-    '--pid',
-    '--',
-    ...command,
-  ];
 }
 
 /** What an exit code says: needed, not needed, or (outside both lists when the second is given) an error. */
@@ -74,7 +50,7 @@ export class SentinelCommandSource extends PollingSource {
     super(options.intervalMs ?? 10_000, options.clock);
     if (options.command.length === 0 || !options.command[0])
       throw new RangeError('sentinel command is empty');
-    this.argv = sentinelArgv(options.command, options.hostNamespaces);
+    this.argv = hostArgv(options.command, options.hostNamespaces);
     this.shown = `${options.hostNamespaces ? '(on the host) ' : ''}${options.command.join(' ')}`;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.needed = [...(options.neededExitCodes ?? [0])];
