@@ -12,6 +12,8 @@ export class AgentMetrics {
   readonly evictions: Tally<'result'>;
   /** Drains that timed out (the cycle was abandoned unless --force-reboot). */
   readonly drainFailures: Tally;
+  /** Reboots after which the node booted another OS version than the one it rebooted for. */
+  readonly versionMismatches: Tally;
   /** Reboot requests logind accepted. */
   readonly reboots: Tally;
   /** Reboot requests that failed, by reason (`not-allowed`, `dbus-error`, `timeout`, `unreachable`). */
@@ -36,6 +38,10 @@ export class AgentMetrics {
     this.drainFailures = metrics.counter({
       name: 'capstan_agent_drain_failures_total',
       help: 'Drains that did not finish within the drain timeout.',
+    });
+    this.versionMismatches = metrics.counter({
+      name: 'capstan_agent_version_mismatches_total',
+      help: 'Reboots after which os-release named another version than the one the node rebooted for.',
     });
     this.reboots = metrics.counter({
       name: 'capstan_agent_reboots_total',

@@ -220,6 +220,7 @@ export class AgentReconciler implements Reconciler {
     }
     this.memory = decision.memory;
     if (failure === 'DrainFailed') this.deps.metrics.drainFailures.inc();
+    if (failure === 'VersionMismatch') this.deps.metrics.versionMismatches.inc();
     if (event) this.deps.events.record(Node, patched, event);
     if (failure || event?.type === 'Warning') this.deps.log.warn({ why: decision.why }, decision.phase);
     return patched;

@@ -13,6 +13,7 @@ import {
   AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
   AGENT_SOURCE_ERROR_ANNOTATION,
+  AGENT_TARGET_VERSION_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
   fluoProtocol,
@@ -314,6 +315,7 @@ describe('the policy’s key lists', () => {
         AGENT_FAILURE_ANNOTATION,
         AGENT_DRAIN_STARTED_ANNOTATION,
         AGENT_SOURCE_ERROR_ANNOTATION,
+        AGENT_TARGET_VERSION_ANNOTATION,
         ...fluo.annotations,
       ]),
     );

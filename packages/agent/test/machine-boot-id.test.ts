@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
+import { capstanProtocol } from '@capstan/reboot-protocol';
 import { Manager } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import { FakeCluster } from '@capstan/runtime/testing';
@@ -20,9 +20,9 @@ import {
   nodeFacts,
   readMachineBootId,
 } from '../src/index.js';
+import { midCycleAnnotations } from './fixtures.js';
 import { ManualSource } from './helpers.js';
 
-const k = capstanProtocol.annotations;
 const config: DecisionConfig = {
   protocol: capstanProtocol,
   drainTimeoutMs: 10_000,
@@ -50,13 +50,7 @@ const rebooted = {
   metadata: {
     name: 'n1',
     resourceVersion: '7',
-    annotations: {
-      [k.rebootNeeded]: 'true',
-      [k.rebootOk]: 'true',
-      [k.rebootInProgress]: 'true',
-      [k.agentMadeUnschedulable]: 'true',
-      [coordinatorKeys.grantedBootId]: 'boot-1',
-    },
+    annotations: midCycleAnnotations(),
   },
   spec: { unschedulable: true },
   status: { nodeInfo: { bootID: 'boot-1' } },

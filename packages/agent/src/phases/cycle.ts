@@ -6,6 +6,7 @@
 import {
   AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
+  AGENT_TARGET_VERSION_ANNOTATION,
   FALSE,
   parseAgentFailure,
   TRUE,
@@ -53,7 +54,14 @@ export function cordoning({ view, memory, config, grant: f }: PhaseInput): Decis
     annotations: {
       [k.rebootInProgress]: TRUE,
       [k.agentMadeUnschedulable]: agentMade,
-      ...(f.inProgress ? {} : { [AGENT_FAILURE_ANNOTATION]: null, [AGENT_DRAIN_STARTED_ANNOTATION]: null }),
+      ...(f.inProgress
+        ? {}
+        : {
+            [AGENT_FAILURE_ANNOTATION]: null,
+            [AGENT_DRAIN_STARTED_ANNOTATION]: null,
+            // What the source says this reboot boots into, checked after it (phases/verify.ts).
+            [AGENT_TARGET_VERSION_ANNOTATION]: view.source?.newVersion || null,
+          }),
     },
     labels: {},
     unschedulable: true,

@@ -4,9 +4,14 @@
  * the last known answer stands), uncordons only what it cordoned, and starts no cycle on a grant
  * from before this boot until the coordinator withdraws it (FLUO's reboot-loop guard).
  */
-import { AGENT_SOURCE_ERROR_ANNOTATION, FALSE } from '@capstan/reboot-protocol';
+import {
+  AGENT_SOURCE_ERROR_ANNOTATION,
+  AGENT_TARGET_VERSION_ANNOTATION,
+  FALSE,
+} from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
 import { diff, type PhaseInput, type PhaseStep, patchDecision, reportTarget } from './facts.js';
+import { verifyBootedVersion } from './verify.js';
 
 /**
  * `AwaitingSource`: a fresh process waits for its source's first answer. The node's
@@ -29,18 +34,21 @@ export function awaitingSource({ view, memory }: PhaseInput): Decision {
 }
 
 /** `Starting`: the start-of-process cleanup, or resuming a cycle this very boot began. */
-export function starting({ view, memory, config, grant: f }: PhaseInput): PhaseStep {
+export function starting(input: PhaseInput): PhaseStep {
+  const { view, memory, config, grant: f } = input;
   const { node } = view;
   const k = config.protocol.annotations;
   // A grant fenced to this very boot proves no reboot happened since it: the process restarted
   // mid-cycle (pod restart), so the cycle resumes instead of being thrown away.
   if (f.grantFencedToThisBoot && (f.inProgress || f.needed)) return { settle: { ...memory, booted: true } };
+  const mismatch = verifyBootedVersion(input);
+  if (mismatch) return mismatch;
   // reboot-needed is cleared only under a grant from an earlier boot (so the coordinator can
   // verify and withdraw it); without one it is the node's place in the queue: the last known
   // answer stands until the source answers again.
   const cleanup = diff(node, {
     annotations: {
-      ...(f.ok ? { [k.rebootNeeded]: FALSE } : {}),
+      ...(f.ok ? { [k.rebootNeeded]: FALSE, [AGENT_TARGET_VERSION_ANNOTATION]: null } : {}),
       [k.rebootInProgress]: FALSE,
       ...(f.agentMade ? { [k.agentMadeUnschedulable]: FALSE } : {}),
     },
