@@ -12,6 +12,8 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import {
   AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
+  AGENT_SOURCE_ERROR_ANNOTATION,
+  AGENT_TARGET_VERSION_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
   fluoProtocol,
@@ -312,6 +314,8 @@ describe('the policy’s key lists', () => {
         ...ours.annotations,
         AGENT_FAILURE_ANNOTATION,
         AGENT_DRAIN_STARTED_ANNOTATION,
+        AGENT_SOURCE_ERROR_ANNOTATION,
+        AGENT_TARGET_VERSION_ANNOTATION,
         ...fluo.annotations,
       ]),
     );

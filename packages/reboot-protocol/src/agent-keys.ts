@@ -7,7 +7,7 @@ import { CAPSTAN_PREFIX } from './protocol.js';
 /**
  * Written by the agent when a reboot cycle was abandoned: `<Reason> <RFC 3339 time>: <message>`,
  * e.g. `DrainFailed 2025-01-01T00:00:00.000Z: 2 pods left after 600s (ns/web-1, ns/web-2)`.
- * Reasons: `DrainFailed`, `RebootFailed`. The time also paces the retry (no hot loop): a new
+ * Reasons: `DrainFailed`, `RebootFailed`, `VersionMismatch`. The time also paces the retry (no hot loop): a new
  * cycle starts only once the failure backoff has passed since it. It stays until the next cycle
  * starts, so an operator sees why the last one failed.
  */
@@ -20,8 +20,26 @@ export const AGENT_FAILURE_ANNOTATION = `${CAPSTAN_PREFIX}agent-failure`;
  */
 export const AGENT_DRAIN_STARTED_ANNOTATION = `${CAPSTAN_PREFIX}drain-started-at`;
 
-/** Why the agent abandoned a reboot cycle. */
-export type AgentFailureReason = 'DrainFailed' | 'RebootFailed';
+/**
+ * Written by the agent while its reboot-needed source cannot tell (the sentinel file's directory
+ * is not mounted, update_engine is not on the bus, the command failed): the message; removed
+ * once the source answers again. Meanwhile `reboot-needed` keeps its last known value.
+ */
+export const AGENT_SOURCE_ERROR_ANNOTATION = `${CAPSTAN_PREFIX}source-error`;
+
+/**
+ * Written by the agent when it cordons for a reboot whose source names the version it boots into
+ * (update_engine's new version): after the reboot the agent compares it with os-release's.
+ * Removed when they match; kept, with a `VersionMismatch` failure, when they do not.
+ */
+export const AGENT_TARGET_VERSION_ANNOTATION = `${CAPSTAN_PREFIX}target-version`;
+
+/**
+ * Why the agent abandoned a reboot cycle. `VersionMismatch`: the node came back on another OS
+ * version than the one it rebooted for (a failed update, a rollback); the agent leaves it in
+ * progress so the reboot is not verified, and the coordinator's failure policy applies.
+ */
+export type AgentFailureReason = 'DrainFailed' | 'RebootFailed' | 'VersionMismatch';
 
 /** Formats the value of {@link AGENT_FAILURE_ANNOTATION}. */
 export function formatAgentFailure(reason: AgentFailureReason, at: number, message: string): string {
