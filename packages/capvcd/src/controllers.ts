@@ -18,8 +18,15 @@ import {
 } from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
-import { VCDClusterType, type VCDMachine, VCDMachineType } from './api/types.js';
+import {
+  type VCDClusterIdentity,
+  VCDClusterIdentityType,
+  VCDClusterType,
+  type VCDMachine,
+  VCDMachineType,
+} from './api/types.js';
 import { VCDClusterReconciler } from './cluster/reconciler.js';
+import { credentialsSecretOf } from './credentials.js';
 import { VCDMachineReconciler } from './machine/reconciler.js';
 import { CapvcdMetrics } from './metrics.js';
 import type { TaskPolling } from './tasks.js';
@@ -139,6 +146,17 @@ export function addCapvcd(
     const cluster = name ? cache.get(ClusterType, { namespace: m.metadata.namespace, name }) : undefined;
     return cluster ? infraOf(cluster) : [];
   };
+  // An identity granted or withdrawn concerns the VCDClusters naming its Secret.
+  const clustersOfIdentity = (identity: VCDClusterIdentity): Request[] => {
+    const { namespace, name } = identity.spec.secretRef;
+    return cache
+      .list(VCDClusterType)
+      .filter((c) => {
+        const key = credentialsSecretOf(c);
+        return key.namespace === namespace && key.name === name;
+      })
+      .map(keyOf);
+  };
   const concurrency = { maxConcurrentReconciles: options.concurrency ?? 10 };
   const machineController = manager
     .controllerBuilder()
@@ -156,6 +174,7 @@ export function addCapvcd(
     .for(VCDClusterType, { predicates: [notOurStatus] })
     .watches(ClusterType, infraOf, { predicates: [clusterInputs] })
     .watches(VCDMachineType, clusterOfMachine, { predicates: [machineOutputs] })
+    .watches(VCDClusterIdentityType, clustersOfIdentity)
     .withOptions(concurrency)
     .build(new VCDClusterReconciler(common));
   return { clusterController, machineController, connections, metrics };

@@ -9,6 +9,7 @@
 export * from './api/index.js';
 export { VCDClusterReconciler } from './cluster/reconciler.js';
 export { addCapvcd, type CapvcdHandle, type CapvcdOptions } from './controllers.js';
+export * from './credentials.js';
 export * from './decide/cluster.js';
 export * from './decide/machine.js';
 export {

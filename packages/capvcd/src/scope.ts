@@ -11,10 +11,11 @@ import {
   type ResourceType,
   type Result,
 } from '@capstan/runtime';
-import { Secret } from '@capstan/runtime/client';
+import { Namespace, Secret } from '@capstan/runtime/client';
 import { type Cluster, ClusterType } from './api/capi.js';
 import { CAPI_GROUP, PAUSED_ANNOTATION } from './api/keys.js';
-import type { VCDCluster } from './api/types.js';
+import { type VCDCluster, VCDClusterIdentityType } from './api/types.js';
+import { credentialsAccess, credentialsSecretOf } from './credentials.js';
 import { pausedCondition, type WithConditions, writeStatus } from './status.js';
 import type { Connection, Connections } from './vcd/connections.js';
 import type { Credentials } from './vcd/session.js';
@@ -95,22 +96,42 @@ const decode = (data: Record<string, string> | undefined, key: string): string |
   return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8').trim();
 };
 
-/** A connection for the VCDCluster's site and credentials. @throws NotReady when the Secret is missing or incomplete. */
+/**
+ * The VCDCluster's credentials Secret, once it may use it ({@link credentialsAccess}): nothing is
+ * read from a Secret the VCDCluster may not name. @throws NotReady when refused or missing.
+ */
+export async function credentialsSecret(client: Client, vcdCluster: VCDCluster): Promise<Secret> {
+  const key = credentialsSecretOf(vcdCluster);
+  const namespace = vcdCluster.metadata.namespace as string;
+  if (key.namespace !== namespace) {
+    const [ns, identities] = await Promise.all([
+      getOrUndefined(() => client.get(Namespace, { name: namespace })),
+      client.list(VCDClusterIdentityType),
+    ]);
+    const access = credentialsAccess(namespace, ns?.metadata.labels ?? {}, key, identities.items);
+    if (!access.allowed) throw new NotReady(access.reason, access.message);
+  }
+  try {
+    return await client.get(Secret, key);
+  } catch (err) {
+    if (isNotFound(err))
+      throw new NotReady('CredentialsNotFound', `Secret ${key.namespace}/${key.name} not found`);
+    throw err;
+  }
+}
+
+/**
+ * A connection for the VCDCluster's site and credentials (`secret` when the caller has read it
+ * already). @throws NotReady when the Secret is refused, missing or incomplete.
+ */
 export async function connectionFor(
   client: Client,
   connections: Connections,
   vcdCluster: VCDCluster,
+  read?: Secret,
 ): Promise<Connection> {
-  const ref = vcdCluster.spec.userContext.secretRef;
-  const namespace = ref.namespace ?? (vcdCluster.metadata.namespace as string);
-  let secret: Secret;
-  try {
-    secret = await client.get(Secret, { namespace, name: ref.name });
-  } catch (err) {
-    if (isNotFound(err))
-      throw new NotReady('CredentialsNotFound', `Secret ${namespace}/${ref.name} not found`);
-    throw err;
-  }
+  const secret = read ?? (await credentialsSecret(client, vcdCluster));
+  const { namespace, name } = credentialsSecretOf(vcdCluster);
   const credentials: Credentials = {
     org: vcdCluster.spec.org,
     username: decode(secret.data, SecretKeys.username),
@@ -120,7 +141,7 @@ export async function connectionFor(
   if (!credentials.refreshToken && !(credentials.username && credentials.password)) {
     throw new NotReady(
       'CredentialsInvalid',
-      `Secret ${namespace}/${ref.name} needs key refreshToken, or keys username and password`,
+      `Secret ${namespace}/${name} needs key refreshToken, or keys username and password`,
     );
   }
   const caPem = decode(secret.data, SecretKeys.caBundle);

@@ -63,8 +63,17 @@ describe('the capvcd CRDs', () => {
       'VCDMachine',
       'VCDMachineTemplate',
       'VCDClusterTemplate',
+      'VCDClusterIdentity',
     ]);
     for (const crd of crds) expect(crd.metadata.labels[CONTRACT_LABEL]).toBe('v1beta3');
+    // Only a cluster administrator may grant a Secret to other namespaces.
+    expect(crds.map((c) => c.spec.scope)).toEqual([
+      'Namespaced',
+      'Namespaced',
+      'Namespaced',
+      'Namespaced',
+      'Cluster',
+    ]);
   });
 
   it('accepts the objects CAPVCD users write, templates included', async () => {

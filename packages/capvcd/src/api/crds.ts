@@ -1,5 +1,5 @@
 /**
- * The four CustomResourceDefinitions, built from the schemas in `schema.ts`. `deploy/crds.yaml` is
+ * The five CustomResourceDefinitions, built from the schemas in `schema.ts`. `deploy/crds.yaml` is
  * their YAML (written by `npm run crds -w @capstan/capvcd`; a test keeps it in step).
  */
 import { CONTRACT_LABEL, GROUP, VERSION } from './keys.js';
@@ -7,6 +7,7 @@ import {
   clusterSpecSchema,
   clusterStatusSchema,
   clusterTemplateSpecSchema,
+  identitySpecSchema,
   machineSpecSchema,
   machineStatusSchema,
   machineTemplateSpecSchema,
@@ -21,6 +22,8 @@ interface Kind {
   status?: Schema;
   columns?: Array<{ name: string; type: string; jsonPath: string }>;
   description: string;
+  /** Cluster-scoped (default: namespaced). */
+  clusterScoped?: boolean;
 }
 
 const ready = { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' };
@@ -67,6 +70,18 @@ const kinds: Kind[] = [
     spec: clusterTemplateSpecSchema,
     description: 'The VCDCluster spec a ClusterClass clones.',
   },
+  {
+    kind: 'VCDClusterIdentity',
+    plural: 'vcdclusteridentities',
+    spec: identitySpecSchema,
+    clusterScoped: true,
+    description:
+      'A credentials Secret that VCDClusters in the namespaces it selects may name from outside its namespace.',
+    columns: [
+      { name: 'Namespace', type: 'string', jsonPath: '.spec.secretRef.namespace' },
+      { name: 'Secret', type: 'string', jsonPath: '.spec.secretRef.name' },
+    ],
+  },
 ];
 
 /** The CRD of one kind. */
@@ -91,7 +106,7 @@ function crdOf(k: Kind): Record<string, unknown> {
     },
     spec: {
       group: GROUP,
-      scope: 'Namespaced',
+      scope: k.clusterScoped ? 'Cluster' : 'Namespaced',
       names: {
         kind: k.kind,
         listKind: `${k.kind}List`,

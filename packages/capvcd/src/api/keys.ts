@@ -16,6 +16,13 @@ export const CONTRACT_LABEL = 'cluster.x-k8s.io/v1beta2';
 
 export const CLUSTER_FINALIZER = 'vcdcluster.infrastructure.cluster.x-k8s.io';
 export const MACHINE_FINALIZER = 'vcdmachine.infrastructure.cluster.x-k8s.io';
+/**
+ * On a credentials Secret while a VCDCluster that names it still has VCD objects: deleting the
+ * namespace (or the Secret) must not take the credentials before the VMs and load balancer go.
+ */
+export const CREDENTIALS_FINALIZER = 'vcdcluster.infrastructure.cluster.x-k8s.io/credentials';
+/** clusterctl moves objects with this label along with the cluster. */
+export const MOVE_LABEL = 'clusterctl.cluster.x-k8s.io/move';
 
 /** Set by CAPI on Machines and infrastructure machines. */
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';

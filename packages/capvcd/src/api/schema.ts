@@ -262,3 +262,51 @@ export const clusterTemplateSpecSchema: Schema = {
   required: ['template'],
   properties: { template: { type: 'object', required: ['spec'], properties: { spec: clusterSpecSchema } } },
 };
+
+/** A Kubernetes label selector (`matchLabels` and `matchExpressions`, ANDed). */
+const labelSelectorSchema: Schema = {
+  type: 'object',
+  properties: {
+    matchLabels: { type: 'object', additionalProperties: { type: 'string' } },
+    matchExpressions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['key', 'operator'],
+        properties: {
+          key: { type: 'string' },
+          operator: { type: 'string', enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] },
+          values: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+};
+
+/**
+ * VCDClusterIdentity.spec: a credentials Secret that VCDClusters of other namespaces may name, and
+ * which namespaces may (as CAPV's VSphereClusterIdentity). Cluster-scoped, so only a cluster
+ * administrator grants it.
+ */
+export const identitySpecSchema: Schema = {
+  type: 'object',
+  required: ['secretRef'],
+  properties: {
+    secretRef: {
+      type: 'object',
+      description: 'The Secret shared (keys as for userContext.secretRef)',
+      required: ['name', 'namespace'],
+      properties: { name: name('Secret name'), namespace: name('Secret namespace') },
+    },
+    allowedNamespaces: {
+      type: 'object',
+      description: 'Namespaces whose VCDClusters may use the Secret; absent: none',
+      properties: {
+        selector: {
+          ...labelSelectorSchema,
+          description: 'Namespaces by label; {} selects every namespace, absent none',
+        },
+      },
+    },
+  },
+};

@@ -8,6 +8,7 @@ import type * as wire from './generated/types.js';
 // schema the API server enforces and the types the reconcilers compile against cannot drift; the
 // names below are the ones the code and CAPVCD's users know.
 export {
+  VCDClusterIdentityType,
   VCDClusterTemplateType,
   VCDClusterType,
   VCDMachineTemplateType,
@@ -37,3 +38,5 @@ export type VCDMachineStatus = wire.VCDMachineStatus;
 export type VCDMachine = wire.VCDMachine;
 export type VCDMachineTemplate = wire.VCDMachineTemplate;
 export type VCDClusterTemplate = wire.VCDClusterTemplate;
+/** A Secret shared across namespaces, and the namespaces allowed to name it (cluster-scoped). */
+export type VCDClusterIdentity = wire.VCDClusterIdentity;

@@ -15,6 +15,7 @@ import {
   type Result,
   removeFinalizer,
 } from '@capstan/runtime';
+import type { Secret } from '@capstan/runtime/client';
 import { MachineType } from '../api/capi.js';
 import {
   CLUSTER_FINALIZER,
@@ -35,11 +36,20 @@ import {
 import { type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { loadBalancerName } from '../naming.js';
-import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } from '../scope.js';
+import {
+  capiOwner,
+  connectionFor,
+  credentialsSecret,
+  gate,
+  getCluster,
+  getOrUndefined,
+  NotReady,
+} from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
 import { UnknownReference, VcdError } from '../vcd/errors.js';
+import { claimCredentials, releaseCredentials } from './credentials-claim.js';
 import { actCluster, observeCluster } from './load-balancer.js';
 
 export interface ClusterReconcilerDeps {
@@ -97,8 +107,11 @@ export class VCDClusterReconciler implements Reconciler {
       !vcdCluster.spec.controlPlaneEndpoint?.host ||
       vcdCluster.metadata.annotations?.[MANAGED_ENDPOINT_ANNOTATION] !== undefined;
     try {
+      // Refused credentials stop here, before anything is read from them or held.
+      const secret = await credentialsSecret(client, vcdCluster);
+      if (!deleting) await claimCredentials(client, vcdCluster, secret);
       if (!deleting && !managed) return await this.userEndpoint(vcdCluster, status);
-      return await this.advance(vcdCluster, clusterName, status, managed, deleting, log);
+      return await this.advance(vcdCluster, clusterName, status, { managed, deleting, secret }, log);
     } catch (err) {
       if (!(err instanceof NotReady || err instanceof VcdError)) throw err;
       const reason =
@@ -138,13 +151,12 @@ export class VCDClusterReconciler implements Reconciler {
     vcdCluster: VCDCluster,
     clusterName: string,
     status: VCDClusterStatus,
-    managed: boolean,
-    deleting: boolean,
+    { managed, deleting, secret }: { managed: boolean; deleting: boolean; secret: Secret },
     log: Logger,
   ): Promise<Result | undefined> {
     const { client, connections, events } = this.deps;
     const namespace = vcdCluster.metadata.namespace as string;
-    const connection = await connectionFor(client, connections, vcdCluster);
+    const connection = await connectionFor(client, connections, vcdCluster, secret);
     const turn = await this.tasks.turn(connection.vcd, VCDClusterType, vcdCluster, status);
     if (turn.running) {
       await writeStatus(client, VCDClusterType, vcdCluster, status);
@@ -234,6 +246,7 @@ export class VCDClusterReconciler implements Reconciler {
     const { client } = this.deps;
     if (step.kind === 'Deleted') {
       await writeStatus(client, VCDClusterType, vcdCluster, status);
+      await releaseCredentials(client, vcdCluster);
       await removeFinalizer(client, VCDClusterType, vcdCluster, CLUSTER_FINALIZER);
       return undefined;
     }

@@ -233,3 +233,50 @@ export const VCDClusterTemplateType = defineResource<VCDClusterTemplate>({
   plural: 'vcdclustertemplates',
   namespaced: true,
 });
+
+/** A credentials Secret that VCDClusters in the namespaces it selects may name from outside its namespace. */
+export interface VCDClusterIdentity extends KubeObject {
+  spec: VCDClusterIdentitySpec;
+}
+
+export interface VCDClusterIdentitySpec {
+  /** The Secret shared (keys as for userContext.secretRef) */
+  secretRef: VCDClusterIdentitySpecSecretRef;
+  /** Namespaces whose VCDClusters may use the Secret; absent: none */
+  allowedNamespaces?: VCDClusterIdentitySpecAllowedNamespaces;
+}
+
+/** The Secret shared (keys as for userContext.secretRef) */
+export interface VCDClusterIdentitySpecSecretRef {
+  /** Secret name */
+  name: string;
+  /** Secret namespace */
+  namespace: string;
+}
+
+/** Namespaces whose VCDClusters may use the Secret; absent: none */
+export interface VCDClusterIdentitySpecAllowedNamespaces {
+  /** Namespaces by label; {} selects every namespace, absent none */
+  selector?: VCDClusterIdentitySpecAllowedNamespacesSelector;
+}
+
+/** Namespaces by label; {} selects every namespace, absent none */
+export interface VCDClusterIdentitySpecAllowedNamespacesSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: VCDClusterIdentitySpecAllowedNamespacesSelectorMatchExpressionsItem[];
+}
+
+export interface VCDClusterIdentitySpecAllowedNamespacesSelectorMatchExpressionsItem {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+/** The `VCDClusterIdentity` kind (cluster-scoped) for the client, the cache and controllers. */
+export const VCDClusterIdentityType = defineResource<VCDClusterIdentity>({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta3',
+  kind: 'VCDClusterIdentity',
+  plural: 'vcdclusteridentities',
+  namespaced: false,
+});
