@@ -46,7 +46,7 @@ const VISIBILITIES = ['READWRITE', 'READONLY', 'PRIVATE'];
  * Domain and visibility of a MetadataValue (GENERAL, READWRITE when absent). Tenants write only
  * the GENERAL domain: SYSTEM is the system administrator's, and VCD answers 403 to anyone else.
  */
-function readDomain(node: XNode | undefined): Pick<MetadataEntry, 'domain' | 'visibility'> {
+export function readDomain(node: XNode | undefined): Pick<MetadataEntry, 'domain' | 'visibility'> {
   const domain = node?.text.trim() || 'GENERAL';
   const visibility = node?.attrs.visibility ?? 'READWRITE';
   if (domain !== 'GENERAL' && domain !== 'SYSTEM')
