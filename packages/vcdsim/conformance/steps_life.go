@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -104,36 +103,42 @@ func queryPaging(r *run) (string, error) {
 	return fmt.Sprintf("total %d", total), nil
 }
 
-// queryFilterOrder: the same FIQL conditions in either order select the same records.
+// queryFilterOrder: the same FIQL conditions in every order select the same record.
 func queryFilterOrder(r *run) (string, error) {
-	if err := need(r.vapp != nil, "the vApp"); err != nil {
+	if err := need(r.vapp != nil && r.rawVm != nil, "the vApp and the raw-recompose VM"); err != nil {
 		return "", err
 	}
 	conds := []string{"containerName==" + r.vapp.VApp.Name, "name==" + rawVmName, "isVAppTemplate==false"}
-	var seen []string
-	for i := range conds {
-		rotated := append(append([]string{}, conds[i:]...), conds[:i]...)
+	orders := permutations(conds)
+	for _, order := range orders {
+		filter := strings.Join(order, ";")
 		res, err := r.client.QueryWithNotEncodedParams(nil, map[string]string{
-			"type": "vm", "format": "records", "filter": strings.Join(rotated, ";"),
+			"type": "vm", "format": "records", "filter": filter,
 		})
 		if err != nil {
 			return "", err
 		}
-		var got []string
-		for _, v := range res.Results.VMRecord {
-			got = append(got, v.HREF)
-		}
-		sort.Strings(got)
-		key := strings.Join(got, ",")
-		if len(got) != 1 {
-			return "", fmt.Errorf("filter %q found %d records, want 1", strings.Join(rotated, ";"), len(got))
-		}
-		seen = append(seen, key)
-		if seen[0] != key {
-			return "", fmt.Errorf("filter order changed the result: %v", seen)
+		recs := res.Results.VMRecord
+		if len(recs) != 1 || recs[0].HREF != r.rawVm.VM.HREF {
+			return "", fmt.Errorf("filter %q found %d records, want only %s", filter, len(recs), rawVmName)
 		}
 	}
-	return fmt.Sprintf("%d orders agree", len(conds)), nil
+	return fmt.Sprintf("%d orders agree", len(orders)), nil
+}
+
+// permutations lists every order of the items.
+func permutations(items []string) [][]string {
+	if len(items) <= 1 {
+		return [][]string{items}
+	}
+	var out [][]string
+	for i, first := range items {
+		rest := append(append([]string{}, items[:i]...), items[i+1:]...)
+		for _, p := range permutations(rest) {
+			out = append(out, append([]string{first}, p...))
+		}
+	}
+	return out
 }
 
 func powerOff(r *run) (string, error) {
