@@ -57,6 +57,8 @@ export class Simulator {
   readonly bootHooks: BootHook[] = [];
   /** Errors thrown by boot hooks or by handlers (answered 500); kept for tests, never fatal. */
   readonly failures: { where: string; error: unknown }[] = [];
+  /** The routes served, `METHOD /pattern` (set once they are registered). */
+  routes: string[] = [];
 
   constructor(
     readonly world: World,

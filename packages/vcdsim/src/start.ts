@@ -120,6 +120,7 @@ export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   taskRoutes(router, sim);
   cloudApiRoutes(router, sim);
   inspectRoutes(router, sim, inspect);
+  sim.routes = router.routes.map((r) => `${r.method} ${r.pattern}`);
   const host = opts.host ?? '127.0.0.1';
   const names = [
     'localhost',

@@ -58,7 +58,7 @@ describe('errors', () => {
       'BAD_REQUEST',
       /ComposeVAppParams/,
     );
-    await expect400(await recompose('<RecomposeVAppParams xmlns="urn:wrong"/>'), 'BAD_REQUEST', /namespace/);
+    await expect400(await recompose('<RecomposeVAppParams xmlns="urn:wrong"/>'), 'BAD_REQUEST', /urn:wrong/);
     await expect400(
       await recompose(`<RecomposeVAppParams ${NS}><Bogus/></RecomposeVAppParams>`),
       'BAD_REQUEST',

@@ -1,6 +1,7 @@
 /** Property tests of the pure decisions: IP pools, FIQL, the task state machine, health, input checking. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { readDomain } from '../src/api/metadata.js';
 import { memberHealth, poolHealth } from '../src/cloudapi/health.js';
 import {
   allocate,
@@ -20,8 +21,8 @@ import {
   VcdError,
 } from '../src/index.js';
 import { intToIp, ipToInt } from '../src/model/ippool.js';
-import { parseBody } from '../src/xml/parse.js';
-import { COMPOSE_VAPP_PARAMS } from '../src/xml/specs.js';
+import { parseBody, type XNode } from '../src/xml/parse.js';
+import { COMPOSE_VAPP_PARAMS, VIRTUAL_HARDWARE_SECTION } from '../src/xml/specs.js';
 
 const BASE = ipToInt('10.0.0.0')!;
 const range = fc
@@ -243,6 +244,77 @@ describe('bad input never crashes', () => {
           return e instanceof VcdError && e.status === 400;
         }
       }),
+    );
+  });
+});
+
+describe('namespaces of request bodies', () => {
+  const OVF = 'http://schemas.dmtf.org/ovf/envelope/1';
+  const VMW = 'http://www.vmware.com/schema/ovf';
+  const prefix = fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/).filter((p) => !p.startsWith('xml'));
+  const body = (hw: string, ec: string, decl: string) =>
+    `<${hw}:VirtualHardwareSection ${decl}><${hw}:Info>i</${hw}:Info><${ec}:ExtraConfig ${ec}:key="k" ${ec}:value="v"/></${hw}:VirtualHardwareSection>`;
+
+  it('any prefixes bound to the schema namespaces are read; an unbound or misbound one is a 400', () => {
+    fc.assert(
+      fc.property(prefix, prefix, fc.constantFrom('both', 'no-vmw', 'swapped'), (hw, ec, binding) => {
+        fc.pre(hw !== ec);
+        const decl =
+          binding === 'both'
+            ? `xmlns:${hw}="${OVF}" xmlns:${ec}="${VMW}"`
+            : binding === 'no-vmw'
+              ? `xmlns:${hw}="${OVF}"`
+              : `xmlns:${hw}="${VMW}" xmlns:${ec}="${OVF}"`;
+        try {
+          const node = parseBody(
+            Buffer.from(body(hw, ec, decl)),
+            'VirtualHardwareSection',
+            VIRTUAL_HARDWARE_SECTION,
+          );
+          return binding === 'both' && node.ns === OVF && node.children[1]?.attrs.key === 'k';
+        } catch (e) {
+          return binding !== 'both' && e instanceof VcdError && e.status === 400;
+        }
+      }),
+    );
+  });
+});
+
+describe('metadata domain', () => {
+  const node = (domain: string | undefined, visibility: string | undefined): XNode | undefined =>
+    domain === undefined
+      ? undefined
+      : {
+          name: 'Domain',
+          ns: '',
+          attrs: visibility === undefined ? {} : { visibility },
+          qualifiedAttrs: [],
+          children: [],
+          text: domain,
+        };
+  it('a tenant writes GENERAL with a known visibility; SYSTEM is 403; anything else 400', () => {
+    const word = fc.oneof(
+      fc.constantFrom('GENERAL', 'SYSTEM', 'READWRITE', 'READONLY', 'PRIVATE', ''),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(
+        fc.option(word, { nil: undefined }),
+        fc.option(word, { nil: undefined }),
+        (domain, visibility) => {
+          const d = domain?.trim() || 'GENERAL';
+          const v = domain === undefined ? 'READWRITE' : (visibility ?? 'READWRITE'); // no Domain, no visibility
+          const known =
+            (d === 'GENERAL' || d === 'SYSTEM') && ['READWRITE', 'READONLY', 'PRIVATE'].includes(v);
+          try {
+            const got = readDomain(node(domain, visibility));
+            return known && d === 'GENERAL' && got.domain === 'GENERAL' && got.visibility === v;
+          } catch (e) {
+            if (!(e instanceof VcdError)) return false;
+            return known ? e.status === 403 : e.status === 400;
+          }
+        },
+      ),
     );
   });
 });

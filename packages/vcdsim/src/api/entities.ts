@@ -3,6 +3,7 @@ import { errors } from '../server/errors.js';
 import { xml } from '../server/http.js';
 import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
+import { ADMIN_MT, adminOrgElement, adminVCloud } from '../xml/admin.js';
 import { doc } from '../xml/build.js';
 import {
   catalogElement,
@@ -25,6 +26,16 @@ export function entityRoutes(r: Router, sim: Simulator): void {
     const org = w.orgs.get(ctx.params.id ?? '');
     if (!org || org.id !== orgOf(ctx)) throw errors.forbidden();
     return xml(200, MT.org, doc(orgElement(w, ctx.base, org)));
+  });
+  // An organization administrator reads the admin view of its own org; any other org is 403 (VCD
+  // does not say whether it exists), never 404.
+  r.add('GET', '/api/admin', (ctx) =>
+    xml(200, ADMIN_MT.vcloud, doc(adminVCloud(ctx.base, [ctx.session!.org]))),
+  );
+  r.add('GET', '/api/admin/org/{id}', (ctx) => {
+    const org = w.orgs.get((ctx.params.id ?? '').toLowerCase());
+    if (!org || org.id !== orgOf(ctx)) throw errors.forbidden();
+    return xml(200, ADMIN_MT.org, doc(adminOrgElement(w, ctx.base, org)));
   });
   r.add('GET', '/api/vdc/{id}', (ctx) => {
     const vdc = w.visible(w.vdcs, ctx.params.id ?? '', orgOf(ctx));

@@ -9,7 +9,7 @@ import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
 import { doc, el, text } from '../xml/build.js';
 import { MT, ROOT_NS } from '../xml/ns.js';
-import { child, childText, parseBody } from '../xml/parse.js';
+import { child, childText, parseBody, type XNode } from '../xml/parse.js';
 import { link, path } from '../xml/refs.js';
 import { METADATA_VALUE } from '../xml/specs.js';
 import { accepted, idParam, orgOf, vappTask, vmTask } from './common.js';
@@ -31,10 +31,31 @@ function entryXml(base: string, owner: string, key: string, e: MetadataEntry, ro
       type: MT.metadataValue,
     },
     root ? link(base, 'up', MT.metadata, `${owner}/metadata`) : undefined,
-    text('Domain', e.domain, { visibility: e.domain === 'SYSTEM' ? 'READONLY' : 'READWRITE' }),
+    // VCD leaves Domain out for the default (GENERAL, READWRITE); the SDK's own tests expect that.
+    e.domain === 'GENERAL' && e.visibility === 'READWRITE'
+      ? undefined
+      : text('Domain', e.domain, { visibility: e.visibility }),
     root ? undefined : text('Key', key),
     el('TypedValue', { 'xsi:type': e.type }, text('Value', e.value)),
   );
+}
+
+const VISIBILITIES = ['READWRITE', 'READONLY', 'PRIVATE'];
+
+/**
+ * Domain and visibility of a MetadataValue (GENERAL, READWRITE when absent). Tenants write only
+ * the GENERAL domain: SYSTEM is the system administrator's, and VCD answers 403 to anyone else.
+ */
+export function readDomain(node: XNode | undefined): Pick<MetadataEntry, 'domain' | 'visibility'> {
+  const domain = node?.text.trim() || 'GENERAL';
+  const visibility = node?.attrs.visibility ?? 'READWRITE';
+  if (domain !== 'GENERAL' && domain !== 'SYSTEM')
+    throw errors.badRequest(`Unknown metadata domain "${domain}".`);
+  if (!VISIBILITIES.includes(visibility))
+    throw errors.badRequest(`Unknown metadata visibility "${visibility}".`);
+  if (domain === 'SYSTEM')
+    throw errors.forbidden('Only a system administrator may write metadata in the SYSTEM domain.');
+  return { domain, visibility: visibility as MetadataEntry['visibility'] };
 }
 
 /** Registers the metadata routes for vApps and VMs. */
@@ -75,13 +96,25 @@ export function metadataRoutes(r: Router, sim: Simulator): void {
       );
       return xml(200, MT.metadata, doc(body));
     });
-    r.add('GET', `${t.prefix}/metadata/{key}`, (ctx) => {
+    // `…/metadata/SYSTEM/{key}` is the system administrator's domain: 403 for a tenant, as VCD
+    // answers; `…/metadata/GENERAL/{key}` is the same entry as `…/metadata/{key}`.
+    for (const method of ['GET', 'PUT', 'DELETE'])
+      r.add(method, `${t.prefix}/metadata/SYSTEM/{key}`, (ctx) => {
+        t.find(ctx);
+        throw errors.forbidden('Only a system administrator may use metadata in the SYSTEM domain.');
+      });
+    for (const keyPath of [`${t.prefix}/metadata/{key}`, `${t.prefix}/metadata/GENERAL/{key}`])
+      keyRoutes(keyPath, t);
+  }
+
+  function keyRoutes(keyPath: string, t: (typeof targets)[number]): void {
+    r.add('GET', keyPath, (ctx) => {
       const { map, owner } = t.find(ctx);
       const e = map.get(ctx.params.key ?? '');
       if (!e) throw errors.forbidden();
       return xml(200, MT.metadataValue, doc(entryXml(ctx.base, owner, ctx.params.key ?? '', e, true)));
     });
-    r.add('PUT', `${t.prefix}/metadata/{key}`, async (ctx) => {
+    r.add('PUT', keyPath, async (ctx) => {
       const target = t.find(ctx);
       requireContentType(ctx, MT.metadataValue);
       const body = parseBody(await ctx.body(), 'MetadataValue', METADATA_VALUE);
@@ -94,15 +127,13 @@ export function metadataRoutes(r: Router, sim: Simulator): void {
       const valid = TYPES[type];
       if (!valid) throw errors.badRequest(`Unknown metadata type "${type}".`);
       if (!valid(value)) throw errors.badRequest(`"${value}" is not a valid ${type}.`);
-      const domain = (childText(body, 'Domain') ?? 'GENERAL') as MetadataEntry['domain'];
-      if (domain !== 'GENERAL' && domain !== 'SYSTEM')
-        throw errors.badRequest(`Unknown metadata domain "${domain}".`);
+      const { domain, visibility } = readDomain(child(body, 'Domain'));
       const task = target.task('metadataUpdate', `Updated metadata ${key}`, () => {
-        target.map.set(key, { domain, type, value });
+        target.map.set(key, { domain, type, value, visibility });
       });
       return accepted(sim, ctx, task);
     });
-    r.add('DELETE', `${t.prefix}/metadata/{key}`, (ctx) => {
+    r.add('DELETE', keyPath, (ctx) => {
       const target = t.find(ctx);
       const key = ctx.params.key ?? '';
       if (!target.map.has(key)) throw errors.forbidden();

@@ -126,6 +126,18 @@ export function sessionRoutes(r: Router, sim: Simulator): void {
     sim.auth.logout(ctx.session!);
     return empty(204);
   });
+  // By id, as the session's `remove` link names it: only the caller's own session is visible.
+  const ownSession = (ctx: Ctx) => {
+    if (ctx.params.id !== urn('session', ctx.session!.id)) throw errors.forbidden();
+    return ctx.session!;
+  };
+  r.add('GET', '/cloudapi/1.0.0/sessions/{id}', (ctx) =>
+    json(200, sessionJson(ctx, { session: ownSession(ctx) })),
+  );
+  r.add('DELETE', '/cloudapi/1.0.0/sessions/{id}', (ctx) => {
+    sim.auth.logout(ownSession(ctx));
+    return empty(204);
+  });
 
   r.add(
     'POST',

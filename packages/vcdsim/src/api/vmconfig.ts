@@ -24,6 +24,7 @@ import {
   NETWORK_CONFIG_SECTION,
   NETWORK_CONNECTION_SECTION,
   PRODUCT_SECTION_LIST,
+  VIRTUAL_HARDWARE_SECTION,
   VM,
 } from '../xml/specs.js';
 import { networkConfigSection } from '../xml/vm.js';
@@ -119,6 +120,16 @@ export function vmConfigRoutes(r: Router, sim: Simulator): void {
   r.add('GET', '/api/vApp/vm-{id}/virtualHardwareSection', (ctx) =>
     xml(200, MT.virtualHardwareSection, doc(virtualHardwareSection(vmOf(ctx), ctx.base, true))),
   );
+  // The SDK's UpdateExtraConfig writes ExtraConfig here: the section as read, with the keys to set
+  // (an empty value removes a key); its items are passed, as sizing goes through VmSpecSection.
+  r.add('PUT', '/api/vApp/vm-{id}/virtualHardwareSection', async (ctx) => {
+    const vm = vmOf(ctx);
+    requireContentType(ctx, MT.virtualHardwareSection);
+    const body = parseBody(await ctx.body(), 'VirtualHardwareSection', VIRTUAL_HARDWARE_SECTION);
+    const draft = draftOf(vm);
+    applyExtraConfig(draft, body);
+    return change(ctx, vm, draft, 'virtual hardware');
+  });
   r.add('GET', '/api/vApp/vm-{id}/networkConnectionSection', (ctx) =>
     xml(200, MT.networkConnectionSection, doc(networkConnectionSection(vmOf(ctx), ctx.base, true))),
   );

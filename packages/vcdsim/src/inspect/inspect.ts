@@ -53,6 +53,8 @@ export interface Inspect {
   requestsFor(vmIdOrName: string): LogEntry[];
   /** Total requests served. */
   requestTotal(): number;
+  /** Every route the simulator serves, `METHOD /route/{pattern}` as in {@link Inspect.counts}. */
+  routes(): string[];
   /** Forgets the request log (counts start again from zero). */
   resetRequests(): void;
   /** A VM by id, URN or name. */
@@ -94,6 +96,7 @@ export function inspector(sim: Simulator): Inspect {
       return sim.log.entries.filter((e) => ids.some((x) => e.path.includes(x)));
     },
     requestTotal: () => sim.log.total,
+    routes: () => [...sim.routes],
     resetRequests: () => sim.log.reset(),
     vm,
     pool: (name) => {

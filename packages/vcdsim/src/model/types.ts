@@ -194,6 +194,8 @@ export interface ProductSection {
 /** A metadata value on a vApp or VM. */
 export interface MetadataEntry {
   domain: 'GENERAL' | 'SYSTEM';
+  /** Who may see and change it besides the system administrator. */
+  visibility: 'READWRITE' | 'READONLY' | 'PRIVATE';
   type: string;
   value: string;
 }

@@ -47,7 +47,8 @@ export function vmFromSourcedItem(world: World, vapp: VApp, item: XNode, now: nu
   if (!template || template.orgId !== vapp.orgId) template = undefined;
   if (!template) throw errors.forbidden();
   const general = child(item, 'VmGeneralParams');
-  const name = childText(general, 'Name') ?? template.vm.name;
+  // VmGeneralParams/Name, else the Source's name (how the SDK's AddNewVM names a VM), else the template VM's.
+  const name = childText(general, 'Name') ?? (src.attrs.name || undefined) ?? template.vm.name;
   if (!name || name.length > 128) throw errors.badRequest('The VM name must be 1-128 characters.');
   if (vapp.vmIds.some((id) => world.vms.get(id)?.name === name))
     throw errors.duplicateName(`The VM name "${name}" is already used in vApp "${vapp.name}".`);

@@ -12,9 +12,14 @@ export const NS = {
   versions: 'http://www.vmware.com/vcloud/versions',
 } as const;
 
-/** Namespace declarations put on every root element of the vcloud namespace. */
+/**
+ * Namespace declarations put on every root element of the vcloud namespace. `vcloud` is declared
+ * as a prefix too: attributes cannot use the default namespace, and VCD qualifies some (e.g.
+ * `vcloud:type` on OVF sections).
+ */
 export const ROOT_NS: Record<string, string> = {
   xmlns: NS.vcloud,
+  'xmlns:vcloud': NS.vcloud,
   'xmlns:ovf': NS.ovf,
   'xmlns:vssd': NS.vssd,
   'xmlns:rasd': NS.rasd,

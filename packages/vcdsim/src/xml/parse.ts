@@ -1,22 +1,26 @@
 /**
  * Reading request bodies. VCD validates request XML against its schema and answers 400 for
  * anything that does not fit; this parser does the same for the elements the simulator reads:
- * malformed XML, a missing vcloud namespace, unknown elements or attributes are all refused.
+ * malformed XML, unbound namespace prefixes, elements in the wrong namespace, unknown elements or
+ * attributes are all refused.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { errors } from '../server/errors.js';
 import { NS } from './ns.js';
+import { resolveElement, type XNode } from './resolve.js';
 
-/** An element with its namespace prefix removed, attributes by local name, children in order. */
-export interface XNode {
-  name: string;
-  attrs: Record<string, string>;
-  children: XNode[];
-  text: string;
-}
+const EMPTY_SCOPE: ReadonlyMap<string, string> = new Map();
 
-/** What an element may contain. `open` skips checking (for content the simulator does not read). */
+export type { XNode } from './resolve.js';
+
+/**
+ * What an element may contain. `ns` is the element's namespace (default: VCD's vcloud namespace);
+ * attributes are named unqualified (`href`) or with the schema's prefix (`vmw:key`, `ovf:required`),
+ * whatever prefix the request binds to that namespace. `open` skips checking its content (for
+ * content the simulator does not read; its prefixes must still be bound).
+ */
 export interface Spec {
+  ns?: string;
   attrs?: string[];
   children?: Record<string, Spec>;
   open?: boolean;
@@ -25,7 +29,7 @@ export interface Spec {
 const parser = new XMLParser({
   preserveOrder: true,
   ignoreAttributes: false,
-  removeNSPrefix: true,
+  removeNSPrefix: false,
   attributeNamePrefix: '',
   parseTagValue: false,
   parseAttributeValue: false,
@@ -36,34 +40,23 @@ const parser = new XMLParser({
 
 type Raw = Record<string, unknown>;
 
-function convert(raw: Raw): XNode | undefined {
-  const name = Object.keys(raw).find((k) => k !== ':@');
-  if (!name || name === '#text' || name.startsWith('?')) return undefined;
-  const attrs = (raw[':@'] as Record<string, string> | undefined) ?? {};
-  const kids = (raw[name] as Raw[]) ?? [];
-  const children: XNode[] = [];
-  let text = '';
-  for (const k of kids) {
-    if ('#text' in k) text += String(k['#text']);
-    else {
-      const c = convert(k);
-      if (c) children.push(c);
-    }
-  }
-  return {
-    name,
-    attrs: Object.fromEntries(Object.entries(attrs).map(([k, v]) => [k, String(v)])),
-    children,
-    text,
-  };
-}
-
 const invalid = (detail: string) => errors.badRequest(`The document is not valid. ${detail}`);
 
+/** Attributes any element may carry: its media type, OVF's `required`, VCD's href/type on OVF sections. */
+const ANYWHERE = new Set(['type', 'ovf:required', 'vcloud:type', 'vcloud:href']);
+
+/** `{uri}local`, how VCD's validator names an element in its messages. */
+const expanded = (ns: string, local: string) => (ns ? `{"${ns}":${local}}` : local);
+
 function check(node: XNode, spec: Spec): void {
+  const want = spec.ns ?? NS.vcloud;
+  if (node.ns !== want)
+    throw invalid(
+      `cvc-complex-type.2.4.a: Invalid content was found starting with element '${expanded(node.ns, node.name)}'. One of '${expanded(want, node.name)}' is expected.`,
+    );
   if (spec.open) return;
-  for (const a of Object.keys(node.attrs)) {
-    if (a === 'xmlns' || a.startsWith('xmlns:') || a === 'type' || a === 'required') continue;
+  for (const a of node.qualifiedAttrs) {
+    if (ANYWHERE.has(a) || a.startsWith('xsi:')) continue;
     if (!spec.attrs?.includes(a))
       throw invalid(
         `cvc-complex-type.3.2.2: Attribute '${a}' is not allowed to appear in element '${node.name}'.`,
@@ -92,13 +85,14 @@ export function parseBody(body: Buffer, root: string, spec: Spec): XNode {
   } catch (e) {
     throw errors.badRequest(`The XML is not well-formed: ${(e as Error).message}`);
   }
-  const top = rawList.map(convert).filter((n): n is XNode => !!n);
+  const top = rawList.map((r) => resolveElement(r, EMPTY_SCOPE)).filter((n): n is XNode => !!n);
   const node = top[0];
   if (!node || top.length !== 1) throw errors.badRequest('The document must have exactly one root element.');
-  if (node.name !== root)
-    throw invalid(`cvc-elt.1.a: Cannot find the declaration of element '${node.name}'; expected '${root}'.`);
-  if (!textBody.includes(NS.vcloud))
-    throw invalid(`The element '${root}' must be in the namespace ${NS.vcloud}.`);
+  const ns = spec.ns ?? NS.vcloud;
+  if (node.name !== root || node.ns !== ns)
+    throw invalid(
+      `cvc-elt.1.a: Cannot find the declaration of element '${expanded(node.ns, node.name)}'; expected '${expanded(ns, root)}'.`,
+    );
   check(node, spec);
   return node;
 }

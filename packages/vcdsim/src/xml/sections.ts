@@ -4,10 +4,18 @@
  */
 import type { Vm, World } from '../model/world.js';
 import { el, text } from './build.js';
-import { MT, NS } from './ns.js';
+import { MT, NS, ROOT_NS } from './ns.js';
 import { link, path } from './refs.js';
 
 const vmw = (required: boolean) => ({ 'ovf:required': String(required) });
+
+/**
+ * The prefix of the vcloud namespace inside a VirtualHardwareSection, declared on the section.
+ * VCD writes a generated `nsN` prefix there, and the SDK's UpdateExtraConfig re-sends the items it
+ * read under a root that declares only `ns2`..`ns5` for that namespace: with any other prefix
+ * (even a declared `vcloud:`) the items it sends back would carry an unbound prefix.
+ */
+const HW = 'ns4';
 
 function cpuItem(vm: Vm, base: string): string {
   return el(
@@ -71,10 +79,10 @@ function diskItems(vm: Vm, base: string): string[] {
       text('rasd:Description', 'Hard disk'),
       text('rasd:ElementName', `Hard disk ${i + 1}`),
       el('rasd:HostResource', {
-        'vcloud:capacity': d.sizeMb,
-        'vcloud:busSubType': d.adapterType,
-        'vcloud:busType': 6,
-        'vcloud:storageProfileHref': `${base}${path.storageProfile(d.storageProfileId)}`,
+        [`${HW}:capacity`]: d.sizeMb,
+        [`${HW}:busSubType`]: d.adapterType,
+        [`${HW}:busType`]: 6,
+        [`${HW}:storageProfileHref`]: `${base}${path.storageProfile(d.storageProfileId)}`,
       }),
       text('rasd:InstanceID', 2000 + i),
       text('rasd:Parent', 2),
@@ -95,9 +103,9 @@ function nicItems(vm: Vm): string[] {
       text('rasd:AddressOnParent', n.index),
       text('rasd:AutomaticAllocation', n.connected),
       text('rasd:Connection', n.network, {
-        'vcloud:ipAddressingMode': n.allocationMode,
-        'vcloud:ipAddress': n.ipAddress,
-        'vcloud:primaryNetworkConnection': String(n.index === vm.primaryNicIndex),
+        [`${HW}:ipAddressingMode`]: n.allocationMode,
+        [`${HW}:ipAddress`]: n.ipAddress,
+        [`${HW}:primaryNetworkConnection`]: String(n.index === vm.primaryNicIndex),
       }),
       text('rasd:Description', `${n.adapterType} ethernet adapter on "${n.network}"`),
       text('rasd:ElementName', `Network adapter ${n.index}`),
@@ -114,11 +122,11 @@ export function virtualHardwareSection(vm: Vm, base: string, root = false): stri
   return el(
     'ovf:VirtualHardwareSection',
     {
-      ...(root ? rootNs() : {}),
-      'xmlns:vcloud': NS.vcloud,
+      ...(root ? ROOT_NS : {}),
+      [`xmlns:${HW}`]: NS.vcloud,
       'ovf:transport': '',
-      'vcloud:type': MT.virtualHardwareSection,
-      'vcloud:href': `${base}${p}`,
+      [`${HW}:type`]: MT.virtualHardwareSection,
+      [`${HW}:href`]: `${base}${p}`,
     },
     text('ovf:Info', 'Virtual hardware requirements'),
     el(
@@ -146,7 +154,7 @@ export function networkConnectionSection(vm: Vm, base: string, root = false): st
   return el(
     'NetworkConnectionSection',
     {
-      ...(root ? rootNs() : {}),
+      ...(root ? ROOT_NS : {}),
       href: `${base}${p}`,
       type: MT.networkConnectionSection,
       'ovf:required': 'false',
@@ -178,7 +186,7 @@ export function guestCustomizationSection(vm: Vm, base: string, root = false): s
   return el(
     'GuestCustomizationSection',
     {
-      ...(root ? rootNs() : {}),
+      ...(root ? ROOT_NS : {}),
       href: `${base}${p}`,
       type: MT.guestCustomizationSection,
       'ovf:required': 'false',
@@ -229,7 +237,7 @@ export function productSectionList(vm: Vm, base: string): string {
   const p = `${path.vm(vm.id)}/productSections/`;
   return el(
     'ProductSectionList',
-    { ...rootNs(), href: `${base}${p}`, type: MT.productSections },
+    { ...ROOT_NS, href: `${base}${p}`, type: MT.productSections },
     link(base, 'edit', MT.productSections, p),
     ...productSections(vm),
   );
@@ -275,15 +283,4 @@ export function vmSpecSection(world: World, vm: Vm, base: string): string {
     text('VmToolsVersion', vm.toolsRunning ? '12352' : '0'),
     text('VirtualCpuType', 'VM64'),
   );
-}
-
-/** Namespace declarations for a section served as its own document. */
-export function rootNs(): Record<string, string> {
-  return {
-    xmlns: NS.vcloud,
-    'xmlns:ovf': NS.ovf,
-    'xmlns:vssd': NS.vssd,
-    'xmlns:rasd': NS.rasd,
-    'xmlns:vmw': NS.vmw,
-  };
 }

@@ -1,8 +1,12 @@
 /** What the request bodies the simulator reads may contain (the parts of VCD's schema it checks). */
+import { NS } from './ns.js';
 import type { Spec } from './parse.js';
 
 const T: Spec = {};
 const OPEN: Spec = { open: true };
+/** OVF's elements: `ovf:Info` of every section, the OVF sections themselves. */
+const OVF_T: Spec = { ns: NS.ovf };
+const OVF_OPEN: Spec = { ns: NS.ovf, open: true };
 const REF: Spec = { attrs: ['href', 'id', 'name', 'type'] };
 const LINK: Spec = { attrs: ['rel', 'href', 'id', 'name', 'type'] };
 const texts = (...names: string[]): Record<string, Spec> => Object.fromEntries(names.map((n) => [n, T]));
@@ -11,7 +15,7 @@ const texts = (...names: string[]): Record<string, Spec> => Object.fromEntries(n
 export const NETWORK_CONNECTION_SECTION: Spec = {
   attrs: ['href'],
   children: {
-    Info: T,
+    Info: OVF_T,
     PrimaryNetworkConnectionIndex: T,
     NetworkConnection: {
       attrs: ['network', 'needsCustomization'],
@@ -37,8 +41,8 @@ export const NETWORK_CONNECTION_SECTION: Spec = {
 export const GUEST_CUSTOMIZATION_SECTION: Spec = {
   attrs: ['href'],
   children: {
+    Info: OVF_T,
     ...texts(
-      'Info',
       'Enabled',
       'ChangeSid',
       'VirtualMachineId',
@@ -63,12 +67,16 @@ export const GUEST_CUSTOMIZATION_SECTION: Spec = {
 
 /** `ovf:ProductSection`. */
 export const PRODUCT_SECTION: Spec = {
-  attrs: ['class', 'instance'],
+  ns: NS.ovf,
+  attrs: ['ovf:class', 'ovf:instance'],
   children: {
-    ...texts('Info', 'Product', 'Vendor', 'Version', 'FullVersion', 'Category'),
+    ...Object.fromEntries(
+      ['Info', 'Product', 'Vendor', 'Version', 'FullVersion', 'Category'].map((n) => [n, OVF_T]),
+    ),
     Property: {
-      attrs: ['key', 'type', 'value', 'userConfigurable', 'qualifiers', 'password'],
-      children: { Label: T, Description: T, Value: OPEN },
+      ns: NS.ovf,
+      attrs: ['ovf:key', 'ovf:type', 'ovf:value', 'ovf:userConfigurable', 'ovf:qualifiers', 'ovf:password'],
+      children: { Label: OVF_T, Description: OVF_T, Value: OVF_OPEN },
     },
   },
 };
@@ -106,8 +114,8 @@ const DISK_SETTINGS: Spec = {
 export const VM_SPEC_SECTION: Spec = {
   attrs: ['Modified'],
   children: {
+    Info: OVF_T,
     ...texts(
-      'Info',
       'OsType',
       'NumCpus',
       'NumCoresPerSocket',
@@ -134,12 +142,13 @@ export const COMPUTE_POLICY: Spec = {
 
 /** `ovf:VirtualHardwareSection`: items pass, `vmw:ExtraConfig` is read. */
 export const VIRTUAL_HARDWARE_SECTION: Spec = {
-  attrs: ['transport', 'href'],
+  ns: NS.ovf,
+  attrs: ['ovf:transport', 'href'],
   children: {
-    Info: T,
-    System: OPEN,
-    Item: OPEN,
-    ExtraConfig: { attrs: ['key', 'value'] },
+    Info: OVF_T,
+    System: OVF_OPEN,
+    Item: OVF_OPEN,
+    ExtraConfig: { ns: NS.vmw, attrs: ['vmw:key', 'vmw:value'] },
     Link: LINK,
   },
 };
@@ -148,24 +157,30 @@ export const VIRTUAL_HARDWARE_SECTION: Spec = {
 export const NETWORK_CONFIG_SECTION: Spec = {
   attrs: ['href'],
   children: {
-    Info: T,
+    Info: OVF_T,
     NetworkConfig: {
-      attrs: ['networkName'],
+      attrs: ['networkName', 'href', 'id'],
       children: {
+        Link: LINK,
         Description: T,
         Configuration: {
+          // In the schema's order; the SDK writes BackwardCompatibilityMode in every vApp network.
           children: {
+            BackwardCompatibilityMode: T,
+            IpScopes: OPEN,
             ParentNetwork: REF,
             FenceMode: T,
             RetainNetInfoAcrossDeployments: T,
-            IpScopes: OPEN,
             Features: OPEN,
+            SyslogServerSettings: OPEN,
+            RouterInfo: OPEN,
+            SubInterface: T,
+            DistributedInterface: T,
             GuestVlanAllowed: T,
             DualStackNetwork: T,
           },
         },
         IsDeployed: T,
-        Link: LINK,
       },
     },
     Link: LINK,
@@ -202,7 +217,7 @@ const VAPP_PARAMS_CHILDREN: Record<string, Spec> = {
     children: {
       NetworkConfigSection: NETWORK_CONFIG_SECTION,
       LeaseSettingsSection: OPEN,
-      StartupSection: OPEN,
+      StartupSection: OVF_OPEN,
     },
   },
   SourcedItem: SOURCED_ITEM,
@@ -247,7 +262,7 @@ export const VM: Spec = {
     Tasks: OPEN,
     VAppParent: REF,
     VirtualHardwareSection: VIRTUAL_HARDWARE_SECTION,
-    OperatingSystemSection: OPEN,
+    OperatingSystemSection: OVF_OPEN,
     NetworkConnectionSection: NETWORK_CONNECTION_SECTION,
     GuestCustomizationSection: GUEST_CUSTOMIZATION_SECTION,
     ProductSection: PRODUCT_SECTION,
@@ -256,7 +271,7 @@ export const VM: Spec = {
     VmSpecSection: VM_SPEC_SECTION,
     DateCreated: T,
     VAppScopedLocalId: T,
-    Environment: OPEN,
+    Environment: { ns: NS.ovfenv, open: true },
     VmCapabilities: OPEN,
     StorageProfile: REF,
     ComputePolicy: COMPUTE_POLICY,
