@@ -66,14 +66,13 @@ function run(command: string, args: string[]): Promise<{ code: number | null; ou
   });
 }
 
-/** An image's numeric USER (`uid:gid`, `0:0` when unset) and its size in bytes. */
-export function inspectImage(tag: string): { user: string; size: number } {
-  const out = execFileSync('podman', ['image', 'inspect', '--format', '{{.Config.User}} {{.Size}}', tag], {
+/** An image's USER as `uid:gid` (`0:0` when unset or not numeric, as a kubelet would refuse it). */
+export function imageUser(tag: string): string {
+  const user = execFileSync('podman', ['image', 'inspect', '--format', '{{.Config.User}}', tag], {
     encoding: 'utf8',
   }).trim();
-  const [user, size] = out.split(' ');
-  const numeric = user && /^\d+(:\d+)?$/.test(user) ? user : '0:0';
-  return { user: numeric.includes(':') ? numeric : `${numeric}:${numeric}`, size: Number(size) };
+  const numeric = /^\d+(:\d+)?$/.test(user) ? user : '0:0';
+  return numeric.includes(':') ? numeric : `${numeric}:${numeric}`;
 }
 
 /** The pod spec and the first container of the Deployment or DaemonSet in a manifest file. */
@@ -116,7 +115,7 @@ export class Container {
   /** Starts `tag` as `manifest`'s workload says, with the test's stand-ins for the cluster. */
   static run(tag: string, manifest: string, context: Omit<RunContext, 'imageUser'>): Container {
     const { pod, container } = workloadOf(manifest);
-    const { flags, args } = runArgs(pod, container, { ...context, imageUser: inspectImage(tag).user });
+    const { flags, args } = runArgs(pod, container, { ...context, imageUser: imageUser(tag) });
     const name = `capstan-test-${container.name}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const child = spawn(
       'podman',
@@ -124,7 +123,10 @@ export class Container {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const running = new Container(name, child, context.ports);
-    process.once('exit', () => spawnSync('podman', ['rm', '--force', '--time=0', name]));
+    // A test run that ends without stop() leaves no container behind.
+    const remove = () => spawnSync('podman', ['rm', '--force', '--time=0', name], { stdio: 'ignore' });
+    process.once('exit', remove);
+    void running.exited.then(() => process.off('exit', remove));
     return running;
   }
 
@@ -145,7 +147,7 @@ export class Container {
 
   /** SIGTERM, as a kubelet stops it; resolves with its exit code. */
   async stop(): Promise<number | null> {
-    spawnSync('podman', [...PODMAN, 'stop', '--time=20', this.name], { stdio: 'ignore' });
+    await run('podman', [...PODMAN, 'stop', '--time=20', this.name]);
     return this.exited;
   }
 }
