@@ -18,11 +18,11 @@ describe('the Greeting controller under the conformance harness', () => {
       slots: [
         [{ kind: 'crash', afterWrites: 1 }],
         [
-          { kind: 'stale', forMs: 5_000, end: 'lose' },
+          { kind: 'stale', afterWrites: 0, forMs: 5_000, end: 'lose' },
           { kind: 'answer', verb: 'patch', nth: 1, answer: 'timeout' },
         ],
         [
-          { kind: 'stale', forMs: 2_000, end: 'merge' },
+          { kind: 'stale', afterWrites: 0, forMs: 2_000, end: 'merge' },
           { kind: 'answer', verb: 'create', nth: 1, answer: 429 },
         ],
         [

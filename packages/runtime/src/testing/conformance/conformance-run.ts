@@ -46,6 +46,8 @@ export class ConformanceRun {
   private readonly types: ResourceType[];
   private randomState = 1;
   private restartTimer = false;
+  /** A stale window outlives a crash: a process started during it lists the same old snapshot. */
+  private staleWindow: { readonly at: string } | undefined;
 
   constructor(private readonly scenario: ConformanceScenario) {
     this.types = scenario.kinds.map((k) => (Array.isArray(k) ? k[0] : k) as ResourceType);
@@ -53,7 +55,7 @@ export class ConformanceRun {
       ResourceType | [ResourceType, object]
     >;
     this.cluster = new FakeCluster({ clock: this.clock, kinds: [...kinds, Event] });
-    this.user = { cluster: this.cluster, client: new Client(this.cluster) };
+    this.user = { cluster: this.cluster, clock: this.clock, client: new Client(this.cluster) };
   }
 
   /** The process now running (undefined while a crashed one waits to restart). */
@@ -78,7 +80,8 @@ export class ConformanceRun {
       gracefulShutdownTimeoutMs: 5_000,
       cache: { ...this.scenario.manager?.cache, random: () => this.random() },
     });
-    await this.scenario.setup(manager);
+    if (this.staleWindow) process.startStale(this.staleWindow.at);
+    await this.scenario.setup(manager, { clock: this.clock });
     const stop = new AbortController();
     const done = manager.start(stop.signal).catch((err: unknown) => {
       if (!process.dead && !stop.signal.aborted) this.fail(`the manager failed: ${String(err)}`);
@@ -95,9 +98,16 @@ export class ConformanceRun {
         process?.crashAfterWrites(p.afterWrites);
         return;
       case 'stale':
-        if (!process) return;
-        process.startStale();
-        this.clock.setTimeout(() => process.endStale(p.end), p.forMs);
+        process?.atWrite(p.afterWrites, () => {
+          const window = { at: this.cluster.currentResourceVersion() };
+          this.staleWindow = window;
+          process.startStale(window.at);
+          this.clock.setTimeout(() => {
+            if (this.staleWindow === window) this.staleWindow = undefined;
+            process.endStale(p.end);
+            if (this.current && this.current.process !== process) this.current.process.endStale(p.end);
+          }, p.forMs);
+        });
         return;
       case 'answer':
         process?.inject(p.verb, p.nth, p.answer);
@@ -112,6 +122,7 @@ export class ConformanceRun {
   async run(ms: number): Promise<void> {
     for (let t = 0; t < ms && this.violation === undefined; t += TICK_MS) {
       await this.clock.advanceAsync(TICK_MS);
+      await this.scenario.tick?.(this.user);
       await this.collectGarbage();
       this.checkInvariants('while the controller runs');
     }
@@ -129,6 +140,7 @@ export class ConformanceRun {
 
   /** Stops perturbing: no more crashes or injected answers, a dead process starts again. */
   async calm(): Promise<void> {
+    this.staleWindow = undefined;
     this.current?.process.calm();
     if (!this.process) await this.startProcess();
   }

@@ -98,6 +98,9 @@ export class ControllerProcess implements ApiTransport {
   private readonly calls = new Map<Verb, number>();
   private readonly watches = new Set<ProcessWatch>();
   private holding = false;
+  /** While stale: the revision the cache is held at, which lists are served from too. */
+  private staleAt: string | undefined;
+  private readonly atWrites: Array<{ at: number; run: () => void }> = [];
 
   constructor(
     private readonly cluster: FakeCluster,
@@ -121,15 +124,27 @@ export class ControllerProcess implements ApiTransport {
     this.answers.push({ verb, nth: (this.calls.get(verb) ?? 0) + Math.max(1, nth), answer });
   }
 
-  /** Watch events stop reaching the cache (it serves an older snapshot) until {@link endStale}. */
-  startStale(): void {
+  /** Runs `fn` as this process's `n`th write from now is committed (at once for 0). */
+  atWrite(n: number, fn: () => void): void {
+    if (n <= 0) fn();
+    else this.atWrites.push({ at: this.committedWrites + n, run: fn });
+  }
+
+  /**
+   * Watch events stop reaching the cache, and lists answer the state of now, until
+   * {@link endStale}: the cache serves an older snapshot than the server, as a lagging watch
+   * cache does.
+   */
+  startStale(at = this.cluster.currentResourceVersion()): void {
     this.holding = true;
+    this.staleAt ??= at;
     for (const w of this.watches) w.held ??= [];
   }
 
   /** Ends a stale window: the held events are delivered, merged (last per object) or lost (then a relist). */
   endStale(how: StaleEnd): void {
     this.holding = false;
+    this.staleAt = undefined;
     for (const w of [...this.watches]) {
       const held = w.held ?? [];
       w.held = undefined;
@@ -142,6 +157,7 @@ export class ControllerProcess implements ApiTransport {
   calm(): void {
     this.crashAt = undefined;
     this.answers = [];
+    this.atWrites.length = 0;
     this.endStale('deliver');
   }
 
@@ -165,7 +181,14 @@ export class ControllerProcess implements ApiTransport {
   }
 
   list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>> {
-    return this.call('list', type, undefined, () => this.cluster.list(type, options));
+    const at = this.staleAt;
+    const stale = at !== undefined && !options?.continue && !options?.resourceVersionMatch;
+    return this.call('list', type, undefined, () =>
+      this.cluster.list(
+        type,
+        stale ? { ...options, resourceVersion: at, resourceVersionMatch: 'Exact' } : options,
+      ),
+    );
   }
 
   watch<T extends KubeObject>(
@@ -240,6 +263,7 @@ export class ControllerProcess implements ApiTransport {
     if (write) {
       this.committedWrites++;
       this.onWrite({ verb, type, key, answer });
+      for (const due of this.atWrites.filter((a) => a.at === this.committedWrites)) due.run();
       if (this.crashAt !== undefined && this.committedWrites >= this.crashAt) this.kill();
     }
     // Died while the request was in flight: the answer never arrives.
@@ -253,6 +277,9 @@ export class ControllerProcess implements ApiTransport {
     options: WatchOptions,
     callbacks: WatchCallbacks<KubeObject>,
   ): Promise<WatchHandle> {
+    const at = this.staleAt;
+    if (at !== undefined && options.sendInitialEvents)
+      return this.openStaleWatchList(type, options, callbacks, at);
     const w: ProcessWatch = {
       callbacks,
       handle: undefined,
@@ -266,6 +293,45 @@ export class ControllerProcess implements ApiTransport {
     };
     this.watches.add(w);
     w.handle = await this.cluster.watch(type, options, inner);
+    return { stop: () => w.handle?.stop() };
+  }
+
+  /**
+   * A watch-list while stale: the initial events are the snapshot's (as a lagging watch cache
+   * serves them), then the changes since, held until the window ends.
+   */
+  private async openStaleWatchList(
+    type: ResourceType,
+    options: WatchOptions,
+    callbacks: WatchCallbacks<KubeObject>,
+    at: string,
+  ): Promise<WatchHandle> {
+    const { sendInitialEvents: _s, resourceVersionMatch: _m, ...rest } = options;
+    const snapshot = await this.cluster.list(type, {
+      ...rest,
+      resourceVersion: at,
+      resourceVersionMatch: 'Exact',
+    });
+    const w: ProcessWatch = { callbacks, handle: undefined, held: [], closed: false };
+    this.watches.add(w);
+    for (const object of snapshot.items) callbacks.onEvent({ type: 'ADDED', object });
+    callbacks.onEvent({
+      type: 'BOOKMARK',
+      object: {
+        apiVersion: type.group ? `${type.group}/${type.version}` : type.version,
+        kind: type.kind,
+        metadata: { resourceVersion: at, annotations: { 'k8s.io/initial-events-end': 'true' } },
+      },
+    });
+    w.handle = await this.cluster.watch(
+      type,
+      { ...rest, resourceVersion: at },
+      {
+        omitManagedFields: callbacks.omitManagedFields,
+        onEvent: (event) => (w.held ? w.held.push(event) : this.deliver(w, event)),
+        onClose: (error) => (w.held ? w.held.push({ close: error }) : this.deliver(w, { close: error })),
+      },
+    );
     return { stop: () => w.handle?.stop() };
   }
 

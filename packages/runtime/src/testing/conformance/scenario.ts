@@ -1,11 +1,14 @@
 import type { Client } from '../../client/client.js';
 import type { ResourceType } from '../../client/types.js';
+import type { Clock } from '../../clock.js';
 import type { Manager, ManagerOptions } from '../../manager/manager.js';
 import type { FakeCluster, KindOptions } from '../fake-cluster.js';
 
 /** What a user action and a world set-up get: the cluster and a client that bypasses every fault. */
 export interface ConformanceUser {
   readonly cluster: FakeCluster;
+  /** The run's virtual clock. */
+  readonly clock: Clock;
   /** Speaks to the cluster directly: no faults, no stale cache. */
   readonly client: Client;
 }
@@ -32,12 +35,21 @@ export interface ConformanceScenario {
   readonly name: string;
   /** Every kind the controllers and the user touch (events.k8s.io Events are added). */
   readonly kinds: ReadonlyArray<ResourceType | readonly [ResourceType, KindOptions]>;
-  /** Wires the controllers into a manager: the same function the operator's `main` calls. */
-  setup(manager: Manager): void | Promise<void>;
+  /**
+   * Wires the controllers into a manager: the same function the operator's `main` calls. `clock`
+   * is the manager's (virtual) clock, for set-ups that take one.
+   */
+  setup(manager: Manager, context: { readonly clock: Clock }): void | Promise<void>;
   /** Manager options beyond the harness's own (transport, clock, logger, probes off, no election). */
   readonly manager?: Omit<ManagerOptions, 'transport' | 'clock' | 'kubeConfig' | 'leaderElection'>;
   /** Objects in the cluster before the controller first starts. */
   world?(user: ConformanceUser): Promise<unknown> | undefined;
+  /**
+   * The other parties of the world (node agents, kubelets, a cloud), played every 100 ms of
+   * virtual time through the user's client: never perturbed. Keep their state in the cluster
+   * (annotations, say), since a scenario object serves every run.
+   */
+  tick?(user: ConformanceUser): Promise<unknown> | undefined;
   /** The user's actions, in order. */
   readonly actions: readonly UserAction[];
   /** The world the actions ask for: must hold once the perturbations stop and the controller has run. */

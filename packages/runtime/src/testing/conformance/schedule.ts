@@ -11,8 +11,12 @@ import type { InjectedAnswer, StaleEnd } from './controller-process.js';
 export type Perturbation =
   /** The process dies as its `afterWrites`th write from now is committed; it restarts a second later. */
   | { readonly kind: 'crash'; readonly afterWrites: number }
-  /** The cache serves the snapshot of now for `forMs`; then the held events are delivered, merged or lost. */
-  | { readonly kind: 'stale'; readonly forMs: number; readonly end: StaleEnd }
+  /**
+   * As the process's `afterWrites`th write from now is committed (now, for 0), its cache starts
+   * serving the snapshot of that moment, for `forMs`; then the held events are delivered, merged
+   * or lost (and the cache relists).
+   */
+  | { readonly kind: 'stale'; readonly afterWrites: number; readonly forMs: number; readonly end: StaleEnd }
   /** The `nth` call of `verb` from now gets `answer` instead of the server's. */
   | { readonly kind: 'answer'; readonly verb: Verb; readonly nth: number; readonly answer: InjectedAnswer }
   /** The virtual clock jumps `ms` forward (across requeues, backoffs and deadlines). */
@@ -37,6 +41,7 @@ export function perturbationArbitrary(fc: FC): FastCheck.Arbitrary<Perturbation>
     fc.record({ kind: fc.constant('crash' as const), afterWrites: fc.integer({ min: 1, max: 4 }) }),
     fc.record({
       kind: fc.constant('stale' as const),
+      afterWrites: fc.integer({ min: 0, max: 4 }),
       forMs: fc.integer({ min: 100, max: 20_000 }),
       end: fc.constantFrom<StaleEnd>('deliver', 'merge', 'lose'),
     }),
@@ -72,7 +77,7 @@ export function describePerturbation(p: Perturbation): string {
     case 'crash':
       return `crash as write ${p.afterWrites} from now is committed`;
     case 'stale':
-      return `stale cache for ${p.forMs} ms, then its events ${p.end === 'deliver' ? 'delivered' : p.end === 'merge' ? 'merged' : 'lost (relist)'}`;
+      return `${p.afterWrites > 0 ? `as write ${p.afterWrites} from now is committed, ` : ''}stale cache for ${p.forMs} ms, then its events ${p.end === 'deliver' ? 'delivered' : p.end === 'merge' ? 'merged' : 'lost (relist)'}`;
     case 'answer':
       return `${p.verb} call ${p.nth} from now answered ${p.answer}`;
     case 'jump':
