@@ -4,6 +4,7 @@ import { ConfigMap } from '../../src/client/index.js';
 import { createOrUpdate } from '../../src/helpers/create-or-update.js';
 import { setControllerReference } from '../../src/helpers/owner-references.js';
 import type { Manager } from '../../src/manager/manager.js';
+import { ConformanceRun } from '../../src/testing/conformance/conformance-run.js';
 import { orphans } from '../../src/testing/conformance/garbage-collector.js';
 import {
   ConformanceFailure,
@@ -169,5 +170,21 @@ describe('orphans: what the garbage collector deletes', () => {
       { metadata: { name: 'free', namespace: NS } },
     );
     expect(orphans(cluster, [ConfigMap]).map(([, o]) => o.metadata.name)).toEqual(['orphan']);
+  });
+});
+
+describe('ConformanceRun: a stale window outlives a crash', () => {
+  it('a process started inside the window lists its old snapshot; after it, the present', async () => {
+    const run = new ConformanceRun(scenario(copier));
+    await run.startProcess();
+    await run.perturb({ kind: 'stale', afterWrites: 0, forMs: 5_000, end: 'deliver' });
+    await run.user.client.create(ConfigMap, source('late', '1'));
+    const restarted = await run.restart();
+    const names = async () =>
+      (await restarted.list(ConfigMap, { namespace: NS })).items.map((o) => o.metadata.name);
+    expect(await names()).toEqual([]);
+    await run.run(6_000);
+    expect(await names()).toEqual(['late', 'late-copy']);
+    await run.shutdown();
   });
 });

@@ -159,3 +159,40 @@ describe('mergeHeld: what a cache sees of events it got late, merged', () => {
     );
   });
 });
+
+describe('ControllerProcess: a stale window over lists and watch-lists', () => {
+  it('answers lists and watch-lists at the revision the window began, then the changes since once it ends', async () => {
+    const { cluster, process } = setUp();
+    await cluster.create(ConfigMap, cm('a'));
+    process.startStale();
+    await cluster.update(ConfigMap, cm('a', '2'));
+    await cluster.create(ConfigMap, cm('b'));
+    const listed = await process.list(ConfigMap, { namespace: 'ns' });
+    expect(listed.items.map((o) => `${o.metadata.name} ${o.data?.v}`)).toEqual(['a 1']);
+    const events: string[] = [];
+    const handle = await process.watch(
+      ConfigMap,
+      {
+        namespace: 'ns',
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        resourceVersionMatch: 'NotOlderThan',
+      },
+      {
+        onEvent: (e) =>
+          events.push(
+            e.type === 'ERROR'
+              ? 'ERROR'
+              : `${e.type} ${e.object.metadata.name ?? ''} ${(e.object as ConfigMap).data?.v ?? ''}`.trim(),
+          ),
+        onClose: () => events.push('closed'),
+      },
+    );
+    await flushMicrotasks();
+    expect(events).toEqual(['ADDED a 1', 'BOOKMARK']);
+    process.endStale('deliver');
+    expect(events).toEqual(['ADDED a 1', 'BOOKMARK', 'MODIFIED a 2', 'ADDED b 1']);
+    expect((await process.list(ConfigMap, { namespace: 'ns' })).items).toHaveLength(2);
+    handle.stop();
+  });
+});
