@@ -84,6 +84,7 @@ describe('npx create-capstan my-operator, outside the workspace', () => {
       'deploy/kustomization.yaml',
       'Dockerfile',
       'test/widget.test.ts',
+      'test/widget.conformance.test.ts',
       'vitest.config.ts',
       'README.md',
       '.gitignore',
@@ -106,7 +107,7 @@ describe('npx create-capstan my-operator, outside the workspace', () => {
     expect(pkg.type).toBe('module');
     expect(Object.keys(pkg.dependencies)).toEqual(['@capstan/runtime']);
     expect(Object.keys(pkg.devDependencies)).toEqual(
-      expect.arrayContaining(['@capstan/envtest', '@capstan/cli']),
+      expect.arrayContaining(['@capstan/envtest', '@capstan/cli', 'fast-check']),
     );
     const tsconfig = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8')) as {
       compilerOptions: Record<string, unknown>;
@@ -148,9 +149,9 @@ describe('npx create-capstan my-operator, outside the workspace', () => {
     );
   });
 
-  it("passes the skeleton's own envtest test under its own vitest", () => {
+  it("passes the skeleton's own envtest and conformance tests under its own vitest", () => {
     const out = run(project, 'npx', ['vitest', 'run']);
-    expect(out).toMatch(/Test Files\s+\S*1 passed\S*\s+\(1\)/);
-    expect(out).toMatch(/Tests\s+\S*2 passed\S*\s+\(2\)/);
+    expect(out).toMatch(/Test Files\s+\S*2 passed\S*\s+\(2\)/);
+    expect(out).toMatch(/Tests\s+\S*3 passed\S*\s+\(3\)/);
   }, 600_000);
 });
