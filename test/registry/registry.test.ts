@@ -140,7 +140,7 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
       ...['package.json', 'tsconfig.json', 'src/main.ts', 'src/reconciler.ts', 'src/api/generated.ts'],
       ...['deploy/crd.yaml', 'deploy/namespace.yaml', 'deploy/rbac.yaml', 'deploy/deployment.yaml'],
       ...['deploy/kustomization.yaml', 'Dockerfile', 'test/widget.test.ts', 'vitest.config.ts'],
-      ...['README.md', '.gitignore', '.npmrc'],
+      ...['test/widget.conformance.test.ts', 'README.md', '.gitignore', '.npmrc'],
     ])
       expect(existsSync(join(project, path)), path).toBe(true);
     const kustomization = parse(readFileSync(join(project, 'deploy/kustomization.yaml'), 'utf8')) as {
@@ -178,6 +178,7 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
     expect(pkg.type).toBe('module');
     expect(pkg.dependencies).toEqual({ '@capstan/runtime': '^0.1.0' });
     expect(pkg.devDependencies).toMatchObject({ '@capstan/envtest': '^0.1.0', '@capstan/cli': '^0.1.0' });
+    expect(pkg.devDependencies).toHaveProperty('fast-check');
     const tsconfig = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8')) as {
       compilerOptions: Record<string, unknown>;
     };
@@ -239,10 +240,10 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
     expect(() => createMyOperator()).toThrow(/my-operator is not empty: choose a new directory/);
   });
 
-  it('passes its own envtest test: npm test, under its own vitest', () => {
+  it('passes its own envtest and conformance tests: npm test, under its own vitest', () => {
     const out = npm(project, ['test']);
-    expect(out).toMatch(/Test Files\s+\S*1 passed\S*\s+\(1\)/);
-    expect(out).toMatch(/Tests\s+\S*2 passed\S*\s+\(2\)/);
+    expect(out).toMatch(/Test Files\s+\S*2 passed\S*\s+\(2\)/);
+    expect(out).toMatch(/Tests\s+\S*3 passed\S*\s+\(3\)/);
   }, 600_000);
 
   // The scaffold's image (`podman build` of its Dockerfile, its `npm ci` reaching this registry

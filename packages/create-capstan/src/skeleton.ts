@@ -52,6 +52,7 @@ function packageJson(name: string, versions: SkeletonVersions): string {
       '@capstan/cli': capstan,
       '@capstan/envtest': capstan,
       '@types/node': '^20.19.0',
+      'fast-check': '^4.11.0',
       typescript: '^6.0.3',
       vitest: '^4.1.12',
     },

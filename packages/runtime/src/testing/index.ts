@@ -2,8 +2,9 @@
  * The test kit (`@capstan/runtime/testing`): a virtual clock and an in-memory, fault-injecting
  * API server that implements the same transport as a real cluster, and `eventually` to poll for a
  * condition in tests that run on real time (a real API server, real processes) and `WatchRecord`
- * to keep every state a watch delivers.
+ * to keep every state a watch delivers; and the reconciler conformance harness (`checkConformance`).
  */
+export * from './conformance/index.js';
 export { type EventuallyOptions, type EventuallyProbe, eventually } from './eventually.js';
 export {
   FakeCluster,
