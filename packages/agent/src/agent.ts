@@ -62,6 +62,10 @@ export interface AgentOptions {
   evictionRetryMaxMs?: number;
   /** How often to look at evicted pods that are still terminating. Default 1 s. */
   podPollMs?: number;
+  /** Quarantine a node after this many reboot cycles within `quarantineWindowMs` with its source still asking; 0 (default): never. */
+  quarantineAfter?: number;
+  /** The window of `quarantineAfter`. Default 6 h. */
+  quarantineWindowMs?: number;
   /** The clock decisions and backoffs read; default the wall clock. */
   clock?: Clock;
 }
@@ -131,6 +135,8 @@ export class Agent {
         forceReboot: options.forceReboot ?? false,
         failureBackoffMs: options.failureBackoffMs ?? 5 * 60_000,
         podPollMs: options.podPollMs ?? 1_000,
+        quarantineAfter: options.quarantineAfter ?? 0,
+        quarantineWindowMs: options.quarantineWindowMs ?? 6 * 3_600_000,
       },
       ...(options.drainGracePeriodSeconds !== undefined
         ? { drainGracePeriodSeconds: options.drainGracePeriodSeconds }

@@ -34,6 +34,7 @@ import {
   patchDecision,
   reportTarget,
 } from './phases/facts.js';
+import { isQuarantined, loopDetected, quarantining } from './phases/quarantine.js';
 import { rebootRefused } from './phases/reboot-retry.js';
 import { awaitingGrantClear, awaitingSource, starting } from './phases/start.js';
 
@@ -114,8 +115,12 @@ function stepOf(input: PhaseInput): PhaseStep {
 }
 
 /** Reports what the source says (the coordinator reads reboot-needed); undefined when up to date. */
-function report({ view, memory, config, grant: f }: PhaseInput): Decision | undefined {
-  const wanted = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
+function report(input: PhaseInput): Decision | undefined {
+  const { view, memory, config, grant: f } = input;
+  const asks = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
+  if (loopDetected(view.node, asks, view.now, config)) return quarantining(input);
+  // A quarantined node asks no more, whatever its source says.
+  const wanted = asks && !isQuarantined(view.node);
   const patch = diff(view.node, reportTarget(view, config.protocol, wanted));
   return patch && patchDecision(f.inProgress ? 'Draining' : 'Idle', 'reporting status', patch, memory);
 }

@@ -41,6 +41,8 @@ export interface AgentFlags {
   osReleasePath: string;
   bootIdPath: string;
   busAddress?: string;
+  quarantineAfter: number;
+  quarantineWindow: string;
   rebootMethod: RebootMethod;
   rebootCommand: string;
   rebootSignal: number;
@@ -183,6 +185,22 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
       MACHINE_BOOT_ID_PATH,
     )
     .option(
+      '--quarantine-after <cycles>',
+      'quarantine the node after this many reboot cycles within --quarantine-window while its source still asks (a reboot loop); 0: never',
+      (v: string) => {
+        if (!/^\d{1,4}$/.test(v))
+          throw invalid(`--quarantine-after must be a whole number 0-9999; got "${v}"`);
+        return Number(v);
+      },
+      3,
+    )
+    .option(
+      '--quarantine-window <duration>',
+      'the window --quarantine-after counts reboot cycles in',
+      duration('--quarantine-window', { minMs: 1_000 }),
+      '6h',
+    )
+    .option(
       '--reboot-method <method>',
       `how to reboot: ${REBOOT_METHODS.join(', ')} (command: --reboot-command on the host through nsenter, needs hostPID and CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SYS_PTRACE; signal: --reboot-signal to PID 1, needs hostPID)`,
       choice(REBOOT_METHODS, '--reboot-method'),
@@ -234,6 +252,8 @@ export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
     drainGracePeriodSeconds: graceMs < 0 ? -1 : Math.round(graceMs / 1000),
     forceReboot: flags.forceReboot,
     failureBackoffMs: parseDuration(flags.failureBackoff),
+    quarantineAfter: flags.quarantineAfter ?? 3,
+    quarantineWindowMs: parseDuration(flags.quarantineWindow ?? '6h'),
   };
 }
 

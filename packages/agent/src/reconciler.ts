@@ -8,6 +8,7 @@
  * reboot is asked only right after a fresh read of the node.
  */
 import { readFileSync } from 'node:fs';
+import { AGENT_QUARANTINED_ANNOTATION } from '@capstan/reboot-protocol';
 import {
   type BackoffCurve,
   type Client,
@@ -193,6 +194,9 @@ export class AgentReconciler implements Reconciler {
   }
 
   private viewOf(node: Node, pods: PodFacts[] | undefined): AgentView {
+    this.deps.metrics.quarantined.set(
+      node.metadata.annotations?.[AGENT_QUARANTINED_ANNOTATION] !== undefined ? 1 : 0,
+    );
     return {
       now: this.deps.clock.now(),
       node: nodeFacts(node, this.deps.machineBootId),

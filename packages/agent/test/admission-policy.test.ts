@@ -12,6 +12,8 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import {
   AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
+  AGENT_QUARANTINED_ANNOTATION,
+  AGENT_REBOOT_HISTORY_ANNOTATION,
   AGENT_SOURCE_ERROR_ANNOTATION,
   AGENT_TARGET_VERSION_ANNOTATION,
   capstanProtocol,
@@ -316,6 +318,8 @@ describe('the policy’s key lists', () => {
         AGENT_DRAIN_STARTED_ANNOTATION,
         AGENT_SOURCE_ERROR_ANNOTATION,
         AGENT_TARGET_VERSION_ANNOTATION,
+        AGENT_REBOOT_HISTORY_ANNOTATION,
+        AGENT_QUARANTINED_ANNOTATION,
         ...fluo.annotations,
       ]),
     );
