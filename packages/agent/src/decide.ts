@@ -22,6 +22,7 @@
  * `forceReboot`); uncordon only what the agent cordoned (`agent-made-unschedulable`); after the
  * process starts, clear needed/in-progress and start no cycle until the grant is withdrawn.
  */
+import { ADMIN_REBOOT_REQUEST_ANNOTATION } from '@capstan/reboot-protocol';
 import type { AgentMemory, AgentPhase, AgentView, Decision, DecisionConfig } from './api/types.js';
 import { backoff, cordoning, failureBackoffLeft, idle, rebooting } from './phases/cycle.js';
 import { draining } from './phases/drain.js';
@@ -117,7 +118,9 @@ function stepOf(input: PhaseInput): PhaseStep {
 /** Reports what the source says (the coordinator reads reboot-needed); undefined when up to date. */
 function report(input: PhaseInput): Decision | undefined {
   const { view, memory, config, grant: f } = input;
-  const asks = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
+  const sourceAsks = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
+  // An administrator's request is a second source (cleared by the start after the reboot).
+  const asks = sourceAsks || !!view.node.annotations[ADMIN_REBOOT_REQUEST_ANNOTATION];
   if (loopDetected(view.node, asks, view.now, config)) return quarantining(input);
   // A quarantined node asks no more, whatever its source says.
   const wanted = asks && !isQuarantined(view.node);

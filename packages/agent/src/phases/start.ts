@@ -5,6 +5,7 @@
  * from before this boot until the coordinator withdraws it (FLUO's reboot-loop guard).
  */
 import {
+  ADMIN_REBOOT_REQUEST_ANNOTATION,
   AGENT_REBOOT_HISTORY_ANNOTATION,
   AGENT_SOURCE_ERROR_ANNOTATION,
   AGENT_TARGET_VERSION_ANNOTATION,
@@ -54,6 +55,8 @@ export function starting(input: PhaseInput): PhaseStep {
         ? {
             [k.rebootNeeded]: FALSE,
             [AGENT_TARGET_VERSION_ANNOTATION]: null,
+            // An administrator's request is done once the node is back from its reboot.
+            ...(f.inProgress ? { [ADMIN_REBOOT_REQUEST_ANNOTATION]: null } : {}),
             // A cycle completed (it was in progress when the node went down): counted for the
             // reboot-loop quarantine; a restart later in this boot finds it cleared.
             ...((config.quarantineAfter ?? 0) > 0 && f.inProgress
