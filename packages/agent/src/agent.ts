@@ -60,8 +60,16 @@ export interface AgentOptions {
   evictionRetryMinMs?: number;
   /** Longest delay between eviction rounds. Default 10 s. */
   evictionRetryMaxMs?: number;
+  /** Evictions in flight at once during a drain. Default 10. */
+  evictionParallelism?: number;
+  /** One eviction request's time limit; a slower one is retried with the next round. Default 30 s. */
+  evictionTimeoutMs?: number;
   /** How often to look at evicted pods that are still terminating. Default 1 s. */
   podPollMs?: number;
+  /** Quarantine a node after this many reboot cycles within `quarantineWindowMs` with its source still asking; 0 (default): never. */
+  quarantineAfter?: number;
+  /** The window of `quarantineAfter`. Default 6 h. */
+  quarantineWindowMs?: number;
   /** The clock decisions and backoffs read; default the wall clock. */
   clock?: Clock;
 }
@@ -131,10 +139,16 @@ export class Agent {
         forceReboot: options.forceReboot ?? false,
         failureBackoffMs: options.failureBackoffMs ?? 5 * 60_000,
         podPollMs: options.podPollMs ?? 1_000,
+        quarantineAfter: options.quarantineAfter ?? 0,
+        quarantineWindowMs: options.quarantineWindowMs ?? 6 * 3_600_000,
       },
       ...(options.drainGracePeriodSeconds !== undefined
         ? { drainGracePeriodSeconds: options.drainGracePeriodSeconds }
         : {}),
+      ...(options.evictionParallelism !== undefined
+        ? { evictionParallelism: options.evictionParallelism }
+        : {}),
+      ...(options.evictionTimeoutMs !== undefined ? { evictionTimeoutMs: options.evictionTimeoutMs } : {}),
       evictionRetry: {
         initialMs: options.evictionRetryMinMs ?? DEFAULT_EVICTION_RETRY.initialMs,
         maxMs: options.evictionRetryMaxMs ?? DEFAULT_EVICTION_RETRY.maxMs,

@@ -22,6 +22,7 @@
  * `forceReboot`); uncordon only what the agent cordoned (`agent-made-unschedulable`); after the
  * process starts, clear needed/in-progress and start no cycle until the grant is withdrawn.
  */
+import { ADMIN_REBOOT_REQUEST_ANNOTATION } from '@capstan/reboot-protocol';
 import type { AgentMemory, AgentPhase, AgentView, Decision, DecisionConfig } from './api/types.js';
 import { backoff, cordoning, failureBackoffLeft, idle, rebooting } from './phases/cycle.js';
 import { draining } from './phases/drain.js';
@@ -34,6 +35,7 @@ import {
   patchDecision,
   reportTarget,
 } from './phases/facts.js';
+import { isQuarantined, loopDetected, quarantining } from './phases/quarantine.js';
 import { rebootRefused } from './phases/reboot-retry.js';
 import { awaitingGrantClear, awaitingSource, starting } from './phases/start.js';
 
@@ -114,8 +116,14 @@ function stepOf(input: PhaseInput): PhaseStep {
 }
 
 /** Reports what the source says (the coordinator reads reboot-needed); undefined when up to date. */
-function report({ view, memory, config, grant: f }: PhaseInput): Decision | undefined {
-  const wanted = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
+function report(input: PhaseInput): Decision | undefined {
+  const { view, memory, config, grant: f } = input;
+  const sourceAsks = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
+  // An administrator's request is a second source (cleared by the start after the reboot).
+  const asks = sourceAsks || !!view.node.annotations[ADMIN_REBOOT_REQUEST_ANNOTATION];
+  if (loopDetected(view.node, asks, view.now, config)) return quarantining(input);
+  // A quarantined node asks no more, whatever its source says.
+  const wanted = asks && !isQuarantined(view.node);
   const patch = diff(view.node, reportTarget(view, config.protocol, wanted));
   return patch && patchDecision(f.inProgress ? 'Draining' : 'Idle', 'reporting status', patch, memory);
 }

@@ -41,6 +41,10 @@ export interface AgentFlags {
   osReleasePath: string;
   bootIdPath: string;
   busAddress?: string;
+  drainParallelism: number;
+  evictionTimeout: string;
+  quarantineAfter: number;
+  quarantineWindow: string;
   rebootMethod: RebootMethod;
   rebootCommand: string;
   rebootSignal: number;
@@ -183,6 +187,38 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
       MACHINE_BOOT_ID_PATH,
     )
     .option(
+      '--drain-parallelism <n>',
+      'evictions in flight at once during a drain (1-100)',
+      (v: string) => {
+        if (!/^\d{1,3}$/.test(v) || Number(v) < 1 || Number(v) > 100)
+          throw invalid(`--drain-parallelism must be 1-100; got "${v}"`);
+        return Number(v);
+      },
+      10,
+    )
+    .option(
+      '--eviction-timeout <duration>',
+      "one eviction request's time limit; a slower one is retried with the next round",
+      duration('--eviction-timeout', { minMs: 1_000 }),
+      '30s',
+    )
+    .option(
+      '--quarantine-after <cycles>',
+      'quarantine the node after this many reboot cycles within --quarantine-window while its source still asks (a reboot loop); 0: never',
+      (v: string) => {
+        if (!/^\d{1,4}$/.test(v))
+          throw invalid(`--quarantine-after must be a whole number 0-9999; got "${v}"`);
+        return Number(v);
+      },
+      3,
+    )
+    .option(
+      '--quarantine-window <duration>',
+      'the window --quarantine-after counts reboot cycles in',
+      duration('--quarantine-window', { minMs: 1_000 }),
+      '6h',
+    )
+    .option(
       '--reboot-method <method>',
       `how to reboot: ${REBOOT_METHODS.join(', ')} (command: --reboot-command on the host through nsenter, needs hostPID and CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SYS_PTRACE; signal: --reboot-signal to PID 1, needs hostPID)`,
       choice(REBOOT_METHODS, '--reboot-method'),
@@ -234,6 +270,10 @@ export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
     drainGracePeriodSeconds: graceMs < 0 ? -1 : Math.round(graceMs / 1000),
     forceReboot: flags.forceReboot,
     failureBackoffMs: parseDuration(flags.failureBackoff),
+    evictionParallelism: flags.drainParallelism ?? 10,
+    evictionTimeoutMs: parseDuration(flags.evictionTimeout ?? '30s'),
+    quarantineAfter: flags.quarantineAfter ?? 3,
+    quarantineWindowMs: parseDuration(flags.quarantineWindow ?? '6h'),
   };
 }
 

@@ -8,6 +8,8 @@ export class AgentMetrics {
   readonly rebootNeeded: Tally;
   /** 1 while the reboot-needed source cannot tell (its last answer stands meanwhile). */
   readonly sourceError: Tally;
+  /** 1 while the node is quarantined for a reboot loop (until an administrator clears it). */
+  readonly quarantined: Tally;
   /** Eviction attempts by result: `evicted`, `gone`, `blocked` (429: a disruption budget said no), `error`. */
   readonly evictions: Tally<'result'>;
   /** Drains that timed out (the cycle was abandoned unless --force-reboot). */
@@ -29,6 +31,10 @@ export class AgentMetrics {
     this.sourceError = metrics.gauge({
       name: 'capstan_agent_source_error',
       help: 'Whether the reboot-needed source cannot tell now (1: not mounted, not running, failing) or can (0).',
+    });
+    this.quarantined = metrics.gauge({
+      name: 'capstan_agent_quarantined',
+      help: 'Whether the node is quarantined for a reboot loop (1) and asks for no reboot until an administrator clears it.',
     });
     this.evictions = metrics.counter({
       name: 'capstan_agent_evictions_total',

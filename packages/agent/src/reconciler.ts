@@ -8,6 +8,7 @@
  * reboot is asked only right after a fresh read of the node.
  */
 import { readFileSync } from 'node:fs';
+import { AGENT_QUARANTINED_ANNOTATION } from '@capstan/reboot-protocol';
 import {
   type BackoffCurve,
   type Client,
@@ -23,6 +24,7 @@ import {
   type Reconciler,
   type Request,
   type Result,
+  settlesWithin,
 } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import {
@@ -36,6 +38,7 @@ import {
   type OsFacts,
   type PodFacts,
 } from './api/types.js';
+import { forEachBounded } from './bounded.js';
 import { RebootFailedError } from './dbus/reboot-failed-error.js';
 import { decide } from './decide.js';
 import type { AgentMetrics } from './metrics.js';
@@ -62,6 +65,10 @@ export interface AgentReconcilerDeps {
   drainGracePeriodSeconds?: number;
   /** Delays between eviction rounds that were refused. */
   evictionRetry: BackoffCurve;
+  /** Evictions in flight at once; default 10. */
+  evictionParallelism?: number;
+  /** One eviction request's time limit (then counted as an error and retried); default 30 s. */
+  evictionTimeoutMs?: number;
   /** This machine's boot ID (see {@link readMachineBootId}); absent: the Node's status says. */
   machineBootId?: string;
   /** Called with every decision, before it is carried out. */
@@ -193,6 +200,9 @@ export class AgentReconciler implements Reconciler {
   }
 
   private viewOf(node: Node, pods: PodFacts[] | undefined): AgentView {
+    this.deps.metrics.quarantined.set(
+      node.metadata.annotations?.[AGENT_QUARANTINED_ANNOTATION] !== undefined ? 1 : 0,
+    );
     return {
       now: this.deps.clock.now(),
       node: nodeFacts(node, this.deps.machineBootId),
@@ -230,22 +240,41 @@ export class AgentReconciler implements Reconciler {
     return nodePodDrainFacts(this.deps.client, this.deps.nodeName);
   }
 
-  /** Evicts each pod once; a refusal (429) or error backs the next round off. */
+  /**
+   * Evicts each pod once, up to `evictionParallelism` at a time, each given `evictionTimeoutMs`;
+   * a refusal (429), an error or a timeout backs the next round off.
+   */
   private async evict(pods: readonly PodFacts[], node: Node): Promise<void> {
-    const { metrics } = this.deps;
+    const { metrics, clock } = this.deps;
     const refused: string[] = [];
-    for (const pod of pods) {
+    const timeoutMs = this.deps.evictionTimeoutMs ?? 30_000;
+    await forEachBounded(pods, this.deps.evictionParallelism ?? 10, async (pod) => {
       const name = `${pod.namespace}/${pod.name}`;
-      const outcome = await evictPod(this.deps.client, pod, this.deps.drainGracePeriodSeconds);
-      metrics.evictions.inc({ result: outcome.result });
-      if (outcome.result === 'error')
-        this.deps.log.warn({ err: outcome.error, pod: name }, 'eviction failed; retrying');
-      if (outcome.result === 'blocked' || outcome.result === 'error') refused.push(name);
-    }
-    const after = afterEvictions(this.memory, refused, this.deps.clock.now(), this.deps.evictionRetry);
+      const outcome = this.evictOne(pod);
+      if (!(await settlesWithin(clock, outcome, timeoutMs))) {
+        metrics.evictions.inc({ result: 'error' });
+        this.deps.log.warn({ pod: name, timeoutMs }, 'eviction timed out; retrying');
+        refused.push(name);
+        return;
+      }
+      const result = await outcome;
+      metrics.evictions.inc({ result });
+      if (result === 'blocked' || result === 'error') refused.push(name);
+    });
+    const after = afterEvictions(this.memory, refused, clock.now(), this.deps.evictionRetry);
     this.memory = after.memory;
     if (after.event) this.deps.events.record(Node, node, after.event);
   }
+
+  /** One eviction's outcome, as the evictions metric counts it; never rejects. */
+  /** One eviction through the runtime's drain helper; an error is logged here, where the pod is known. */
+  private async evictOne(pod: PodFacts): Promise<'evicted' | 'gone' | 'blocked' | 'error'> {
+    const outcome = await evictPod(this.deps.client, pod, this.deps.drainGracePeriodSeconds);
+    if (outcome.result === 'error')
+      this.deps.log.warn({ err: outcome.error, pod: `${pod.namespace}/${pod.name}` }, 'eviction failed; retrying');
+    return outcome.result;
+  }
+
 
   /** Asks the rebooter (logind, a command, a signal) to reboot; a failure becomes a failure to report (event, annotation, metric). */
   private async reboot(decision: Decision, node: Node, forced: boolean): Promise<void> {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import {
   AGENT_FAILURE_ANNOTATION,
+  AGENT_QUARANTINED_ANNOTATION,
   AGENT_TARGET_VERSION_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
@@ -70,7 +71,12 @@ afterEach(async () => {
   await bus.stop();
 });
 
-function run(nodeName: string, protocol: 'capstan' | 'fluo', failureBackoffMs = 60_000): RunningAgent {
+function run(
+  nodeName: string,
+  protocol: 'capstan' | 'fluo',
+  failureBackoffMs = 60_000,
+  extra: Partial<StartAgentOptions> = {},
+): RunningAgent {
   const agent = startAgent({
     kubeConfig: agentKubeConfig,
     nodeName,
@@ -81,6 +87,7 @@ function run(nodeName: string, protocol: 'capstan' | 'fluo', failureBackoffMs = 
     drainTimeoutMs: 20_000,
     failureBackoffMs,
     podPollMs: 100,
+    ...extra,
   });
   running.add(agent);
   return agent;
@@ -322,5 +329,57 @@ describe('a reboot into the wrong version', () => {
       },
       { what: 'the cycle ended', timeoutMs: 20_000 },
     );
+  });
+});
+
+describe('a source that keeps asking after every reboot', () => {
+  it('is quarantined after N cycles: annotation, event, metric; the node asks no more', async () => {
+    const k = capstanProtocol.annotations;
+    const node = uniqueName('looping');
+    await createNode(admin, node, { bootID: 'boot-0' });
+    engine.setStatus({ operation: UpdateStatus.UpdatedNeedReboot, newVersion: '' });
+    const loop = { quarantineAfter: 2, quarantineWindowMs: 3_600_000 };
+    let agent = run(node, 'capstan', 60_000, loop);
+    for (let boot = 0; boot < 2; boot++) {
+      await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
+        what: `reboot-needed before cycle ${boot + 1}`,
+        timeoutMs: 20_000,
+      });
+      const reboot = new Promise<void>((resolve) => logind.onReboot(() => resolve()));
+      await annotate(admin, node, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: `boot-${boot}` });
+      await reboot;
+      // The machine reboots; update_engine still says NEED_REBOOT (the loop).
+      await stopAgent(agent);
+      await setBootID(admin, node, `boot-${boot + 1}`);
+      agent = run(node, 'capstan', 60_000, loop);
+      await eventually(async () => agent.agent.state.phase === 'AwaitingGrantClear', {
+        what: `back from cycle ${boot + 1}`,
+        timeoutMs: 20_000,
+      });
+      await annotate(admin, node, { [k.rebootOk]: null, [coordinatorKeys.grantedBootId]: null });
+    }
+    const quarantined = await eventually(
+      async () => (await annotations(node))[AGENT_QUARANTINED_ANNOTATION],
+      { what: 'the quarantine', timeoutMs: 20_000 },
+    );
+    expect(quarantined).toContain('2 reboot cycles within 1h0m0s and the source still asks for a reboot');
+    expect((await annotations(node))[k.rebootNeeded]).toBe('false');
+    expect(logind.reboots).toHaveLength(2);
+    const event = await eventually(
+      async () => (await nodeEvents(admin, node)).find((e) => e.reason === 'Quarantined'),
+      { what: 'the Quarantined event', timeoutMs: 20_000 },
+    );
+    expect(event.type).toBe('Warning');
+    await eventually(async () => /^capstan_agent_quarantined 1$/m.test(await agent.manager.metrics.text()), {
+      what: 'the quarantined metric',
+      timeoutMs: 10_000,
+    });
+
+    // An administrator clears it: the node asks again.
+    await annotate(admin, node, { [AGENT_QUARANTINED_ANNOTATION]: null });
+    await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
+      what: 'asking again once cleared',
+      timeoutMs: 20_000,
+    });
   });
 });

@@ -5,16 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { INITIAL_MEMORY } from '../src/api/index.js';
 import { decide } from '../src/decide.js';
 import { versionMismatch } from '../src/phases/verify.js';
-import { midCycleAnnotations } from './fixtures.js';
+import { midCycleAnnotations, UNTIMED } from './fixtures.js';
 
 const k = capstanProtocol.annotations;
-const config = {
-  protocol: capstanProtocol,
-  drainTimeoutMs: 0,
-  forceReboot: false,
-  failureBackoffMs: 1_000,
-  podPollMs: 1,
-};
+const config = UNTIMED;
 
 /** The first decision after a reboot for `target`, booted into `booted`. */
 function afterReboot(target: string | undefined, booted: string | undefined) {

@@ -35,6 +35,26 @@ export const AGENT_SOURCE_ERROR_ANNOTATION = `${CAPSTAN_PREFIX}source-error`;
 export const AGENT_TARGET_VERSION_ANNOTATION = `${CAPSTAN_PREFIX}target-version`;
 
 /**
+ * Written by the agent after each completed reboot cycle: the RFC 3339 times of the cycles within
+ * its quarantine window, comma-separated (older ones dropped). Removed when it quarantines.
+ */
+export const AGENT_REBOOT_HISTORY_ANNOTATION = `${CAPSTAN_PREFIX}reboot-history`;
+
+/**
+ * Written by the agent when its node rebooted N times within the window and its source still
+ * asks (a reboot loop): `<RFC 3339 time>: <why>`. While it is there the agent reports
+ * `reboot-needed` false; an administrator removes it to let the node ask again.
+ */
+export const AGENT_QUARANTINED_ANNOTATION = `${CAPSTAN_PREFIX}quarantined`;
+
+/**
+ * Written by an administrator (never the agent: its admission policy lets it only remove it) to
+ * ask for a reboot of the node with no OS trigger, e.g. `kernel arguments changed (CHG-1234)`:
+ * the agent asks for one as if its source did, and removes the annotation once the node is back.
+ */
+export const ADMIN_REBOOT_REQUEST_ANNOTATION = `${CAPSTAN_PREFIX}reboot-requested`;
+
+/**
  * Why the agent abandoned a reboot cycle. `VersionMismatch`: the node came back on another OS
  * version than the one it rebooted for (a failed update, a rollback); the agent leaves it in
  * progress so the reboot is not verified, and the coordinator's failure policy applies.

@@ -84,6 +84,10 @@ export interface DecisionConfig {
   failureBackoffMs: number;
   /** How often to look at pods that are terminating. */
   podPollMs: number;
+  /** Quarantine after this many reboot cycles within `quarantineWindowMs` (0 or absent: never). */
+  quarantineAfter?: number;
+  /** The window reboot cycles are counted in for the quarantine. */
+  quarantineWindowMs?: number;
 }
 
 /** The agent's states, as reported in `Decision.phase`. */

@@ -5,12 +5,15 @@
  * from before this boot until the coordinator withdraws it (FLUO's reboot-loop guard).
  */
 import {
+  ADMIN_REBOOT_REQUEST_ANNOTATION,
+  AGENT_REBOOT_HISTORY_ANNOTATION,
   AGENT_SOURCE_ERROR_ANNOTATION,
   AGENT_TARGET_VERSION_ANNOTATION,
   FALSE,
 } from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
 import { diff, type PhaseInput, type PhaseStep, patchDecision, reportTarget } from './facts.js';
+import { historyWith } from './quarantine.js';
 import { verifyBootedVersion } from './verify.js';
 
 /**
@@ -48,7 +51,25 @@ export function starting(input: PhaseInput): PhaseStep {
   // answer stands until the source answers again.
   const cleanup = diff(node, {
     annotations: {
-      ...(f.ok ? { [k.rebootNeeded]: FALSE, [AGENT_TARGET_VERSION_ANNOTATION]: null } : {}),
+      ...(f.ok
+        ? {
+            [k.rebootNeeded]: FALSE,
+            [AGENT_TARGET_VERSION_ANNOTATION]: null,
+            // An administrator's request is done once the node is back from its reboot.
+            ...(f.inProgress ? { [ADMIN_REBOOT_REQUEST_ANNOTATION]: null } : {}),
+            // A cycle completed (it was in progress when the node went down): counted for the
+            // reboot-loop quarantine; a restart later in this boot finds it cleared.
+            ...((config.quarantineAfter ?? 0) > 0 && f.inProgress
+              ? {
+                  [AGENT_REBOOT_HISTORY_ANNOTATION]: historyWith(
+                    node.annotations[AGENT_REBOOT_HISTORY_ANNOTATION],
+                    view.now,
+                    config.quarantineWindowMs ?? 0,
+                  ),
+                }
+              : {}),
+          }
+        : {}),
       [k.rebootInProgress]: FALSE,
       ...(f.agentMade ? { [k.agentMadeUnschedulable]: FALSE } : {}),
     },
