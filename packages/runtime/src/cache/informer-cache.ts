@@ -102,17 +102,25 @@ export class InformerCache implements CachedReader {
   }
 
   /**
-   * Resolves when every informer created so far has synced.
+   * Resolves when every informer created so far has synced, or found its kind not served (a CRD
+   * not installed yet: its controllers wait for it, see {@link InformerCache.unserved}).
    * @throws {@link CacheSyncError} naming the informers still unsynced after `timeoutMs`.
    */
   async waitForCacheSync(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     const entries = [...this.entries.values()];
-    const results = await Promise.allSettled(entries.map((e) => e.informer.waitForSync(timeoutMs, signal)));
+    const results = await Promise.allSettled(
+      entries.map((e) => e.informer.waitForSync(timeoutMs, signal, true)),
+    );
     const failed = entries.filter((_, i) => results[i]?.status === 'rejected');
     if (failed.length > 0) {
       const names = failed.map((e) => describe(e)).join(', ');
       throw new CacheSyncError(`caches not synced within ${timeoutMs} ms: ${names}`);
     }
+  }
+
+  /** The informers whose kind the server does not serve now (a CRD missing), described. */
+  unserved(): string[] {
+    return [...this.entries.values()].filter((e) => !e.informer.kindServed()).map(describe);
   }
 
   /** True once every informer created so far has synced. */

@@ -1,3 +1,4 @@
+import { ApiError } from '../client/errors.js';
 import type { ApiTransport } from '../client/transport.js';
 import type { KubeObject, ResourceType } from '../client/types.js';
 import { type Clock, realClock, sleep } from '../clock.js';
@@ -68,16 +69,20 @@ export interface ReflectorOptions<T extends KubeObject> {
   /** Called for every failure; the reflector keeps retrying after `info.retryInMs`. */
   onError?: (error: Error, info: ReflectorErrorInfo) => void;
   backoff?: BackoffOptions;
+  /**
+   * While the server answers 404 for the kind (its CRD is not installed, or was deleted), ask
+   * again this often instead of backing off, so the cache starts soon after the CRD appears.
+   * Default 2 s.
+   */
+  notServedRetryMs?: number;
   /** Randomness for watch timeouts and jitter (default Math.random). */
   random?: () => number;
 }
 
 /**
- * The transform for objects of watch lines: drops `metadata.managedFields`, which nobody reads from
- * a cache and which is often a third of an object's size. Returns a shallow copy (structure shared)
- * rather than deleting in place, which would push V8 into slower, larger dictionary-mode objects.
- * The copy is built key by key: a spread that then overrides `metadata` gives every object a hidden
- * class of its own (two, once frozen), some 370 bytes per cached object.
+ * The transform for objects of watch lines: drops `metadata.managedFields` (often a third of an
+ * object, never read from a cache) in a shallow copy, not in place (V8's dictionary mode), built key
+ * by key: a spread overriding `metadata` gives each object a hidden class of its own (~370 bytes).
  */
 export function dropManagedFields<T extends KubeObject>(object: T): T {
   if (object.metadata?.managedFields === undefined) return object;
@@ -127,6 +132,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** 410s in a row without a watch event in between: a second one is a reason to back off. */
   private goneStreak = 0;
   private readonly syncWaiters = new Set<() => void>();
+  /** False from a 404 for the kind until a list or watch succeeds again. */
+  private served = true;
+  private readonly notServedRetryMs: number;
+  /** Waiting for the first sync or for the kind to be found not served. */
+  private readonly unservedWaiters = new Set<() => void>();
   /**
    * The first list's objects, stored as they arrive (watch-list batches, list pages) when the store
    * was empty as that list began: with nothing to compare them to, waiting for the end would change
@@ -146,6 +156,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.clock = options.clock ?? realClock;
     const random = options.random ?? Math.random;
     this.backoff = new Backoff(this.clock, { random, ...options.backoff });
+    this.notServedRetryMs = options.notServedRetryMs ?? 2_000;
     this.abort.signal.addEventListener('abort', () => this.wakeOnStop?.(), { once: true });
     // The defaults also pool repeated metadata strings (see intern.ts): the objects are their own.
     this.transform = options.transform ?? ((o) => internCommonStrings(compactForCache(o)));
@@ -205,6 +216,17 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return this.lastRv;
   }
 
+  /** False while the server answers 404 for the kind (a CRD not installed, or deleted). */
+  kindServed(): boolean {
+    return this.served;
+  }
+
+  /** Resolves when {@link hasSynced} is true or the kind is found not served. */
+  whenSyncedOrUnserved(): Promise<void> {
+    if (this.synced || !this.served) return Promise.resolve();
+    return new Promise((resolve) => this.unservedWaiters.add(resolve));
+  }
+
   /** The machine's current phase, for diagnostics and tests. */
   phase(): WatcherState<T>['phase'] {
     return this.state.phase;
@@ -229,6 +251,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
         break;
       }
       this.state = result.next;
+      const wasServed = this.served;
+      const notFound = result.error instanceof ApiError && result.error.code === 404;
+      if (notFound) this.markUnserved();
+      else if (!result.error) this.served = true;
       this.storeArriving(result.next);
       if (result.watchListRefused) this.watchListRefused = true;
       if (result.event) this.apply(result.event);
@@ -236,8 +262,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (result.gone && ++this.goneStreak > 1)
         error = new Error(`${this.type.plural}: 410 Gone again right after a relist`);
       if (error) {
-        const delay = this.backoff.next();
-        this.report(error, { phase, retryInMs: delay });
+        const delay = this.served ? this.backoff.next() : this.notServedRetryMs;
+        // A kind not served is said once, not at every retry while its CRD is missing.
+        if (!(notFound && !wasServed)) this.report(error, { phase, retryInMs: delay });
         try {
           await sleep(this.clock, delay, this.abort.signal);
         } catch {
@@ -245,6 +272,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
         }
       }
     }
+  }
+
+  private markUnserved(): void {
+    if (!this.served) return;
+    this.served = false;
+    for (const wake of this.unservedWaiters) wake();
+    this.unservedWaiters.clear();
   }
 
   /**
@@ -332,6 +366,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
           this.onSynced?.();
           for (const resolve of this.syncWaiters) resolve();
           this.syncWaiters.clear();
+          for (const resolve of this.unservedWaiters) resolve();
+          this.unservedWaiters.clear();
         }
         return;
       }

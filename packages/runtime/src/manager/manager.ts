@@ -198,6 +198,8 @@ export class Manager {
     });
     this.probes.addHealthCheck('ping', () => true);
     this.probes.addReadyCheck('informers-synced', () => {
+      const unserved = this.cache.unserved().join(', ');
+      if (unserved) throw new Error(`waiting for kinds not served (CRD not installed?): ${unserved}`);
       if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
       return true;
     });
