@@ -7,6 +7,7 @@ export { Backoff, type BackoffOptions } from './backoff.js';
 export {
   InformerCache,
   type InformerCacheOptions,
+  type InformerHealth,
   type InformerRestriction,
 } from './informer-cache.js';
 export type { EventHandler } from './listener.js';

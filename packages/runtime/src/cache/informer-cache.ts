@@ -19,6 +19,17 @@ export type InformerCacheOptions = Omit<
   'namespace' | 'labelSelector' | 'fieldSelector'
 >;
 
+/** One informer's state (see {@link InformerCache.health}). */
+export interface InformerHealth {
+  /** What it watches, e.g. `configmaps (namespace=ops)`. */
+  informer: string;
+  synced: boolean;
+  /** False while the server answers 404 for its kind. */
+  served: boolean;
+  /** How long its lists and watches have failed without a success between; 0 while healthy. */
+  failingForMs: number;
+}
+
 interface Entry {
   readonly informer: SharedInformer<KubeObject>;
   readonly restriction: Readonly<InformerRestriction>;
@@ -116,6 +127,16 @@ export class InformerCache implements CachedReader {
       const names = failed.map((e) => describe(e)).join(', ');
       throw new CacheSyncError(`caches not synced within ${timeoutMs} ms: ${names}`);
     }
+  }
+
+  /** Each informer's state, for health checks and metrics: what it watches, synced, served, failing. */
+  health(): InformerHealth[] {
+    return [...this.entries.values()].map((e) => ({
+      informer: describe(e),
+      synced: e.informer.hasSynced(),
+      served: e.informer.kindServed(),
+      failingForMs: e.informer.failingForMs(),
+    }));
   }
 
   /** The informers whose kind the server does not serve now (a CRD missing), described. */

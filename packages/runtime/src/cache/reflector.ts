@@ -1,4 +1,3 @@
-import { ApiError } from '../client/errors.js';
 import type { ApiTransport } from '../client/transport.js';
 import type { KubeObject, ResourceType } from '../client/types.js';
 import { type Clock, realClock, sleep } from '../clock.js';
@@ -6,6 +5,7 @@ import { Backoff, type BackoffOptions } from './backoff.js';
 import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';
 import { internCommonStrings } from './intern.js';
+import { ReflectorHealth } from './reflector-health.js';
 import { listedChanges, Store } from './store.js';
 import {
   type StepResult,
@@ -132,11 +132,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** 410s in a row without a watch event in between: a second one is a reason to back off. */
   private goneStreak = 0;
   private readonly syncWaiters = new Set<() => void>();
-  /** False from a 404 for the kind until a list or watch succeeds again. */
-  private served = true;
+  private readonly health: ReflectorHealth;
   private readonly notServedRetryMs: number;
-  /** Waiting for the first sync or for the kind to be found not served. */
-  private readonly unservedWaiters = new Set<() => void>();
   /**
    * The first list's objects, stored as they arrive (watch-list batches, list pages) when the store
    * was empty as that list began: with nothing to compare them to, waiting for the end would change
@@ -157,6 +154,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const random = options.random ?? Math.random;
     this.backoff = new Backoff(this.clock, { random, ...options.backoff });
     this.notServedRetryMs = options.notServedRetryMs ?? 2_000;
+    this.health = new ReflectorHealth(this.clock);
     this.abort.signal.addEventListener('abort', () => this.wakeOnStop?.(), { once: true });
     // The defaults also pool repeated metadata strings (see intern.ts): the objects are their own.
     this.transform = options.transform ?? ((o) => internCommonStrings(compactForCache(o)));
@@ -218,13 +216,17 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   /** False while the server answers 404 for the kind (a CRD not installed, or deleted). */
   kindServed(): boolean {
-    return this.served;
+    return this.health.served;
+  }
+
+  /** How long lists and watches have failed without a success between (0 while healthy). */
+  failingForMs(): number {
+    return this.health.failingForMs();
   }
 
   /** Resolves when {@link hasSynced} is true or the kind is found not served. */
   whenSyncedOrUnserved(): Promise<void> {
-    if (this.synced || !this.served) return Promise.resolve();
-    return new Promise((resolve) => this.unservedWaiters.add(resolve));
+    return this.synced ? Promise.resolve() : this.health.whenUnserved();
   }
 
   /** The machine's current phase, for diagnostics and tests. */
@@ -251,10 +253,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         break;
       }
       this.state = result.next;
-      const wasServed = this.served;
-      const notFound = result.error instanceof ApiError && result.error.code === 404;
-      if (notFound) this.markUnserved();
-      else if (!result.error) this.served = true;
+      const { repeat } = this.health.observe(result.error);
       this.storeArriving(result.next);
       if (result.watchListRefused) this.watchListRefused = true;
       if (result.event) this.apply(result.event);
@@ -262,9 +261,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (result.gone && ++this.goneStreak > 1)
         error = new Error(`${this.type.plural}: 410 Gone again right after a relist`);
       if (error) {
-        const delay = this.served ? this.backoff.next() : this.notServedRetryMs;
-        // A kind not served is said once, not at every retry while its CRD is missing.
-        if (!(notFound && !wasServed)) this.report(error, { phase, retryInMs: delay });
+        const delay = this.health.served ? this.backoff.next() : this.notServedRetryMs;
+        if (!repeat) this.report(error, { phase, retryInMs: delay });
         try {
           await sleep(this.clock, delay, this.abort.signal);
         } catch {
@@ -272,13 +270,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
         }
       }
     }
-  }
-
-  private markUnserved(): void {
-    if (!this.served) return;
-    this.served = false;
-    for (const wake of this.unservedWaiters) wake();
-    this.unservedWaiters.clear();
   }
 
   /**
@@ -366,8 +357,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           this.onSynced?.();
           for (const resolve of this.syncWaiters) resolve();
           this.syncWaiters.clear();
-          for (const resolve of this.unservedWaiters) resolve();
-          this.unservedWaiters.clear();
+          this.health.wake();
         }
         return;
       }

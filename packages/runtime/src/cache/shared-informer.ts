@@ -158,6 +158,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     return this.reflector.kindServed();
   }
 
+  /** How long its lists and watches have failed without a success between (0 while healthy). */
+  failingForMs(): number {
+    return this.reflector.failingForMs();
+  }
+
   lastSyncResourceVersion(): string {
     return this.reflector.lastSyncResourceVersion();
   }

@@ -11,6 +11,7 @@ import type { Controller } from '../controller/controller.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
 import { webhookMetrics } from '../webhook/metrics.js';
 import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
+import { InformerHealthChecks } from './informer-health.js';
 import { LeaderElector } from './leaderelection/leader-elector.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from './logger.js';
 import { MetricsRegistry } from './metrics/metrics-registry.js';
@@ -68,6 +69,8 @@ export interface ManagerOptions {
    * term it lost. Default 30 s.
    */
   gracefulShutdownTimeoutMs?: number;
+  /** `/readyz` fails for an informer whose watch has failed this long (default 2 min). */
+  informerFailureThresholdMs?: number;
   /** How long `start` waits for caches to sync. Default 2 min. */
   cacheSyncTimeoutMs?: number;
   /** Field manager for server-side apply. Default `capstan`. */
@@ -138,6 +141,7 @@ export class Manager {
   /** Admission and conversion webhooks; served on every replica once something is registered. */
   readonly webhooks: WebhookServer;
   private readonly probes: ProbesServer;
+  private readonly informerHealth: InformerHealthChecks;
   private readonly runnables: Array<{ runnable: Runnable; scope: RunnableScope }> = [];
   private readonly controllers: Controller[] = [];
   private readonly clock: Clock;
@@ -197,12 +201,8 @@ export class Manager {
       logger: this.logger,
     });
     this.probes.addHealthCheck('ping', () => true);
-    this.probes.addReadyCheck('informers-synced', () => {
-      const unserved = this.cache.unserved().join(', ');
-      if (unserved) throw new Error(`waiting for kinds not served (CRD not installed?): ${unserved}`);
-      if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
-      return true;
-    });
+    const threshold = options.informerFailureThresholdMs ?? 120_000;
+    this.informerHealth = new InformerHealthChecks(this.cache, this.probes, this.metrics, threshold);
     this.webhooks = new WebhookServer({
       ...options.webhook,
       metrics: webhookMetrics(this.metrics.registry),
@@ -309,6 +309,7 @@ export class Manager {
       // Without an election every controller runs here: its handlers take the first lists as they
       // come, and its workers still wait for every cache. A leader's controllers connect once it leads.
       if (!this.elector) for (const controller of this.controllers) controller.connect();
+      this.informerHealth.registerInformers();
       this.cache.start();
       await this.cache.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 120_000, stopAll).catch((err) => {
         if (!stopAll.aborted) throw err;
