@@ -10,6 +10,7 @@ export {
   type InformerHealth,
   type InformerRestriction,
 } from './informer-cache.js';
+export type { KindCacheOptions } from './kind-options.js';
 export type { EventHandler } from './listener.js';
 export {
   Reflector,

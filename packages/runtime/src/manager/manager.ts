@@ -52,6 +52,8 @@ export interface ManagerOptions {
   transport?: ApiTransport;
   /** Watch and reconcile only this namespace (default: all). */
   namespace?: string;
+  /** Watch and reconcile only these namespaces (an informer each per kind); wins over `namespace`. */
+  namespaces?: readonly string[];
   /** Off when absent. */
   leaderElection?: LeaderElectionOptions;
   /** `:8080` (default), `127.0.0.1:9090`, `:0` (ephemeral) or `0` (off). */
@@ -219,10 +221,7 @@ export class Manager {
     return new Manager(options);
   }
 
-  /**
-   * A builder whose controllers get this manager's cache, logger and metrics, are restricted to
-   * its namespace, and are registered to run on the leader.
-   */
+  /** A builder of controllers with this manager's cache, logger, metrics and namespace(s), run on the leader. */
   controllerBuilder(): ControllerBuilder {
     return new ManagedControllerBuilder(
       this,
@@ -235,7 +234,7 @@ export class Manager {
           queue: this.metrics.workQueueMetrics(name, name),
         }),
       },
-      this.options.namespace ? { namespace: this.options.namespace } : {},
+      { namespace: this.options.namespace, namespaces: this.options.namespaces },
     );
   }
 
