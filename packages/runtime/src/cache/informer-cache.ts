@@ -84,7 +84,7 @@ export class InformerCache implements CachedReader {
     this.informerOptions = informerOptions;
   }
 
-  /** The per-kind options of `type`'s kind (see {@link InformerCacheOptions.byKind}). */
+  /** The per-kind options of `type`'s kind (`byKind` of {@link InformerCacheOptions}). */
   kindOptions(type: ResourceType): KindCacheOptions | undefined {
     return this.kinds.of(type);
   }
