@@ -45,6 +45,9 @@ export function frozenCopy<T>(value: T, dropManagedFields = false): T {
       for (const k in child as Record<string, unknown>)
         if (k !== 'managedFields') metadata[k] = frozenCopy((child as Record<string, unknown>)[k]);
       out[key] = Object.freeze(metadata);
+    } else if (key === '__proto__') {
+      // JSON.parse makes it an own key; an assignment would set the copy's prototype instead.
+      Object.defineProperty(out, key, { value: frozenCopy(child), enumerable: true, writable: true });
     } else out[key] = frozenCopy(child);
   }
   return Object.freeze(out) as T;

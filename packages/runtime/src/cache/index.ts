@@ -7,8 +7,10 @@ export { Backoff, type BackoffOptions } from './backoff.js';
 export {
   InformerCache,
   type InformerCacheOptions,
+  type InformerHealth,
   type InformerRestriction,
 } from './informer-cache.js';
+export type { KindCacheOptions } from './kind-options.js';
 export type { EventHandler } from './listener.js';
 export {
   Reflector,

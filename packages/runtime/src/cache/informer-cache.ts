@@ -3,6 +3,7 @@ import { parseLabelSelector } from '../client/selectors.js';
 import type { ApiTransport } from '../client/transport.js';
 import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
 import { deepFreeze, frozenCopy } from './deep-freeze.js';
+import { type KindCacheOptions, KindOptionsTable } from './kind-options.js';
 import { CacheSyncError, SharedInformer, type SharedInformerOptions } from './shared-informer.js';
 import type { IndexFunction } from './store.js';
 
@@ -13,15 +14,34 @@ export interface InformerRestriction {
   fieldSelector?: string;
 }
 
-/** Options of {@link InformerCache}; passed on to every informer it creates. */
+/** Options of {@link InformerCache}; passed on to every informer it creates, but `byKind`. */
 export type InformerCacheOptions = Omit<
   SharedInformerOptions<KubeObject>,
   'namespace' | 'labelSelector' | 'fieldSelector'
->;
+> & {
+  /**
+   * Per-kind options (controller-runtime's `ByObject`): a kind's transform, label and field
+   * selectors, and namespaces. A source's own restriction wins over them.
+   */
+  byKind?: readonly KindCacheOptions[];
+};
+
+/** One informer's state (see {@link InformerCache.health}). */
+export interface InformerHealth {
+  /** What it watches, e.g. `configmaps (namespace=ops)`. */
+  informer: string;
+  synced: boolean;
+  /** False while the server answers 404 for its kind. */
+  served: boolean;
+  /** How long its lists and watches have failed without a success between; 0 while healthy. */
+  failingForMs: number;
+}
 
 interface Entry {
   readonly informer: SharedInformer<KubeObject>;
   readonly restriction: Readonly<InformerRestriction>;
+  /** No selector but its kind's own: it holds every object the cache keeps of its kind. */
+  readonly base: boolean;
 }
 
 /** The index every store gets, so namespaced reads need not scan. */
@@ -52,11 +72,22 @@ export class InformerCache implements CachedReader {
   private readonly byType = new Map<string, Entry[]>();
   private readonly indexers = new Map<string, Map<string, IndexFunction<KubeObject>>>();
   private started = false;
+  private readonly kinds: KindOptionsTable;
+  private readonly informerOptions: Omit<InformerCacheOptions, 'byKind'>;
 
   constructor(
     private readonly transport: ApiTransport,
-    private readonly options: InformerCacheOptions = {},
-  ) {}
+    options: InformerCacheOptions = {},
+  ) {
+    const { byKind, ...informerOptions } = options;
+    this.kinds = new KindOptionsTable(byKind);
+    this.informerOptions = informerOptions;
+  }
+
+  /** The per-kind options of `type`'s kind (`byKind` of {@link InformerCacheOptions}). */
+  kindOptions(type: ResourceType): KindCacheOptions | undefined {
+    return this.kinds.of(type);
+  }
 
   /**
    * The informer for `type` under `restriction`, created (and started, if the cache is started)
@@ -66,18 +97,25 @@ export class InformerCache implements CachedReader {
     type: ResourceType<T>,
     restriction: InformerRestriction = {},
   ): SharedInformer<T> {
-    const r = normalize(type, restriction);
+    const kind = this.kinds.of(type);
+    const base = !restriction.labelSelector?.trim() && !restriction.fieldSelector?.trim();
+    const r = normalize(type, {
+      ...restriction,
+      labelSelector: restriction.labelSelector?.trim() || kind?.labelSelector,
+      fieldSelector: restriction.fieldSelector?.trim() || kind?.fieldSelector,
+    });
     const key = `${typeKeyOf(type)}|${r.namespace ?? ''}|${r.labelSelector ?? ''}|${r.fieldSelector ?? ''}`;
     let entry = this.entries.get(key);
     if (!entry) {
       const informer = new SharedInformer<KubeObject>(this.transport, type as ResourceType, {
-        ...this.options,
+        ...this.informerOptions,
+        ...(kind?.transform ? { transform: kind.transform } : {}),
         ...r,
       });
       if (type.namespaced && r.namespace === undefined)
         informer.addIndex(NAMESPACE_INDEX, (o) => [o.metadata.namespace ?? '']);
       for (const [name, fn] of this.indexers.get(typeKeyOf(type)) ?? []) informer.addIndex(name, fn);
-      entry = { informer, restriction: r };
+      entry = { informer, restriction: r, base };
       this.entries.set(key, entry);
       const ofType = this.byType.get(typeKeyOf(type));
       if (ofType) ofType.push(entry);
@@ -102,17 +140,35 @@ export class InformerCache implements CachedReader {
   }
 
   /**
-   * Resolves when every informer created so far has synced.
+   * Resolves when every informer created so far has synced, or found its kind not served (a CRD
+   * not installed yet: its controllers wait for it, see {@link InformerCache.unserved}).
    * @throws {@link CacheSyncError} naming the informers still unsynced after `timeoutMs`.
    */
   async waitForCacheSync(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     const entries = [...this.entries.values()];
-    const results = await Promise.allSettled(entries.map((e) => e.informer.waitForSync(timeoutMs, signal)));
+    const results = await Promise.allSettled(
+      entries.map((e) => e.informer.waitForSync(timeoutMs, signal, true)),
+    );
     const failed = entries.filter((_, i) => results[i]?.status === 'rejected');
     if (failed.length > 0) {
       const names = failed.map((e) => describe(e)).join(', ');
       throw new CacheSyncError(`caches not synced within ${timeoutMs} ms: ${names}`);
     }
+  }
+
+  /** Each informer's state, for health checks and metrics: what it watches, synced, served, failing. */
+  health(): InformerHealth[] {
+    return [...this.entries.values()].map((e) => ({
+      informer: describe(e),
+      synced: e.informer.hasSynced(),
+      served: e.informer.kindServed(),
+      failingForMs: e.informer.failingForMs(),
+    }));
+  }
+
+  /** The informers whose kind the server does not serve now (a CRD missing), described. */
+  unserved(): string[] {
+    return [...this.entries.values()].filter((e) => !e.informer.kindServed()).map(describe);
   }
 
   /** True once every informer created so far has synced. */
@@ -154,9 +210,7 @@ export class InformerCache implements CachedReader {
   }
 
   isCached(type: ResourceType): boolean {
-    return this.entriesOf(type).some(
-      (e) => e.restriction.labelSelector === undefined && e.restriction.fieldSelector === undefined,
-    );
+    return this.entriesOf(type).some((e) => e.base);
   }
 
   get<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey): T | undefined {
@@ -180,7 +234,7 @@ export class InformerCache implements CachedReader {
         (e.restriction.namespace === undefined || e.restriction.namespace === namespace),
     );
     const entry = exact ?? this.reader(type, namespace);
-    if (!entry) return [];
+    if (!entry) return namespace === undefined && !selector ? this.acrossNamespaces(type) : [];
     const store = entry.informer.store;
     let items = (
       namespace && entry.restriction.namespace === undefined
@@ -198,8 +252,10 @@ export class InformerCache implements CachedReader {
    * A copy of a write's answer made as cached objects are: transformed (by default managedFields
    * dropped) and frozen; `object` itself is left as it is.
    */
-  adopt<T extends KubeObject>(_type: ResourceType<T>, object: T): T {
-    const transform = this.options.transform as ((o: T) => T) | undefined;
+  adopt<T extends KubeObject>(type: ResourceType<T>, object: T): T {
+    const transform = (this.kinds.of(type)?.transform ?? this.informerOptions.transform) as
+      | ((o: T) => T)
+      | undefined;
     return transform ? deepFreeze(transform(structuredClone(object))) : frozenCopy(object, true);
   }
 
@@ -209,11 +265,18 @@ export class InformerCache implements CachedReader {
     let ofNamespace: Entry | undefined;
     for (const e of this.entriesOf(type)) {
       const r = e.restriction;
-      if (r.labelSelector !== undefined || r.fieldSelector !== undefined) continue;
+      if (!e.base) continue;
       if (r.namespace === undefined) return e;
       if (namespace !== undefined && r.namespace === namespace) ofNamespace ??= e;
     }
     return ofNamespace;
+  }
+
+  /** Every object of a kind cached per namespace (several namespaces, no cluster-wide informer). */
+  private acrossNamespaces<T extends KubeObject>(type: ResourceType<T>): T[] {
+    const items: T[] = [];
+    for (const e of this.entriesOf(type)) if (e.base) items.push(...(e.informer.store.list() as T[]));
+    return items;
   }
 
   private entriesOf(type: ResourceType): readonly Entry[] {

@@ -5,6 +5,7 @@ import { Backoff, type BackoffOptions } from './backoff.js';
 import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';
 import { internCommonStrings } from './intern.js';
+import { ReflectorHealth } from './reflector-health.js';
 import { listedChanges, Store } from './store.js';
 import {
   type StepResult,
@@ -68,16 +69,20 @@ export interface ReflectorOptions<T extends KubeObject> {
   /** Called for every failure; the reflector keeps retrying after `info.retryInMs`. */
   onError?: (error: Error, info: ReflectorErrorInfo) => void;
   backoff?: BackoffOptions;
+  /**
+   * While the server answers 404 for the kind (its CRD is not installed, or was deleted), ask
+   * again this often instead of backing off, so the cache starts soon after the CRD appears.
+   * Default 2 s.
+   */
+  notServedRetryMs?: number;
   /** Randomness for watch timeouts and jitter (default Math.random). */
   random?: () => number;
 }
 
 /**
- * The transform for objects of watch lines: drops `metadata.managedFields`, which nobody reads from
- * a cache and which is often a third of an object's size. Returns a shallow copy (structure shared)
- * rather than deleting in place, which would push V8 into slower, larger dictionary-mode objects.
- * The copy is built key by key: a spread that then overrides `metadata` gives every object a hidden
- * class of its own (two, once frozen), some 370 bytes per cached object.
+ * The transform for objects of watch lines: drops `metadata.managedFields` (often a third of an
+ * object, never read from a cache) in a shallow copy, not in place (V8's dictionary mode), built key
+ * by key: a spread overriding `metadata` gives each object a hidden class of its own (~370 bytes).
  */
 export function dropManagedFields<T extends KubeObject>(object: T): T {
   if (object.metadata?.managedFields === undefined) return object;
@@ -127,6 +132,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** 410s in a row without a watch event in between: a second one is a reason to back off. */
   private goneStreak = 0;
   private readonly syncWaiters = new Set<() => void>();
+  private readonly health: ReflectorHealth;
+  private readonly notServedRetryMs: number;
   /**
    * The first list's objects, stored as they arrive (watch-list batches, list pages) when the store
    * was empty as that list began: with nothing to compare them to, waiting for the end would change
@@ -146,6 +153,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.clock = options.clock ?? realClock;
     const random = options.random ?? Math.random;
     this.backoff = new Backoff(this.clock, { random, ...options.backoff });
+    this.notServedRetryMs = options.notServedRetryMs ?? 2_000;
+    this.health = new ReflectorHealth(this.clock);
     this.abort.signal.addEventListener('abort', () => this.wakeOnStop?.(), { once: true });
     // The defaults also pool repeated metadata strings (see intern.ts): the objects are their own.
     this.transform = options.transform ?? ((o) => internCommonStrings(compactForCache(o)));
@@ -205,6 +214,21 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return this.lastRv;
   }
 
+  /** False while the server answers 404 for the kind (a CRD not installed, or deleted). */
+  kindServed(): boolean {
+    return this.health.served;
+  }
+
+  /** How long lists and watches have failed without a success between (0 while healthy). */
+  failingForMs(): number {
+    return this.health.failingForMs();
+  }
+
+  /** Resolves when {@link hasSynced} is true or the kind is found not served. */
+  whenSyncedOrUnserved(): Promise<void> {
+    return this.synced ? Promise.resolve() : this.health.whenUnserved();
+  }
+
   /** The machine's current phase, for diagnostics and tests. */
   phase(): WatcherState<T>['phase'] {
     return this.state.phase;
@@ -229,6 +253,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         break;
       }
       this.state = result.next;
+      const { repeat } = this.health.observe(result.error);
       this.storeArriving(result.next);
       if (result.watchListRefused) this.watchListRefused = true;
       if (result.event) this.apply(result.event);
@@ -236,8 +261,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (result.gone && ++this.goneStreak > 1)
         error = new Error(`${this.type.plural}: 410 Gone again right after a relist`);
       if (error) {
-        const delay = this.backoff.next();
-        this.report(error, { phase, retryInMs: delay });
+        const delay = this.health.served ? this.backoff.next() : this.notServedRetryMs;
+        if (!repeat) this.report(error, { phase, retryInMs: delay });
         try {
           await sleep(this.clock, delay, this.abort.signal);
         } catch {
@@ -332,6 +357,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           this.onSynced?.();
           for (const resolve of this.syncWaiters) resolve();
           this.syncWaiters.clear();
+          this.health.wake();
         }
         return;
       }

@@ -153,16 +153,27 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
     return this.reflector.hasSynced();
   }
 
+  /** False while the server answers 404 for the kind: its CRD is not installed (or was deleted). */
+  kindServed(): boolean {
+    return this.reflector.kindServed();
+  }
+
+  /** How long its lists and watches have failed without a success between (0 while healthy). */
+  failingForMs(): number {
+    return this.reflector.failingForMs();
+  }
+
   lastSyncResourceVersion(): string {
     return this.reflector.lastSyncResourceVersion();
   }
 
   /**
-   * Resolves once the store holds the first complete list.
+   * Resolves once the store holds the first complete list (or, with `orUnserved`, once the kind
+   * is found not served: a CRD not installed yet).
    * @throws {@link CacheSyncError} after `timeoutMs` (on the informer's clock) or when `signal` aborts.
    */
-  async waitForSync(timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    if (this.reflector.hasSynced()) return;
+  async waitForSync(timeoutMs: number, signal?: AbortSignal, orUnserved = false): Promise<void> {
+    if (this.reflector.hasSynced() || (orUnserved && !this.reflector.kindServed())) return;
     await new Promise<void>((resolve, reject) => {
       const fail = (message: string) => {
         cleanup();
@@ -179,7 +190,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      void this.reflector.whenSynced().then(() => {
+      const done = orUnserved ? this.reflector.whenSyncedOrUnserved() : this.reflector.whenSynced();
+      void done.then(() => {
         cleanup();
         resolve();
       });

@@ -23,6 +23,14 @@ export interface SourceOptions<T extends KubeObject> extends InformerRestriction
    * reads it from the cache.
    */
   metadataOnly?: boolean;
+  /** Watch these namespaces (one informer each) instead of the manager's or the kind's. */
+  namespaces?: readonly string[];
+}
+
+/** What a builder applies to sources that name none: the manager's namespace or namespaces. */
+export interface DefaultRestriction extends InformerRestriction {
+  /** Several namespaces (a list, not one or all): one informer per namespace and kind. */
+  namespaces?: readonly string[];
 }
 
 const groupOf = (apiVersion: string): string =>
@@ -58,7 +66,7 @@ export class ControllerBuilder {
   private forType: ResourceType | undefined;
   private name: string | undefined;
   private options: ControllerOptions = {};
-  private readonly pending: Array<(forType: ResourceType | undefined) => Source> = [];
+  private readonly pending: Array<(forType: ResourceType | undefined) => Source[]> = [];
   /** Filters applied to the events of every source, before each source's own predicates. */
   private readonly eventFilters: Predicate[] = [];
   /** Declared by withDefaulter/withValidator; registered on build by the manager's builder. */
@@ -68,7 +76,7 @@ export class ControllerBuilder {
     private readonly cache: InformerCache,
     private readonly deps: ControllerDeps = {},
     /** Applied to every informer that names no namespace (the manager's namespace restriction). */
-    private readonly defaultRestriction: InformerRestriction = {},
+    private readonly defaultRestriction: DefaultRestriction = {},
   ) {}
 
   /** The kind this controller reconciles: each of its events enqueues the object's own key. */
@@ -158,7 +166,7 @@ export class ControllerBuilder {
     }
     const r: Reconciler = typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler;
     const controller = new Controller(name, r, this.options, this.deps);
-    for (const make of this.pending) controller.watch(make(forType));
+    for (const make of this.pending) for (const source of make(forType)) controller.watch(source);
     return controller;
   }
 
@@ -174,11 +182,38 @@ export class ControllerBuilder {
     options: SourceOptions<T>,
     toRequests: (object: T) => Request[],
     description: string,
-  ): Source {
-    const { predicates, metadataOnly: onlyMetadata, ...restriction } = options;
+  ): Source[] {
+    const { predicates, metadataOnly: onlyMetadata, namespaces, ...restriction } = options;
     const watched = (onlyMetadata ? metadataOnly(type) : type) as ResourceType<T>;
-    const informer = this.cache.informerFor(watched, { ...this.defaultRestriction, ...restriction });
+    const { namespaces: defaultNamespaces, ...defaults } = this.defaultRestriction;
+    if (defaults.namespace === undefined) delete defaults.namespace;
+    const several = sourceNamespaces(
+      type.namespaced,
+      restriction.namespace,
+      namespaces,
+      this.cache.kindOptions(type)?.namespaces,
+      defaultNamespaces,
+    );
     const filters = [...this.eventFilters, ...(predicates ?? [])];
-    return { informer, toRequests, predicates: filters, description } as unknown as Source;
+    const where = several ? several.map((namespace) => ({ namespace })) : [{}];
+    return where.map((ns) => {
+      const informer = this.cache.informerFor(watched, { ...defaults, ...restriction, ...ns });
+      return { informer, toRequests, predicates: filters, description } as unknown as Source;
+    });
   }
+}
+
+/**
+ * The namespaces a source watches one informer each of, most specific first: the source's own
+ * namespace (then: none here), its list, its kind's, the manager's; undefined for one informer
+ * (a cluster-scoped kind, or no list anywhere).
+ */
+export function sourceNamespaces(
+  namespaced: boolean,
+  own: string | undefined,
+  ...lists: Array<readonly string[] | undefined>
+): readonly string[] | undefined {
+  if (!namespaced || own) return undefined;
+  const list = lists.find((l) => l !== undefined);
+  return list?.length ? [...new Set(list)] : undefined;
 }

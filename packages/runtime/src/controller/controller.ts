@@ -192,11 +192,22 @@ export class Controller {
     }
   }
 
+  /**
+   * Waits for every source's cache. A kind the server does not serve (its CRD not installed yet)
+   * is waited for without a deadline: the controller starts once the CRD appears.
+   */
   private async waitForSources(): Promise<void> {
     const timeoutMs = this.options.cacheSyncTimeoutMs;
-    await Promise.all(
-      this.sources.map(({ source }) => source.informer.waitForSync(timeoutMs, this.stopping.signal)),
-    ).catch((err: unknown) => {
+    const waitFor = async (informer: Source['informer']): Promise<void> => {
+      for (;;) {
+        try {
+          return await informer.waitForSync(timeoutMs, this.stopping.signal);
+        } catch (err) {
+          if (this.stopping.signal.aborted || informer.kindServed()) throw err;
+        }
+      }
+    };
+    await Promise.all(this.sources.map(({ source }) => waitFor(source.informer))).catch((err: unknown) => {
       if (this.stopping.signal.aborted) return;
       throw new Error(`controller ${this.name}: caches did not sync within ${timeoutMs} ms`, { cause: err });
     });

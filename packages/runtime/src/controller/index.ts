@@ -7,6 +7,7 @@ export {
   type AdmissionWebhooks,
   ControllerBuilder,
   controllerOwnerRequests,
+  type DefaultRestriction,
   type SourceOptions,
 } from './builder.js';
 export {

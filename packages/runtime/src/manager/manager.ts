@@ -11,6 +11,7 @@ import type { Controller } from '../controller/controller.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
 import { webhookMetrics } from '../webhook/metrics.js';
 import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
+import { InformerHealthChecks } from './informer-health.js';
 import { LeaderElector } from './leaderelection/leader-elector.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from './logger.js';
 import { MetricsRegistry } from './metrics/metrics-registry.js';
@@ -51,6 +52,8 @@ export interface ManagerOptions {
   transport?: ApiTransport;
   /** Watch and reconcile only this namespace (default: all). */
   namespace?: string;
+  /** Watch and reconcile only these namespaces (an informer each per kind); wins over `namespace`. */
+  namespaces?: readonly string[];
   /** Off when absent. */
   leaderElection?: LeaderElectionOptions;
   /** `:8080` (default), `127.0.0.1:9090`, `:0` (ephemeral) or `0` (off). */
@@ -68,6 +71,8 @@ export interface ManagerOptions {
    * term it lost. Default 30 s.
    */
   gracefulShutdownTimeoutMs?: number;
+  /** `/readyz` fails for an informer whose watch has failed this long (default 2 min). */
+  informerFailureThresholdMs?: number;
   /** How long `start` waits for caches to sync. Default 2 min. */
   cacheSyncTimeoutMs?: number;
   /** Field manager for server-side apply. Default `capstan`. */
@@ -138,6 +143,7 @@ export class Manager {
   /** Admission and conversion webhooks; served on every replica once something is registered. */
   readonly webhooks: WebhookServer;
   private readonly probes: ProbesServer;
+  private readonly informerHealth: InformerHealthChecks;
   private readonly runnables: Array<{ runnable: Runnable; scope: RunnableScope }> = [];
   private readonly controllers: Controller[] = [];
   private readonly clock: Clock;
@@ -197,10 +203,8 @@ export class Manager {
       logger: this.logger,
     });
     this.probes.addHealthCheck('ping', () => true);
-    this.probes.addReadyCheck('informers-synced', () => {
-      if (!this.cache.hasSynced()) throw new Error('caches have not synced yet');
-      return true;
-    });
+    const threshold = options.informerFailureThresholdMs ?? 120_000;
+    this.informerHealth = new InformerHealthChecks(this.cache, this.probes, this.metrics, threshold);
     this.webhooks = new WebhookServer({
       ...options.webhook,
       metrics: webhookMetrics(this.metrics.registry),
@@ -217,10 +221,7 @@ export class Manager {
     return new Manager(options);
   }
 
-  /**
-   * A builder whose controllers get this manager's cache, logger and metrics, are restricted to
-   * its namespace, and are registered to run on the leader.
-   */
+  /** A builder of controllers with this manager's cache, logger, metrics and namespace(s), run on the leader. */
   controllerBuilder(): ControllerBuilder {
     return new ManagedControllerBuilder(
       this,
@@ -233,7 +234,7 @@ export class Manager {
           queue: this.metrics.workQueueMetrics(name, name),
         }),
       },
-      this.options.namespace ? { namespace: this.options.namespace } : {},
+      { namespace: this.options.namespace, namespaces: this.options.namespaces },
     );
   }
 
@@ -307,6 +308,7 @@ export class Manager {
       // Without an election every controller runs here: its handlers take the first lists as they
       // come, and its workers still wait for every cache. A leader's controllers connect once it leads.
       if (!this.elector) for (const controller of this.controllers) controller.connect();
+      this.informerHealth.registerInformers();
       this.cache.start();
       await this.cache.waitForCacheSync(this.options.cacheSyncTimeoutMs ?? 120_000, stopAll).catch((err) => {
         if (!stopAll.aborted) throw err;

@@ -60,7 +60,15 @@ export function managerOptionsFromFlags(
   const lease = flags.leaderElect ? leaseNamespace(flags.leaderElectionNamespace, kubeConfig) : undefined;
   return {
     kubeConfig,
-    namespace: flags.namespace,
+    // `--namespace a,b`: several namespaces.
+    ...(flags.namespace?.includes(',')
+      ? {
+          namespaces: flags.namespace
+            .split(',')
+            .map((n) => n.trim())
+            .filter(Boolean),
+        }
+      : { namespace: flags.namespace }),
     leaderElection: lease
       ? {
           id: flags.leaderElectionId as string,

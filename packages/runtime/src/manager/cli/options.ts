@@ -23,7 +23,7 @@ export interface StandardOptions {
   kubeconfig?: string;
   /** `--context`: a kubeconfig context other than the current one. */
   context?: string;
-  /** `--namespace`: watch and reconcile only this namespace (default: all). */
+  /** `--namespace`: watch and reconcile only this namespace, or these (`a,b`); default all. */
   namespace?: string;
   /** `--leader-elect`: run only while holding the leader lease. Default false. */
   leaderElect: boolean;
@@ -199,7 +199,11 @@ function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
     d.kubeconfig,
   );
   add('--context <name>', 'kubeconfig context to use (default: the current context)', d.context);
-  add('--namespace <ns>', 'restrict the operator to this namespace (default: all namespaces)', d.namespace);
+  add(
+    '--namespace <ns>',
+    'restrict the operator to this namespace, or these (a,b) (default: all namespaces)',
+    d.namespace,
+  );
   if (config.leaderElection !== false) {
     add(
       '--leader-elect [bool]',
