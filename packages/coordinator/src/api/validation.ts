@@ -5,7 +5,7 @@
  * turns the problems into the group's `Valid` condition; the planner holds an invalid group.
  */
 import { isJsonObject, readDuration, selectorProblems } from '@capstan/runtime';
-import { maxUnavailableProblem } from './budget.js';
+import { maxFailedProblem, maxUnavailableProblem } from './budget.js';
 import { isKnownTimeZone, parseClock, WEEKDAYS } from './reboot-window.js';
 
 /** One problem with a `RebootGroup`: where (a field path) and what. */
@@ -87,6 +87,17 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
       problems.push({ path: `spec.${field}`, message: 'must be a positive duration like "30m" or "1h30m"' });
     }
   }
+  if (spec.settleTime !== undefined) {
+    const ms = readDuration(spec.settleTime);
+    if (ms === undefined || ms < 0) {
+      problems.push({ path: 'spec.settleTime', message: 'must be a duration like "5m" (or "0s")' });
+    }
+  }
+  if (spec.onFailure !== undefined && spec.onFailure !== 'Halt' && spec.onFailure !== 'SetAside') {
+    problems.push({ path: 'spec.onFailure', message: 'must be Halt or SetAside' });
+  }
+  const maxFailed = maxFailedProblem(spec.maxFailed);
+  if (maxFailed) problems.push({ path: 'spec.maxFailed', message: maxFailed });
   if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {
     problems.push({ path: 'spec.paused', message: 'must be a boolean' });
   }

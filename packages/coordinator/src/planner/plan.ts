@@ -19,6 +19,7 @@ import { resolveBudget } from '../api/budget.js';
 import type { RebootGroupSpec, RebootGroupStatus } from '../api/reboot-group.js';
 import { isWithinWindows } from '../api/reboot-window.js';
 import { eventsOf, type PlannedEvent } from './events.js';
+import { applyFailurePolicies, type FailureOutcome } from './failure-policy.js';
 import type { Finding } from './finding.js';
 import { inspectValues } from './garbage.js';
 import { failedNodeFindings, gateOf } from './gate.js';
@@ -123,6 +124,8 @@ export function plan(input: PlanInput): Plan {
       settle(d, g, now, findings);
     }
   }
+  // Failure policies first: a node set aside this round keeps no group waiting.
+  const failures = applyFailurePolicies(groups, drafts, now, findings);
   const busy = new Set(
     groups
       .filter((g) => (drafts.get(g.name) ?? []).some((d) => d.facts().asking || d.facts().inFlight))
@@ -135,7 +138,7 @@ export function plan(input: PlanInput): Plan {
   for (const g of sorted) {
     const list = drafts.get(g.name) ?? [];
     const budget = resolveBudget(g.spec.maxUnavailable, list.length);
-    const failed = list.filter((d) => d.facts().failed).map((d) => d.name);
+    const { halting: failed, setAside } = failures.get(g.name) as FailureOutcome;
     const windowOpen = isWithinWindows(Array.isArray(g.spec.windows) ? g.spec.windows : undefined, now);
     const lowerBusy = sorted.filter((o) => o.order < g.order && busy.has(o.name)).map((o) => o.name);
     const gate = gateOf({
@@ -165,7 +168,9 @@ export function plan(input: PlanInput): Plan {
       group: g,
       drafts: list,
       budget,
-      failed,
+      failed: list.filter((d) => d.facts().failed).map((d) => d.name),
+      halting: failed,
+      setAside,
       windowOpen,
       queue: served.queue,
     });

@@ -82,7 +82,7 @@ export function serveQueue({ group: g, drafts, gate, budget, now, refused = {} }
   };
   const candidates = drafts
     .map((draft) => ({ draft, facts: draft.facts() }))
-    .filter(({ facts }) => facts.phase === 'Asking' || facts.phase === 'Scheduled')
+    .filter(({ facts }) => !facts.setAside && (facts.phase === 'Asking' || facts.phase === 'Scheduled'))
     .sort(byRequest);
   for (const c of candidates) {
     const { draft, facts } = c;

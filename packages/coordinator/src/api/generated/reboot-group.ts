@@ -25,6 +25,12 @@ export interface RebootGroupSpec {
   grantTimeout?: string;
   /** How long a node may hold a slot waiting for its before-reboot annotations (then it goes back to the queue) or its after-reboot annotations (then it is marked failed), e.g. 30m. Default 30m. */
   hookTimeout?: string;
+  /** How long a rebooted node must stay Ready and schedulable before its slot frees (kured's --lock-release-delay), e.g. 5m. Default 0. */
+  settleTime?: string;
+  /** What a failed node does to its group: Halt (default) grants nothing new until the node is cleared; SetAside quarantines it (out of the budget and the queue, counted in status.setAside) and carries on while at most maxFailed nodes are set aside. */
+  onFailure?: 'Halt' | 'SetAside';
+  /** Under onFailure: SetAside, how many nodes may be set aside at once: a count (0 or more) or a percentage of the group's nodes (rounded down). One more failure halts the group. Default 1. */
+  maxFailed?: number | string;
   /** No new schedules or grants while true; in-flight nodes finish. */
   paused?: boolean;
 }
@@ -68,6 +74,8 @@ export interface RebootGroupStatus {
   rebooted: number;
   /** Nodes carrying the failure marker. */
   failed: number;
+  /** Failed nodes set aside (onFailure SetAside), outside the budget and the queue. */
+  setAside?: number;
   /** Whether a window is open now (true when the group has no windows). */
   windowOpen: boolean;
   /** Asking nodes not yet granted, first served first, with why each waits. */
