@@ -26,13 +26,23 @@ function annotationListProblems(list: unknown, path: string): RebootGroupProblem
   return problems;
 }
 
+/** The problems of a label selector at `path`, each with its own field path. */
+function selectorProblemsAt(selector: unknown, path: string): RebootGroupProblem[] {
+  return selectorProblems(selector, path).map((text) => {
+    const [at, ...rest] = text.split(': ');
+    return { path: at as string, message: rest.join(': ') };
+  });
+}
+
 /** Problems with a group's spec (field paths start at `spec`); empty when it is usable. */
 export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
   if (!isJsonObject(spec)) return [{ path: 'spec', message: 'must be an object' }];
   const problems: RebootGroupProblem[] = [];
-  for (const message of selectorProblems(spec.nodeSelector, 'spec.nodeSelector')) {
-    const [path, ...rest] = message.split(': ');
-    problems.push({ path: path as string, message: rest.join(': ') });
+  problems.push(...selectorProblemsAt(spec.nodeSelector, 'spec.nodeSelector'));
+  if (spec.gates !== undefined && !isJsonObject(spec.gates)) {
+    problems.push({ path: 'spec.gates', message: 'must be an object' });
+  } else if (spec.gates !== undefined) {
+    problems.push(...selectorProblemsAt(spec.gates.blockingPods, 'spec.gates.blockingPods'));
   }
   const budget = maxUnavailableProblem(spec.maxUnavailable);
   if (budget) problems.push({ path: 'spec.maxUnavailable', message: budget });

@@ -45,7 +45,7 @@ const EVENT_OF: Partial<Record<PlannedAction, Omit<PlannedEvent, 'node'>>> = {
   HookTimedOut: {
     type: 'Warning',
     reason: 'BeforeRebootHooksTimedOut',
-    note: 'before-reboot annotations did not pass within the hook timeout; sent back to the queue',
+    note: 'not granted within the hook timeout (before-reboot annotations or a gate); sent back to the queue',
   },
   SetAside: {
     type: 'Warning',

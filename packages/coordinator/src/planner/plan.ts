@@ -30,6 +30,7 @@ import {
   type NamedRebootGroup,
   resolveGroups,
 } from './group-policy.js';
+import type { GroupGateFacts } from './health-gates.js';
 import type { NodeSnapshot } from './node-snapshot.js';
 import { NodeDraft } from './node-state.js';
 import type { NodeWrite } from './node-write.js';
@@ -77,6 +78,8 @@ export interface PlanInput {
    * their group, passed over by its queue, so one node never holds up the others.
    */
   refused?: Readonly<Record<string, RefusedNode>>;
+  /** Each group's health gates as read for this round, by group name (no entry: no gates). */
+  gates?: Readonly<Record<string, GroupGateFacts>>;
 }
 
 /** What to do, and what to report. */
@@ -161,7 +164,15 @@ export function plan(input: PlanInput): Plan {
           message: why,
         });
     }
-    const served = serveQueue({ group: g, drafts: list, gate, budget, now, refused: input.refused ?? {} });
+    const served = serveQueue({
+      group: g,
+      drafts: list,
+      gate,
+      budget,
+      now,
+      refused: input.refused ?? {},
+      ...(input.gates?.[g.name] ? { gates: input.gates[g.name] } : {}),
+    });
     findings.push(...served.findings);
     consuming.push(...served.consuming);
     groupStatus[g.name] = groupStatusOf({

@@ -96,10 +96,8 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
         draft.record('Requested');
         return true;
       }
-      // Hooks that all passed are granted by the queue (budget and gates permitting).
-      return (
-        !hooksPassed(draft, beforeHooksOf(draft, group)) && beforeHooksDeadline(draft, group, now, findings)
-      );
+      // Bounded whatever it waits for: its hooks, a health gate, its group's gate.
+      return beforeHooksDeadline(draft, group, now, findings);
     case 'Granted': {
       let changed = false;
       if (draft.labels[labels.beforeReboot] !== undefined) {

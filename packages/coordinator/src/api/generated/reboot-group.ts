@@ -25,6 +25,8 @@ export interface RebootGroupSpec {
   grantTimeout?: string;
   /** How long a node may hold a slot waiting for its before-reboot annotations (then it goes back to the queue) or its after-reboot annotations (then it is marked failed), e.g. 30m. Default 30m. */
   hookTimeout?: string;
+  /** Health gates checked before a node is scheduled and before it is granted; each fails closed (an error blocks, with the reason in the queue). */
+  gates?: RebootGroupSpecGates;
   /** How long a rebooted node must stay Ready and schedulable before its slot frees (kured's --lock-release-delay), e.g. 5m. Default 0. */
   settleTime?: string;
   /** What a failed node does to its group: Halt (default) grants nothing new until the node is cleared; SetAside quarantines it (out of the budget and the queue, counted in status.setAside) and carries on while at most maxFailed nodes are set aside. */
@@ -58,6 +60,18 @@ export interface RebootGroupSpecWindowsItem {
   timeZone?: string;
 }
 
+/** Health gates checked before a node is scheduled and before it is granted; each fails closed (an error blocks, with the reason in the queue). */
+export interface RebootGroupSpecGates {
+  /** A pod label selector (kured's --blocking-pod-selector): a node running a matching pod is not scheduled or granted (reason BlockingPods). */
+  blockingPods?: RebootGroupSpecGatesBlockingPods;
+}
+
+/** A pod label selector (kured's --blocking-pod-selector): a node running a matching pod is not scheduled or granted (reason BlockingPods). */
+export interface RebootGroupSpecGatesBlockingPods {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: RebootGroupSpecNodeSelectorMatchExpressionsItem[];
+}
+
 export interface RebootGroupStatus {
   observedGeneration?: number;
   /** Nodes in the group. */
@@ -88,7 +102,7 @@ export interface RebootGroupStatusQueueItem {
   /** When the coordinator first saw the node ask (RFC 3339). */
   requestedAt: string;
   /** Why the node is not scheduled yet. */
-  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused';
+  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused' | 'BlockingPods' | 'GateFailed';
   message: string;
 }
 
