@@ -15,6 +15,7 @@ export const NODE_STATES = [
   'afterhooks',
   'returning',
   'failed',
+  'setaside',
 ] as const;
 
 /** One of {@link NODE_STATES}. */

@@ -8,8 +8,10 @@ import type { Protocol } from '@capstan/reboot-protocol';
 import type { Client } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { QueueEntry, RebootGroup } from './api/reboot-group.js';
+import { readGateFacts } from './gate-facts.js';
 import { type CoordinatorOptions, plannerOptionsOf } from './options.js';
 import type { NamedRebootGroup } from './planner/group-policy.js';
+import type { GroupGateFacts } from './planner/health-gates.js';
 import { type NodeSnapshot, snapshotNode } from './planner/node-snapshot.js';
 import { groupOfNode, groupsOfRound, type Plan, type PlannerOptions, plan } from './planner/plan.js';
 import type { RefusedNode } from './planner/queue.js';
@@ -20,6 +22,8 @@ import { ListMemo } from './same-objects.js';
 export interface World {
   nodes: readonly Node[];
   groups: readonly RebootGroup[];
+  /** The groups' health gates as read with the world (no entry: no gates). */
+  gates?: Readonly<Record<string, GroupGateFacts>>;
 }
 
 /** Reads the world; by default from the manager's cache. Tests pass stale snapshots. */
@@ -53,7 +57,7 @@ export class PlannerService {
   /** Lists the world through the client: from the cache, or from the API server (`direct`). */
   async readWorld(direct: boolean): Promise<World> {
     const [nodes, groups] = await Promise.all([this.readNodes(direct), this.readGroups(direct)]);
-    return { nodes, groups };
+    return { nodes, groups, gates: await readGateFacts(this.client, groups) };
   }
 
   /** The nodes the coordinator manages (its node selector's), from the cache or the API server. */
@@ -86,6 +90,7 @@ export class PlannerService {
         now,
         options: this.options,
         ...(refused ? { refused } : {}),
+        ...(world.gates ? { gates: world.gates } : {}),
       }),
       nodes,
     };

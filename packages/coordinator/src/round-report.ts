@@ -87,7 +87,7 @@ export class RoundReporter {
       const c = group === undefined ? undefined : counts.get(group);
       if (!c) continue;
       const f = readFacts(n, n.annotations, n.labels, this.protocol);
-      c[f.failed ? 'failed' : (f.phase.toLowerCase() as NodeState)]++;
+      c[f.setAside ? 'setaside' : f.failed ? 'failed' : (f.phase.toLowerCase() as NodeState)]++;
     }
     metrics.nodes.reset();
     for (const [group, c] of counts)

@@ -50,6 +50,17 @@ export interface CoordinatorKeys {
    * then removes this key. A node that still asks joins the back of its group's queue.
    */
   readonly clearFailure: string;
+  /**
+   * A failed node set aside by its group's failure policy (`onFailure: SetAside`): value the
+   * failure's reason and time. The node is out of its group's budget and queue (never granted)
+   * until cleared with {@link CoordinatorKeys.clearFailure}; its agent keeps it cordoned.
+   */
+  readonly setAside: string;
+  /**
+   * Since when a rebooted node, released, has been Ready and schedulable (RFC 3339): its slot
+   * frees once it has stayed so for the group's `settleTime`. Removed at completion.
+   */
+  readonly settlingSince: string;
   /** When the node last completed a coordinated reboot (RFC 3339); informational. */
   readonly rebootedAt: string;
 }
@@ -63,6 +74,8 @@ export const coordinatorKeys: CoordinatorKeys = Object.freeze({
   hookTimedOutAt: `${CAPSTAN_PREFIX}hook-timed-out-at`,
   failed: `${CAPSTAN_PREFIX}reboot-failed`,
   clearFailure: `${CAPSTAN_PREFIX}clear-failure`,
+  setAside: `${CAPSTAN_PREFIX}set-aside`,
+  settlingSince: `${CAPSTAN_PREFIX}settling-since`,
   rebootedAt: `${CAPSTAN_PREFIX}rebooted-at`,
 });
 

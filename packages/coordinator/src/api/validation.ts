@@ -5,7 +5,7 @@
  * turns the problems into the group's `Valid` condition; the planner holds an invalid group.
  */
 import { isJsonObject, readDuration, selectorProblems } from '@capstan/runtime';
-import { maxUnavailableProblem } from './budget.js';
+import { maxFailedProblem, maxUnavailableProblem } from './budget.js';
 import { isKnownTimeZone, parseClock, WEEKDAYS } from './reboot-window.js';
 
 /** One problem with a `RebootGroup`: where (a field path) and what. */
@@ -26,13 +26,23 @@ function annotationListProblems(list: unknown, path: string): RebootGroupProblem
   return problems;
 }
 
+/** The problems of a label selector at `path`, each with its own field path. */
+function selectorProblemsAt(selector: unknown, path: string): RebootGroupProblem[] {
+  return selectorProblems(selector, path).map((text) => {
+    const [at, ...rest] = text.split(': ');
+    return { path: at as string, message: rest.join(': ') };
+  });
+}
+
 /** Problems with a group's spec (field paths start at `spec`); empty when it is usable. */
 export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
   if (!isJsonObject(spec)) return [{ path: 'spec', message: 'must be an object' }];
   const problems: RebootGroupProblem[] = [];
-  for (const message of selectorProblems(spec.nodeSelector, 'spec.nodeSelector')) {
-    const [path, ...rest] = message.split(': ');
-    problems.push({ path: path as string, message: rest.join(': ') });
+  problems.push(...selectorProblemsAt(spec.nodeSelector, 'spec.nodeSelector'));
+  if (spec.gates !== undefined && !isJsonObject(spec.gates)) {
+    problems.push({ path: 'spec.gates', message: 'must be an object' });
+  } else if (spec.gates !== undefined) {
+    problems.push(...selectorProblemsAt(spec.gates.blockingPods, 'spec.gates.blockingPods'));
   }
   const budget = maxUnavailableProblem(spec.maxUnavailable);
   if (budget) problems.push({ path: 'spec.maxUnavailable', message: budget });
@@ -87,6 +97,17 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
       problems.push({ path: `spec.${field}`, message: 'must be a positive duration like "30m" or "1h30m"' });
     }
   }
+  if (spec.settleTime !== undefined) {
+    const ms = readDuration(spec.settleTime);
+    if (ms === undefined || ms < 0) {
+      problems.push({ path: 'spec.settleTime', message: 'must be a duration like "5m" (or "0s")' });
+    }
+  }
+  if (spec.onFailure !== undefined && spec.onFailure !== 'Halt' && spec.onFailure !== 'SetAside') {
+    problems.push({ path: 'spec.onFailure', message: 'must be Halt or SetAside' });
+  }
+  const maxFailed = maxFailedProblem(spec.maxFailed);
+  if (maxFailed) problems.push({ path: 'spec.maxFailed', message: maxFailed });
   if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {
     problems.push({ path: 'spec.paused', message: 'must be a boolean' });
   }

@@ -45,7 +45,12 @@ const EVENT_OF: Partial<Record<PlannedAction, Omit<PlannedEvent, 'node'>>> = {
   HookTimedOut: {
     type: 'Warning',
     reason: 'BeforeRebootHooksTimedOut',
-    note: 'before-reboot annotations did not pass within the hook timeout; sent back to the queue',
+    note: 'not granted within the hook timeout (before-reboot annotations or a gate); sent back to the queue',
+  },
+  SetAside: {
+    type: 'Warning',
+    reason: 'RebootSetAside',
+    note: 'failed and set aside by the group’s failure policy; out of the group until cleared',
   },
   FailureCleared: {
     type: 'Normal',
@@ -67,6 +72,7 @@ export function eventsOf(
       if (!e) continue;
       let note = `${e.note} (group ${group})`;
       if (action === 'MarkedFailed') note = `${note}: ${write.setAnnotations[coordinatorKeys.failed] ?? ''}`;
+      if (action === 'SetAside') note = `${note}: ${write.setAnnotations[coordinatorKeys.setAside] ?? ''}`;
       events.push({ node: write.node, ...e, note });
     }
   }

@@ -20,6 +20,8 @@ export type FindingKind =
    * back to the queue) or its after-reboot annotations (marked failed).
    */
   | 'HookTimedOut'
+  /** A failed node set aside by its group's failure policy: out of the group until cleared. */
+  | 'NodeSetAside'
   /** A node carries the failure marker; its group grants nothing new. */
   | 'NodeFailed'
   /** `reboot-ok` was set without our grant records (another coordinator, an admin); adopted. */

@@ -27,6 +27,8 @@ export interface GroupPolicy {
   grantTimeoutMs: number;
   /** How long a node may hold a slot waiting for its before- or after-reboot annotations. */
   hookTimeoutMs: number;
+  /** How long a rebooted node stays Ready and schedulable before its slot frees. */
+  settleTimeMs: number;
   beforeHooks: string[];
   afterHooks: string[];
   paused: boolean;
@@ -76,6 +78,7 @@ export function resolveGroup(
   }
   const timeout = readDuration(safe.grantTimeout);
   const hookTimeout = readDuration(safe.hookTimeout);
+  const settleTime = readDuration(safe.settleTime);
   const selectorUsable = !problems.some((p) => p.path.startsWith('spec.nodeSelector'));
   const selector = selectsNothing || !selectorUsable ? undefined : labelSelectorFromSpec(safe.nodeSelector);
   return {
@@ -84,6 +87,7 @@ export function resolveGroup(
     order: Number.isSafeInteger(safe.order) ? (safe.order as number) : 0,
     grantTimeoutMs: timeout !== undefined && timeout > 0 ? timeout : defaultGrantTimeoutMs,
     hookTimeoutMs: hookTimeout !== undefined && hookTimeout > 0 ? hookTimeout : DEFAULT_HOOK_TIMEOUT_MS,
+    settleTimeMs: settleTime !== undefined && settleTime > 0 ? settleTime : 0,
     beforeHooks,
     afterHooks,
     paused: safe.paused === true,

@@ -1,7 +1,7 @@
 /**
- * Deadlines on the waits for hook annotations, which hold a slot of the budget: a scheduled node
- * whose before-reboot annotations do not all pass within the group's `hookTimeout` goes back to
- * the end of the queue (nothing was rebooted: its slot is given to the next); a rebooted node
+ * Deadlines on the waits that hold a slot of the budget: a scheduled node not granted within the
+ * group's `hookTimeout` (its before-reboot annotations, a health gate or its group's gate kept it
+ * waiting) goes back to the end of the queue (nothing was rebooted: its slot is given to the next); a rebooted node
  * whose after-reboot annotations do not pass in time is marked failed (it rebooted, so the
  * failure policy decides). The wait is stamped when it starts (`hook-wait-since`); a wait found
  * without a stamp (an older coordinator started it) is stamped now.
@@ -28,10 +28,7 @@ function missingHooks(draft: NodeDraft, hooks: readonly string[]): string {
   return hooks.filter((k) => draft.annotations[k] !== 'true').join(', ');
 }
 
-/**
- * A scheduled node still waiting for its before-reboot annotations (the caller checked they have
- * not all passed): stamped, or past its deadline sent to the back of the queue.
- */
+/** A scheduled node not granted yet: its wait stamped, or past its deadline sent to the back of the queue. */
 export function beforeHooksDeadline(
   draft: NodeDraft,
   group: GroupPolicy,
@@ -55,13 +52,13 @@ export function beforeHooksDeadline(
 
 /** The finding of a before-reboot timeout, reported while `hook-timed-out-at` is on the node. */
 export function hookTimedOutFinding(draft: NodeDraft, group: GroupPolicy, missing?: string): Finding {
-  const what = missing ? ` (${missing} not "true")` : '';
+  const what = missing ? ` (before-reboot annotations ${missing} not "true")` : '';
   return {
     kind: 'HookTimedOut',
     severity: 'Warning',
     node: draft.name,
     group: group.name,
-    message: `node ${draft.name}: before-reboot annotations${what} did not pass within ${group.hookTimeoutMs / 1000}s of its schedule at ${draft.annotations[coordinatorKeys.hookTimedOutAt] ?? ''}; sent back to the queue`,
+    message: `node ${draft.name} was not granted within ${group.hookTimeoutMs / 1000}s of its schedule${what}; sent back to the queue at ${draft.annotations[coordinatorKeys.hookTimedOutAt] ?? ''}`,
   };
 }
 

@@ -3,6 +3,7 @@ export * from './events.js';
 export * from './finding.js';
 export * from './gate.js';
 export * from './group-policy.js';
+export * from './health-gates.js';
 export * from './node-snapshot.js';
 export * from './node-state.js';
 export * from './node-write.js';

@@ -31,6 +31,8 @@ export interface NodeFacts {
   asking: boolean;
   inProgress: boolean;
   failed: boolean;
+  /** Failed and set aside by the failure policy: outside the budget and the queue. */
+  setAside: boolean;
   /**
    * Scheduled, granted, rebooting, not yet released or back, marked failed, or the agent says it
    * is rebooting.
@@ -47,6 +49,8 @@ export interface NodeFacts {
   rebootedAt: number | undefined;
   /** Since when the node waits for its hook annotations (scheduled, or verified and back). */
   hookWaitSince: number | undefined;
+  /** Since when the released node has been Ready and schedulable (its settle time). */
+  settlingSince: number | undefined;
 }
 
 /** Reads the facts of a node from its (possibly edited) annotations and labels. */
@@ -68,7 +72,8 @@ export function readFacts(
     annotations[coordinatorKeys.grantedAt] !== undefined ||
     annotations[coordinatorKeys.grantedBootId] !== undefined;
   const failed = annotations[coordinatorKeys.failed] !== undefined;
-  const asking = needed && !paused;
+  const setAside = failed && annotations[coordinatorKeys.setAside] !== undefined;
+  const asking = needed && !paused && !setAside;
   const phase: NodePhase = afterLabel
     ? 'AfterHooks'
     : rebootOk
@@ -86,7 +91,8 @@ export function readFacts(
   if (node.unschedulable) unavailableBecause.push('Unschedulable');
   if (node.conditions?.DiskPressure === 'True') unavailableBecause.push('DiskPressure');
   if (node.conditions?.NetworkUnavailable === 'True') unavailableBecause.push('NetworkUnavailable');
-  const inFlight = (phase !== 'Idle' && phase !== 'Asking') || failed || inProgress;
+  // A set-aside node is out of its group: neither in flight nor counted, whatever it does.
+  const inFlight = !setAside && ((phase !== 'Idle' && phase !== 'Asking') || failed || inProgress);
   const grantedBootId = annotations[coordinatorKeys.grantedBootId];
   return {
     phase,
@@ -94,15 +100,17 @@ export function readFacts(
     asking,
     inProgress,
     failed,
+    setAside,
     inFlight,
     unavailableBecause,
-    counts: inFlight || unavailableBecause.length > 0,
+    counts: !setAside && (inFlight || unavailableBecause.length > 0),
     ready,
     requestedAt: parseTimestamp(annotations[coordinatorKeys.requestedAt]),
     grantedAt: parseTimestamp(annotations[coordinatorKeys.grantedAt]),
     grantedBootId: isUsableBootId(grantedBootId) ? grantedBootId : undefined,
     rebootedAt: parseTimestamp(annotations[coordinatorKeys.rebootedAt]),
     hookWaitSince: parseTimestamp(annotations[coordinatorKeys.hookWaitSince]),
+    settlingSince: parseTimestamp(annotations[coordinatorKeys.settlingSince]),
   };
 }
 

@@ -20,6 +20,7 @@ export type PlannedAction =
   | 'MarkedFailed'
   | 'HookTimedOut'
   | 'FailureCleared'
+  | 'SetAside'
   | 'Normalized';
 
 /** The edits to make on one node. */

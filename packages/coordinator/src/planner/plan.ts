@@ -19,6 +19,7 @@ import { resolveBudget } from '../api/budget.js';
 import type { RebootGroupSpec, RebootGroupStatus } from '../api/reboot-group.js';
 import { isWithinWindows } from '../api/reboot-window.js';
 import { eventsOf, type PlannedEvent } from './events.js';
+import { applyFailurePolicies, type FailureOutcome } from './failure-policy.js';
 import type { Finding } from './finding.js';
 import { inspectValues } from './garbage.js';
 import { failedNodeFindings, gateOf } from './gate.js';
@@ -29,6 +30,7 @@ import {
   type NamedRebootGroup,
   resolveGroups,
 } from './group-policy.js';
+import type { GroupGateFacts } from './health-gates.js';
 import type { NodeSnapshot } from './node-snapshot.js';
 import { NodeDraft } from './node-state.js';
 import type { NodeWrite } from './node-write.js';
@@ -76,6 +78,8 @@ export interface PlanInput {
    * their group, passed over by its queue, so one node never holds up the others.
    */
   refused?: Readonly<Record<string, RefusedNode>>;
+  /** Each group's health gates as read for this round, by group name (no entry: no gates). */
+  gates?: Readonly<Record<string, GroupGateFacts>>;
 }
 
 /** What to do, and what to report. */
@@ -123,6 +127,8 @@ export function plan(input: PlanInput): Plan {
       settle(d, g, now, findings);
     }
   }
+  // Failure policies first: a node set aside this round keeps no group waiting.
+  const failures = applyFailurePolicies(groups, drafts, now, findings);
   const busy = new Set(
     groups
       .filter((g) => (drafts.get(g.name) ?? []).some((d) => d.facts().asking || d.facts().inFlight))
@@ -135,7 +141,7 @@ export function plan(input: PlanInput): Plan {
   for (const g of sorted) {
     const list = drafts.get(g.name) ?? [];
     const budget = resolveBudget(g.spec.maxUnavailable, list.length);
-    const failed = list.filter((d) => d.facts().failed).map((d) => d.name);
+    const { halting: failed, setAside } = failures.get(g.name) as FailureOutcome;
     const windowOpen = isWithinWindows(Array.isArray(g.spec.windows) ? g.spec.windows : undefined, now);
     const lowerBusy = sorted.filter((o) => o.order < g.order && busy.has(o.name)).map((o) => o.name);
     const gate = gateOf({
@@ -158,14 +164,24 @@ export function plan(input: PlanInput): Plan {
           message: why,
         });
     }
-    const served = serveQueue({ group: g, drafts: list, gate, budget, now, refused: input.refused ?? {} });
+    const served = serveQueue({
+      group: g,
+      drafts: list,
+      gate,
+      budget,
+      now,
+      refused: input.refused ?? {},
+      ...(input.gates?.[g.name] ? { gates: input.gates[g.name] } : {}),
+    });
     findings.push(...served.findings);
     consuming.push(...served.consuming);
     groupStatus[g.name] = groupStatusOf({
       group: g,
       drafts: list,
       budget,
-      failed,
+      failed: list.filter((d) => d.facts().failed).map((d) => d.name),
+      halting: failed,
+      setAside,
       windowOpen,
       queue: served.queue,
     });

@@ -10,6 +10,7 @@ import type { Finding } from './finding.js';
 import { beforeHooksOf } from './fleetlock-hooks.js';
 import type { Gate } from './gate.js';
 import type { GroupPolicy } from './group-policy.js';
+import { closedGate, type GroupGateFacts } from './health-gates.js';
 import { isUsableBootId, type NodeDraft, type NodeFacts } from './node-state.js';
 import { hooksPassed } from './reboot-cycle.js';
 
@@ -22,6 +23,8 @@ export interface QueueInput {
   now: number;
   /** Nodes whose writes the API server refused, by node: passed over while backed off. */
   refused?: Readonly<Record<string, RefusedNode>>;
+  /** The group's health gates, read for this round. */
+  gates?: GroupGateFacts;
 }
 
 /** A node whose writes the API server refused (the reconciler's memory, an input of the plan). */
@@ -69,7 +72,15 @@ function grant(draft: NodeDraft, group: GroupPolicy, now: number): void {
 }
 
 /** Serves one group's queue, editing the drafts it schedules and grants. */
-export function serveQueue({ group: g, drafts, gate, budget, now, refused = {} }: QueueInput): ServedQueue {
+export function serveQueue({
+  group: g,
+  drafts,
+  gate,
+  budget,
+  now,
+  refused = {},
+  gates,
+}: QueueInput): ServedQueue {
   const counted = new Set(drafts.filter((d) => d.facts().counts).map((d) => d.name));
   const queue: QueueEntry[] = [];
   const consuming: NodeDraft[] = [];
@@ -82,7 +93,7 @@ export function serveQueue({ group: g, drafts, gate, budget, now, refused = {} }
   };
   const candidates = drafts
     .map((draft) => ({ draft, facts: draft.facts() }))
-    .filter(({ facts }) => facts.phase === 'Asking' || facts.phase === 'Scheduled')
+    .filter(({ facts }) => !facts.setAside && (facts.phase === 'Asking' || facts.phase === 'Scheduled'))
     .sort(byRequest);
   for (const c of candidates) {
     const { draft, facts } = c;
@@ -111,6 +122,13 @@ export function serveQueue({ group: g, drafts, gate, budget, now, refused = {} }
         `node ${draft.name} says a reboot is in progress but holds no grant`,
       );
       wait(c, 'RebootInProgressWithoutGrant', 'the agent says a reboot is in progress without a grant');
+      continue;
+    }
+    // Health gates, before a slot is taken and again before the grant (a scheduled node that
+    // waits here is bounded by the hook timeout).
+    const closed = closedGate(gates, draft.name);
+    if (closed) {
+      wait(c, closed.reason, closed.message);
       continue;
     }
     if (facts.phase === 'Asking') {

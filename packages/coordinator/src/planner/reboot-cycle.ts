@@ -48,6 +48,20 @@ function failureReason(
   return acted ? 'RebootNotVerified' : 'GrantNotActedOn';
 }
 
+/** Whether a returned node has stayed Ready and schedulable for the group's settle time. */
+function settled(draft: NodeDraft, group: GroupPolicy, now: number): boolean {
+  if (group.settleTimeMs <= 0) return true;
+  const since = draft.facts().settlingSince;
+  return since !== undefined && now - since >= group.settleTimeMs;
+}
+
+/** Starts the settle time of a returned node (once); true when it edited the draft. */
+function stampSettling(draft: NodeDraft, now: number): boolean {
+  if (draft.facts().settlingSince !== undefined) return false;
+  draft.setAnnotation(coordinatorKeys.settlingSince, formatTimestamp(now));
+  return true;
+}
+
 /** One rule application; true when it edited the draft. */
 function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Finding[]): boolean {
   const f = draft.facts();
@@ -82,10 +96,8 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
         draft.record('Requested');
         return true;
       }
-      // Hooks that all passed are granted by the queue (budget and gates permitting).
-      return (
-        !hooksPassed(draft, beforeHooksOf(draft, group)) && beforeHooksDeadline(draft, group, now, findings)
-      );
+      // Bounded whatever it waits for: its hooks, a health gate, its group's gate.
+      return beforeHooksDeadline(draft, group, now, findings);
     case 'Granted': {
       let changed = false;
       if (draft.labels[labels.beforeReboot] !== undefined) {
@@ -168,12 +180,16 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
     }
     case 'Returning':
       if (f.ready && !draft.node.unschedulable) {
+        if (!settled(draft, group, now)) return stampSettling(draft, now);
+        removeIfPresent(draft, coordinatorKeys.settlingSince);
         draft.removeAnnotation(coordinatorKeys.grantedAt);
         draft.removeAnnotation(coordinatorKeys.grantedBootId);
         draft.setAnnotation(coordinatorKeys.rebootedAt, formatTimestamp(now));
         draft.record('Completed');
         return true;
       }
+      // Back down during its settle time: it settles afresh once back.
+      if (removeIfPresent(draft, coordinatorKeys.settlingSince)) return true;
       if (f.grantedAt !== undefined && now - f.grantedAt >= group.grantTimeoutMs) {
         findings.push({
           kind: 'ReturnOverdue',

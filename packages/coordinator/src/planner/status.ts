@@ -14,7 +14,11 @@ export interface StatusInput {
   group: GroupPolicy;
   drafts: readonly NodeDraft[];
   budget: number;
+  /** Every failed node, set aside or not. */
   failed: readonly string[];
+  /** Failed nodes not set aside: the group is halted. */
+  halting: readonly string[];
+  setAside: readonly string[];
   windowOpen: boolean;
   queue: QueueEntry[];
 }
@@ -29,6 +33,8 @@ export function groupStatusOf({
   drafts,
   budget,
   failed,
+  halting,
+  setAside,
   windowOpen,
   queue,
 }: StatusInput): RebootGroupStatus {
@@ -43,15 +49,23 @@ export function groupStatusOf({
     maxUnavailable: budget,
     rebooted: finals.filter((f) => f.rebootedAt !== undefined).length,
     failed: failed.length,
+    setAside: setAside.length,
     windowOpen,
     queue,
     conditions: [
       problems.length > 0
         ? condition('Valid', false, 'InvalidSpec', problems.join('; '))
         : condition('Valid', true, 'Valid', 'the spec is valid'),
-      failed.length > 0
-        ? condition('Halted', true, 'NodeFailed', `failed: ${failed.join(', ')}; ${CLEAR_HINT} and resume`)
-        : condition('Halted', false, 'NoFailures', 'no node is marked failed'),
+      halting.length > 0
+        ? condition('Halted', true, 'NodeFailed', `failed: ${halting.join(', ')}; ${CLEAR_HINT} and resume`)
+        : condition(
+            'Halted',
+            false,
+            'NoFailures',
+            setAside.length > 0
+              ? `set aside: ${setAside.join(', ')} (${CLEAR_HINT})`
+              : 'no node is marked failed',
+          ),
       condition(
         'WindowOpen',
         windowOpen,
@@ -80,6 +94,7 @@ export function degradedCondition(
       f.severity === 'Warning' &&
       f.kind !== 'InvalidGroup' &&
       f.kind !== 'NodeFailed' &&
+      f.kind !== 'NodeSetAside' &&
       (f.group === group || (f.group === undefined && f.node !== undefined && membership[f.node] === group)),
   );
   if (mine.length === 0) return condition('Degraded', false, 'NoFindings', 'nothing to report');

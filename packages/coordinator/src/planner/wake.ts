@@ -27,6 +27,7 @@ export function wakeAfter({ now, horizonMs, groups }: WakeInput): number {
       const dues = [
         f.grantedAt === undefined ? undefined : f.grantedAt + policy.grantTimeoutMs,
         f.hookWaitSince === undefined ? undefined : f.hookWaitSince + policy.hookTimeoutMs,
+        f.settlingSince === undefined ? undefined : f.settlingSince + policy.settleTimeMs,
       ];
       for (const at of dues) if (at !== undefined && at > now) wake = Math.min(wake, at - now + 1);
     }

@@ -31,6 +31,7 @@ import {
   settle,
   wakeAfter,
 } from '../../src/index.js';
+import { applyFailurePolicies, type FailureOutcome } from '../../src/planner/failure-policy.js';
 import { inspectValues } from '../../src/planner/garbage.js';
 
 /** A draft that never remembers its facts and always diffs its maps against the snapshot. */
@@ -118,6 +119,7 @@ export function referencePlan(input: PlanInput): Plan {
       settle(d, g, now, findings);
     }
   }
+  const failures = applyFailurePolicies(groups, drafts, now, findings);
   const busy = groups.filter((g) => drafts.get(g.name)?.some((d) => d.facts().asking || d.facts().inFlight));
   const sorted = [...groups].sort(byOrder);
   const groupStatus: Record<string, RebootGroupStatus> = {};
@@ -125,7 +127,7 @@ export function referencePlan(input: PlanInput): Plan {
   for (const g of sorted) {
     const list = drafts.get(g.name) ?? [];
     const budget = resolveBudget(g.spec.maxUnavailable, list.length);
-    const failed = list.filter((d) => d.facts().failed).map((d) => d.name);
+    const { halting: failed, setAside } = failures.get(g.name) as FailureOutcome;
     const windowOpen = isWithinWindows(Array.isArray(g.spec.windows) ? g.spec.windows : undefined, now);
     const gate = gateOf({
       group: g,
@@ -151,7 +153,9 @@ export function referencePlan(input: PlanInput): Plan {
       group: g,
       drafts: list,
       budget,
-      failed,
+      failed: list.filter((d) => d.facts().failed).map((d) => d.name),
+      halting: failed,
+      setAside,
       windowOpen,
       queue: served.queue,
     });

@@ -25,6 +25,14 @@ export interface RebootGroupSpec {
   grantTimeout?: string;
   /** How long a node may hold a slot waiting for its before-reboot annotations (then it goes back to the queue) or its after-reboot annotations (then it is marked failed), e.g. 30m. Default 30m. */
   hookTimeout?: string;
+  /** Health gates checked before a node is scheduled and before it is granted; each fails closed (an error blocks, with the reason in the queue). */
+  gates?: RebootGroupSpecGates;
+  /** How long a rebooted node must stay Ready and schedulable before its slot frees (kured's --lock-release-delay), e.g. 5m. Default 0. */
+  settleTime?: string;
+  /** What a failed node does to its group: Halt (default) grants nothing new until the node is cleared; SetAside quarantines it (out of the budget and the queue, counted in status.setAside) and carries on while at most maxFailed nodes are set aside. */
+  onFailure?: 'Halt' | 'SetAside';
+  /** Under onFailure: SetAside, how many nodes may be set aside at once: a count (0 or more) or a percentage of the group's nodes (rounded down). One more failure halts the group. Default 1. */
+  maxFailed?: number | string;
   /** No new schedules or grants while true; in-flight nodes finish. */
   paused?: boolean;
 }
@@ -52,6 +60,18 @@ export interface RebootGroupSpecWindowsItem {
   timeZone?: string;
 }
 
+/** Health gates checked before a node is scheduled and before it is granted; each fails closed (an error blocks, with the reason in the queue). */
+export interface RebootGroupSpecGates {
+  /** A pod label selector (kured's --blocking-pod-selector): a node running a matching pod is not scheduled or granted (reason BlockingPods). */
+  blockingPods?: RebootGroupSpecGatesBlockingPods;
+}
+
+/** A pod label selector (kured's --blocking-pod-selector): a node running a matching pod is not scheduled or granted (reason BlockingPods). */
+export interface RebootGroupSpecGatesBlockingPods {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: RebootGroupSpecNodeSelectorMatchExpressionsItem[];
+}
+
 export interface RebootGroupStatus {
   observedGeneration?: number;
   /** Nodes in the group. */
@@ -68,6 +88,8 @@ export interface RebootGroupStatus {
   rebooted: number;
   /** Nodes carrying the failure marker. */
   failed: number;
+  /** Failed nodes set aside (onFailure SetAside), outside the budget and the queue. */
+  setAside?: number;
   /** Whether a window is open now (true when the group has no windows). */
   windowOpen: boolean;
   /** Asking nodes not yet granted, first served first, with why each waits. */
@@ -80,7 +102,7 @@ export interface RebootGroupStatusQueueItem {
   /** When the coordinator first saw the node ask (RFC 3339). */
   requestedAt: string;
   /** Why the node is not scheduled yet. */
-  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused';
+  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused' | 'BlockingPods' | 'GateFailed';
   message: string;
 }
 
