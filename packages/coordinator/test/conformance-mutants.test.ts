@@ -22,8 +22,9 @@ import { BUDGET, coordinatorScenario, GRANT_TIMEOUT_MS } from './coordinator-sce
 import { NAMESPACE } from './sim-kit.js';
 
 /**
- * A client without the two guards against a stale view: `direct` reads come from the cache, and
- * writes drop their resourceVersion precondition (so they land whatever they were planned from).
+ * A client without the guards against a stale view: `direct` reads come from the cache, its own
+ * writes are not overlaid on it (`readYourWrites: false`), and writes drop their resourceVersion
+ * precondition (so they land whatever they were planned from).
  */
 class CarelessClient extends Client {
   override get<T extends KubeObject>(
@@ -74,6 +75,7 @@ describe('the coordinator scenario catches a broken coordinator', () => {
         const client = new CarelessClient(manager.transport, {
           cache: manager.cache,
           fieldManager: 'capstan-coordinator',
+          readYourWrites: false,
         });
         const reconciler = new CoordinatorReconciler(
           {
