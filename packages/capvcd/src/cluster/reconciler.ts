@@ -33,6 +33,7 @@ import {
   type VCDMachine,
   VCDMachineType,
 } from '../api/types.js';
+import { specHonouredCondition, unactedClusterFields } from '../compat.js';
 import { CLUSTER_WRITES, type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { loadBalancerName } from '../naming.js';
@@ -89,6 +90,7 @@ export class VCDClusterReconciler implements Reconciler {
     const status: VCDClusterStatus = structuredClone(vcdCluster.status ?? {});
     const stop = await gate(client, VCDClusterType, vcdCluster, status, cluster, CLUSTER_FINALIZER);
     if (stop) return stop.result;
+    specHonouredCondition(status, vcdCluster, unactedClusterFields(vcdCluster.spec));
     // Backing off after a VCD error: an event that brings the object early does not call VCD.
     const backingOff = this.backoff.remaining(requestKey(request));
     if (backingOff > 0) return { requeueAfter: backingOff };

@@ -31,6 +31,7 @@ import {
   type VCDMachineStatus,
   VCDMachineType,
 } from '../api/types.js';
+import { specHonouredCondition, unactedMachineFields } from '../compat.js';
 import { decideMachine, type MachineStep, releasableWithoutVcd } from '../decide/machine.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
@@ -117,6 +118,7 @@ export class VCDMachineReconciler implements Reconciler {
 
     const stop = await gate(client, VCDMachineType, vcdMachine, status, cluster, MACHINE_FINALIZER);
     if (stop) return stop.result;
+    specHonouredCondition(status, vcdMachine, unactedMachineFields(vcdMachine.spec));
     // Backing off after a VCD error: an event that brings the object early does not call VCD.
     const backingOff = this.backoff.remaining(requestKey(request));
     if (backingOff > 0) return { requeueAfter: backingOff };
