@@ -47,6 +47,11 @@ export interface CapvcdOptions {
   taskPolling?: TaskPolling;
   /** Delay before looking again at a VM waiting for its IP or a busy entity (default 5 s). */
   recheckMs?: number;
+  /**
+   * After a VCD error (5xx, 429, `BUSY_ENTITY`, a failed call) the object's next try waits
+   * `initialMs × 2^n` for its n-th error in a row, at most `maxMs` (default 1 s to 5 min).
+   */
+  vcdErrorBackoff?: { initialMs: number; maxMs: number };
 }
 
 /** What {@link addCapvcd} added. */
@@ -126,6 +131,7 @@ export function addCapvcd(
     metrics,
     clock: extras.clock ?? realClock,
     ...(options.taskPolling ? { polling: options.taskPolling } : {}),
+    ...(options.vcdErrorBackoff ? { vcdErrorBackoff: options.vcdErrorBackoff } : {}),
   };
   const cache = manager.cache;
   // A Cluster's change (pause, infrastructure provisioned) concerns all its machines.

@@ -76,6 +76,26 @@ describe('the capvcd CRDs', () => {
     ]);
   });
 
+  it('keeps CAPVCD’s own fields (not pruned): its manifests apply as written', async () => {
+    const capvcdFields = {
+      rdeId: 'urn:vcloud:entity:vmware:capvcdCluster:0b1c',
+      parentUid: '',
+      useAsManagementCluster: false,
+      proxyConfigSpec: { httpProxy: '', httpsProxy: '', noProxy: '' },
+      ovcdZoneConfigMap: 'zones',
+      multiZoneSpec: { zoneTopology: 'DCGroup' as const, dcGroupConfig: {} },
+    };
+    await client.create(VCDClusterType, cluster('capvcd-fields', capvcdFields));
+    const read = await client.get(VCDClusterType, { namespace: env.namespace, name: 'capvcd-fields' });
+    expect(read.spec).toMatchObject(capvcdFields);
+    await client.create(
+      VCDMachineType,
+      machine('capvcd-fields', { enableNvidiaGPU: false, bootstrapped: true }),
+    );
+    const m = await client.get(VCDMachineType, { namespace: env.namespace, name: 'capvcd-fields' });
+    expect(m.spec).toMatchObject({ enableNvidiaGPU: false, bootstrapped: true });
+  });
+
   it('accepts the objects CAPVCD users write, templates included', async () => {
     await client.create(
       VCDClusterType,

@@ -28,6 +28,13 @@ export interface ClusterApiAssets {
   rbacDir: string;
 }
 
+/** clusterctl and the KubeadmControlPlane CRDs of its Cluster API version. */
+export interface ClusterctlAssets {
+  binary: string;
+  /** The CRD bases of `controlplane/kubeadm` (KubeadmControlPlane, KubeadmControlPlaneTemplate). */
+  kubeadmControlPlaneCrdDir: string;
+}
+
 /** Paths of the envtest binaries (and the upstream files some of them need). */
 export interface Assets {
   /** The folder holding kube-apiserver. */
@@ -42,10 +49,12 @@ export interface Assets {
   kwok?: KwokAssets;
   /** Present when asked for with `with: ['cluster-api']`. */
   clusterApi?: ClusterApiAssets;
+  /** Present when asked for with `with: ['clusterctl']`. */
+  clusterctl?: ClusterctlAssets;
 }
 
 /** Components beyond the control plane itself (kube-apiserver, etcd, controller manager, scheduler). */
-export type ExtraComponent = Extract<ComponentName, 'kwok' | 'cluster-api'>;
+export type ExtraComponent = Extract<ComponentName, 'kwok' | 'cluster-api' | 'clusterctl'>;
 
 /** Options of {@link resolveAssets}. */
 export interface ResolveAssetsOptions {
@@ -109,6 +118,11 @@ export async function resolveAssets(options: ResolveAssetsOptions = {}): Promise
       kubeadmBootstrapManager: paths['kubeadm-bootstrap-manager'] as string,
       crdDir: join(dataDir('cluster-api'), 'crds'),
       rbacDir: join(dataDir('cluster-api'), 'rbac'),
+    };
+  if (names.includes('clusterctl'))
+    assets.clusterctl = {
+      binary: paths.clusterctl as string,
+      kubeadmControlPlaneCrdDir: join(dataDir('clusterctl'), 'crds', 'kubeadm-control-plane'),
     };
   return assets;
 }

@@ -19,11 +19,11 @@ program
   .command('setup')
   .description(
     'build (once, in parallel) and print every binary envtest runs: kube-apiserver, etcd, ' +
-      'kube-controller-manager, kube-scheduler, kwok and Cluster API',
+      'kube-controller-manager, kube-scheduler, kwok, Cluster API and clusterctl',
   )
   .action(async () => {
     const started = Date.now();
-    const assets = await resolveAssets({ with: ['kwok', 'cluster-api'] });
+    const assets = await resolveAssets({ with: ['kwok', 'cluster-api', 'clusterctl'] });
     const lines = [
       `kube-apiserver            ${assets.kubeApiServer}`,
       `etcd                      ${assets.etcd}`,
@@ -32,6 +32,7 @@ program
       `kwok                      ${assets.kwok?.binary}`,
       `cluster-api-manager       ${assets.clusterApi?.manager}`,
       `kubeadm-bootstrap-manager ${assets.clusterApi?.kubeadmBootstrapManager}`,
+      `clusterctl                ${assets.clusterctl?.binary}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     process.stderr.write(`[envtest] setup done in ${Math.round((Date.now() - started) / 1000)} s\n`);

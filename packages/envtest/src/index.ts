@@ -10,6 +10,7 @@ export {
   type Assets,
   AssetsUnavailableError,
   type ClusterApiAssets,
+  type ClusterctlAssets,
   defaultCacheRoot,
   type ExtraComponent,
   type KwokAssets,

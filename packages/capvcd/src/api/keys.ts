@@ -52,8 +52,10 @@ export const Conditions = {
   VMProvisioned: 'VMProvisioned',
   LoadBalancerAvailable: 'LoadBalancerAvailable',
   Paused: 'Paused',
-  /** False when TLS verification of the VCD site is switched off. */
+  /** False when TLS verification of the VCD site is switched off, or its last handshake failed. */
   TLSVerified: 'TLSVerified',
+  /** False when the spec sets CAPVCD fields this provider accepts but does not act on (named). */
+  SpecHonoured: 'SpecHonoured',
 } as const;
 
 /** Default API server port of a control-plane endpoint. */

@@ -119,12 +119,32 @@ export const clusterSpecSchema: Schema = {
             },
           },
         },
+        zoneTopology: {
+          type: 'string',
+          enum: ['', 'DCGroup'],
+          description: 'CAPVCD: DCGroup topology (reported, not acted on)',
+        },
+        dcGroupConfig: { type: 'object', description: 'CAPVCD: DC group settings (reported, not acted on)' },
       },
     },
     insecureSkipTLSVerify: {
       type: 'boolean',
       description: 'Do not verify the site certificate (warned by a condition).',
     },
+    // CAPVCD's fields, accepted so that its manifests apply; SpecHonoured=False names those set.
+    rdeId: str('CAPVCD: the RDE of the cluster (no RDE is kept here; reported, not acted on)'),
+    parentUid: str('CAPVCD: the management cluster’s RDE (reported, not acted on)'),
+    useAsManagementCluster: { type: 'boolean', description: 'CAPVCD: reported, not acted on' },
+    proxyConfigSpec: {
+      type: 'object',
+      description: 'CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files)',
+      properties: {
+        httpProxy: { type: 'string' },
+        httpsProxy: { type: 'string' },
+        noProxy: { type: 'string' },
+      },
+    },
+    ovcdZoneConfigMap: str('CAPVCD: zone ConfigMap (reported, not acted on)'),
   },
   'x-kubernetes-validations': [
     {
@@ -201,6 +221,11 @@ export const machineSpecSchema: Schema = {
       type: 'boolean',
       description: 'VCD guest customization (off: cloud-init does it)',
     },
+    bootstrapped: {
+      type: 'boolean',
+      description: 'CAPVCD: written by its controller (reported, not acted on)',
+    },
+    enableNvidiaGPU: { type: 'boolean', description: 'CAPVCD: a no-op there too (reported, not acted on)' },
   },
   'x-kubernetes-validations': [
     {

@@ -14,8 +14,8 @@ import {
   type Request,
   type Result,
   removeFinalizer,
+  requestKey,
 } from '@capstan/runtime';
-import type { Secret } from '@capstan/runtime/client';
 import { MachineType } from '../api/capi.js';
 import {
   CLUSTER_FINALIZER,
@@ -33,7 +33,8 @@ import {
   type VCDMachine,
   VCDMachineType,
 } from '../api/types.js';
-import { type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
+import { specHonouredCondition, unactedClusterFields } from '../compat.js';
+import { CLUSTER_WRITES, type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { loadBalancerName } from '../naming.js';
 import {
@@ -47,10 +48,12 @@ import {
 } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling } from '../tasks.js';
-import type { Connections } from '../vcd/connections.js';
+import type { Connection, Connections } from '../vcd/connections.js';
+import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { UnknownReference, VcdError } from '../vcd/errors.js';
 import { claimCredentials, releaseCredentials } from './credentials-claim.js';
 import { actCluster, observeCluster } from './load-balancer.js';
+import { tlsCondition } from './tls-condition.js';
 
 export interface ClusterReconcilerDeps {
   client: Client;
@@ -62,14 +65,18 @@ export interface ClusterReconcilerDeps {
   resyncMs?: number;
   /** Task start times and ages are read from it (the manager's clock). */
   clock: Clock;
+  /** The wait after VCD errors (see {@link VcdErrorBackoff}). */
+  vcdErrorBackoff?: ErrorBackoffCurve;
 }
 
 /** Reconciles VCDClusters. */
 export class VCDClusterReconciler implements Reconciler {
   private readonly tasks: RecordedTasks;
+  private readonly backoff: VcdErrorBackoff;
 
   constructor(private readonly deps: ClusterReconcilerDeps) {
     this.tasks = new RecordedTasks(deps);
+    this.backoff = new VcdErrorBackoff(deps.clock, deps.vcdErrorBackoff);
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
@@ -83,18 +90,11 @@ export class VCDClusterReconciler implements Reconciler {
     const status: VCDClusterStatus = structuredClone(vcdCluster.status ?? {});
     const stop = await gate(client, VCDClusterType, vcdCluster, status, cluster, CLUSTER_FINALIZER);
     if (stop) return stop.result;
+    specHonouredCondition(status, vcdCluster, unactedClusterFields(vcdCluster.spec));
+    // Backing off after a VCD error: an event that brings the object early does not call VCD.
+    const backingOff = this.backoff.remaining(requestKey(request));
+    if (backingOff > 0) return { requeueAfter: backingOff };
     const deleting = vcdCluster.metadata.deletionTimestamp !== undefined;
-    const insecure = vcdCluster.spec.insecureSkipTLSVerify === true;
-    condition(
-      status,
-      vcdCluster,
-      Conditions.TLSVerified,
-      !insecure,
-      insecure ? 'InsecureSkipTLSVerify' : 'Verified',
-      insecure
-        ? 'TLS verification of the VCD site is switched off: anyone on the path can read the credentials'
-        : '',
-    );
     const zones = vcdCluster.spec.multiZoneSpec?.zones ?? [];
     if (zones.length > 0) {
       status.failureDomains = zones.map((z) => ({
@@ -106,12 +106,19 @@ export class VCDClusterReconciler implements Reconciler {
     const managed =
       !vcdCluster.spec.controlPlaneEndpoint?.host ||
       vcdCluster.metadata.annotations?.[MANAGED_ENDPOINT_ANNOTATION] !== undefined;
+    let connection: Connection | undefined;
     try {
       // Refused credentials stop here, before anything is read from them or held.
       const secret = await credentialsSecret(client, vcdCluster);
       if (!deleting) await claimCredentials(client, vcdCluster, secret);
-      if (!deleting && !managed) return await this.userEndpoint(vcdCluster, status);
-      return await this.advance(vcdCluster, clusterName, status, { managed, deleting, secret }, log);
+      connection = await connectionFor(client, this.deps.connections, vcdCluster, secret);
+      tlsCondition(status, vcdCluster, connection.site);
+      const result =
+        !deleting && !managed
+          ? await this.userEndpoint(vcdCluster, status)
+          : await this.advance(vcdCluster, clusterName, status, { managed, deleting, connection }, log);
+      this.backoff.succeeded(requestKey(request));
+      return result;
     } catch (err) {
       if (!(err instanceof NotReady || err instanceof VcdError)) throw err;
       const reason =
@@ -123,10 +130,14 @@ export class VCDClusterReconciler implements Reconciler {
               ? 'NoFreeIP'
               : 'VCDError';
       if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, err.message);
+      if (connection) tlsCondition(status, vcdCluster, connection.site);
       condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
       condition(status, vcdCluster, Conditions.Ready, false, deleting ? 'Deleting' : reason, err.message);
       await writeStatus(client, VCDClusterType, vcdCluster, status);
-      return err instanceof VcdError ? { requeue: true } : { requeueAfter: 30_000 };
+      // VCD faults back off per object, never in a burst.
+      return err instanceof VcdError
+        ? { requeueAfter: this.backoff.failed(requestKey(request)) }
+        : { requeueAfter: 30_000 };
     }
   }
 
@@ -151,12 +162,11 @@ export class VCDClusterReconciler implements Reconciler {
     vcdCluster: VCDCluster,
     clusterName: string,
     status: VCDClusterStatus,
-    { managed, deleting, secret }: { managed: boolean; deleting: boolean; secret: Secret },
+    { managed, deleting, connection }: { managed: boolean; deleting: boolean; connection: Connection },
     log: Logger,
   ): Promise<Result | undefined> {
-    const { client, connections, events } = this.deps;
+    const { client, events } = this.deps;
     const namespace = vcdCluster.metadata.namespace as string;
-    const connection = await connectionFor(client, connections, vcdCluster, secret);
     const turn = await this.tasks.turn(connection.vcd, VCDClusterType, vcdCluster, status);
     if (turn.running) {
       await writeStatus(client, VCDClusterType, vcdCluster, status);
@@ -171,6 +181,7 @@ export class VCDClusterReconciler implements Reconciler {
       ...(recordedVip ? { recordedVip } : {}),
       ...(status.loadBalancer?.poolId ? { poolId: status.loadBalancer.poolId } : {}),
     });
+    tlsCondition(status, vcdCluster, connection.site);
     const machines = (
       await client.list(VCDMachineType, { namespace, labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName}` })
     ).items;
@@ -184,8 +195,9 @@ export class VCDClusterReconciler implements Reconciler {
       },
       world.seen,
     );
-    if (step.kind === 'CreatePool' || step.kind === 'CreateVirtualService') {
-      // A create is never repeated: look past the cache for a task recorded meanwhile.
+    if (CLUSTER_WRITES.has(step.kind)) {
+      // No VCD write is repeated (a second create, a second DELETE of a virtual service still
+      // going): look past the cache for a task recorded meanwhile.
       const fresh = await client.get(VCDClusterType, keyOf(vcdCluster), { direct: true });
       if (fresh.status?.task && fresh.status.task.href !== turn.endedHref)
         return { requeueAfter: this.tasks.polling.minMs };

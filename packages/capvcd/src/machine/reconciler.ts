@@ -31,6 +31,7 @@ import {
   type VCDMachineStatus,
   VCDMachineType,
 } from '../api/types.js';
+import { specHonouredCondition, unactedMachineFields } from '../compat.js';
 import { decideMachine, type MachineStep, releasableWithoutVcd } from '../decide/machine.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
@@ -38,6 +39,7 @@ import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } 
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
+import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { UnknownReference, VcdError } from '../vcd/errors.js';
 import { type VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
@@ -58,6 +60,8 @@ export interface MachineReconcilerDeps {
   recheckMs?: number;
   /** Task start times and ages are read from it (the manager's clock). */
   clock: Clock;
+  /** The wait after VCD errors (see {@link VcdErrorBackoff}). */
+  vcdErrorBackoff?: ErrorBackoffCurve;
 }
 
 /** What one turn on the cluster's vApp works with. */
@@ -92,9 +96,11 @@ export class VCDMachineReconciler implements Reconciler {
   private readonly tasks: RecordedTasks;
   private readonly vappTurns = new VAppTurns();
   private readonly vappLocks: VAppLocks;
+  private readonly backoff: VcdErrorBackoff;
 
   constructor(private readonly deps: MachineReconcilerDeps) {
     this.tasks = new RecordedTasks(deps);
+    this.backoff = new VcdErrorBackoff(deps.clock, deps.vcdErrorBackoff);
     this.vappLocks = new VAppLocks(deps.clock);
   }
 
@@ -112,6 +118,10 @@ export class VCDMachineReconciler implements Reconciler {
 
     const stop = await gate(client, VCDMachineType, vcdMachine, status, cluster, MACHINE_FINALIZER);
     if (stop) return stop.result;
+    specHonouredCondition(status, vcdMachine, unactedMachineFields(vcdMachine.spec));
+    // Backing off after a VCD error: an event that brings the object early does not call VCD.
+    const backingOff = this.backoff.remaining(requestKey(request));
+    if (backingOff > 0) return { requeueAfter: backingOff };
     const deleting = vcdMachine.metadata.deletionTimestamp !== undefined;
 
     const vcdClusterName = cluster?.spec?.infrastructureRef?.name ?? clusterName;
@@ -134,7 +144,7 @@ export class VCDMachineReconciler implements Reconciler {
       }
       if (!vcdCluster)
         throw new NotReady('WaitingForVCDCluster', `VCDCluster ${vcdClusterName ?? '?'} not found`);
-      return await this.advance(
+      const result = await this.advance(
         vcdMachine,
         machine,
         vcdCluster,
@@ -143,6 +153,8 @@ export class VCDMachineReconciler implements Reconciler {
         deleting,
         log,
       );
+      this.backoff.succeeded(requestKey(request));
+      return result;
     } catch (err) {
       return this.report(vcdMachine, status, err, deleting, log);
     }
@@ -354,8 +366,10 @@ export class VCDMachineReconciler implements Reconciler {
     if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, message);
     notReady(status, vcdMachine, deleting, reason, message);
     await writeStatus(this.deps.client, VCDMachineType, vcdMachine, status);
-    // VCD faults back off (rate-limited requeue); waiting for Kubernetes objects is woken by their watches.
-    return err instanceof VcdError ? { requeue: true } : { requeueAfter: 30_000 };
+    // VCD faults back off per object; waiting for Kubernetes objects is woken by their watches.
+    return err instanceof VcdError
+      ? { requeueAfter: this.backoff.failed(requestKey(keyOf(vcdMachine))) }
+      : { requeueAfter: 30_000 };
   }
 }
 

@@ -11,6 +11,8 @@ import { type CallInfo, Site, type SiteOptions } from './site.js';
 
 /** A session with its typed client and its lookups. */
 export interface Connection {
+  /** The site (its last TLS handshake). */
+  site: Site;
   session: Session;
   vcd: VcdClient;
   directory: Directory;
@@ -52,7 +54,7 @@ export class Connections {
     if (!connection) {
       const session = new Session(s, credentials);
       const vcd = new VcdClient(session);
-      connection = { session, vcd, directory: new Directory(vcd) };
+      connection = { site: s, session, vcd, directory: new Directory(vcd) };
       this.sessions.set(key, connection);
     }
     return connection;

@@ -48,6 +48,38 @@ export function pathTemplate(path: string): string {
     .replace(/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g, '{id}');
 }
 
+/** How the last TLS handshake with a site went: verified, unverified (switched off) or failed. */
+export interface HandshakeOutcome {
+  verified: boolean;
+  /** Why it failed (the TLS error); empty when it did not. */
+  message: string;
+}
+
+/** Node's certificate verification errors (`err.code`), as distinct from a refused connection. */
+const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** The TLS failure a request error stands for, or undefined when it is not one. */
+export function handshakeFailure(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return undefined;
+  return CERTIFICATE_CODES.has(code) || code.startsWith('ERR_SSL_')
+    ? `${code}: ${(err as Error).message}`
+    : undefined;
+}
+
 /** A site's connection, rate limit and negotiated version. */
 export class Site {
   readonly base: URL;
@@ -55,6 +87,7 @@ export class Site {
   private readonly limiter: TokenBucketRateLimiter<string>;
   private readonly timeoutMs: number;
   private negotiated: Promise<string> | undefined;
+  private handshake: HandshakeOutcome | undefined;
 
   constructor(
     readonly options: SiteOptions,
@@ -67,6 +100,11 @@ export class Site {
     });
     this.limiter = new TokenBucketRateLimiter({ qps: options.qps ?? 10, burst: options.burst ?? 20 });
     this.timeoutMs = options.timeoutMs ?? 60_000;
+  }
+
+  /** How the last handshake went; undefined before any request got an answer or a TLS error. */
+  get lastHandshake(): HandshakeOutcome | undefined {
+    return this.handshake;
   }
 
   /** The API version to speak: the best of {@link SUPPORTED_VERSIONS} the site lists (asked once). */
@@ -121,8 +159,11 @@ export class Site {
         status: res.status,
         durationMs: performance.now() - started,
       });
+      this.handshake = { verified: this.options.insecure !== true, message: '' };
       return res;
     } catch (err) {
+      const tls = handshakeFailure(err);
+      if (tls) this.handshake = { verified: false, message: tls };
       this.onCall({ method, path: pathTemplate(path), status: 0, durationMs: performance.now() - started });
       // The timeout's own message repeats the call with its ids; say it as the other failures.
       const reason =

@@ -120,7 +120,12 @@ export class Harness {
 
   /** Starts the provider as its ServiceAccount, with leader election. */
   async startProvider(
-    options: CapvcdOptions = { taskPolling: { minMs: 100, maxMs: 1000 }, recheckMs: 200 },
+    // Timings scaled down as vcdsim's tasks are: VCD errors back off from 200 ms, at most 2 s.
+    options: CapvcdOptions = {
+      taskPolling: { minMs: 100, maxMs: 1000 },
+      recheckMs: 200,
+      vcdErrorBackoff: { initialMs: 200, maxMs: 2_000 },
+    },
   ): Promise<Provider> {
     const kubeConfig = await this.plane.serviceAccountKubeConfig('capvcd-system', 'capstan-capvcd');
     const manager = Manager.create({

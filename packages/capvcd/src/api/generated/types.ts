@@ -25,6 +25,16 @@ export interface VCDClusterSpec {
   multiZoneSpec?: VCDClusterSpecMultiZoneSpec;
   /** Do not verify the site certificate (warned by a condition). */
   insecureSkipTLSVerify?: boolean;
+  /** CAPVCD: the RDE of the cluster (no RDE is kept here; reported, not acted on) */
+  rdeId?: string;
+  /** CAPVCD: the management cluster’s RDE (reported, not acted on) */
+  parentUid?: string;
+  /** CAPVCD: reported, not acted on */
+  useAsManagementCluster?: boolean;
+  /** CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files) */
+  proxyConfigSpec?: VCDClusterSpecProxyConfigSpec;
+  /** CAPVCD: zone ConfigMap (reported, not acted on) */
+  ovcdZoneConfigMap?: string;
 }
 
 /** The workload API server. Set it yourself to run without a load balancer. */
@@ -60,6 +70,10 @@ export interface VCDClusterSpecLoadBalancerConfigSpec {
 
 export interface VCDClusterSpecMultiZoneSpec {
   zones?: VCDClusterSpecMultiZoneSpecZonesItem[];
+  /** CAPVCD: DCGroup topology (reported, not acted on) */
+  zoneTopology?: '' | 'DCGroup';
+  /** CAPVCD: DC group settings (reported, not acted on) */
+  dcGroupConfig?: Record<string, unknown>;
 }
 
 export interface VCDClusterSpecMultiZoneSpecZonesItem {
@@ -70,6 +84,13 @@ export interface VCDClusterSpecMultiZoneSpecZonesItem {
   /** Network of the zone */
   ovdcNetworkName: string;
   controlPlaneZone?: boolean;
+}
+
+/** CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files) */
+export interface VCDClusterSpecProxyConfigSpec {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
 }
 
 export interface VCDClusterStatus {
@@ -156,6 +177,10 @@ export interface VCDMachineSpec {
   failureDomain?: string;
   /** VCD guest customization (off: cloud-init does it) */
   enableGuestCustomization?: boolean;
+  /** CAPVCD: written by its controller (reported, not acted on) */
+  bootstrapped?: boolean;
+  /** CAPVCD: a no-op there too (reported, not acted on) */
+  enableNvidiaGPU?: boolean;
 }
 
 export interface VCDMachineStatus {
