@@ -55,8 +55,9 @@ function withVariableArgs(o: TemplateObject): TemplateObject {
 }
 
 /**
- * The image as clusterctl's image overrides parse it: with its registry (`capstan/capvcd:0.1.0` is
- * Docker Hub's `docker.io/capstan/capvcd:0.1.0`, as every container runtime reads it).
+ * The image as clusterctl's image overrides parse it: with its registry (a name without one, such
+ * as `capstan/capvcd:0.1.0`, is Docker Hub's `docker.io/capstan/capvcd:0.1.0`, as every container
+ * runtime reads it).
  */
 export function canonicalImage(image: string): string {
   const first = image.split('/')[0] as string;

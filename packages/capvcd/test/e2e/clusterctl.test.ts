@@ -134,7 +134,7 @@ describe('the clusterctl repository, under the real clusterctl', () => {
     };
     const manager = deployment.spec.template.spec.containers.find((c) => c.name === 'manager');
     expect(manager?.args).toContain('--vcd-qps=10');
-    expect(manager?.image).toBe('docker.io/capstan/capvcd:0.1.0');
+    expect(manager?.image).toBe('ghcr.io/capstan-dev/capvcd:0.1.0'); // as deploy/manager.yaml names it
     // A dry run creates nothing: the namespace is made for real, the rest only validated.
     await plane.createObjects(objects.filter((o) => o.kind === 'Namespace'));
     await dryRun(objects.filter((o) => o.kind !== 'Namespace'));
