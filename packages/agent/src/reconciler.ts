@@ -271,10 +271,12 @@ export class AgentReconciler implements Reconciler {
   private async evictOne(pod: PodFacts): Promise<'evicted' | 'gone' | 'blocked' | 'error'> {
     const outcome = await evictPod(this.deps.client, pod, this.deps.drainGracePeriodSeconds);
     if (outcome.result === 'error')
-      this.deps.log.warn({ err: outcome.error, pod: `${pod.namespace}/${pod.name}` }, 'eviction failed; retrying');
+      this.deps.log.warn(
+        { err: outcome.error, pod: `${pod.namespace}/${pod.name}` },
+        'eviction failed; retrying',
+      );
     return outcome.result;
   }
-
 
   /** Asks the rebooter (logind, a command, a signal) to reboot; a failure becomes a failure to report (event, annotation, metric). */
   private async reboot(decision: Decision, node: Node, forced: boolean): Promise<void> {
