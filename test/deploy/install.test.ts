@@ -1,13 +1,14 @@
 /**
  * The operators installed as an admin installs them, on a control plane of this file's own (the
  * objects have fixed cluster-wide names): deploy/'s files applied in the documented order, then
- * the kustomize base, an overlay and the Helm chart rendered and applied with server-side dry-run
- * and strict field validation.
+ * the kustomize base, its overlays and the Helm chart rendered and applied with server-side
+ * dry-run and strict field validation.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type ManifestObject, readManifests } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
+import { type PodSpec, renderChart } from './chart.js';
 import { render } from './tools.js';
 
 /** The install order of the READMEs: namespace, CRDs, RBAC, admission policies, workloads. */
@@ -55,7 +56,7 @@ describe('installing the coordinator and the agent', () => {
   });
 
   it('the kustomize base renders namespace, CRD, RBAC and policies before the workloads, and applies', async () => {
-    const objects = render('kustomize', ['build', 'deploy/kustomize/base']);
+    const objects = await render('kustomize', ['build', 'deploy/kustomize/base']);
     const order = kinds(objects);
     expect(order[0]).toBe('Namespace');
     expect(order[1]).toBe('CustomResourceDefinition');
@@ -67,7 +68,7 @@ describe('installing the coordinator and the agent', () => {
   });
 
   it('an overlay changes the registry, tag and replicas, and applies', async () => {
-    const objects = render('kustomize', ['build', 'deploy/kustomize/overlays/example']);
+    const objects = await render('kustomize', ['build', 'deploy/kustomize/overlays/example']);
     expect(image(objects, 'DaemonSet')).toBe('registry.example.com/capstan/agent:0.1.0-example');
     expect(
       (objects.find((o) => o.kind === 'Deployment') as { spec: { replicas: number } }).spec.replicas,
@@ -75,36 +76,75 @@ describe('installing the coordinator and the agent', () => {
     await plane.applyObjects(objects, { dryRun: true });
   });
 
-  it('the Helm chart renders the same objects as the kustomize base, and applies', async () => {
-    const helm = render('helm', [
-      'template',
-      'capstan',
-      'deploy/helm/capstan',
-      '-n',
-      'capstan-system',
-      '--include-crds',
-    ]);
-    const kustomize = render('kustomize', ['build', 'deploy/kustomize/base']);
+  const OVERLAYS: Record<string, { args: string[]; hostPID: boolean; hostRun: boolean }> = {
+    flatcar: { args: ['--source=update-engine'], hostPID: false, hostRun: false },
+    'debian-ubuntu': {
+      args: ['--source=file', '--reboot-sentinel=/host/run/reboot-required'],
+      hostPID: false,
+      hostRun: true,
+    },
+    rhel: {
+      args: [
+        '--source=command',
+        '--reboot-sentinel-command=nsenter --target=1 --mount -- needs-restarting -r',
+      ],
+      hostPID: true,
+      hostRun: false,
+    },
+    'fedora-coreos': {
+      args: [
+        '--source=command',
+        '--reboot-sentinel-command=nsenter --target=1 --mount -- rpm-ostree status --pending-exit-77',
+      ],
+      hostPID: true,
+      hostRun: false,
+    },
+  };
+  it.each(Object.keys(OVERLAYS))(
+    'the %s overlay sets the agent source and its host access, and applies',
+    async (name) => {
+      const objects = await render('kustomize', ['build', `deploy/kustomize/overlays/${name}`]);
+      const want = OVERLAYS[name] as (typeof OVERLAYS)[string];
+      const pod = (objects.find((o) => o.kind === 'DaemonSet') as { spec: { template: { spec: PodSpec } } })
+        .spec.template.spec;
+      const agent = pod.containers[0] as PodSpec['containers'][number];
+      expect(agent.args.filter((a) => /^--(source|reboot-sentinel)/.test(a))).toEqual(want.args);
+      expect(pod.hostPID === true).toBe(want.hostPID);
+      expect(agent.securityContext?.capabilities?.add ?? []).toEqual(
+        want.hostPID ? ['SYS_ADMIN', 'SYS_CHROOT', 'SYS_PTRACE'] : [],
+      );
+      expect(pod.volumes?.some((v) => v.name === 'host-run' && v.hostPath?.path === '/run')).toBe(
+        want.hostRun,
+      );
+      expect(agent.volumeMounts?.some((m) => m.mountPath === '/host/run' && m.readOnly)).toBe(want.hostRun);
+      await plane.applyObjects(objects, { dryRun: true });
+    },
+  );
+
+  it('the Helm chart with default values renders the kustomize base but its Namespace, and applies', async () => {
+    const helm = await renderChart('capstan-system');
+    const kustomize = (await render('kustomize', ['build', 'deploy/kustomize/base'])).filter(
+      (o) => o.kind !== 'Namespace',
+    );
+    // The chart renders flags from a map, in key order; the order of flags means nothing.
     const byKey = (objects: ManifestObject[]) =>
-      new Map(objects.map((o) => [`${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, o]));
+      new Map(
+        objects.map((o) => {
+          const spec = (o as { spec?: { template?: { spec?: PodSpec } } }).spec?.template?.spec;
+          for (const c of spec?.containers ?? []) c.args = [...c.args].sort();
+          return [`${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, o];
+        }),
+      );
     expect(byKey(helm)).toEqual(byKey(kustomize));
     await plane.applyObjects(helm, { dryRun: true });
   });
 
-  it('the Helm chart moves everything into the release namespace, identities in the policies too', () => {
-    const objects = render('helm', [
-      'template',
-      'capstan',
-      'deploy/helm/capstan',
-      '-n',
-      'ops',
-      '--set',
-      'coordinator.replicas=3',
-    ]);
+  it('the Helm chart moves everything into the release namespace, identities in the policies too', async () => {
+    const objects = await renderChart('ops', { coordinator: { replicas: 3 } });
     const text = JSON.stringify(objects);
     expect(text).not.toContain('capstan-system');
     expect(text).toContain('system:serviceaccount:ops:capstan-agent');
-    expect(objects.find((o) => o.kind === 'Namespace')?.metadata?.name).toBe('ops');
+    expect(objects.map((o) => o.kind)).not.toContain('Namespace');
     expect(
       (objects.find((o) => o.kind === 'Deployment') as { spec: { replicas: number } }).spec.replicas,
     ).toBe(3);
