@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane } from '../../packages/envtest/src/index.js';
 import { find } from './chart.js';
 import { blockWith, kubectl } from './install-doc.js';
-import { parseObjects, runTool } from './tools.js';
+import { buildTools, parseObjects, runTool, TOOLS_BUILD_MS } from './tools.js';
 
+beforeAll(buildTools, TOOLS_BUILD_MS);
 const NAMESPACE = 'capstan-system';
 const CRD = 'rebootgroups.reboot.capstan.dev';
 

@@ -3,12 +3,24 @@
  * saying where; and its flag lists are the operators' own (their parsers' `--help`), so a flag
  * added to an operator without a value in the chart fails here.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { root } from '../packaging/packages.js';
-import { helpFlags, renderChart, schemaFlags } from './chart.js';
+import { CHART, helpFlags, renderChart, schemaFlags } from './chart.js';
+import { buildTools, runTool, TOOLS_BUILD_MS } from './tools.js';
+
+beforeAll(buildTools, TOOLS_BUILD_MS);
+describe('helm lint --strict', () => {
+  it.each(['values.yaml', ...readdirSync(join(root, CHART, 'examples')).map((f) => `examples/${f}`)])(
+    'passes with %s',
+    async (file) => {
+      const out = await runTool('helm', ['lint', '--strict', CHART, '-f', join(CHART, file)]);
+      expect(out).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    },
+  );
+});
 
 describe('values.schema.json refuses a bad value, saying where', () => {
   const refused: Array<[string, object, RegExp]> = [

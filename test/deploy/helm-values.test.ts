@@ -12,7 +12,9 @@ import { root } from '../packaging/packages.js';
 import { container, find, podSpec, renderChart } from './chart.js';
 import { monitoringCrdFiles } from './monitoring-crds.js';
 import { exported, runbooks } from './monitoring-facts.js';
+import { buildTools, TOOLS_BUILD_MS } from './tools.js';
 
+beforeAll(buildTools, TOOLS_BUILD_MS);
 const env = useControlPlane('helm-values');
 beforeAll(async () => {
   await env.plane.installCRDs(await monitoringCrdFiles());

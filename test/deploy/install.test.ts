@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type ManifestObject, readManifests } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
 import { type PodSpec, renderChart } from './chart.js';
-import { render } from './tools.js';
+import { buildTools, render, TOOLS_BUILD_MS } from './tools.js';
 
+beforeAll(buildTools, TOOLS_BUILD_MS);
 /** The install order of the READMEs: namespace, CRDs, RBAC, admission policies, workloads. */
 const ORDER = [
   'packages/coordinator/deploy/namespace.yaml',

@@ -13,6 +13,17 @@ const run = promisify(execFile);
 /** A tool's binary, built first if this machine has none (progress on stderr). */
 export const tool = (name: ToolName): Promise<string> => resolveTool(name);
 
+/**
+ * Both tools, built if missing: call in `beforeAll` with {@link TOOLS_BUILD_MS}, so that a cold
+ * first build (minutes) falls under the hook's timeout rather than a test's.
+ */
+export const buildTools = async (): Promise<void> => {
+  await Promise.all([tool('kustomize'), tool('helm')]);
+};
+
+/** How long a cold build of both may take on a loaded two-core machine. */
+export const TOOLS_BUILD_MS = 1_200_000;
+
 /** Parses the YAML documents a tool prints; empty ones are skipped. */
 export function parseObjects(text: string): ManifestObject[] {
   return parseAllDocuments(text)

@@ -13,19 +13,27 @@ gives `--flag=value`. Then `extraArgs` as they are. Call with (list config extra
 {{- range $flag, $value := index . 0 }}
 {{- if kindIs "slice" $value }}
 {{- range $value }}
-- {{ printf "--%s=%v" $flag . | quote }}
+- {{ printf "--%s=%s" $flag (include "capstan.value" .) | quote }}
 {{- end }}
 {{- else if kindIs "bool" $value }}
 {{- if $value }}
 - {{ printf "--%s" $flag | quote }}
 {{- end }}
 {{- else if not (kindIs "invalid" $value) }}
-- {{ printf "--%s=%v" $flag $value | quote }}
+- {{ printf "--%s=%s" $flag (include "capstan.value" $value) | quote }}
 {{- end }}
 {{- end }}
 {{- range index . 1 }}
 - {{ . | quote }}
 {{- end }}
+{{- end -}}
+
+{{/*
+A flag's value as text. Numbers from a values file arrive as float64, which %v prints as 2e+06:
+a whole number is printed as an integer.
+*/}}
+{{- define "capstan.value" -}}
+{{- if and (kindIs "float64" .) (eq . (float64 (int64 .))) }}{{ int64 . }}{{ else }}{{ . }}{{ end -}}
 {{- end -}}
 
 {{/* The port of a bind address such as ":8080" or "0.0.0.0:8080"; empty when "0" (off). */}}
