@@ -85,6 +85,19 @@ export async function helpFlags(main: string): Promise<string[]> {
     .sort();
 }
 
+/**
+ * Whether an operator's own flag parser takes these arguments: it parses them (each flag's value
+ * checked as it is read) and then shows its help, exiting 0; a bad value exits 2, and this throws
+ * what the operator said.
+ */
+export async function parsedBy(main: string, args: string[]): Promise<void> {
+  try {
+    await promisify(execFile)(process.execPath, [join(root, main), ...args, '--help']);
+  } catch (err) {
+    throw new Error(`${main} refuses ${args.join(' ')}: ${(err as { stderr?: string }).stderr}`);
+  }
+}
+
 /** The flag keys a chart's values schema allows under `<path>.config`. */
 export function schemaFlags(schemaPath: string, ...path: string[]): string[] {
   let node = JSON.parse(readFileSync(join(root, schemaPath), 'utf8')) as {

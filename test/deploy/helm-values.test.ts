@@ -9,7 +9,7 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestObject } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
-import { container, find, podSpec, renderChart } from './chart.js';
+import { container, find, parsedBy, podSpec, renderChart } from './chart.js';
 import { monitoringCrdFiles } from './monitoring-crds.js';
 import { exported, runbooks } from './monitoring-facts.js';
 import { buildTools, TOOLS_BUILD_MS } from './tools.js';
@@ -31,8 +31,20 @@ async function renderAndApply(...values: Array<object | string>): Promise<Manife
   for (const o of objects) expect([undefined, env.namespace, 'default']).toContain(o.metadata?.namespace);
   expect(JSON.stringify(objects)).not.toContain('capstan-system');
   await env.plane.applyObjects(objects, { dryRun: true });
+  // And the operators' own parsers take the arguments rendered for them.
+  for (const [kind, name, main] of WORKLOADS) {
+    const workload = objects.find((o) => o.kind === kind && o.metadata?.name === name);
+    if (workload) await parsedBy(main, container(objects, kind, name).args);
+  }
   return objects;
 }
+
+const WORKLOADS: Array<[string, string, string]> = [
+  ['Deployment', 'capstan-coordinator', 'packages/coordinator/dist/main.js'],
+  ['DaemonSet', 'capstan-agent', 'packages/agent/dist/main.js'],
+  ['Deployment', 'capstan-version-operator', 'packages/version-operator/dist/main.js'],
+  ['Deployment', 'capstan-capvcd', 'packages/capvcd/dist/main.js'],
+];
 
 describe('the agent source', () => {
   it('defaults: update_engine on the host D-Bus, no host /run, no host PID namespace', async () => {

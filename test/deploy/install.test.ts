@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type ManifestObject, readManifests } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
-import { type PodSpec, renderChart } from './chart.js';
+import { type PodSpec, parsedBy, renderChart } from './chart.js';
 import { buildTools, render, TOOLS_BUILD_MS } from './tools.js';
 
 beforeAll(buildTools, TOOLS_BUILD_MS);
@@ -118,6 +118,7 @@ describe('installing the coordinator and the agent', () => {
         want.hostRun,
       );
       expect(agent.volumeMounts?.some((m) => m.mountPath === '/host/run' && m.readOnly)).toBe(want.hostRun);
+      await parsedBy('packages/agent/dist/main.js', agent.args);
       await plane.applyObjects(objects, { dryRun: true });
     },
   );
