@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type ManifestObject, readManifests } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
-import { type PodSpec, parsedBy, renderChart } from './chart.js';
+import { type PodSpec, parsedBy, podSpec, renderChart } from './chart.js';
+import { monitoringCrdFiles } from './monitoring-crds.js';
 import { buildTools, render, TOOLS_BUILD_MS } from './tools.js';
 
 beforeAll(buildTools, TOOLS_BUILD_MS);
@@ -26,7 +27,7 @@ const ORDER = [
 
 let plane: ControlPlane;
 beforeAll(async () => {
-  plane = await ControlPlane.start();
+  plane = await ControlPlane.start({ crds: await monitoringCrdFiles() });
 }, 600_000);
 afterAll(() => plane?.stop());
 
@@ -68,13 +69,42 @@ describe('installing the coordinator and the agent', () => {
     await plane.applyObjects(objects, { dryRun: true });
   });
 
-  it('an overlay changes the registry, tag and replicas, and applies', async () => {
+  it('an overlay changes the registry, tag, replicas, the agent scheduling and resources, and applies', async () => {
     const objects = await render('kustomize', ['build', 'deploy/kustomize/overlays/example']);
     expect(image(objects, 'DaemonSet')).toBe('registry.example.com/capstan/agent:0.1.0-example');
     expect(
       (objects.find((o) => o.kind === 'Deployment') as { spec: { replicas: number } }).spec.replicas,
     ).toBe(1);
+    const pod = podSpec(objects, 'DaemonSet', 'capstan-agent');
+    expect(pod).toMatchObject({
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      tolerations: [{ operator: 'Exists' }],
+    });
+    expect(pod.containers[0]?.resources).toEqual({
+      requests: { cpu: '20m', memory: '80Mi' },
+      limits: { memory: '200Mi' },
+    });
+    expect(objects.map((o) => o.kind)).toEqual(expect.arrayContaining(['ServiceMonitor', 'PrometheusRule']));
     await plane.applyObjects(objects, { dryRun: true });
+  });
+
+  it("the monitoring component is the Helm chart's monitoring with default settings", async () => {
+    // Its objects: the monitoring kinds, and the agents' metrics Service (the coordinator's is the base's).
+    const monitoring = (o: ManifestObject) =>
+      ['ServiceMonitor', 'PrometheusRule'].includes(o.kind as string) ||
+      (o.kind === 'Service' && o.metadata?.name === 'capstan-agent-metrics');
+    const component = (await render('kustomize', ['build', 'deploy/kustomize/overlays/example'])).filter(
+      monitoring,
+    );
+    const chart = (
+      await renderChart('capstan-system', {
+        metrics: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true } },
+      })
+    ).filter(monitoring);
+    const byKey = (objects: ManifestObject[]) =>
+      new Map(objects.map((o) => [`${o.kind}/${o.metadata?.name}`, o]));
+    expect(component.length).toBe(4);
+    expect(byKey(component)).toEqual(byKey(chart));
   });
 
   const OVERLAYS: Record<string, { args: string[]; hostPID: boolean; hostRun: boolean }> = {
