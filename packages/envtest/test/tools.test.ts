@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AssetsUnavailableError, resolveTool, tools } from '../src/index.js';
 
@@ -62,6 +65,22 @@ describe('resolveTool', () => {
     expect(error).toBeInstanceOf(AssetsUnavailableError);
     expect((error as Error).message).toMatch(
       /kustomize v5\.8\.2 is not cached and Go is not on PATH.*Install Go.*or set CAPSTAN_KUSTOMIZE_BINARY/s,
+    );
+  });
+});
+
+describe('capstan-envtest tools', () => {
+  it('prints each tool with its path, from the cache, through the committed launcher', async () => {
+    const cacheRoot = mkdtempSync(join(tmpdir(), 'cache-'));
+    const paths = Object.entries(tools).map(([name, spec]) =>
+      script(join(cacheRoot, 'tools', `${name}-${spec.version}`, name)),
+    );
+    const launcher = fileURLToPath(new URL('../bin/capstan-envtest.js', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [launcher, 'tools'], {
+      env: { ...process.env, CAPSTAN_ENVTEST_CACHE: cacheRoot, PATH: '/nonexistent' },
+    });
+    expect(stdout.trim().split('\n')).toEqual(
+      Object.keys(tools).map((name, i) => `${name.padEnd(10)} ${paths[i]}`),
     );
   });
 });
