@@ -18,7 +18,11 @@ export interface Container {
   name: string;
   image: string;
   args: string[];
-  securityContext?: { capabilities?: { add?: string[]; drop?: string[] } };
+  securityContext?: {
+    capabilities?: { add?: string[]; drop?: string[] };
+    seLinuxOptions?: { type?: string };
+    appArmorProfile?: { type: string };
+  };
   volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
   resources?: unknown;
 }

@@ -85,11 +85,11 @@ describe('the agent source', () => {
         '--reboot-sentinel-command=nsenter --target=1 --mount -- /opt/bin/check-reboot',
       ]),
     );
-    expect(agent(objects).securityContext?.capabilities?.add).toEqual([
-      'SYS_ADMIN',
-      'SYS_CHROOT',
-      'SYS_PTRACE',
-    ]);
+    expect(agent(objects).securityContext).toMatchObject({
+      capabilities: { add: ['SYS_ADMIN', 'SYS_CHROOT', 'SYS_PTRACE'] },
+      seLinuxOptions: { type: 'spc_t' },
+      appArmorProfile: { type: 'Unconfined' },
+    });
     expect(agentPod(objects).volumes?.map((v) => v.name)).not.toContain('host-run');
   });
 

@@ -144,6 +144,8 @@ describe('installing the coordinator and the agent', () => {
       expect(agent.securityContext?.capabilities?.add ?? []).toEqual(
         want.hostPID ? ['SYS_ADMIN', 'SYS_CHROOT', 'SYS_PTRACE'] : [],
       );
+      expect(agent.securityContext?.seLinuxOptions?.type).toBe(want.hostPID ? 'spc_t' : undefined);
+      expect(agent.securityContext?.appArmorProfile?.type).toBe(want.hostPID ? 'Unconfined' : undefined);
       expect(pod.volumes?.some((v) => v.name === 'host-run' && v.hostPath?.path === '/run')).toBe(
         want.hostRun,
       );
