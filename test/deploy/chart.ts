@@ -41,6 +41,13 @@ export interface PodSpec {
 const scratch = mkdtempSync(join(tmpdir(), 'capstan-chart-'));
 let files = 0;
 
+/** `${IFS}`, which the host's sh expands to a space (the agent splits its command on spaces). */
+const IFS = '$' + '{IFS}';
+
+/** The sentinel command the chart writes for a program whose exit code `code` means "reboot needed". */
+export const viaHostSh = (command: string, code: number): string =>
+  `sh -c ${command.split(' ').join(IFS)};test${IFS}$?${IFS}-eq${IFS}${code}`;
+
 /** A values file holding `values` (JSON is YAML), for `-f`. */
 export function valuesFile(values: object): string {
   const path = join(scratch, `values-${++files}.yaml`);

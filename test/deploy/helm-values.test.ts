@@ -9,7 +9,7 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestObject } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
-import { container, find, parsedBy, podSpec, renderChart } from './chart.js';
+import { container, find, parsedBy, podSpec, renderChart, viaHostSh } from './chart.js';
 import { monitoringCrdFiles } from './monitoring-crds.js';
 import { exported, runbooks } from './monitoring-facts.js';
 import { buildTools, TOOLS_BUILD_MS } from './tools.js';
@@ -99,11 +99,11 @@ describe('the agent source', () => {
     'debian-ubuntu.yaml': ['--source=file', '--reboot-sentinel=/host/run/reboot-required'],
     'rhel.yaml': [
       '--source=command',
-      '--reboot-sentinel-command=nsenter --target=1 --mount -- needs-restarting -r',
+      `--reboot-sentinel-command=nsenter --target=1 --mount -- ${viaHostSh('needs-restarting -r', 1)}`,
     ],
     'fedora-coreos.yaml': [
       '--source=command',
-      '--reboot-sentinel-command=nsenter --target=1 --mount -- rpm-ostree status --pending-exit-77',
+      `--reboot-sentinel-command=nsenter --target=1 --mount -- ${viaHostSh('rpm-ostree status --pending-exit-77', 77)}`,
     ],
   };
   it('has one example values file per host family', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type ManifestObject, readManifests } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
-import { type PodSpec, parsedBy, podSpec, renderChart } from './chart.js';
+import { type PodSpec, parsedBy, podSpec, renderChart, viaHostSh } from './chart.js';
 import { monitoringCrdFiles } from './monitoring-crds.js';
 import { buildTools, render, TOOLS_BUILD_MS } from './tools.js';
 
@@ -32,6 +32,12 @@ beforeAll(async () => {
 afterAll(() => plane?.stop());
 
 const kinds = (objects: ManifestObject[]) => objects.map((o) => o.kind);
+/** The object with its containers' flags sorted: the chart renders them from a map, in key order. */
+const sortedArgs = (o: ManifestObject | undefined) => {
+  const spec = (o as { spec?: { template?: { spec?: PodSpec } } } | undefined)?.spec?.template?.spec;
+  for (const c of spec?.containers ?? []) c.args = [...c.args].sort();
+  return o;
+};
 const image = (objects: ManifestObject[], kind: string) =>
   (
     objects.find((o) => o.kind === kind) as {
@@ -117,7 +123,7 @@ describe('installing the coordinator and the agent', () => {
     rhel: {
       args: [
         '--source=command',
-        '--reboot-sentinel-command=nsenter --target=1 --mount -- needs-restarting -r',
+        `--reboot-sentinel-command=nsenter --target=1 --mount -- ${viaHostSh('needs-restarting -r', 1)}`,
       ],
       hostPID: true,
       hostRun: false,
@@ -125,14 +131,14 @@ describe('installing the coordinator and the agent', () => {
     'fedora-coreos': {
       args: [
         '--source=command',
-        '--reboot-sentinel-command=nsenter --target=1 --mount -- rpm-ostree status --pending-exit-77',
+        `--reboot-sentinel-command=nsenter --target=1 --mount -- ${viaHostSh('rpm-ostree status --pending-exit-77', 77)}`,
       ],
       hostPID: true,
       hostRun: false,
     },
   };
   it.each(Object.keys(OVERLAYS))(
-    'the %s overlay sets the agent source and its host access, and applies',
+    'the %s overlay sets the agent source and its host access as the chart example does, and applies',
     async (name) => {
       const objects = await render('kustomize', ['build', `deploy/kustomize/overlays/${name}`]);
       const want = OVERLAYS[name] as (typeof OVERLAYS)[string];
@@ -151,6 +157,10 @@ describe('installing the coordinator and the agent', () => {
       );
       expect(agent.volumeMounts?.some((m) => m.mountPath === '/host/run' && m.readOnly)).toBe(want.hostRun);
       await parsedBy('packages/agent/dist/main.js', agent.args);
+      // The same DaemonSet as the Helm chart's example for these hosts (flags in any order).
+      const chart = await renderChart('capstan-system', `deploy/helm/capstan/examples/${name}.yaml`);
+      const daemonSet = (list: ManifestObject[]) => sortedArgs(list.find((o) => o.kind === 'DaemonSet'));
+      expect(daemonSet(objects)).toEqual(daemonSet(chart));
       await plane.applyObjects(objects, { dryRun: true });
     },
   );
@@ -160,14 +170,9 @@ describe('installing the coordinator and the agent', () => {
     const kustomize = (await render('kustomize', ['build', 'deploy/kustomize/base'])).filter(
       (o) => o.kind !== 'Namespace',
     );
-    // The chart renders flags from a map, in key order; the order of flags means nothing.
     const byKey = (objects: ManifestObject[]) =>
       new Map(
-        objects.map((o) => {
-          const spec = (o as { spec?: { template?: { spec?: PodSpec } } }).spec?.template?.spec;
-          for (const c of spec?.containers ?? []) c.args = [...c.args].sort();
-          return [`${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, o];
-        }),
+        objects.map((o) => [`${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, sortedArgs(o)]),
       );
     expect(byKey(helm)).toEqual(byKey(kustomize));
     await plane.applyObjects(helm, { dryRun: true });
