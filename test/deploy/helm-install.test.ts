@@ -157,7 +157,7 @@ describe('helm as docs/install.md writes it', () => {
       `customresourcedefinitions /${CRD}`,
       `namespaces /${NAMESPACE}`,
     ]);
-    await runBlock(blockWith('kubectl', 'delete', 'crd'));
+    await runBlock(blockWith('kubectl', 'delete', 'crd', CRD));
     await namespaceGone();
     expect(added(before, await everything())).toEqual([]);
   });
@@ -178,5 +178,36 @@ describe('helm as docs/install.md writes it', () => {
       `customresourcedefinitions /${CRD}`,
       `namespaces /${NAMESPACE}`,
     ]);
+    await runBlock(blockWith('kubectl', 'delete', 'crd', CRD));
+    await namespaceGone();
+  });
+
+  it('the version operator and capvcd enabled at install: their CRDs and Deployments; uninstall and cleanup as documented', async () => {
+    before = await everything();
+    const [install] = blockWith('helm', 'install', '+versionOperator.enabled=true');
+    await run(install as string[]);
+    const crds = [
+      'rebootstacks.operator.capstan.dev',
+      'vcdclusters.infrastructure.cluster.x-k8s.io',
+      'vcdmachines.infrastructure.cluster.x-k8s.io',
+      'vcdmachinetemplates.infrastructure.cluster.x-k8s.io',
+      'vcdclustertemplates.infrastructure.cluster.x-k8s.io',
+    ];
+    const now = added(before, await everything());
+    for (const crd of crds) expect(now).toContain(`customresourcedefinitions /${crd}`);
+    expect(now).toContain(`deployments ${NAMESPACE}/capstan-version-operator`);
+    expect(now).toContain(`deployments ${NAMESPACE}/capstan-capvcd`);
+    await run(blockWith('helm', 'uninstall')[0] as string[]);
+    expect(added(before, await everything())).toEqual(
+      [
+        `customresourcedefinitions /${CRD}`,
+        ...crds.map((c) => `customresourcedefinitions /${c}`),
+        `namespaces /${NAMESPACE}`,
+      ].sort(),
+    );
+    await runBlock(blockWith('kubectl', 'delete', 'crd', '+rebootstacks.operator.capstan.dev'));
+    await runBlock(blockWith('kubectl', 'delete', 'crd', CRD));
+    await namespaceGone();
+    expect(added(before, await everything())).toEqual([]);
   });
 });

@@ -25,9 +25,14 @@ export function helmSectionBlocks(): string[][][] {
   );
 }
 
-/** The first block with a command starting with these words. */
+/**
+ * The first block with a command starting with these words (a word `+x` instead: the command
+ * also holds the word x somewhere).
+ */
 export function blockWith(...words: string[]): string[][] {
-  const block = helmSectionBlocks().find((b) => b.some((c) => words.every((w, i) => c[i] === w)));
+  const matches = (c: string[]) =>
+    words.every((w, i) => (w.startsWith('+') ? c.includes(w.slice(1)) : c[i] === w));
+  const block = helmSectionBlocks().find((b) => b.some(matches));
   if (!block) throw new Error(`docs/install.md's Helm section has no block with "${words.join(' ')}"`);
   return block;
 }
@@ -53,9 +58,10 @@ export async function kubectl(plane: ControlPlane, words: string[]): Promise<voi
   }
   if (verb === 'delete' && kind === 'namespace' && rest.length === 0)
     return ok(await plane.request('DELETE', `/api/v1/namespaces/${name}`));
-  if (verb === 'delete' && kind === 'crd' && rest.length === 0)
-    return ok(
-      await plane.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`),
-    );
+  if (verb === 'delete' && kind === 'crd') {
+    for (const crd of [name, ...rest])
+      ok(await plane.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`));
+    return;
+  }
   throw new Error(`the install test does not know "${words.join(' ')}": teach test/deploy/install-doc.ts`);
 }
