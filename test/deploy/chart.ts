@@ -22,6 +22,9 @@ export interface Container {
     capabilities?: { add?: string[]; drop?: string[] };
     seLinuxOptions?: { type?: string };
     appArmorProfile?: { type: string };
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    privileged?: boolean;
   };
   volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
   resources?: unknown;
@@ -40,13 +43,6 @@ export interface PodSpec {
 
 const scratch = mkdtempSync(join(tmpdir(), 'capstan-chart-'));
 let files = 0;
-
-/** `${IFS}`, which the host's sh expands to a space (the agent splits its command on spaces). */
-const IFS = '$' + '{IFS}';
-
-/** The sentinel command the chart writes for a program whose exit code `code` means "reboot needed". */
-export const viaHostSh = (command: string, code: number): string =>
-  `sh -c ${command.split(' ').join(IFS)};test${IFS}$?${IFS}-eq${IFS}${code}`;
 
 /** A values file holding `values` (JSON is YAML), for `-f`. */
 export function valuesFile(values: object): string {

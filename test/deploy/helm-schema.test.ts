@@ -86,7 +86,14 @@ const configKeys = (config: object | undefined) => Object.keys(config ?? {}).sor
 
 describe("the chart's flags are the operators' flags", () => {
   /** Flags the chart sets from agent.source rather than from agent.config. */
-  const FROM_SOURCE = ['reboot-sentinel', 'reboot-sentinel-command', 'source'];
+  const FROM_SOURCE = [
+    'reboot-sentinel',
+    'reboot-sentinel-command',
+    'reboot-sentinel-needed-exit-codes',
+    'reboot-sentinel-not-needed-exit-codes',
+    'sentinel-host-namespaces',
+    'source',
+  ];
 
   it('coordinator.config: one key per flag of capstan-coordinator, in the schema and in values.yaml', async () => {
     const flags = await helpFlags('packages/coordinator/dist/main.js');

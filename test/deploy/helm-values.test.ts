@@ -9,7 +9,7 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManifestObject } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
-import { container, find, parsedBy, podSpec, renderChart, viaHostSh } from './chart.js';
+import { container, find, parsedBy, podSpec, renderChart } from './chart.js';
 import { monitoringCrdFiles } from './monitoring-crds.js';
 import { exported, runbooks } from './monitoring-facts.js';
 import { buildTools, TOOLS_BUILD_MS } from './tools.js';
@@ -74,15 +74,27 @@ describe('the agent source', () => {
     expect(agentPod(objects).hostPID).toBeUndefined();
   });
 
-  it('sentinel-command: host PID namespace, nsenter into PID 1 mount namespace, its capabilities', async () => {
+  it("sentinel-command: run in PID 1's namespaces by the agent, with hostPID and nsenter's privileges", async () => {
     const objects = await renderAndApply({
-      agent: { source: { type: 'sentinel-command', sentinelCommand: { command: '/opt/bin/check-reboot' } } },
+      agent: {
+        source: {
+          type: 'sentinel-command',
+          sentinelCommand: {
+            command: '/opt/bin/check-reboot',
+            neededExitCodes: [1, 2],
+            notNeededExitCodes: [0],
+          },
+        },
+      },
     });
     expect(agentPod(objects).hostPID).toBe(true);
     expect(agent(objects).args).toEqual(
       expect.arrayContaining([
         '--source=command',
-        '--reboot-sentinel-command=nsenter --target=1 --mount -- /opt/bin/check-reboot',
+        '--reboot-sentinel-command=/opt/bin/check-reboot',
+        '--sentinel-host-namespaces',
+        '--reboot-sentinel-needed-exit-codes=1,2',
+        '--reboot-sentinel-not-needed-exit-codes=0',
       ]),
     );
     expect(agent(objects).securityContext).toMatchObject({
@@ -93,17 +105,38 @@ describe('the agent source', () => {
     expect(agentPod(objects).volumes?.map((v) => v.name)).not.toContain('host-run');
   });
 
+  it('sentinel-command in the container (hostNamespaces false): no host PID namespace, no capabilities', async () => {
+    const objects = await renderAndApply({
+      agent: {
+        source: { type: 'sentinel-command', sentinelCommand: { command: 'check', hostNamespaces: false } },
+      },
+    });
+    const args = agent(objects).args;
+    expect(args).toContain('--reboot-sentinel-command=check');
+    expect(args).toContain('--reboot-sentinel-needed-exit-codes=0');
+    expect(args).not.toContain('--sentinel-host-namespaces');
+    expect(args.some((a) => a.startsWith('--reboot-sentinel-not-needed-exit-codes'))).toBe(false);
+    expect(agentPod(objects).hostPID).toBeUndefined();
+    expect(agent(objects).securityContext?.capabilities).toBeUndefined();
+  });
+
   const examples = readdirSync(join(root, 'deploy/helm/capstan/examples')).sort();
   const expected: Record<string, string[]> = {
     'flatcar.yaml': ['--source=update-engine'],
     'debian-ubuntu.yaml': ['--source=file', '--reboot-sentinel=/host/run/reboot-required'],
     'rhel.yaml': [
       '--source=command',
-      `--reboot-sentinel-command=nsenter --target=1 --mount -- ${viaHostSh('needs-restarting -r', 1)}`,
+      '--reboot-sentinel-command=needs-restarting -r',
+      '--sentinel-host-namespaces',
+      '--reboot-sentinel-needed-exit-codes=1',
+      '--reboot-sentinel-not-needed-exit-codes=0',
     ],
     'fedora-coreos.yaml': [
       '--source=command',
-      `--reboot-sentinel-command=nsenter --target=1 --mount -- ${viaHostSh('rpm-ostree status --pending-exit-77', 77)}`,
+      '--reboot-sentinel-command=rpm-ostree status --pending-exit-77',
+      '--sentinel-host-namespaces',
+      '--reboot-sentinel-needed-exit-codes=77',
+      '--reboot-sentinel-not-needed-exit-codes=0',
     ],
   };
   it('has one example values file per host family', () => {
@@ -113,6 +146,42 @@ describe('the agent source', () => {
     const objects = await renderAndApply(`deploy/helm/capstan/examples/${file}`);
     expect(agent(objects).args).toEqual(expect.arrayContaining(expected[file] as string[]));
     expect(agentPod(objects).hostPID === true).toBe(file === 'rhel.yaml' || file === 'fedora-coreos.yaml');
+  });
+});
+
+describe('the reboot method', () => {
+  it('command: hostPID and the privileges nsenter needs, as a sentinel command on the host', async () => {
+    const objects = await renderAndApply({
+      agent: { config: { 'reboot-method': 'command', 'reboot-command': 'systemctl soft-reboot' } },
+    });
+    expect(agent(objects).args).toEqual(
+      expect.arrayContaining(['--reboot-method=command', '--reboot-command=systemctl soft-reboot']),
+    );
+    expect(agentPod(objects).hostPID).toBe(true);
+    expect(agent(objects).securityContext).toMatchObject({
+      capabilities: { add: ['SYS_ADMIN', 'SYS_CHROOT', 'SYS_PTRACE'] },
+      seLinuxOptions: { type: 'spc_t' },
+    });
+  });
+
+  it('signal: hostPID and KILL only, nothing nsenter needs', async () => {
+    const objects = await renderAndApply({ agent: { config: { 'reboot-method': 'signal' } } });
+    expect(agent(objects).args).toContain('--reboot-method=signal');
+    expect(agentPod(objects).hostPID).toBe(true);
+    expect(agent(objects).securityContext?.capabilities).toEqual({ add: ['KILL'] });
+    expect(agent(objects).securityContext?.seLinuxOptions).toBeUndefined();
+  });
+
+  it('signal with a sentinel command on the host: both sets of capabilities', async () => {
+    const objects = await renderAndApply('deploy/helm/capstan/examples/rhel.yaml', {
+      agent: { config: { 'reboot-method': 'signal' } },
+    });
+    expect(agent(objects).securityContext?.capabilities?.add).toEqual([
+      'SYS_ADMIN',
+      'SYS_CHROOT',
+      'SYS_PTRACE',
+      'KILL',
+    ]);
   });
 });
 

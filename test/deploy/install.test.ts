@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlane, type ManifestObject, readManifests } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
-import { type PodSpec, parsedBy, podSpec, renderChart, viaHostSh } from './chart.js';
+import { type PodSpec, parsedBy, podSpec, renderChart } from './chart.js';
 import { monitoringCrdFiles } from './monitoring-crds.js';
 import { buildTools, render, TOOLS_BUILD_MS } from './tools.js';
 
@@ -38,6 +38,16 @@ const sortedArgs = (o: ManifestObject | undefined) => {
   for (const c of spec?.containers ?? []) c.args = [...c.args].sort();
   return o;
 };
+/** The host paths the agent's pod mounts: host path → [mount path, read-only]. */
+function hostMounts(pod: PodSpec): Record<string, [string, boolean]> {
+  const [agent] = pod.containers;
+  const mounts: Record<string, [string, boolean]> = {};
+  for (const v of pod.volumes ?? []) {
+    const m = agent?.volumeMounts?.find((vm) => vm.name === v.name);
+    if (v.hostPath && m) mounts[v.hostPath.path] = [m.mountPath, m.readOnly === true];
+  }
+  return mounts;
+}
 const image = (objects: ManifestObject[], kind: string) =>
   (
     objects.find((o) => o.kind === kind) as {
@@ -123,7 +133,10 @@ describe('installing the coordinator and the agent', () => {
     rhel: {
       args: [
         '--source=command',
-        `--reboot-sentinel-command=nsenter --target=1 --mount -- ${viaHostSh('needs-restarting -r', 1)}`,
+        '--reboot-sentinel-command=needs-restarting -r',
+        '--sentinel-host-namespaces',
+        '--reboot-sentinel-needed-exit-codes=1',
+        '--reboot-sentinel-not-needed-exit-codes=0',
       ],
       hostPID: true,
       hostRun: false,
@@ -131,7 +144,10 @@ describe('installing the coordinator and the agent', () => {
     'fedora-coreos': {
       args: [
         '--source=command',
-        `--reboot-sentinel-command=nsenter --target=1 --mount -- ${viaHostSh('rpm-ostree status --pending-exit-77', 77)}`,
+        '--reboot-sentinel-command=rpm-ostree status --pending-exit-77',
+        '--sentinel-host-namespaces',
+        '--reboot-sentinel-needed-exit-codes=77',
+        '--reboot-sentinel-not-needed-exit-codes=0',
       ],
       hostPID: true,
       hostRun: false,
@@ -145,7 +161,9 @@ describe('installing the coordinator and the agent', () => {
       const pod = (objects.find((o) => o.kind === 'DaemonSet') as { spec: { template: { spec: PodSpec } } })
         .spec.template.spec;
       const agent = pod.containers[0] as PodSpec['containers'][number];
-      expect(agent.args.filter((a) => /^--(source|reboot-sentinel)/.test(a))).toEqual(want.args);
+      expect(agent.args.filter((a) => /^--(source|reboot-sentinel|sentinel-host)/.test(a))).toEqual(
+        want.args,
+      );
       expect(pod.hostPID === true).toBe(want.hostPID);
       expect(agent.securityContext?.capabilities?.add ?? []).toEqual(
         want.hostPID ? ['SYS_ADMIN', 'SYS_CHROOT', 'SYS_PTRACE'] : [],
@@ -156,6 +174,17 @@ describe('installing the coordinator and the agent', () => {
         want.hostRun,
       );
       expect(agent.volumeMounts?.some((m) => m.mountPath === '/host/run' && m.readOnly)).toBe(want.hostRun);
+      // Exactly the host paths its source reads, read-only where it only reads; never privileged.
+      expect(hostMounts(pod)).toEqual({
+        '/var/run/dbus': ['/var/run/dbus', false],
+        '/etc/os-release': ['/host/etc/os-release', true],
+        ...(want.hostRun ? { '/run': ['/host/run', true] } : {}),
+      });
+      expect(agent.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+      });
+      expect(agent.securityContext?.privileged).toBeUndefined();
       await parsedBy('packages/agent/dist/main.js', agent.args);
       // The same DaemonSet as the Helm chart's example for these hosts (flags in any order).
       const chart = await renderChart('capstan-system', `deploy/helm/capstan/examples/${name}.yaml`);

@@ -41,7 +41,9 @@ export interface AgentOptions {
   rebooter?: Rebooter;
   /**
    * This machine's boot ID file (`/proc/sys/kernel/random/boot_id` in the agent's main), the
-   * truth over the Node's status; absent: the Node's status (tests that simulate reboots).
+   * truth over the Node's status; the agent refuses to start when it is given and unreadable.
+   * Absent: the Node's status, only for simulations whose "reboot" sets the Node's boot ID at once
+   * (a real node's kubelet may post it late, and the stale one would reboot the node twice).
    */
   bootIdPath?: string;
   /** os-release for the id/version labels; default /etc/os-release, then /usr/lib/os-release. */
@@ -60,6 +62,10 @@ export interface AgentOptions {
   evictionRetryMaxMs?: number;
   /** How often to look at evicted pods that are still terminating. Default 1 s. */
   podPollMs?: number;
+  /** Quarantine a node after this many reboot cycles within `quarantineWindowMs` with its source still asking; 0 (default): never. */
+  quarantineAfter?: number;
+  /** The window of `quarantineAfter`. Default 6 h. */
+  quarantineWindowMs?: number;
   /** The clock decisions and backoffs read; default the wall clock. */
   clock?: Clock;
 }
@@ -109,10 +115,10 @@ export class Agent {
       rebooter = this.logind;
     }
     const machineBootId = options.bootIdPath ? readMachineBootId(options.bootIdPath) : undefined;
+    // No fallback to the Node's status when a path was given: a stale one reboots twice.
     if (options.bootIdPath && !machineBootId)
-      this.log.warn(
-        { path: options.bootIdPath },
-        "cannot read this machine's boot ID; trusting the Node's status",
+      throw new Error(
+        `cannot read this machine's boot ID from ${options.bootIdPath}; the agent does not start without it`,
       );
     this.reconciler = new AgentReconciler({
       ...(machineBootId ? { machineBootId } : {}),
@@ -129,6 +135,8 @@ export class Agent {
         forceReboot: options.forceReboot ?? false,
         failureBackoffMs: options.failureBackoffMs ?? 5 * 60_000,
         podPollMs: options.podPollMs ?? 1_000,
+        quarantineAfter: options.quarantineAfter ?? 0,
+        quarantineWindowMs: options.quarantineWindowMs ?? 6 * 3_600_000,
       },
       ...(options.drainGracePeriodSeconds !== undefined
         ? { drainGracePeriodSeconds: options.drainGracePeriodSeconds }

@@ -6,21 +6,23 @@
  *
  * The cycle, one phase at a time ({@link phaseOf} names it, one function per phase decides):
  *
- *   Starting ─▶ AwaitingGrantClear ─▶ Idle ─▶ (Backoff) ─▶ Cordoning ─▶ Draining ─▶ Rebooting
- *                                       ▲                      │             │
- *                                       └──── Aborting ◀───────┴─────────────┤ (grant gone)
- *                                       └──── Abandoning ◀───────────────────┘ (drain/reboot failed)
+ *   AwaitingSource ─▶ Starting ─▶ AwaitingGrantClear ─▶ Idle ─▶ (Backoff) ─▶ Cordoning ─▶ Draining ─▶ Rebooting
+ *                                                        ▲                      │             │  ▲           │
+ *                                           (grant gone) ├──── Aborting ◀───────┴─────────────┤  └─ RebootRefused ◀┘
+ *                                         (drain failed) └──── Abandoning ◀───────────────────┘   (kept drained,
+ *                                                                                                  retried later)
  *
  * A phase either decides (an action, and the memory to keep once it is carried out) or only
  * changes the memory (`settle`: the start-up check done, the drain clock started, a failure
  * noted), after which the phase is named again; this settles in a few steps.
  *
- * Safety (invariant 5): reboot only after seeing `reboot-ok` ∧ `reboot-needed` with a grant that
- * belongs to this boot, with the cordon persisted (in-progress and cordon are one write) and the
- * drain done (or timed out with `forceReboot`); uncordon only what the agent cordoned
- * (`agent-made-unschedulable`); after the process starts, clear needed/in-progress and start no
- * cycle until the grant is withdrawn.
+ * Safety (invariant 5): nothing is decided before the source's first answer; reboot only after
+ * seeing `reboot-ok` ∧ `reboot-needed` with a grant that belongs to this boot, with the cordon
+ * persisted (in-progress and cordon are one write) and the drain done (or timed out with
+ * `forceReboot`); uncordon only what the agent cordoned (`agent-made-unschedulable`); after the
+ * process starts, clear needed/in-progress and start no cycle until the grant is withdrawn.
  */
+import { ADMIN_REBOOT_REQUEST_ANNOTATION } from '@capstan/reboot-protocol';
 import type { AgentMemory, AgentPhase, AgentView, Decision, DecisionConfig } from './api/types.js';
 import { backoff, cordoning, failureBackoffLeft, idle, rebooting } from './phases/cycle.js';
 import { draining } from './phases/drain.js';
@@ -33,7 +35,9 @@ import {
   patchDecision,
   reportTarget,
 } from './phases/facts.js';
-import { awaitingGrantClear, starting } from './phases/start.js';
+import { isQuarantined, loopDetected, quarantining } from './phases/quarantine.js';
+import { rebootRefused } from './phases/reboot-retry.js';
+import { awaitingGrantClear, awaitingSource, starting } from './phases/start.js';
 
 export { drainPlan, type GrantFacts, grantFacts, labelValue } from './phases/facts.js';
 
@@ -44,9 +48,11 @@ const MAX_SETTLE = 8;
 export function phaseOf(input: PhaseInput): AgentPhase {
   const { memory, view, grant: f } = input;
   if (memory.rebootRequestedAt !== undefined) return 'Rebooting';
+  // Nothing is decided on the node's last answer alone: after a reboot it is the old boot's.
+  if (!memory.booted && !view.sourceKnown) return 'AwaitingSource';
   if (!memory.booted) return 'Starting';
   if (memory.awaitingGrantClear) return 'AwaitingGrantClear';
-  if (memory.failure) return 'Abandoning';
+  if (memory.failure) return memory.failure.reason === 'RebootFailed' ? 'RebootRefused' : 'Abandoning';
   if (!(f.ok && f.needed && f.grantForThisBoot)) return f.inProgress || f.agentMade ? 'Aborting' : 'Idle';
   if (!f.inProgress && failureBackoffLeft(input) > 0) return 'Backoff';
   if (!f.inProgress || !view.node.unschedulable) return 'Cordoning';
@@ -71,7 +77,12 @@ export function decide(view: AgentView, memory: AgentMemory, config: DecisionCon
 }
 
 /** The phases before a cycle can run: they report (or not) on their own. */
-const STARTING: ReadonlySet<AgentPhase> = new Set(['Rebooting', 'Starting', 'AwaitingGrantClear']);
+const STARTING: ReadonlySet<AgentPhase> = new Set([
+  'Rebooting',
+  'AwaitingSource',
+  'Starting',
+  'AwaitingGrantClear',
+]);
 
 function stepOf(input: PhaseInput): PhaseStep {
   const phase = phaseOf(input);
@@ -81,12 +92,16 @@ function stepOf(input: PhaseInput): PhaseStep {
   switch (phase) {
     case 'Rebooting':
       return rebooting(input);
+    case 'AwaitingSource':
+      return awaitingSource(input);
     case 'Starting':
       return starting(input);
     case 'AwaitingGrantClear':
       return awaitingGrantClear(input);
     case 'Abandoning':
       return abandoning(input);
+    case 'RebootRefused':
+      return rebootRefused(input);
     case 'Aborting':
       return aborting(input);
     case 'Idle':
@@ -101,8 +116,14 @@ function stepOf(input: PhaseInput): PhaseStep {
 }
 
 /** Reports what the source says (the coordinator reads reboot-needed); undefined when up to date. */
-function report({ view, memory, config, grant: f }: PhaseInput): Decision | undefined {
-  const wanted = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
+function report(input: PhaseInput): Decision | undefined {
+  const { view, memory, config, grant: f } = input;
+  const sourceAsks = view.sourceKnown && view.source ? view.source.rebootNeeded : f.needed;
+  // An administrator's request is a second source (cleared by the start after the reboot).
+  const asks = sourceAsks || !!view.node.annotations[ADMIN_REBOOT_REQUEST_ANNOTATION];
+  if (loopDetected(view.node, asks, view.now, config)) return quarantining(input);
+  // A quarantined node asks no more, whatever its source says.
+  const wanted = asks && !isQuarantined(view.node);
   const patch = diff(view.node, reportTarget(view, config.protocol, wanted));
   return patch && patchDecision(f.inProgress ? 'Draining' : 'Idle', 'reporting status', patch, memory);
 }

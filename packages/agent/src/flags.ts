@@ -3,9 +3,17 @@
  */
 
 import { PROTOCOL_NAMES, type ProtocolName } from '@capstan/reboot-protocol';
-import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+import { formatDuration, MAX_TIMER_DELAY_MS, type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
 import type { AgentOptions } from './agent.js';
-import { MACHINE_BOOT_ID_PATH } from './reconciler.js';
+import {
+  CommandRebooter,
+  REBOOT_METHODS,
+  type RebootMethod,
+  SignalRebooter,
+  SYSTEMD_REBOOT_SIGNAL,
+} from './reboot-methods.js';
+import type { Rebooter } from './reconciler.js';
+import { MACHINE_BOOT_ID_PATH, readMachineBootId } from './reconciler.js';
 import { SentinelCommandSource } from './sources/sentinel-command-source.js';
 import { SentinelFileSource } from './sources/sentinel-file-source.js';
 import type { RebootNeededSource } from './sources/source.js';
@@ -21,6 +29,9 @@ export interface AgentFlags {
   source: SourceKind;
   rebootSentinel: string;
   rebootSentinelCommand?: string;
+  sentinelHostNamespaces: boolean;
+  rebootSentinelNeededExitCodes: number[];
+  rebootSentinelNotNeededExitCodes?: number[];
   sentinelInterval: string;
   drainTimeout: string;
   drainGracePeriod: string;
@@ -30,6 +41,11 @@ export interface AgentFlags {
   osReleasePath: string;
   bootIdPath: string;
   busAddress?: string;
+  quarantineAfter: number;
+  quarantineWindow: string;
+  rebootMethod: RebootMethod;
+  rebootCommand: string;
+  rebootSignal: number;
 }
 
 /** A usage error commander reports as such (what commander's InvalidArgumentError carries). */
@@ -46,14 +62,49 @@ const choice =
     return value as T;
   };
 
-const duration = (flag: string) => (value: string) => {
-  try {
-    parseDuration(value);
-  } catch (err) {
-    throw invalid(`${flag}: ${(err as Error).message}`);
-  }
-  return value;
-};
+/** The bounds of a duration flag; every one has a longest value (a timer waits at most that). */
+interface DurationBounds {
+  /** Shortest value; default 0. */
+  minMs?: number;
+  /** Also accept exactly -1s ("each pod's own", as kubectl's --grace-period=-1). */
+  minusOne?: boolean;
+}
+
+/**
+ * A duration flag's parser: a Go duration within bounds, at most {@link MAX_TIMER_DELAY_MS}
+ * (about 24.8 days: beyond it a timer would not wait but spin), or a usage error saying so.
+ */
+export const duration =
+  (flag: string, bounds: DurationBounds = {}) =>
+  (value: string): string => {
+    let ms: number;
+    try {
+      ms = parseDuration(value);
+    } catch (err) {
+      throw invalid(`${flag}: ${(err as Error).message}`);
+    }
+    if (bounds.minusOne && ms === -1000) return value;
+    const min = bounds.minMs ?? 0;
+    if (ms < min)
+      throw invalid(
+        `${flag} ${value} is too short: at least ${formatDuration(min)}${bounds.minusOne ? ' (or -1s)' : ''}`,
+      );
+    if (ms > MAX_TIMER_DELAY_MS)
+      throw invalid(
+        `${flag} ${value} is too long: at most ${formatDuration(MAX_TIMER_DELAY_MS)} (about 24.8 days, the longest delay a timer keeps)`,
+      );
+    return value;
+  };
+
+/** A list of exit codes (`1` or `0,77`), each 0-255. */
+const exitCodes =
+  (flag: string) =>
+  (value: string): number[] => {
+    const codes = value.split(',').map((c) => c.trim());
+    if (codes.some((c) => !/^\d{1,3}$/.test(c) || Number(c) > 255))
+      throw invalid(`${flag} must be exit codes 0-255 separated by commas; got "${value}"`);
+    return codes.map(Number);
+  };
 
 /** Adds the agent's flags to the standard command (pass as `extend` to `parseStandardOptions`). */
 export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) => {
@@ -72,12 +123,29 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     )
     .option(
       '--reboot-sentinel-command <command>',
-      'with --source command: reboot needed while this command exits 0 (split on spaces, run without a shell)',
+      'with --source command: reboot needed while this command exits with a --reboot-sentinel-needed-exit-codes code (split on spaces, run without a shell)',
+    )
+    .option(
+      '--sentinel-host-namespaces [bool]',
+      "with --source command: run it in the host's namespaces (nsenter into PID 1's: needs hostPID and CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SYS_PTRACE; docs/security.md)",
+      (v: string) => v !== 'false',
+      false,
+    )
+    .option(
+      '--reboot-sentinel-needed-exit-codes <codes>',
+      'with --source command: exit codes meaning "reboot needed" (needs-restarting -r: 1; rpm-ostree status --pending-exit-77: 77)',
+      exitCodes('--reboot-sentinel-needed-exit-codes'),
+      [0],
+    )
+    .option(
+      '--reboot-sentinel-not-needed-exit-codes <codes>',
+      'with --source command: exit codes meaning "not needed"; any other is an error (default: every code not "needed")',
+      exitCodes('--reboot-sentinel-not-needed-exit-codes'),
     )
     .option(
       '--sentinel-interval <duration>',
       'how often to check the sentinel file or command',
-      duration('--sentinel-interval'),
+      duration('--sentinel-interval', { minMs: 100 }),
       '10s',
     )
     .option(
@@ -89,7 +157,7 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     .option(
       '--drain-grace-period <duration>',
       'termination grace period given to evicted pods ("-1s": each pod\'s own)',
-      duration('--drain-grace-period'),
+      duration('--drain-grace-period', { minusOne: true }),
       '-1s',
     )
     .option(
@@ -113,8 +181,46 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     .option('--os-release-path <path>', 'os-release file for the id and version labels', '/etc/os-release')
     .option(
       '--boot-id-path <path>',
-      "this machine's boot ID, the truth over the Node's status (which a slow kubelet posts late); empty: the Node's",
+      "this machine's boot ID, the truth over the Node's status (which a slow kubelet posts late); the agent refuses to start without it",
       MACHINE_BOOT_ID_PATH,
+    )
+    .option(
+      '--quarantine-after <cycles>',
+      'quarantine the node after this many reboot cycles within --quarantine-window while its source still asks (a reboot loop); 0: never',
+      (v: string) => {
+        if (!/^\d{1,4}$/.test(v))
+          throw invalid(`--quarantine-after must be a whole number 0-9999; got "${v}"`);
+        return Number(v);
+      },
+      3,
+    )
+    .option(
+      '--quarantine-window <duration>',
+      'the window --quarantine-after counts reboot cycles in',
+      duration('--quarantine-window', { minMs: 1_000 }),
+      '6h',
+    )
+    .option(
+      '--reboot-method <method>',
+      `how to reboot: ${REBOOT_METHODS.join(', ')} (command: --reboot-command on the host through nsenter, needs hostPID and CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SYS_PTRACE; signal: --reboot-signal to PID 1, needs hostPID)`,
+      choice(REBOOT_METHODS, '--reboot-method'),
+      'logind',
+    )
+    .option(
+      '--reboot-command <command>',
+      'with --reboot-method command: the host command that reboots (split on spaces, no shell)',
+      'systemctl reboot',
+    )
+    .option(
+      '--reboot-signal <number>',
+      'with --reboot-method signal: the signal sent to PID 1 (systemd: SIGRTMIN+5 = 39)',
+      (v: string) => {
+        const n = Number(v);
+        if (!/^\d{1,2}$/.test(v) || n < 1 || n > 64)
+          throw invalid(`--reboot-signal must be 1-64; got "${v}"`);
+        return n;
+      },
+      SYSTEMD_REBOOT_SIGNAL,
     )
     .option(
       '--bus-address <address>',
@@ -125,24 +231,52 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
 /** Turns the agent's flags into {@link AgentOptions}; throws on an unusable combination. */
 export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
   if (!flags.nodeName) throw new Error('--node-name (or $NODE_NAME) is required');
+  // Without the machine's own boot ID a late kubelet's stale one makes the last boot's grant look
+  // like this boot's: a second reboot. No fallback: refuse to start.
+  if (!flags.bootIdPath)
+    throw new Error('--boot-id-path must name the boot ID file (default /proc/sys/kernel/random/boot_id)');
+  if (!readMachineBootId(flags.bootIdPath))
+    throw new Error(
+      `--boot-id-path ${flags.bootIdPath}: cannot read this machine's boot ID (the agent does not start without it)`,
+    );
   const graceMs = parseDuration(flags.drainGracePeriod);
   return {
     nodeName: flags.nodeName,
     protocol: flags.protocol,
     ...(flags.busAddress ? { busAddress: flags.busAddress } : {}),
     source: sourceFromFlags(flags),
+    ...rebooterFromFlags(flags),
     osReleasePath: flags.osReleasePath,
-    ...(flags.bootIdPath ? { bootIdPath: flags.bootIdPath } : {}),
+    bootIdPath: flags.bootIdPath,
     drainTimeoutMs: parseDuration(flags.drainTimeout),
     drainGracePeriodSeconds: graceMs < 0 ? -1 : Math.round(graceMs / 1000),
     forceReboot: flags.forceReboot,
     failureBackoffMs: parseDuration(flags.failureBackoff),
+    quarantineAfter: flags.quarantineAfter ?? 3,
+    quarantineWindowMs: parseDuration(flags.quarantineWindow ?? '6h'),
   };
+}
+
+/** The rebooter the flags select; none for logind (the agent's default, on its bus). */
+export function rebooterFromFlags(flags: AgentFlags): { rebooter?: Rebooter } {
+  switch (flags.rebootMethod ?? 'logind') {
+    case 'logind':
+      return {};
+    case 'command': {
+      const command = (flags.rebootCommand ?? '').split(/\s+/).filter(Boolean);
+      if (command.length === 0) throw new Error('--reboot-method command needs --reboot-command');
+      return { rebooter: new CommandRebooter({ command, hostNamespaces: {} }) };
+    }
+    case 'signal':
+      return { rebooter: new SignalRebooter({ signal: flags.rebootSignal ?? SYSTEMD_REBOOT_SIGNAL }) };
+  }
 }
 
 /** The reboot-needed source the flags select. */
 export function sourceFromFlags(flags: AgentFlags): RebootNeededSource {
   const intervalMs = parseDuration(flags.sentinelInterval);
+  if (flags.sentinelHostNamespaces && flags.source !== 'command')
+    throw new Error('--sentinel-host-namespaces applies only to --source command');
   switch (flags.source) {
     case 'update-engine':
       return new UpdateEngineSource(flags.busAddress ? { address: flags.busAddress } : {});
@@ -151,7 +285,19 @@ export function sourceFromFlags(flags: AgentFlags): RebootNeededSource {
     case 'command': {
       const command = (flags.rebootSentinelCommand ?? '').split(/\s+/).filter(Boolean);
       if (command.length === 0) throw new Error('--source command needs --reboot-sentinel-command');
-      return new SentinelCommandSource({ command, intervalMs });
+      const needed = flags.rebootSentinelNeededExitCodes ?? [0];
+      const both = needed.filter((c) => flags.rebootSentinelNotNeededExitCodes?.includes(c));
+      if (both.length > 0)
+        throw new Error(`exit code(s) ${both.join(', ')} cannot mean both "needed" and "not needed"`);
+      return new SentinelCommandSource({
+        command,
+        intervalMs,
+        ...(flags.sentinelHostNamespaces ? { hostNamespaces: {} } : {}),
+        neededExitCodes: needed,
+        ...(flags.rebootSentinelNotNeededExitCodes
+          ? { notNeededExitCodes: flags.rebootSentinelNotNeededExitCodes }
+          : {}),
+      });
     }
   }
 }

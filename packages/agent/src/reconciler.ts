@@ -8,6 +8,7 @@
  * reboot is asked only right after a fresh read of the node.
  */
 import { readFileSync } from 'node:fs';
+import { AGENT_QUARANTINED_ANNOTATION } from '@capstan/reboot-protocol';
 import {
   type BackoffCurve,
   type Client,
@@ -39,6 +40,7 @@ import { RebootFailedError } from './dbus/reboot-failed-error.js';
 import { decide } from './decide.js';
 import type { AgentMetrics } from './metrics.js';
 import { afterEvictions } from './phases/eviction-backoff.js';
+import { afterRebootRefused } from './phases/reboot-retry.js';
 import type { SourceStatus } from './sources/source.js';
 
 /** What reboots the machine; `Logind` by default. Must throw when the reboot is refused. */
@@ -108,6 +110,8 @@ export class AgentReconciler implements Reconciler {
   source: SourceStatus | undefined;
   /** Whether the source ever reported without error. */
   sourceKnown = false;
+  /** Why the source cannot tell, while it cannot. */
+  sourceError: string | undefined;
   /** What os-release says, once read. */
   os: OsFacts | undefined;
 
@@ -115,14 +119,18 @@ export class AgentReconciler implements Reconciler {
 
   /** Records a status from the reboot-needed source. */
   sourceReported(status: SourceStatus): void {
-    // A source that cannot tell (D-Bus down) says nothing new: the last known answer stands.
+    this.deps.metrics.sourceError.set(status.error !== undefined ? 1 : 0);
+    // A source that cannot tell (D-Bus down) says nothing new: the last known answer stands,
+    // and why it cannot tell is reported (annotation, event, metric).
     if (status.error !== undefined) {
+      this.sourceError = status.error;
       this.deps.log.warn(
         { error: status.error },
         'reboot-needed source cannot tell; keeping the last answer',
       );
       return;
     }
+    this.sourceError = undefined;
     this.source = status;
     this.sourceKnown = true;
     this.deps.metrics.rebootNeeded.set(status.rebootNeeded ? 1 : 0);
@@ -186,11 +194,15 @@ export class AgentReconciler implements Reconciler {
   }
 
   private viewOf(node: Node, pods: PodFacts[] | undefined): AgentView {
+    this.deps.metrics.quarantined.set(
+      node.metadata.annotations?.[AGENT_QUARANTINED_ANNOTATION] !== undefined ? 1 : 0,
+    );
     return {
       now: this.deps.clock.now(),
       node: nodeFacts(node, this.deps.machineBootId),
       source: this.source,
       sourceKnown: this.sourceKnown,
+      ...(this.sourceError !== undefined ? { sourceError: this.sourceError } : {}),
       os: this.os,
       ...(pods ? { pods } : {}),
     };
@@ -212,6 +224,7 @@ export class AgentReconciler implements Reconciler {
     }
     this.memory = decision.memory;
     if (failure === 'DrainFailed') this.deps.metrics.drainFailures.inc();
+    if (failure === 'VersionMismatch') this.deps.metrics.versionMismatches.inc();
     if (event) this.deps.events.record(Node, patched, event);
     if (failure || event?.type === 'Warning') this.deps.log.warn({ why: decision.why }, decision.phase);
     return patched;
@@ -268,7 +281,7 @@ export class AgentReconciler implements Reconciler {
     if (after.event) this.deps.events.record(Node, node, after.event);
   }
 
-  /** Asks logind to reboot; a failure becomes a failure to report (event, annotation, metric). */
+  /** Asks the rebooter (logind, a command, a signal) to reboot; a failure becomes a failure to report (event, annotation, metric). */
   private async reboot(decision: Decision, node: Node, forced: boolean): Promise<void> {
     this.deps.events.record(Node, node, {
       type: forced ? 'Warning' : 'Normal',
@@ -283,14 +296,11 @@ export class AgentReconciler implements Reconciler {
       const message = err instanceof Error ? err.message : String(err);
       this.deps.metrics.rebootFailures.inc({ reason });
       this.deps.log.error({ err }, 'reboot failed');
-      this.memory = {
-        ...this.memory,
-        failure: { reason: 'RebootFailed', message: `reboot failed: ${message}` },
-      };
+      this.memory = afterRebootRefused(this.memory, message);
       return;
     }
     this.deps.metrics.reboots.inc();
     this.memory = decision.memory;
-    this.deps.log.info('logind accepted the reboot');
+    this.deps.log.info('the reboot was accepted');
   }
 }

@@ -10,8 +10,13 @@ import { join } from 'node:path';
 import { podBoundKubeConfig, readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import {
+  ADMIN_REBOOT_REQUEST_ANNOTATION,
   AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
+  AGENT_QUARANTINED_ANNOTATION,
+  AGENT_REBOOT_HISTORY_ANNOTATION,
+  AGENT_SOURCE_ERROR_ANNOTATION,
+  AGENT_TARGET_VERSION_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
   fluoProtocol,
@@ -116,6 +121,23 @@ afterAll(async () => {
 });
 
 describe('the agent with a token bound to its pod on node A', () => {
+  it("may remove an administrator's reboot request on its node, never set or change it", async () => {
+    const set = await refusal(
+      patchNode(agent, nodeA, { metadata: { annotations: { [ADMIN_REBOOT_REQUEST_ANNOTATION]: 'me' } } }),
+    );
+    expect(set).toContain(`the update agent may not change annotations ${ADMIN_REBOOT_REQUEST_ANNOTATION}`);
+    await patchNode(admin, nodeA, {
+      metadata: { annotations: { [ADMIN_REBOOT_REQUEST_ANNOTATION]: 'CHG-1' } },
+    });
+    const changed = await refusal(
+      patchNode(agent, nodeA, { metadata: { annotations: { [ADMIN_REBOOT_REQUEST_ANNOTATION]: 'CHG-2' } } }),
+    );
+    expect(changed).toContain(`may not change annotations ${ADMIN_REBOOT_REQUEST_ANNOTATION}`);
+    await patchNode(agent, nodeA, { metadata: { annotations: { [ADMIN_REBOOT_REQUEST_ANNOTATION]: null } } });
+    const after = await admin.get(Node, { name: nodeA });
+    expect(after.metadata.annotations?.[ADMIN_REBOOT_REQUEST_ANNOTATION]).toBeUndefined();
+  });
+
   it('patches its own node: agent annotations and labels, cordon and uncordon', async () => {
     const k = capstanProtocol.annotations;
     const l = capstanProtocol.labels;
@@ -312,6 +334,10 @@ describe('the policy’s key lists', () => {
         ...ours.annotations,
         AGENT_FAILURE_ANNOTATION,
         AGENT_DRAIN_STARTED_ANNOTATION,
+        AGENT_SOURCE_ERROR_ANNOTATION,
+        AGENT_TARGET_VERSION_ANNOTATION,
+        AGENT_REBOOT_HISTORY_ANNOTATION,
+        AGENT_QUARANTINED_ANNOTATION,
         ...fluo.annotations,
       ]),
     );

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import {
   AGENT_FAILURE_ANNOTATION,
+  AGENT_QUARANTINED_ANNOTATION,
+  AGENT_TARGET_VERSION_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
   fluoProtocol,
@@ -69,7 +71,12 @@ afterEach(async () => {
   await bus.stop();
 });
 
-function run(nodeName: string, protocol: 'capstan' | 'fluo'): RunningAgent {
+function run(
+  nodeName: string,
+  protocol: 'capstan' | 'fluo',
+  failureBackoffMs = 60_000,
+  extra: Partial<StartAgentOptions> = {},
+): RunningAgent {
   const agent = startAgent({
     kubeConfig: agentKubeConfig,
     nodeName,
@@ -78,8 +85,9 @@ function run(nodeName: string, protocol: 'capstan' | 'fluo'): RunningAgent {
     osReleasePath: osRelease,
     drainGracePeriodSeconds: 0,
     drainTimeoutMs: 20_000,
-    failureBackoffMs: 60_000,
+    failureBackoffMs,
     podPollMs: 100,
+    ...extra,
   });
   running.add(agent);
   return agent;
@@ -177,6 +185,8 @@ describe.each([
       { what: 'cleared, uncordoned and labelled with the new version', timeoutMs: 20_000 },
     );
     expect(back.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
+    // The booted version is the one it rebooted for: verified, the target dropped.
+    expect(back.metadata.annotations?.[AGENT_TARGET_VERSION_ANNOTATION]).toBeUndefined();
     expect(back.metadata.labels?.[l.version]).toBe('3975.2.1');
     await eventually(async () => agent.agent.state.phase === 'AwaitingGrantClear', {
       what: 'the grant to go',
@@ -198,7 +208,7 @@ describe.each([
 });
 
 describe('a reboot that logind refuses', () => {
-  it('is reported (event, annotation, metric), the node is uncordoned, and the agent keeps running', async () => {
+  it('is reported (event, annotation, metric), the node stays cordoned and drained, and the reboot is retried', async () => {
     const k = capstanProtocol.annotations;
     const node = uniqueName('reboot-fails');
     await createNode(admin, node, { bootID: 'boot-1' });
@@ -207,7 +217,7 @@ describe('a reboot that logind refuses', () => {
       name: 'org.freedesktop.DBus.Error.AccessDenied',
       message: 'Access denied by polkit',
     });
-    const agent = run(node, 'capstan');
+    const agent = run(node, 'capstan', 3_000);
     await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
       what: 'reboot-needed',
       timeoutMs: 20_000,
@@ -224,9 +234,10 @@ describe('a reboot that logind refuses', () => {
       { what: 'the failure annotation', timeoutMs: 20_000 },
     );
     expect(failed.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]).toContain('Access denied by polkit');
-    expect(failed.spec?.unschedulable).toBeUndefined();
-    expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('false');
-    expect(failed.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
+    // Kept as it is: cordoned, in progress, drained; not uncordoned to be drained again.
+    expect(failed.spec?.unschedulable).toBe(true);
+    expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('true');
+    expect(failed.metadata.annotations?.[k.agentMadeUnschedulable]).toBe('true');
     expect(agent.agent.metrics.rebootFailures.value({ reason: 'dbus-error' })).toBe(1);
     expect(agent.agent.metrics.reboots.value()).toBe(0);
     expect(await agent.manager.metrics.text()).toMatch(
@@ -238,16 +249,136 @@ describe('a reboot that logind refuses', () => {
       { what: 'the RebootFailed event', timeoutMs: 20_000 },
     );
     expect(event.note).toContain('Access denied by polkit');
+    expect(event.note).toContain('the node stays cordoned and drained; retrying the reboot in 3s');
     expect(logind.reboots).toHaveLength(0);
-
-    // No crash: the agent is still reconciling (it backs off, then would try again).
     await eventually(async () => agent.agent.state.phase === 'Backoff', {
       what: 'backing off',
       timeoutMs: 20_000,
     });
-    engine.setStatus({ operation: UpdateStatus.Idle, newVersion: '' });
-    await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'false', {
-      what: 'follows the source',
+
+    // logind accepts now: the retry reboots the node that stayed drained, with no new cycle.
+    logind.failReboot(undefined);
+    await eventually(async () => logind.reboots.length === 1, {
+      what: 'the retried reboot',
+      timeoutMs: 20_000,
+    });
+    const rebooting = await admin.get(Node, { name: node });
+    expect(rebooting.spec?.unschedulable).toBe(true);
+    expect(agent.agent.metrics.reboots.value()).toBe(1);
+    const started = (await nodeEvents(admin, node)).filter((e) => e.reason === 'RebootCycleStarted');
+    expect(started).toHaveLength(1);
+  });
+});
+
+describe('a reboot into the wrong version', () => {
+  it('fails verification: VersionMismatch reported, the node left in progress and cordoned', async () => {
+    const k = capstanProtocol.annotations;
+    const node = uniqueName('wrong-version');
+    await createNode(admin, node, { bootID: 'boot-1' });
+    engine.setStatus({ operation: UpdateStatus.UpdatedNeedReboot, newVersion: '3975.2.1' });
+    let agent = run(node, 'capstan');
+    await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
+      what: 'reboot-needed',
+      timeoutMs: 20_000,
+    });
+    const reboot = new Promise<void>((resolve) => logind.onReboot(() => resolve()));
+    await annotate(admin, node, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: 'boot-1' });
+    await reboot;
+    expect((await annotations(node))[AGENT_TARGET_VERSION_ANNOTATION]).toBe('3975.2.1');
+
+    // The machine comes back on the old version (the update rolled back).
+    await stopAgent(agent);
+    await engine.stop();
+    engine.status = { ...engine.status, currentOperation: UpdateStatus.Idle, newVersion: '' };
+    await engine.start();
+    await setBootID(admin, node, 'boot-2');
+    agent = run(node, 'capstan');
+    const failed = await eventually(
+      async () => {
+        const n = await admin.get(Node, { name: node });
+        return n.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]?.startsWith('VersionMismatch ')
+          ? n
+          : undefined;
+      },
+      { what: 'the VersionMismatch failure', timeoutMs: 20_000 },
+    );
+    expect(failed.metadata.annotations?.[AGENT_FAILURE_ANNOTATION]).toContain(
+      'rebooted for version 3975.2.1, but booted 3975.2.0',
+    );
+    expect(failed.metadata.annotations?.[k.rebootInProgress]).toBe('true');
+    expect(failed.metadata.annotations?.[k.rebootNeeded]).toBe('false');
+    expect(failed.spec?.unschedulable).toBe(true);
+    expect(agent.agent.metrics.versionMismatches.value()).toBe(1);
+    const event = await eventually(
+      async () => (await nodeEvents(admin, node)).find((e) => e.reason === 'VersionMismatch'),
+      { what: 'the VersionMismatch event', timeoutMs: 20_000 },
+    );
+    expect(event.type).toBe('Warning');
+    await eventually(async () => agent.agent.state.phase === 'AwaitingGrantClear', {
+      what: 'waiting for the grant to go',
+      timeoutMs: 20_000,
+    });
+    expect(logind.reboots).toHaveLength(1);
+
+    // The coordinator (or an admin) withdraws the grant: the cycle ends, the cordon is lifted.
+    await annotate(admin, node, { [k.rebootOk]: null, [coordinatorKeys.grantedBootId]: null });
+    await eventually(
+      async () => {
+        const n = await admin.get(Node, { name: node });
+        return n.metadata.annotations?.[k.rebootInProgress] === 'false' && n.spec?.unschedulable !== true;
+      },
+      { what: 'the cycle ended', timeoutMs: 20_000 },
+    );
+  });
+});
+
+describe('a source that keeps asking after every reboot', () => {
+  it('is quarantined after N cycles: annotation, event, metric; the node asks no more', async () => {
+    const k = capstanProtocol.annotations;
+    const node = uniqueName('looping');
+    await createNode(admin, node, { bootID: 'boot-0' });
+    engine.setStatus({ operation: UpdateStatus.UpdatedNeedReboot, newVersion: '' });
+    const loop = { quarantineAfter: 2, quarantineWindowMs: 3_600_000 };
+    let agent = run(node, 'capstan', 60_000, loop);
+    for (let boot = 0; boot < 2; boot++) {
+      await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
+        what: `reboot-needed before cycle ${boot + 1}`,
+        timeoutMs: 20_000,
+      });
+      const reboot = new Promise<void>((resolve) => logind.onReboot(() => resolve()));
+      await annotate(admin, node, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: `boot-${boot}` });
+      await reboot;
+      // The machine reboots; update_engine still says NEED_REBOOT (the loop).
+      await stopAgent(agent);
+      await setBootID(admin, node, `boot-${boot + 1}`);
+      agent = run(node, 'capstan', 60_000, loop);
+      await eventually(async () => agent.agent.state.phase === 'AwaitingGrantClear', {
+        what: `back from cycle ${boot + 1}`,
+        timeoutMs: 20_000,
+      });
+      await annotate(admin, node, { [k.rebootOk]: null, [coordinatorKeys.grantedBootId]: null });
+    }
+    const quarantined = await eventually(
+      async () => (await annotations(node))[AGENT_QUARANTINED_ANNOTATION],
+      { what: 'the quarantine', timeoutMs: 20_000 },
+    );
+    expect(quarantined).toContain('2 reboot cycles within 1h0m0s and the source still asks for a reboot');
+    expect((await annotations(node))[k.rebootNeeded]).toBe('false');
+    expect(logind.reboots).toHaveLength(2);
+    const event = await eventually(
+      async () => (await nodeEvents(admin, node)).find((e) => e.reason === 'Quarantined'),
+      { what: 'the Quarantined event', timeoutMs: 20_000 },
+    );
+    expect(event.type).toBe('Warning');
+    await eventually(async () => /^capstan_agent_quarantined 1$/m.test(await agent.manager.metrics.text()), {
+      what: 'the quarantined metric',
+      timeoutMs: 10_000,
+    });
+
+    // An administrator clears it: the node asks again.
+    await annotate(admin, node, { [AGENT_QUARANTINED_ANNOTATION]: null });
+    await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
+      what: 'asking again once cleared',
       timeoutMs: 20_000,
     });
   });

@@ -2,17 +2,12 @@
  * The drain deadline survives an agent restart: the start of the drain is written on the node,
  * and a new process counts the timeout from it, not from zero.
  */
-import {
-  AGENT_DRAIN_STARTED_ANNOTATION,
-  capstanProtocol,
-  coordinatorKeys,
-  formatTimestamp,
-} from '@capstan/reboot-protocol';
+import { AGENT_DRAIN_STARTED_ANNOTATION, capstanProtocol, formatTimestamp } from '@capstan/reboot-protocol';
 import { describe, expect, it } from 'vitest';
 import { type AgentMemory, type DecisionConfig, INITIAL_MEMORY, type NodeFacts } from '../src/api/index.js';
 import { decide } from '../src/decide.js';
+import { midCycleAnnotations } from './fixtures.js';
 
-const k = capstanProtocol.annotations;
 const NOW = 1_700_000_000_000;
 const config: DecisionConfig = {
   protocol: capstanProtocol,
@@ -31,14 +26,7 @@ function draining(extra: Record<string, string> = {}): NodeFacts {
     labels: { [capstanProtocol.labels.rebootNeeded]: 'true' },
     unschedulable: true,
     bootID: 'boot-1',
-    annotations: {
-      [k.rebootNeeded]: 'true',
-      [k.rebootOk]: 'true',
-      [k.rebootInProgress]: 'true',
-      [k.agentMadeUnschedulable]: 'true',
-      [coordinatorKeys.grantedBootId]: 'boot-1',
-      ...extra,
-    },
+    annotations: { ...midCycleAnnotations(), ...extra },
   };
 }
 const at = (node: NodeFacts, now: number, memory: AgentMemory) =>

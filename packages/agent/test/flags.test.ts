@@ -5,14 +5,15 @@ import { SentinelCommandSource } from '../src/sources/sentinel-command-source.js
 import { SentinelFileSource } from '../src/sources/sentinel-file-source.js';
 import { UpdateEngineSource } from '../src/sources/update-engine-source.js';
 
-const parse = (argv: string[]) =>
+/** Parses `argv`; a usage error throws `exit 2`, its message appended to `errors`. */
+const parse = (argv: string[], errors: string[] = []) =>
   parseStandardOptions<AgentFlags>(argv, {
     name: 'capstan-agent',
     extend: addAgentFlags,
     exit: (code) => {
       throw new Error(`exit ${code}`);
     },
-    output: { writeOut: () => {}, writeErr: () => {} },
+    output: { writeOut: () => {}, writeErr: (text) => errors.push(text) },
   });
 
 describe('agent flags', () => {
@@ -67,5 +68,28 @@ describe('agent flags', () => {
     expect(() => agentOptionsFromFlags(parse(['--node-name=n', '--source=command']).extra)).toThrow(
       /--reboot-sentinel-command/,
     );
+  });
+
+  it('bounds every duration flag: none longer than a timer keeps, none shorter than it means', () => {
+    const errors: string[] = [];
+    const parseErr = (argv: string[]) => parse(argv, errors);
+    for (const flag of [
+      '--sentinel-interval',
+      '--drain-timeout',
+      '--drain-grace-period',
+      '--failure-backoff',
+    ]) {
+      errors.length = 0;
+      expect(() => parseErr([`${flag}=600h`])).toThrow('exit 2');
+      expect(errors.join('')).toContain(`${flag} 600h is too long: at most 596h31m23.647s (about 24.8 days`);
+      // The longest accepted value is the timer's limit itself.
+      expect(() => parseErr([`${flag}=596h31m23s`])).not.toThrow();
+    }
+    errors.length = 0;
+    expect(() => parseErr(['--sentinel-interval=0'])).toThrow('exit 2');
+    expect(errors.join('')).toContain('--sentinel-interval 0 is too short: at least 100ms');
+    expect(() => parseErr(['--failure-backoff=-5s'])).toThrow('exit 2');
+    expect(() => parseErr(['--drain-grace-period=-5s'])).toThrow('exit 2');
+    expect(parseErr(['--drain-grace-period=-1s']).extra.drainGracePeriod).toBe('-1s');
   });
 });

@@ -12,27 +12,19 @@ import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../src/agent.js';
 import { unixFdPassingAvailable } from '../src/dbus/fd-passing.js';
-import { FakeLogind } from '../src/testing/fake-logind.js';
-import { FakeUpdateEngine } from '../src/testing/fake-update-engine.js';
-import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js';
+import { type FakeHost, startFakeHost, stopFakeHost } from './dbus/helpers.js';
 
 const env = useControlPlane('agent-inhibitor-lock');
 let dir: string;
-let bus: PrivateBus;
-let engine: FakeUpdateEngine;
-let logind: FakeLogind;
+let host: FakeHost;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'capstan-agent-inhibit-'));
   writeFileSync(join(dir, 'os-release'), 'ID=flatcar\nVERSION=1.0.0\n');
-  bus = await startPrivateBus();
-  engine = await FakeUpdateEngine.start({ address: bus.address });
-  logind = await FakeLogind.start({ address: bus.address });
+  host = await startFakeHost();
 });
 afterAll(async () => {
-  await logind?.stop();
-  await engine?.stop();
-  await bus?.stop();
+  await stopFakeHost(host);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -48,7 +40,7 @@ describe('the logind delay inhibitor lock', () => {
     const running = startAgent({
       kubeConfig: env.kubeConfig,
       nodeName: 'inhibit-node',
-      busAddress: bus.address,
+      busAddress: host.bus.address,
       osReleasePath: join(dir, 'os-release'),
       logger,
     });

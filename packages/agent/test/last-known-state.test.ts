@@ -27,14 +27,26 @@ const asking: NodeFacts = {
 };
 
 describe('the last known reboot-needed state', () => {
-  it('survives an agent start without a grant, while the source has not answered', () => {
-    let memory: AgentMemory = INITIAL_MEMORY;
-    for (let i = 0; i < 5; i++) {
-      const d = decide(
-        { now: 1_700_000_000_000, node: asking, source: undefined, sourceKnown: false, os: undefined },
+  it('survives an agent start: nothing is decided before the source answers, and a grantless start keeps it', () => {
+    const at = (sourceKnown: boolean, memory: AgentMemory) =>
+      decide(
+        {
+          now: 1_700_000_000_000,
+          node: asking,
+          source: sourceKnown ? { rebootNeeded: true } : undefined,
+          sourceKnown,
+          os: undefined,
+        },
         memory,
         config,
       );
+    const before = at(false, INITIAL_MEMORY);
+    expect(before.phase).toBe('AwaitingSource');
+    expect(before.action).toEqual({ kind: 'wait' });
+    expect(before.memory).toBe(INITIAL_MEMORY);
+    let memory: AgentMemory = INITIAL_MEMORY;
+    for (let i = 0; i < 5; i++) {
+      const d = at(true, memory);
       memory = d.memory;
       if (d.action.kind === 'patch') {
         expect(d.action.patch.annotations[k.rebootNeeded]).not.toBe('false');
@@ -50,7 +62,7 @@ describe('the last known reboot-needed state', () => {
     const gauge: number[] = [];
     const reconciler = new AgentReconciler({
       log: { warn: (_o: unknown, m: string) => warned.push(m) },
-      metrics: { rebootNeeded: { set: (v: number) => gauge.push(v) } },
+      metrics: { rebootNeeded: { set: (v: number) => gauge.push(v) }, sourceError: { set: () => {} } },
     } as unknown as AgentReconcilerDeps);
     reconciler.sourceReported({ rebootNeeded: true });
     reconciler.sourceReported({ rebootNeeded: false, error: 'org.freedesktop.DBus.Error.ServiceUnknown' });

@@ -36,19 +36,6 @@ a whole number is printed as an integer.
 {{- if and (kindIs "float64" .) (eq . (float64 (int64 .))) }}{{ int64 . }}{{ else }}{{ . }}{{ end -}}
 {{- end -}}
 
-{{/*
-The sentinel command as the agent runs it: reboot needed while it exits 0. A command whose
-"reboot needed" is another exit code (rebootExitCode) runs through the host's sh, which turns
-exactly that code into 0 and every other into 1. The agent splits its command on spaces, so the
-script's spaces are written ${IFS}, which sh expands back.
-*/}}
-{{- define "capstan.sentinelCommand" -}}
-{{- $code := int .rebootExitCode -}}
-{{- if eq $code 0 }}{{ trim .command }}
-{{- else }}{{ printf "sh -c %s;test${IFS}$?${IFS}-eq${IFS}%d" (regexReplaceAllLiteral "\\s+" (trim .command) "${IFS}") $code }}
-{{- end -}}
-{{- end -}}
-
 {{/* The port of a bind address such as ":8080" or "0.0.0.0:8080"; empty when "0" (off). */}}
 {{- define "capstan.port" -}}
 {{- $address := toString . -}}

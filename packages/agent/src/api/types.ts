@@ -44,6 +44,8 @@ export interface AgentView {
   source: SourceStatus | undefined;
   /** Whether the source has ever reported without error (otherwise `reboot-needed` is left as is). */
   sourceKnown: boolean;
+  /** Why the source cannot tell right now, while it cannot (reported on the node). */
+  sourceError?: string;
   os: OsFacts | undefined;
   /** The pods on the node, listed for this decision; only needed while draining. */
   pods?: readonly PodFacts[];
@@ -66,8 +68,10 @@ export interface AgentMemory {
   readonly blockedRounds: number;
   /** logind accepted the reboot at this time: do nothing more, the machine is going down. */
   readonly rebootRequestedAt?: number;
-  /** A failure to report by abandoning the cycle. */
+  /** A failure to report: a failed drain abandons the cycle, a refused reboot is retried. */
   readonly failure?: { reason: AgentFailureReason; message: string };
+  /** Reboots refused in a row in this cycle (the exponent of the retry backoff). */
+  readonly rebootFailures?: number;
 }
 
 /** The memory of a freshly started agent. */
@@ -88,17 +92,26 @@ export interface DecisionConfig {
   failureBackoffMs: number;
   /** How often to look at pods that are terminating. */
   podPollMs: number;
+  /** Quarantine after this many reboot cycles within `quarantineWindowMs` (0 or absent: never). */
+  quarantineAfter?: number;
+  /** The window reboot cycles are counted in for the quarantine. */
+  quarantineWindowMs?: number;
 }
 
 /** The agent's states, as reported in `Decision.phase`. */
 export type AgentPhase =
+  /** Process start, before the reboot-needed source's first answer: nothing is decided yet. */
+  | 'AwaitingSource'
   /** Process start: clearing needed/in-progress and uncordoning what it cordoned. */
   | 'Starting'
   /** After start with a grant from an earlier boot: waiting for the coordinator to withdraw it. */
   | 'AwaitingGrantClear'
   /** Reporting what the source says; no usable grant. */
   | 'Idle'
-  /** Granted, but an earlier cycle failed recently: waiting out the failure backoff. */
+  /**
+   * Granted, but an earlier cycle failed recently (waiting out the failure backoff), or the
+   * reboot was refused (the node kept cordoned and drained until the retry).
+   */
   | 'Backoff'
   /** Granted: marking in-progress and cordoning. */
   | 'Cordoning'
@@ -106,8 +119,10 @@ export type AgentPhase =
   | 'Draining'
   /** Asking logind to reboot, or waiting for the machine to go down. */
   | 'Rebooting'
-  /** The drain or the reboot failed: uncordoning what it cordoned and reporting why. */
+  /** The drain failed: uncordoning what it cordoned and reporting why. */
   | 'Abandoning'
+  /** The reboot was refused: reporting why, keeping the node cordoned and drained. */
+  | 'RebootRefused'
   /** The grant went away mid-cycle: uncordoning what it cordoned. */
   | 'Aborting';
 

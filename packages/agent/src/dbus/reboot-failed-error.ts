@@ -7,7 +7,11 @@ export type RebootFailureReason =
   /** logind did not answer in time. */
   | 'timeout'
   /** The bus or logind could not be reached. */
-  | 'unreachable';
+  | 'unreachable'
+  /** The reboot command (`--reboot-method command`) could not run, or exited non-zero. */
+  | 'command-failed'
+  /** The signal to PID 1 (`--reboot-method signal`) could not be sent. */
+  | 'signal-failed';
 
 /**
  * A reboot request that did not go through. The agent must surface it (event, condition,

@@ -6,6 +6,7 @@
 import {
   AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
+  AGENT_TARGET_VERSION_ANNOTATION,
   FALSE,
   parseAgentFailure,
   TRUE,
@@ -53,7 +54,14 @@ export function cordoning({ view, memory, config, grant: f }: PhaseInput): Decis
     annotations: {
       [k.rebootInProgress]: TRUE,
       [k.agentMadeUnschedulable]: agentMade,
-      ...(f.inProgress ? {} : { [AGENT_FAILURE_ANNOTATION]: null, [AGENT_DRAIN_STARTED_ANNOTATION]: null }),
+      ...(f.inProgress
+        ? {}
+        : {
+            [AGENT_FAILURE_ANNOTATION]: null,
+            [AGENT_DRAIN_STARTED_ANNOTATION]: null,
+            // What the source says this reboot boots into, checked after it (phases/verify.ts).
+            [AGENT_TARGET_VERSION_ANNOTATION]: view.source?.newVersion || null,
+          }),
     },
     labels: {},
     unschedulable: true,
@@ -77,11 +85,11 @@ export function cordoning({ view, memory, config, grant: f }: PhaseInput): Decis
   };
 }
 
-/** `Rebooting` after logind accepted: do nothing more, the machine is going down. */
+/** `Rebooting` after the reboot was accepted: do nothing more, the machine is going down. */
 export function rebooting({ memory }: PhaseInput): Decision {
   return {
     phase: 'Rebooting',
-    why: 'logind accepted the reboot; waiting for the machine to go down',
+    why: 'the reboot was accepted; waiting for the machine to go down',
     action: { kind: 'wait' },
     memory,
   };

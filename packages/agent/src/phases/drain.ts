@@ -7,9 +7,11 @@
 import { AGENT_DRAIN_STARTED_ANNOTATION, formatTimestamp, parseTimestamp } from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
 import { drainPlan, type PhaseInput, type PhaseStep, patchDecision } from './facts.js';
+import { rebootBackoff, rebootRetryLeft } from './reboot-retry.js';
 
 /** `Draining`, ending in the reboot (`Rebooting`) or a failure to abandon the cycle with. */
-export function draining({ view, memory, config }: PhaseInput): PhaseStep {
+export function draining(input: PhaseInput): PhaseStep {
+  const { view, memory, config } = input;
   const { now } = view;
   if (memory.drainStartedAt === undefined) {
     // The deadline outlives the process: an earlier agent of this cycle may have started it
@@ -26,7 +28,12 @@ export function draining({ view, memory, config }: PhaseInput): PhaseStep {
   }
   if (!view.pods) return { phase: 'Draining', why: 'listing pods', action: { kind: 'listPods' }, memory };
   const plan = drainPlan(view.pods);
-  if (plan.evict.length === 0 && plan.terminating.length === 0) {
+  const drained = plan.evict.length === 0 && plan.terminating.length === 0;
+  const timedOut = config.drainTimeoutMs > 0 && now - memory.drainStartedAt >= config.drainTimeoutMs;
+  // A refused reboot is retried on the drained node after its backoff, never drained again.
+  const retryLeft = drained || (timedOut && config.forceReboot) ? rebootRetryLeft(input) : 0;
+  if (retryLeft > 0) return rebootBackoff(input, retryLeft);
+  if (drained) {
     return reboot(
       `drained (${plan.skipped.length} DaemonSet or mirror pods left in place); rebooting`,
       false,
@@ -34,7 +41,7 @@ export function draining({ view, memory, config }: PhaseInput): PhaseStep {
       now,
     );
   }
-  if (config.drainTimeoutMs > 0 && now - memory.drainStartedAt >= config.drainTimeoutMs) {
+  if (timedOut) {
     const left = [...plan.evict, ...plan.terminating];
     const names = left
       .slice(0, 5)

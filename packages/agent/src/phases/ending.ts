@@ -1,6 +1,6 @@
 /**
  * The two ways a cycle ends without a reboot. `Aborting`: the grant went away (withdrawn, no
- * longer needed, or fenced to another boot). `Abandoning`: the drain or the reboot failed; the
+ * longer needed, or fenced to another boot). `Abandoning`: the drain failed; the
  * agent writes why and when (the failure annotation also paces the next try). Both lift only a
  * cordon the agent made.
  */
@@ -38,7 +38,7 @@ export function aborting({ view, memory, config, grant: f }: PhaseInput): Decisi
   };
 }
 
-/** `Abandoning`: give up the cycle: uncordon what we cordoned, clear in-progress, write why. */
+/** `Abandoning` (the drain failed): uncordon what we cordoned, clear in-progress, write why. */
 export function abandoning({ view, memory, config, grant: f }: PhaseInput): Decision {
   const failure = memory.failure as NonNullable<typeof memory.failure>;
   const base = endCycle(view.node, f, config.protocol);
@@ -61,7 +61,7 @@ export function abandoning({ view, memory, config, grant: f }: PhaseInput): Deci
       event: {
         type: 'Warning',
         reason: failure.reason,
-        action: failure.reason === 'DrainFailed' ? 'Drain' : 'Reboot',
+        action: 'Drain',
         note: `${failure.message}; not rebooting${uncordoned ? ', uncordoned the node' : ''}; retrying in ${Math.round(config.failureBackoffMs / 1000)}s while the grant holds`,
       },
     },

@@ -4,6 +4,7 @@
  */
 import {
   AGENT_DRAIN_STARTED_ANNOTATION,
+  AGENT_SOURCE_ERROR_ANNOTATION,
   coordinatorKeys,
   FALSE,
   type Protocol,
@@ -85,9 +86,9 @@ export function labelValue(raw: string | undefined): string | undefined {
   return raw.length <= 63 && /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/.test(raw) ? raw : undefined;
 }
 
-/** The drain state forgotten: a new cycle starts its drain (and its eviction backoff) afresh. */
+/** The drain state forgotten: a new cycle starts its drain (and its eviction and reboot backoffs) afresh. */
 export function resetDrain(memory: AgentMemory): AgentMemory {
-  const { drainStartedAt: _d, nextEvictionAt: _n, ...rest } = memory;
+  const { drainStartedAt: _d, nextEvictionAt: _n, rebootFailures: _r, ...rest } = memory;
   return { ...rest, blockedRounds: 0 };
 }
 
@@ -96,7 +97,10 @@ export function reportTarget(view: AgentView, protocol: Protocol, needed: boolea
   const k = protocol.annotations;
   const l = protocol.labels;
   const s = view.source;
-  const annotations: Record<string, string> = { [k.rebootNeeded]: needed ? TRUE : FALSE };
+  const annotations: Record<string, string | null> = {
+    [k.rebootNeeded]: needed ? TRUE : FALSE,
+    [AGENT_SOURCE_ERROR_ANNOTATION]: view.sourceError ?? null,
+  };
   const labels: Record<string, string | null> = { [l.rebootNeeded]: needed ? TRUE : FALSE };
   if (s?.status !== undefined) annotations[k.status] = s.status;
   if (s?.newVersion !== undefined) annotations[k.newVersion] = s.newVersion;
@@ -144,12 +148,20 @@ function changed(
   return edits;
 }
 
-/** A decision to write `patch` (no event). */
+/**
+ * A decision to write `patch`; when it newly reports that the source cannot tell, with a
+ * Warning event saying why (once per message, not once per poll).
+ */
 export function patchDecision(
   phase: Decision['phase'],
   why: string,
   patch: NodePatch,
   memory: AgentMemory,
 ): Decision {
-  return { phase, why, action: { kind: 'patch', patch }, memory };
+  const sourceError = patch.annotations[AGENT_SOURCE_ERROR_ANNOTATION];
+  const event =
+    typeof sourceError === 'string'
+      ? { type: 'Warning' as const, reason: 'SourceError', action: 'CheckRebootNeeded', note: sourceError }
+      : undefined;
+  return { phase, why, action: { kind: 'patch', patch, ...(event ? { event } : {}) }, memory };
 }

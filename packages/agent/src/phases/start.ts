@@ -4,23 +4,72 @@
  * the last known answer stands), uncordons only what it cordoned, and starts no cycle on a grant
  * from before this boot until the coordinator withdraws it (FLUO's reboot-loop guard).
  */
-import { FALSE } from '@capstan/reboot-protocol';
+import {
+  ADMIN_REBOOT_REQUEST_ANNOTATION,
+  AGENT_REBOOT_HISTORY_ANNOTATION,
+  AGENT_SOURCE_ERROR_ANNOTATION,
+  AGENT_TARGET_VERSION_ANNOTATION,
+  FALSE,
+} from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
 import { diff, type PhaseInput, type PhaseStep, patchDecision, reportTarget } from './facts.js';
+import { historyWith } from './quarantine.js';
+import { verifyBootedVersion } from './verify.js';
+
+/**
+ * `AwaitingSource`: a fresh process waits for its source's first answer. The node's
+ * `reboot-needed` is the previous boot's answer: acting on it (resuming a cycle under a grant
+ * that a late kubelet's boot ID makes look current) could reboot the node a second time.
+ */
+export function awaitingSource({ view, memory }: PhaseInput): Decision {
+  // Only whether the source can tell is written: a source that cannot is never silence.
+  const error = diff(view.node, {
+    annotations: { [AGENT_SOURCE_ERROR_ANNOTATION]: view.sourceError ?? null },
+    labels: {},
+  });
+  if (error) return patchDecision('AwaitingSource', 'reporting that the source cannot tell', error, memory);
+  return {
+    phase: 'AwaitingSource',
+    why: `agent started: waiting for the reboot-needed source's first answer${view.sourceError ? ` (it cannot tell: ${view.sourceError})` : ''}`,
+    action: { kind: 'wait' },
+    memory,
+  };
+}
 
 /** `Starting`: the start-of-process cleanup, or resuming a cycle this very boot began. */
-export function starting({ view, memory, config, grant: f }: PhaseInput): PhaseStep {
+export function starting(input: PhaseInput): PhaseStep {
+  const { view, memory, config, grant: f } = input;
   const { node } = view;
   const k = config.protocol.annotations;
   // A grant fenced to this very boot proves no reboot happened since it: the process restarted
   // mid-cycle (pod restart), so the cycle resumes instead of being thrown away.
   if (f.grantFencedToThisBoot && (f.inProgress || f.needed)) return { settle: { ...memory, booted: true } };
+  const mismatch = verifyBootedVersion(input);
+  if (mismatch) return mismatch;
   // reboot-needed is cleared only under a grant from an earlier boot (so the coordinator can
   // verify and withdraw it); without one it is the node's place in the queue: the last known
   // answer stands until the source answers again.
   const cleanup = diff(node, {
     annotations: {
-      ...(f.ok ? { [k.rebootNeeded]: FALSE } : {}),
+      ...(f.ok
+        ? {
+            [k.rebootNeeded]: FALSE,
+            [AGENT_TARGET_VERSION_ANNOTATION]: null,
+            // An administrator's request is done once the node is back from its reboot.
+            ...(f.inProgress ? { [ADMIN_REBOOT_REQUEST_ANNOTATION]: null } : {}),
+            // A cycle completed (it was in progress when the node went down): counted for the
+            // reboot-loop quarantine; a restart later in this boot finds it cleared.
+            ...((config.quarantineAfter ?? 0) > 0 && f.inProgress
+              ? {
+                  [AGENT_REBOOT_HISTORY_ANNOTATION]: historyWith(
+                    node.annotations[AGENT_REBOOT_HISTORY_ANNOTATION],
+                    view.now,
+                    config.quarantineWindowMs ?? 0,
+                  ),
+                }
+              : {}),
+          }
+        : {}),
       [k.rebootInProgress]: FALSE,
       ...(f.agentMade ? { [k.agentMadeUnschedulable]: FALSE } : {}),
     },

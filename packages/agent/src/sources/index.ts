@@ -1,3 +1,4 @@
+export * from './host-mount.js';
 export * from './polling-source.js';
 export * from './reporter.js';
 export * from './sentinel-command-source.js';

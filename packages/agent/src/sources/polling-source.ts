@@ -1,3 +1,4 @@
+import { type Clock, realClock, type TimerHandle } from '@capstan/runtime';
 import { StatusReporter } from './reporter.js';
 import type { RebootNeededSource, SourceStatus } from './source.js';
 
@@ -5,16 +6,20 @@ import type { RebootNeededSource, SourceStatus } from './source.js';
 export type CheckResult = { ok: Omit<SourceStatus, 'error'> } | { error: string };
 
 /**
- * A source that checks something every `intervalMs`. The next check is scheduled only after the
- * previous one finished, so a slow check never overlaps itself.
+ * A source that checks something every `intervalMs` on `clock` (the runtime's: any interval is
+ * safe there, and tests move virtual time). The next check is scheduled only after the previous
+ * one finished, so a slow check never overlaps itself.
  */
 export abstract class PollingSource implements RebootNeededSource {
   private reporter: StatusReporter | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private inFlight: Promise<void> | undefined;
   private abort: AbortController | undefined;
 
-  protected constructor(private readonly intervalMs: number) {
+  protected constructor(
+    private readonly intervalMs: number,
+    protected readonly clock: Clock = realClock,
+  ) {
     if (!(intervalMs > 0)) throw new RangeError(`poll interval must be positive, got ${intervalMs}`);
   }
 
@@ -31,7 +36,7 @@ export abstract class PollingSource implements RebootNeededSource {
   async stop(): Promise<void> {
     this.reporter?.close();
     this.abort?.abort();
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await this.inFlight;
     this.reporter = undefined;
@@ -51,7 +56,7 @@ export abstract class PollingSource implements RebootNeededSource {
       if (abort.signal.aborted) return;
       if ('ok' in result) reporter.ok(result.ok);
       else reporter.error(result.error);
-      this.timer = setTimeout(() => void this.runOnce(), this.intervalMs);
+      this.timer = this.clock.setTimeout(() => void this.runOnce(), this.intervalMs);
     })();
     return this.inFlight;
   }

@@ -1,4 +1,4 @@
-import { backoffDelay } from '@capstan/runtime';
+import { backoffDelay, type Clock, realClock, type TimerHandle } from '@capstan/runtime';
 import type dbus from 'dbus-next';
 import { BusConnection, dbusErrorName } from '../dbus/connection.js';
 import {
@@ -22,6 +22,8 @@ export interface UpdateEngineSourceOptions {
   retryMinMs?: number;
   /** Longest delay between retries; default 30 s. */
   retryMaxMs?: number;
+  /** The clock retries wait on; default the wall clock. */
+  clock?: Clock;
 }
 
 const DBUS_NAME = 'org.freedesktop.DBus';
@@ -45,7 +47,8 @@ export class UpdateEngineSource implements RebootNeededSource {
   private reporter: StatusReporter | undefined;
   private conn: BusConnection | undefined;
   private stopped = true;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private retryTimer: TimerHandle | undefined;
+  private readonly clock: Clock;
   /** Failures in a row since the last success: the backoff exponent. */
   private failures = 0;
   /** Unique name of update_engine's current instance; signals from anyone else are ignored. */
@@ -58,6 +61,7 @@ export class UpdateEngineSource implements RebootNeededSource {
     this.callTimeoutMs = options.callTimeoutMs ?? 10_000;
     this.retryMinMs = options.retryMinMs ?? 500;
     this.retryMaxMs = options.retryMaxMs ?? 30_000;
+    this.clock = options.clock ?? realClock;
   }
 
   async start(onChange: (status: SourceStatus) => void): Promise<void> {
@@ -72,7 +76,7 @@ export class UpdateEngineSource implements RebootNeededSource {
   async stop(): Promise<void> {
     this.stopped = true;
     this.reporter?.close();
-    clearTimeout(this.retryTimer);
+    if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const conn = this.conn;
     this.conn = undefined;
@@ -166,7 +170,7 @@ export class UpdateEngineSource implements RebootNeededSource {
       if (name !== UPDATE_ENGINE_NAME) return;
       if (typeof newOwner === 'string' && newOwner !== '') {
         this.owner = newOwner;
-        clearTimeout(this.retryTimer);
+        if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
         void this.track(this.refresh(conn));
       } else {
         this.owner = undefined;
@@ -203,9 +207,9 @@ export class UpdateEngineSource implements RebootNeededSource {
   private fail(message: string, retry: () => Promise<void>): void {
     if (this.stopped) return;
     this.reporter?.error(message);
-    clearTimeout(this.retryTimer);
+    if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
     const delay = backoffDelay(this.failures++, { initialMs: this.retryMinMs, maxMs: this.retryMaxMs });
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
       if (!this.stopped) void this.track(retry());
     }, delay);

@@ -1,5 +1,8 @@
 import { eventually } from '@capstan/runtime/testing';
 import type { SourceStatus } from '../../src/sources/source.js';
+import { FakeLogind } from '../../src/testing/fake-logind.js';
+import { FakeUpdateEngine } from '../../src/testing/fake-update-engine.js';
+import { type PrivateBus, startPrivateBus } from '../../src/testing/private-bus.js';
 
 /** Records every status a source reports. */
 export function recorder(): {
@@ -36,4 +39,26 @@ export async function waitFor<T>(
     },
   );
   return seen.value;
+}
+
+/** A host's system bus as the agent's tests fake it: a private dbus-daemon with update_engine and logind. */
+export interface FakeHost {
+  bus: PrivateBus;
+  engine: FakeUpdateEngine;
+  logind: FakeLogind;
+}
+
+/** Starts a private dbus-daemon serving the fake update_engine and logind. */
+export async function startFakeHost(): Promise<FakeHost> {
+  const bus = await startPrivateBus();
+  const engine = await FakeUpdateEngine.start({ address: bus.address });
+  const logind = await FakeLogind.start({ address: bus.address });
+  return { bus, engine, logind };
+}
+
+/** Stops what {@link startFakeHost} started (a no-op for a host that never started). */
+export async function stopFakeHost(host: FakeHost | undefined): Promise<void> {
+  await host?.logind.stop();
+  await host?.engine.stop();
+  await host?.bus.stop();
 }

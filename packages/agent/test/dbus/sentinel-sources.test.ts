@@ -1,6 +1,16 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ManualClock } from '@capstan/runtime/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SentinelCommandSource } from '../../src/sources/sentinel-command-source.js';
 import { SentinelFileSource } from '../../src/sources/sentinel-file-source.js';
@@ -35,6 +45,109 @@ describe('SentinelFileSource', () => {
     rmSync(path);
     await waitFor('file gone', rec.last, (s) => s?.rebootNeeded === false);
     expect(rec.statuses).toEqual([{ rebootNeeded: false }, { rebootNeeded: true }, { rebootNeeded: false }]);
+  });
+
+  it("polls on the runtime's clock: virtual time moves it, and no Node timer is left behind", async () => {
+    const path = join(dir, 'reboot-required');
+    const clock = new ManualClock();
+    source = new SentinelFileSource({ path, intervalMs: 60_000, clock });
+    const rec = recorder();
+    await source.start(rec.onChange);
+    expect(clock.pendingTimers()).toBe(1);
+    writeFileSync(path, '');
+    await clock.advanceAsync(59_999);
+    expect(rec.statuses).toEqual([{ rebootNeeded: false }]);
+    await clock.advanceAsync(1);
+    await waitFor('file seen on the next tick', rec.last, (s) => s?.rebootNeeded === true);
+    await source.stop();
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('an interval beyond the longest Node timer (24.8 days) waits instead of spinning', async () => {
+    const path = join(dir, 'reboot-required');
+    let checks = 0;
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    class Counted extends SentinelFileSource {
+      protected override check() {
+        checks += 1;
+        return super.check();
+      }
+    }
+    try {
+      source = new Counted({ path, intervalMs: 30 * 24 * 3_600_000 });
+      await source.start(recorder().onChange);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(checks).toBe(1);
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('tells "missing" (no reboot) from "cannot look" (no directory, not a directory): never silence', async () => {
+    const rec = recorder();
+    source = new SentinelFileSource({ path: join(dir, 'run', 'reboot-required'), intervalMs: 30 });
+    await source.start(rec.onChange);
+    expect(rec.last()).toEqual({
+      rebootNeeded: false,
+      error: expect.stringContaining(
+        `directory ${join(dir, 'run')} does not exist; mount the host's /run read-only at /host/run`,
+      ),
+    });
+    mkdirSync(join(dir, 'run'));
+    await waitFor('the directory seen: a real "no"', rec.last, (s) => s?.error === undefined);
+    expect(rec.last()).toEqual({ rebootNeeded: false });
+    await source.stop();
+
+    writeFileSync(join(dir, 'file'), '');
+    const beneathFile = new SentinelFileSource({
+      path: join(dir, 'file', 'reboot-required'),
+      intervalMs: 30,
+    });
+    source = beneathFile;
+    const rec2 = recorder();
+    await beneathFile.start(rec2.onChange);
+    expect(rec2.last()?.error).toMatch(/cannot look for sentinel file .*ENOTDIR/);
+  });
+
+  it("at start, a directory on the container's own filesystem is an error saying what to mount", async () => {
+    const run = join(dir, 'run');
+    mkdirSync(run);
+    const mountinfo = join(dir, 'mountinfo');
+    const real = realpathSync(run);
+    writeFileSync(
+      mountinfo,
+      [
+        '700 600 0:50 / / rw,relatime - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w',
+        '701 700 0:51 / /proc rw - proc proc rw',
+      ].join('\n'),
+    );
+    const start = async () => {
+      const rec = recorder();
+      const started = new SentinelFileSource({
+        path: join(run, 'reboot-required'),
+        intervalMs: 30,
+        mountInfoPath: mountinfo,
+      });
+      source = started;
+      await started.start(rec.onChange);
+      return { rec, started };
+    };
+    const { rec, started } = await start();
+    expect(rec.last()?.error).toBe(
+      `cannot look for sentinel file ${join(run, 'reboot-required')}: ${real} lies on the container's own filesystem (no volume is mounted there); mount the host's /run read-only at /host/run and pass --reboot-sentinel=/host/run/reboot-required (docs/os/ubuntu.md)`,
+    );
+    await started.stop();
+    // With the host's directory mounted there (a volume), the same path is looked at.
+    writeFileSync(
+      mountinfo,
+      `${readFileSync(mountinfo, 'utf8')}\n702 700 0:52 /run ${real.replaceAll(' ', '\\040')} ro,nosuid - tmpfs tmpfs ro\n`,
+    );
+    writeFileSync(join(run, 'reboot-required'), '');
+    const { rec: rec2 } = await start();
+    expect(rec2.statuses).toEqual([{ rebootNeeded: true }]);
   });
 
   it('defaults to /var/run/reboot-required', () => {
@@ -107,6 +220,29 @@ describe('SentinelCommandSource', () => {
     rmSync(slow);
     await waitFor('recovered', rec.last, (s) => s?.error === undefined);
     expect(rec.last()).toEqual({ rebootNeeded: true });
+  });
+
+  it('times a run out on its clock', async () => {
+    const clock = new ManualClock();
+    source = new SentinelCommandSource({
+      command: ['sleep', '30'],
+      intervalMs: 1_000,
+      timeoutMs: 5_000,
+      clock,
+    });
+    const rec = recorder();
+    const started = source.start(rec.onChange);
+    await waitFor(
+      'the timeout armed',
+      () => clock.pendingTimers(),
+      (n) => n === 1,
+    );
+    await clock.advanceAsync(5_000);
+    await started;
+    expect(rec.last()).toEqual({
+      rebootNeeded: false,
+      error: expect.stringMatching(/timed out after 5000 ms/),
+    });
   });
 
   it('rejects an empty command', () => {
