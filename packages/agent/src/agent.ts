@@ -60,6 +60,10 @@ export interface AgentOptions {
   evictionRetryMinMs?: number;
   /** Longest delay between eviction rounds. Default 10 s. */
   evictionRetryMaxMs?: number;
+  /** Evictions in flight at once during a drain. Default 10. */
+  evictionParallelism?: number;
+  /** One eviction request's time limit; a slower one is retried with the next round. Default 30 s. */
+  evictionTimeoutMs?: number;
   /** How often to look at evicted pods that are still terminating. Default 1 s. */
   podPollMs?: number;
   /** Quarantine a node after this many reboot cycles within `quarantineWindowMs` with its source still asking; 0 (default): never. */
@@ -141,6 +145,10 @@ export class Agent {
       ...(options.drainGracePeriodSeconds !== undefined
         ? { drainGracePeriodSeconds: options.drainGracePeriodSeconds }
         : {}),
+      ...(options.evictionParallelism !== undefined
+        ? { evictionParallelism: options.evictionParallelism }
+        : {}),
+      ...(options.evictionTimeoutMs !== undefined ? { evictionTimeoutMs: options.evictionTimeoutMs } : {}),
       evictionRetry: {
         initialMs: options.evictionRetryMinMs ?? DEFAULT_EVICTION_RETRY.initialMs,
         maxMs: options.evictionRetryMaxMs ?? DEFAULT_EVICTION_RETRY.maxMs,

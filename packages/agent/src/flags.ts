@@ -41,6 +41,8 @@ export interface AgentFlags {
   osReleasePath: string;
   bootIdPath: string;
   busAddress?: string;
+  drainParallelism: number;
+  evictionTimeout: string;
   quarantineAfter: number;
   quarantineWindow: string;
   rebootMethod: RebootMethod;
@@ -185,6 +187,22 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
       MACHINE_BOOT_ID_PATH,
     )
     .option(
+      '--drain-parallelism <n>',
+      'evictions in flight at once during a drain (1-100)',
+      (v: string) => {
+        if (!/^\d{1,3}$/.test(v) || Number(v) < 1 || Number(v) > 100)
+          throw invalid(`--drain-parallelism must be 1-100; got "${v}"`);
+        return Number(v);
+      },
+      10,
+    )
+    .option(
+      '--eviction-timeout <duration>',
+      "one eviction request's time limit; a slower one is retried with the next round",
+      duration('--eviction-timeout', { minMs: 1_000 }),
+      '30s',
+    )
+    .option(
       '--quarantine-after <cycles>',
       'quarantine the node after this many reboot cycles within --quarantine-window while its source still asks (a reboot loop); 0: never',
       (v: string) => {
@@ -252,6 +270,8 @@ export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
     drainGracePeriodSeconds: graceMs < 0 ? -1 : Math.round(graceMs / 1000),
     forceReboot: flags.forceReboot,
     failureBackoffMs: parseDuration(flags.failureBackoff),
+    evictionParallelism: flags.drainParallelism ?? 10,
+    evictionTimeoutMs: parseDuration(flags.evictionTimeout ?? '30s'),
     quarantineAfter: flags.quarantineAfter ?? 3,
     quarantineWindowMs: parseDuration(flags.quarantineWindow ?? '6h'),
   };

@@ -23,6 +23,7 @@ import {
   type Reconciler,
   type Request,
   type Result,
+  settlesWithin,
 } from '@capstan/runtime';
 import { Node, Pod } from '@capstan/runtime/client';
 import {
@@ -36,6 +37,7 @@ import {
   type OsFacts,
   type PodFacts,
 } from './api/types.js';
+import { forEachBounded } from './bounded.js';
 import { RebootFailedError } from './dbus/reboot-failed-error.js';
 import { decide } from './decide.js';
 import type { AgentMetrics } from './metrics.js';
@@ -62,6 +64,10 @@ export interface AgentReconcilerDeps {
   drainGracePeriodSeconds?: number;
   /** Delays between eviction rounds that were refused. */
   evictionRetry: BackoffCurve;
+  /** Evictions in flight at once; default 10. */
+  evictionParallelism?: number;
+  /** One eviction request's time limit (then counted as an error and retried); default 30 s. */
+  evictionTimeoutMs?: number;
   /** This machine's boot ID (see {@link readMachineBootId}); absent: the Node's status says. */
   machineBootId?: string;
   /** Called with every decision, before it is carried out. */
@@ -246,39 +252,51 @@ export class AgentReconciler implements Reconciler {
     }));
   }
 
-  /** Evicts each pod once; a refusal (429) or error backs the next round off. */
+  /**
+   * Evicts each pod once, up to `evictionParallelism` at a time, each given `evictionTimeoutMs`;
+   * a refusal (429), an error or a timeout backs the next round off.
+   */
   private async evict(pods: readonly PodFacts[], node: Node): Promise<void> {
-    const grace = this.deps.drainGracePeriodSeconds;
-    const { metrics } = this.deps;
+    const { metrics, clock } = this.deps;
     const refused: string[] = [];
-    for (const pod of pods) {
+    const timeoutMs = this.deps.evictionTimeoutMs ?? 30_000;
+    await forEachBounded(pods, this.deps.evictionParallelism ?? 10, async (pod) => {
       const name = `${pod.namespace}/${pod.name}`;
-      try {
-        await this.deps.client.evict(
-          { namespace: pod.namespace, name: pod.name },
-          {
-            preconditions: { uid: pod.uid },
-            ...(grace !== undefined && grace >= 0 ? { gracePeriodSeconds: grace } : {}),
-          },
-        );
-        metrics.evictions.inc({ result: 'evicted' });
-      } catch (err) {
-        if (isNotFound(err) || isConflict(err)) {
-          // Gone already, or replaced by a pod of the same name (the uid precondition failed).
-          metrics.evictions.inc({ result: 'gone' });
-        } else if (isTooManyRequests(err)) {
-          metrics.evictions.inc({ result: 'blocked' });
-          refused.push(name);
-        } else {
-          metrics.evictions.inc({ result: 'error' });
-          this.deps.log.warn({ err, pod: name }, 'eviction failed; retrying');
-          refused.push(name);
-        }
+      const outcome = this.evictOne(pod);
+      if (!(await settlesWithin(clock, outcome, timeoutMs))) {
+        metrics.evictions.inc({ result: 'error' });
+        this.deps.log.warn({ pod: name, timeoutMs }, 'eviction timed out; retrying');
+        refused.push(name);
+        return;
       }
-    }
-    const after = afterEvictions(this.memory, refused, this.deps.clock.now(), this.deps.evictionRetry);
+      const result = await outcome;
+      metrics.evictions.inc({ result });
+      if (result === 'blocked' || result === 'error') refused.push(name);
+    });
+    const after = afterEvictions(this.memory, refused, clock.now(), this.deps.evictionRetry);
     this.memory = after.memory;
     if (after.event) this.deps.events.record(Node, node, after.event);
+  }
+
+  /** One eviction's outcome, as the evictions metric counts it; never rejects. */
+  private async evictOne(pod: PodFacts): Promise<'evicted' | 'gone' | 'blocked' | 'error'> {
+    const grace = this.deps.drainGracePeriodSeconds;
+    try {
+      await this.deps.client.evict(
+        { namespace: pod.namespace, name: pod.name },
+        {
+          preconditions: { uid: pod.uid },
+          ...(grace !== undefined && grace >= 0 ? { gracePeriodSeconds: grace } : {}),
+        },
+      );
+      return 'evicted';
+    } catch (err) {
+      // Gone already, or replaced by a pod of the same name (the uid precondition failed).
+      if (isNotFound(err) || isConflict(err)) return 'gone';
+      if (isTooManyRequests(err)) return 'blocked';
+      this.deps.log.warn({ err, pod: `${pod.namespace}/${pod.name}` }, 'eviction failed; retrying');
+      return 'error';
+    }
   }
 
   /** Asks the rebooter (logind, a command, a signal) to reboot; a failure becomes a failure to report (event, annotation, metric). */

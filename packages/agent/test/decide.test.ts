@@ -14,9 +14,9 @@ import {
   type DecisionConfig,
   INITIAL_MEMORY,
   type NodeFacts,
-  type PodFacts,
 } from '../src/api/index.js';
 import { decide, grantFacts, phaseOf } from '../src/decide.js';
+import { pod } from './fixtures.js';
 
 const k = capstanProtocol.annotations;
 const l = capstanProtocol.labels;
@@ -36,15 +36,6 @@ function node(annotations: Record<string, string> = {}, extra: Partial<NodeFacts
 function view(n: NodeFacts, extra: Partial<AgentView> = {}): AgentView {
   return { now: NOW, node: n, source: { rebootNeeded: true }, sourceKnown: true, os: undefined, ...extra };
 }
-const pod = (name: string, extra: Partial<PodFacts> = {}): PodFacts => ({
-  namespace: 'ns',
-  name,
-  uid: `uid-${name}`,
-  daemonSet: false,
-  mirror: false,
-  terminating: false,
-  ...extra,
-});
 const granted = {
   [k.rebootNeeded]: 'true',
   [k.rebootOk]: 'true',

@@ -1,6 +1,6 @@
 /** Node states the agent's pure tests start from. */
 import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
-import type { DecisionConfig } from '../src/api/index.js';
+import type { DecisionConfig, PodFacts } from '../src/api/index.js';
 
 const k = capstanProtocol.annotations;
 
@@ -23,3 +23,14 @@ export const UNTIMED: DecisionConfig = {
   failureBackoffMs: 1_000,
   podPollMs: 1,
 };
+
+/** A plain pod on the node (evicted by a drain unless `extra` says otherwise). */
+export const pod = (name: string, extra: Partial<PodFacts> = {}): PodFacts => ({
+  namespace: 'ns',
+  name,
+  uid: `uid-${name}`,
+  daemonSet: false,
+  mirror: false,
+  terminating: false,
+  ...extra,
+});

@@ -30,7 +30,14 @@ export {
 export { KubeConfig } from './client/kube-config.js';
 export { type LoadKubeConfigOptions, loadKubeConfig } from './client/kubeconfig.js';
 export type { Cluster, ClusterAccess, Context, ExecConfig, User } from './client/kubeconfig-types.js';
-export { type Clock, MAX_TIMER_DELAY_MS, realClock, sleep, type TimerHandle } from './clock.js';
+export {
+  type Clock,
+  MAX_TIMER_DELAY_MS,
+  realClock,
+  settlesWithin,
+  sleep,
+  type TimerHandle,
+} from './clock.js';
 export {
   annotationsChanged,
   type Controller,
