@@ -66,7 +66,8 @@ export interface ResolveAssetsOptions {
   with?: ExtraComponent[];
 }
 
-const isExecutable = (path: string): boolean => {
+/** Whether `path` is a file this process may execute. */
+export const isExecutable = (path: string): boolean => {
   try {
     accessSync(path, constants.X_OK);
     return true;

@@ -5,6 +5,7 @@ import { resolveAssets } from './assets.js';
 import { ControlPlane } from './control-plane.js';
 import { defaultControllers } from './controller-manager.js';
 import { kwokNodeAnnotation } from './kwok.js';
+import { resolveTool, type ToolName, tools } from './tools.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -36,6 +37,15 @@ program
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     process.stderr.write(`[envtest] setup done in ${Math.round((Date.now() - started) / 1000)} s\n`);
+  });
+
+program
+  .command('tools')
+  .description(`build (once) and print the deploy tools manifest tests run: ${Object.keys(tools).join(', ')}`)
+  .action(async () => {
+    const names = Object.keys(tools) as ToolName[];
+    const paths = await Promise.all(names.map((name) => resolveTool(name)));
+    process.stdout.write(names.map((name, i) => `${name.padEnd(10)} ${paths[i]}\n`).join(''));
   });
 
 interface StartFlags {

@@ -85,6 +85,34 @@ export async function buildComponent(
   progress(`${spec.name} ${version} ready in ${dir} (${seconds(started)} s)`);
 }
 
+/**
+ * `go install <pkg>@<version>` into `dir` (scratch folder renamed into place once complete): a
+ * main package built with its own module's pinned dependencies, as its authors release it.
+ * `instead` says what else the user can do when Go is missing.
+ */
+export async function goInstall(
+  tool: { name: string; pkg: string; version: string; instead: string },
+  dir: string,
+  progress: (line: string) => void,
+): Promise<void> {
+  const { name, pkg, version } = tool;
+  await requireGo(tool.instead, `${name} ${version} is`);
+  const scratch = `${dir}.partial-${process.pid}`;
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
+  const started = Date.now();
+  progress(`building ${pkg}@${version} from the Go module proxy...`);
+  await oneCompileAtATime(() =>
+    runGo(['install', `${pkg}@${version}`], goModulesDir, progress, name, {
+      GOBIN: scratch,
+      CGO_ENABLED: '0',
+    }),
+  );
+  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  renameSync(scratch, dir);
+  progress(`${name} ${version} ready in ${dir} (${seconds(started)} s)`);
+}
+
 let compiling: Promise<unknown> = Promise.resolve();
 
 /** Runs `compile` once the compiles this process started before it have finished. */
@@ -113,14 +141,16 @@ function copyYaml(from: string, to: string): void {
   walk(from);
 }
 
-async function requireGo(): Promise<void> {
+async function requireGo(
+  instead = 'set KUBEBUILDER_ASSETS to a folder holding kube-apiserver and etcd (and the CAPSTAN_*_BINARY variables for the others)',
+  what = 'The envtest binaries are',
+): Promise<void> {
   try {
     await runGo(['version'], goModulesDir, () => {});
   } catch {
     throw new AssetsUnavailableError(
-      'The envtest binaries are not cached and Go is not on PATH to build them. ' +
-        'Install Go (1.26 or newer, with access to the Go module proxy), or set KUBEBUILDER_ASSETS ' +
-        'to a folder holding kube-apiserver and etcd (and the CAPSTAN_*_BINARY variables for the others).',
+      `${what} not cached and Go is not on PATH to build them. ` +
+        `Install Go (1.26 or newer, with access to the Go module proxy), or ${instead}.`,
     );
   }
 }
@@ -134,9 +164,14 @@ export function runGo(
   cwd: string,
   progress: (line: string) => void,
   what = args.at(-1),
+  env: NodeJS.ProcessEnv = {},
 ): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('go', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
+    const child = spawn('go', args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let output = '';
     let downloads = 0;

@@ -22,6 +22,7 @@ export { type ComponentName, components } from './components.js';
 export { ControlPlane, type ControlPlaneInfo, type StartOptions } from './control-plane.js';
 export { type ControllerName, defaultControllers } from './controller-manager.js';
 export type { CrdObject } from './crds.js';
+export { moduleSource } from './go-build.js';
 export type { ApiAnswer } from './http.js';
 export { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
 export type { RebootOptions } from './kwok-nodes.js';
@@ -30,6 +31,7 @@ export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.
 export { freePort, freePorts } from './ports.js';
 export { type AdmissionResourceRule, refuseWrites, type WriteRefusal } from './refuse-writes.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
+export { type ResolveToolOptions, resolveTool, type ToolName, type ToolSpec, tools } from './tools.js';
 export { clusterApiVersion, etcdVersion, kubernetesVersion, kwokVersion } from './versions.js';
 export {
   installWebhooks,
