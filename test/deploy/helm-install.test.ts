@@ -192,6 +192,7 @@ describe('helm as docs/install.md writes it', () => {
       'vcdmachines.infrastructure.cluster.x-k8s.io',
       'vcdmachinetemplates.infrastructure.cluster.x-k8s.io',
       'vcdclustertemplates.infrastructure.cluster.x-k8s.io',
+      'vcdclusteridentities.infrastructure.cluster.x-k8s.io',
     ];
     const now = added(before, await everything());
     for (const crd of crds) expect(now).toContain(`customresourcedefinitions /${crd}`);
