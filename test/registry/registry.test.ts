@@ -3,9 +3,9 @@
  * loopback with every public package published (everything else proxied to npm's registry). Each
  * package's tarball, as the registry serves it, holds what it must; and a new project made by
  * `npm create capstan@latest my-operator --registry <local>` installs from the registry (no `file:`
- * path anywhere), builds, runs `npx capstan`, refuses a bad kubeconfig in one line and passes its
- * own envtest test. Needs the built dist (`npm run build`) and npm's registry for third-party
- * packages.
+ * path anywhere), builds, runs `npx capstan`, refuses a bad kubeconfig in one line, passes its
+ * own envtest and conformance tests, and builds its image with podman from its Dockerfile. Needs
+ * the built dist (`npm run build`), npm's registry for third-party packages, and podman + runc.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { type PackageJson, PUBLISHED, readPackageJson } from '../packaging/packages.js';
+import { requirePodman } from '../images/podman.js';
+import { type PackageJson, PUBLISHED, readPackageJson, root } from '../packaging/packages.js';
 import { expectEntryPoints, expectManifest, expectModules, expectNoTests, filesUnder } from './contents.js';
 import { type LocalRegistry, startRegistry } from './server.js';
 
@@ -246,7 +247,41 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
     expect(out).toMatch(/Tests\s+\S*3 passed\S*\s+\(3\)/);
   }, 600_000);
 
-  // The scaffold's image (`podman build` of its Dockerfile, its `npm ci` reaching this registry
-  // through the project's .npmrc on the host network) belongs to the images work of issue 38: it
-  // goes here, after `npm install`, using `registry.url` and `project`.
+  // Its image, as its README says to build it (podman for docker, runc for crun, on the stand-in
+  // base images scripts/images/base-images.sh makes): `npm ci` inside reaches this registry through
+  // the project's .npmrc on the host network; the image's program then runs with no shell.
+  it('builds its image from its Dockerfile, and the image runs its program', () => {
+    requirePodman();
+    run(root, join(root, 'scripts/images/base-images.sh'), [], 'base images');
+    const tag = 'localhost/my-operator:0.1.0';
+    const podman = ['--runtime', 'runc'];
+    const limits = ['--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024'];
+    try {
+      run(project, 'podman', [
+        ...podman,
+        'build',
+        '--pull=never',
+        '--network=host',
+        ...limits,
+        '-t',
+        tag,
+        '.',
+      ]);
+      const help = run(project, 'podman', [
+        ...podman,
+        'run',
+        '--rm',
+        '--network=none',
+        ...limits,
+        tag,
+        '--help',
+      ]);
+      expect(help).toContain('--kubeconfig');
+      expect(run(project, 'podman', ['image', 'inspect', '--format', '{{.Config.User}}', tag]).trim()).toBe(
+        '65532:65532',
+      );
+    } finally {
+      spawnSync('podman', ['rmi', '--force', tag], { stdio: 'ignore' });
+    }
+  }, 900_000);
 });
