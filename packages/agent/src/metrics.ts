@@ -51,7 +51,7 @@ export class AgentMetrics {
     });
     this.reboots = metrics.counter({
       name: 'capstan_agent_reboots_total',
-      help: 'Reboots requested from logind and accepted.',
+      help: 'Reboots requested through the reboot method (logind, a host command or a signal) and accepted.',
     });
     this.rebootFailures = metrics.counter({
       name: 'capstan_agent_reboot_failures_total',
