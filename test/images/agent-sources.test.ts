@@ -6,7 +6,8 @@
  * - Debian/Ubuntu (sentinel file): a temporary folder stands in for the host's /run; touching
  *   reboot-required in it makes the Node ask. With the overlay's host-run mount taken away, the
  *   agent reports that it cannot look (annotation, condition, metric, log) and the Node's last
- *   answer stands: never silence.
+ *   answer stands: never silence. Pointed at the container's own /var/run (no volume there), it
+ *   says so at start (mountinfo), not "no reboot needed".
  * - RHEL (sentinel command in the host's namespaces): a stand-in host (stand-in-host.ts) whose
  *   /usr/local/bin alone holds `needs-restarting`; the agent runs it through nsenter in PID 1's
  *   namespaces with the overlay's hostPID and capabilities, and the Node asks when it exits 1.
@@ -195,6 +196,38 @@ describe('the agent image as the debian-ubuntu overlay runs it (sentinel file)',
     expect((await annotations(node))[rebootNeeded]).toBe('true');
     await stop(run);
     seconds.mountRemoved = (Date.now() - t0) / 1000;
+  }, 120_000);
+
+  it("pointed at the container's own /var/run (the old DaemonSet's mistake), says no volume is there", async () => {
+    const t0 = Date.now();
+    const { pod, container } = withoutVolume(debian, 'host-run');
+    const args = (container.args ?? []).map((a) =>
+      a.startsWith('--reboot-sentinel=') ? '--reboot-sentinel=/var/run/reboot-required' : a,
+    );
+    const misplaced = { ...container, args };
+    const run = await runAgent(
+      { pod: { ...pod, containers: [misplaced] }, container: misplaced },
+      node,
+      kubeconfig,
+      {
+        hostPaths: { dbus: folder('dbus') },
+      },
+    );
+    const error = await eventually(
+      async () => {
+        const e = (await annotations(node))[AGENT_SOURCE_ERROR_ANNOTATION];
+        return e?.includes('/var/run/reboot-required') ? e : undefined;
+      },
+      {
+        what: 'the error for /var/run',
+        timeoutMs: 45_000,
+        intervalMs: 250,
+        details: () => run.container.logs(),
+      },
+    );
+    expect(error).toContain("lies on the container's own filesystem (no volume is mounted there)");
+    await stop(run);
+    seconds.ownFilesystem = (Date.now() - t0) / 1000;
   }, 120_000);
 });
 
