@@ -5,17 +5,20 @@
  */
 import { freePorts } from '@capstan/envtest';
 import { eventually } from '@capstan/runtime/testing';
-import { buildImage, Container, readableCopy } from './podman.js';
+import { buildImage, Container, readableCopy, type Workload } from './podman.js';
 import type { RunContext } from './run-args.js';
 
 /** Where the kubeconfig is mounted in the container. */
 const KUBECONFIG = '/etc/capstan/kubeconfig';
 
-/** The operator's image, its Dockerfile and its workload's manifest (from the repository root). */
+/**
+ * The operator's image, its Dockerfile and its workload: a manifest file (from the repository
+ * root) or a workload rendered by kustomize or Helm.
+ */
 export interface ImageUnderTest {
   tag: string;
   dockerfile: string;
-  manifest: string;
+  manifest: string | Workload;
 }
 
 /** Seconds each image took to build in this process (cached layers make the later ones quick). */
@@ -28,7 +31,7 @@ export async function build(image: ImageUnderTest): Promise<void> {
 }
 
 /** What a test gives in place of the cluster for one container. */
-export interface StartOptions extends Pick<RunContext, 'hostPaths' | 'mounts' | 'env'> {
+export interface StartOptions extends Pick<RunContext, 'hostPaths' | 'mounts' | 'env' | 'hostPidNamespace'> {
   /** The kubeconfig (YAML) the container uses. */
   kubeconfig: string;
   /** Downward-API values by field path. */
@@ -49,6 +52,7 @@ export async function start(image: ImageUnderTest, options: StartOptions): Promi
     fields: options.fields,
     ports: { metrics, probes },
     hostPaths: options.hostPaths,
+    ...(options.hostPidNamespace ? { hostPidNamespace: options.hostPidNamespace } : {}),
     env: { KUBECONFIG, ...options.env },
     mounts: [{ host: kubeconfig.path, container: KUBECONFIG }, ...(options.mounts ?? [])],
   });

@@ -75,14 +75,25 @@ export function imageUser(tag: string): string {
   return numeric.includes(':') ? numeric : `${numeric}:${numeric}`;
 }
 
-/** The pod spec and the first container of the Deployment or DaemonSet in a manifest file. */
-export function workloadOf(manifest: string): { pod: PodSpec; container: ContainerSpec } {
-  const workload = readManifests(join(root, manifest)).find(
-    (o) => o.kind === 'Deployment' || o.kind === 'DaemonSet',
-  ) as unknown as { spec: { template: { spec: PodSpec } } } | undefined;
-  if (!workload) throw new Error(`${manifest} has no Deployment or DaemonSet`);
+/** A workload's pod spec and the container under test. */
+export interface Workload {
+  pod: PodSpec;
+  container: ContainerSpec;
+}
+
+/** The pod spec and the first container of the Deployment or DaemonSet among manifest objects. */
+export function workloadIn(objects: ReadonlyArray<{ kind?: string }>, what: string): Workload {
+  const workload = objects.find((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet') as unknown as
+    | { spec: { template: { spec: PodSpec } } }
+    | undefined;
+  if (!workload) throw new Error(`${what} has no Deployment or DaemonSet`);
   const pod = workload.spec.template.spec;
   return { pod, container: pod.containers[0] as ContainerSpec };
+}
+
+/** The pod spec and the first container of the Deployment or DaemonSet in a manifest file. */
+export function workloadOf(manifest: string): Workload {
+  return workloadIn(readManifests(join(root, manifest)), manifest);
 }
 
 /** A file the container reads (a kubeconfig, a CA): a copy any uid may read, in its own folder. */
@@ -112,9 +123,12 @@ export class Container {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** Starts `tag` as `manifest`'s workload says, with the test's stand-ins for the cluster. */
-  static run(tag: string, manifest: string, context: Omit<RunContext, 'imageUser'>): Container {
-    const { pod, container } = workloadOf(manifest);
+  /**
+   * Starts `tag` as the workload says (a manifest file's, or one rendered by kustomize or Helm),
+   * with the test's stand-ins for the cluster.
+   */
+  static run(tag: string, manifest: string | Workload, context: Omit<RunContext, 'imageUser'>): Container {
+    const { pod, container } = typeof manifest === 'string' ? workloadOf(manifest) : manifest;
     const { flags, args } = runArgs(pod, container, { ...context, imageUser: imageUser(tag) });
     const name = `capstan-test-${container.name}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const child = spawn(

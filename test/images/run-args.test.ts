@@ -70,6 +70,47 @@ describe('runArgs', () => {
     );
   });
 
+  it('property: added capabilities, SELinux and AppArmor options and hostPID map onto podman flags', () => {
+    fc.assert(
+      fc.property(
+        fc.subarray(['SYS_ADMIN', 'SYS_CHROOT', 'SYS_PTRACE', 'KILL']),
+        fc.option(fc.constantFrom('spc_t', 'container_t'), { nil: undefined }),
+        fc.option(
+          fc.constantFrom('RuntimeDefault', 'Unconfined', 'Localhost') as fc.Arbitrary<'Unconfined'>,
+          {
+            nil: undefined,
+          },
+        ),
+        fc.boolean(),
+        fc.option(fc.constant('/proc/42/ns/pid'), { nil: undefined }),
+        (add, selinux, apparmor, hostPID, standIn) => {
+          const own: SecurityContext = {
+            capabilities: { add },
+            ...(selinux ? { seLinuxOptions: { type: selinux } } : {}),
+            ...(apparmor ? { appArmorProfile: { type: apparmor, localhostProfile: 'capstan' } } : {}),
+          };
+          const spec: PodSpec = { hostPID, containers: [{ name: 'c', image: 'i', securityContext: own }] };
+          const { flags } = runArgs(spec, spec.containers[0]!, {
+            ...context,
+            imageUser: '0:0',
+            ...(standIn ? { hostPidNamespace: standIn } : {}),
+          });
+          expect(flags.filter((f) => f.startsWith('--cap-add='))).toEqual(add.map((c) => `--cap-add=${c}`));
+          expect(flags.filter((f) => f.startsWith('--security-opt=label='))).toEqual(
+            selinux ? [`--security-opt=label=type:${selinux}`] : [],
+          );
+          const wantArmor = { Unconfined: 'unconfined', Localhost: 'capstan', RuntimeDefault: undefined };
+          const armor = apparmor ? wantArmor[apparmor as keyof typeof wantArmor] : undefined;
+          expect(flags.filter((f) => f.startsWith('--security-opt=apparmor='))).toEqual(
+            armor ? [`--security-opt=apparmor=${armor}`] : [],
+          );
+          const pid = hostPID ? [`--pid=${standIn ? `ns:${standIn}` : 'host'}`] : [];
+          expect(flags.filter((f) => f.startsWith('--pid='))).toEqual(pid);
+        },
+      ),
+    );
+  });
+
   it('refuses runAsNonRoot with uid 0, as a kubelet does', () => {
     const spec: PodSpec = {
       securityContext: { runAsNonRoot: true },

@@ -1,9 +1,10 @@
 /**
  * What `podman run` needs to start a container as its manifest's pod spec says: the container's
  * args (bind addresses moved to free loopback ports, since the test runs on the host's network),
- * its user, read-only root file system, dropped capabilities and no privilege escalation, its
- * environment (downward-API fields filled in) and its hostPath mounts. Pure: the tests run it on
- * the operators' own manifests, and a property test on generated specs.
+ * its user, read-only root file system, dropped and added capabilities, no privilege escalation,
+ * SELinux and AppArmor options, the host's PID namespace, its environment (downward-API fields
+ * filled in) and its hostPath mounts. Pure: the tests run it on the operators' own manifests
+ * (rendered by kustomize or Helm), and a property test on generated specs.
  */
 
 /** The parts of a pod spec's container that decide how it runs. */
@@ -24,10 +25,14 @@ export interface SecurityContext {
   readOnlyRootFilesystem?: boolean;
   allowPrivilegeEscalation?: boolean;
   capabilities?: { drop?: string[]; add?: string[] };
+  seLinuxOptions?: { type?: string; level?: string; user?: string; role?: string };
+  appArmorProfile?: { type: 'RuntimeDefault' | 'Unconfined' | 'Localhost'; localhostProfile?: string };
 }
 
 /** The parts of a pod spec used here. */
 export interface PodSpec {
+  /** The host's PID namespace (`--pid=host`, or the test's stand-in for the host). */
+  hostPID?: boolean;
   securityContext?: SecurityContext;
   containers: ContainerSpec[];
   volumes?: Array<{ name: string; hostPath?: { path: string } }>;
@@ -44,6 +49,11 @@ export interface RunContext {
   /** Extra environment (e.g. KUBECONFIG) and mounts (e.g. the kubeconfig file, read-only). */
   env?: Record<string, string>;
   mounts?: Array<{ host: string; container: string }>;
+  /**
+   * A PID namespace (`/proc/<pid>/ns/pid`) standing in for the host's where the pod asks for
+   * `hostPID`; default the machine's own (`--pid=host`).
+   */
+  hostPidNamespace?: string;
   /** The image's own USER, numeric (`65532:65532`): what runs when the spec names no user. */
   imageUser: string;
 }
@@ -75,6 +85,9 @@ export function runArgs(pod: PodSpec, container: ContainerSpec, context: RunCont
   if (security.allowPrivilegeEscalation === false) flags.push('--security-opt=no-new-privileges');
   for (const cap of security.capabilities?.drop ?? []) flags.push(`--cap-drop=${cap}`);
   for (const cap of security.capabilities?.add ?? []) flags.push(`--cap-add=${cap}`);
+  flags.push(...confinement(security));
+  if (pod.hostPID)
+    flags.push(`--pid=${context.hostPidNamespace ? `ns:${context.hostPidNamespace}` : 'host'}`);
 
   for (const e of container.env ?? []) flags.push(`--env=${e.name}=${envValue(container.name, e, context)}`);
   for (const [name, value] of Object.entries(context.env ?? {})) flags.push(`--env=${name}=${value}`);
@@ -105,4 +118,21 @@ function envValue(
   const value = path === undefined ? undefined : context.fields[path];
   if (value === undefined) throw new Error(`${container}: env ${e.name} needs field ${path ?? '(none)'}`);
   return value;
+}
+
+/** podman's `--security-opt` flags for a securityContext's SELinux and AppArmor options. */
+function confinement(security: SecurityContext): string[] {
+  const flags: string[] = [];
+  const selinux = security.seLinuxOptions ?? {};
+  for (const key of ['user', 'role', 'type', 'level'] as const) {
+    const value = selinux[key];
+    if (value !== undefined) flags.push(`--security-opt=label=${key}:${value}`);
+  }
+  const apparmor = security.appArmorProfile;
+  if (apparmor?.type === 'Unconfined') flags.push('--security-opt=apparmor=unconfined');
+  if (apparmor?.type === 'Localhost') {
+    if (!apparmor.localhostProfile) throw new Error('appArmorProfile Localhost names no localhostProfile');
+    flags.push(`--security-opt=apparmor=${apparmor.localhostProfile}`);
+  }
+  return flags;
 }

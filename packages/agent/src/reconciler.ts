@@ -42,6 +42,7 @@ import { forEachBounded } from './bounded.js';
 import { RebootFailedError } from './dbus/reboot-failed-error.js';
 import { decide } from './decide.js';
 import type { AgentMetrics } from './metrics.js';
+import { conditionUpdates } from './node-conditions.js';
 import { afterEvictions } from './phases/eviction-backoff.js';
 import { afterRebootRefused } from './phases/reboot-retry.js';
 import type { SourceStatus } from './sources/source.js';
@@ -120,6 +121,8 @@ export class AgentReconciler implements Reconciler {
   sourceError: string | undefined;
   /** What os-release says, once read. */
   os: OsFacts | undefined;
+  /** Why the node conditions could not be written last time (logged once per message). */
+  private conditionError: string | undefined;
 
   constructor(private readonly deps: AgentReconcilerDeps) {}
 
@@ -161,6 +164,7 @@ export class AgentReconciler implements Reconciler {
         }
         fresh = true;
       }
+      if (fresh) node = await this.syncConditions(node);
       const decision = decide(this.viewOf(node, pods), this.memory, this.deps.config);
       this.deps.onDecision?.(decision);
       const action = decision.action;
@@ -212,6 +216,33 @@ export class AgentReconciler implements Reconciler {
       os: this.os,
       ...(pods ? { pods } : {}),
     };
+  }
+
+  /**
+   * Writes the agent's Node conditions where its annotations say something new (quarantined, the
+   * source cannot tell, or either ended). A failed write is logged (once per message) and the
+   * cycle goes on: the annotations, events and metrics say the same.
+   */
+  private async syncConditions(node: Node): Promise<Node> {
+    const now = this.deps.clock.now();
+    const conditions = conditionUpdates(node.status?.conditions, node.metadata.annotations ?? {}, now);
+    if (conditions.length === 0) return node;
+    try {
+      const body = { status: { conditions } };
+      const patched = await this.deps.client.patchStatus(
+        Node,
+        { name: this.deps.nodeName },
+        'strategic',
+        body,
+      );
+      this.conditionError = undefined;
+      return patched;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (message !== this.conditionError) this.deps.log.warn({ err }, 'could not write the node conditions');
+      this.conditionError = message;
+      return node;
+    }
   }
 
   /** Writes a decision's patch; the patched node, or undefined when someone else wrote first. */

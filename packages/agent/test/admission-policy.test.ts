@@ -11,9 +11,11 @@ import { podBoundKubeConfig, readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import {
   ADMIN_REBOOT_REQUEST_ANNOTATION,
+  AGENT_CONDITION_TYPES,
   AGENT_DRAIN_STARTED_ANNOTATION,
   AGENT_FAILURE_ANNOTATION,
   AGENT_QUARANTINED_ANNOTATION,
+  AGENT_QUARANTINED_CONDITION,
   AGENT_REBOOT_HISTORY_ANNOTATION,
   AGENT_SOURCE_ERROR_ANNOTATION,
   AGENT_TARGET_VERSION_ANNOTATION,
@@ -78,6 +80,23 @@ const quiet = () => createLogger({ level: 'silent' });
 
 const patchNode = (client: Client, name: string, body: unknown, dryRun = false) =>
   client.patch(Node, { name }, 'merge', body, { dryRun });
+
+/** A strategic merge patch of one condition (merged by type) on a Node's status. */
+const patchCondition = (client: Client, name: string, type: string, status: 'True' | 'False') =>
+  client.patchStatus(Node, { name }, 'strategic', {
+    status: {
+      conditions: [
+        {
+          type,
+          status,
+          reason: 'Test',
+          message: 'from the policy test',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+          lastHeartbeatTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+    },
+  });
 
 beforeAll(async () => {
   admin = new Client(new HttpTransport(env.kubeConfig));
@@ -161,6 +180,42 @@ describe('the agent with a token bound to its pod on node A', () => {
     expect(node.spec?.unschedulable).toBeUndefined();
     expect(node.metadata.annotations?.[k.rebootInProgress]).toBe('true');
     expect(node.metadata.labels?.[l.id]).toBe('flatcar');
+  });
+
+  it("writes its own node's conditions through nodes/status, and nothing else of the status", async () => {
+    for (const type of AGENT_CONDITION_TYPES) {
+      await patchCondition(agent, nodeA, type, 'True');
+      await patchCondition(agent, nodeA, type, 'False');
+    }
+    await patchCondition(admin, nodeA, 'Ready', 'True');
+    const before = await admin.get(Node, { name: nodeA });
+    expect(await refusal(patchCondition(agent, nodeA, 'Ready', 'False'))).toContain(
+      'may not change node conditions Ready',
+    );
+    expect(await refusal(patchCondition(agent, nodeA, 'DiskPressure', 'True'))).toContain(
+      'may not change node conditions DiskPressure',
+    );
+    const addresses = { status: { addresses: [{ type: 'InternalIP', address: '10.9.9.9' }] } };
+    expect(await refusal(agent.patchStatus(Node, { name: nodeA }, 'merge', addresses))).toContain(
+      'may change only its own conditions',
+    );
+    const bootID = { status: { nodeInfo: { bootID: 'forged' } } };
+    expect(await refusal(agent.patchStatus(Node, { name: nodeA }, 'merge', bootID))).toContain(
+      'may change only its own conditions',
+    );
+    // A status write that changes metadata is held to the same keys as any other write.
+    const key = { metadata: { annotations: { [capstanProtocol.annotations.rebootOk]: 'true' } } };
+    expect(await refusal(agent.patchStatus(Node, { name: nodeA }, 'merge', key))).toContain(
+      `may not change annotations ${capstanProtocol.annotations.rebootOk}`,
+    );
+    expect(await refusal(patchCondition(agent, nodeB, AGENT_QUARANTINED_CONDITION, 'True'))).toContain(
+      `may not write node ${nodeB}`,
+    );
+    const after = await admin.get(Node, { name: nodeA });
+    const types = (n: Node) => (n.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort();
+    expect(types(after)).toEqual(types(before));
+    expect(after.status?.nodeInfo?.bootID).toBe(`${nodeA}-boot-1`);
+    expect(after.metadata.annotations?.[capstanProtocol.annotations.rebootOk]).toBeUndefined();
   });
 
   it('may not patch node B, not even its own keys there', async () => {
@@ -343,6 +398,12 @@ describe('the policy’s key lists', () => {
     );
     expect(new Set(policyList('capstan-agent-nodes', 'agentLabels'))).toEqual(
       new Set([...ours.labels, ...fluo.labels]),
+    );
+  });
+
+  it('name exactly the Node conditions the agent writes', () => {
+    expect(new Set(policyList('capstan-agent-nodes', 'agentConditions'))).toEqual(
+      new Set(AGENT_CONDITION_TYPES),
     );
   });
 

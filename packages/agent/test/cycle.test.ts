@@ -11,6 +11,7 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import {
   AGENT_FAILURE_ANNOTATION,
   AGENT_QUARANTINED_ANNOTATION,
+  AGENT_QUARANTINED_CONDITION,
   AGENT_TARGET_VERSION_ANNOTATION,
   capstanProtocol,
   coordinatorKeys,
@@ -102,6 +103,8 @@ async function stopAgent(agent: RunningAgent): Promise<void> {
 }
 
 const annotations = async (name: string) => (await admin.get(Node, { name })).metadata.annotations ?? {};
+const condition = async (name: string, type: string) =>
+  (await admin.get(Node, { name })).status?.conditions?.find((c) => c.type === type);
 
 describe.each([
   ['capstan', capstanProtocol],
@@ -333,7 +336,7 @@ describe('a reboot into the wrong version', () => {
 });
 
 describe('a source that keeps asking after every reboot', () => {
-  it('is quarantined after N cycles: annotation, event, metric; the node asks no more', async () => {
+  it('is quarantined after N cycles: annotation, event, metric, condition; the node asks no more', async () => {
     const k = capstanProtocol.annotations;
     const node = uniqueName('looping');
     await createNode(admin, node, { bootID: 'boot-0' });
@@ -374,12 +377,31 @@ describe('a source that keeps asking after every reboot', () => {
       what: 'the quarantined metric',
       timeoutMs: 10_000,
     });
+    const set = await eventually(
+      async () => {
+        const c = await condition(node, AGENT_QUARANTINED_CONDITION);
+        return c?.status === 'True' ? c : undefined;
+      },
+      { what: `the ${AGENT_QUARANTINED_CONDITION} condition`, timeoutMs: 10_000 },
+    );
+    expect(set).toMatchObject({ reason: 'RebootLoop', message: expect.stringContaining(quarantined) });
 
-    // An administrator clears it: the node asks again.
+    // An administrator clears it: the node asks again, and the condition says it ended.
     await annotate(admin, node, { [AGENT_QUARANTINED_ANNOTATION]: null });
     await eventually(async () => (await annotations(node))[k.rebootNeeded] === 'true', {
       what: 'asking again once cleared',
       timeoutMs: 20_000,
     });
+    const cleared = await eventually(
+      async () => {
+        const c = await condition(node, AGENT_QUARANTINED_CONDITION);
+        return c?.status === 'False' ? c : undefined;
+      },
+      { what: `the ${AGENT_QUARANTINED_CONDITION} condition cleared`, timeoutMs: 10_000 },
+    );
+    expect(cleared.reason).toBe('QuarantineCleared');
+    expect(Date.parse(cleared.lastTransitionTime ?? '')).toBeGreaterThanOrEqual(
+      Date.parse(set.lastTransitionTime ?? ''),
+    );
   });
 });

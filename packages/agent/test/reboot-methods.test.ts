@@ -2,7 +2,8 @@
  * The reboot methods besides logind, with real processes: a command run through nsenter (in the
  * test's own namespaces: the argv is the one the agent runs on a host) and a signal to a process
  * standing in for PID 1 (a shell that traps SIGRTMIN+5, as systemd does). Each reboots a granted
- * node through the agent, against the real API server; a failure is a RebootFailedError.
+ * node through the agent, against the real API server, the need read from the fake update_engine
+ * on a private dbus-daemon, where the fake logind is never asked; a failure is a RebootFailedError.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,9 +17,13 @@ import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../src/agent.js';
 import { RebootFailedError } from '../src/dbus/reboot-failed-error.js';
+import { UpdateStatus } from '../src/dbus/update-engine.js';
 import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from '../src/flags.js';
 import { CommandRebooter, type Rebooter, SignalRebooter } from '../src/index.js';
-import { agentIdentity, annotate, createNode, ManualSource, uniqueName } from './helpers.js';
+import { FakeLogind } from '../src/testing/fake-logind.js';
+import { FakeUpdateEngine } from '../src/testing/fake-update-engine.js';
+import { startPrivateBus } from '../src/testing/private-bus.js';
+import { agentIdentity, annotate, createNode, uniqueName } from './helpers.js';
 
 const env = useControlPlane('agent-reboot-methods');
 let admin: Client;
@@ -150,10 +155,14 @@ describe.each(Object.keys(METHODS))('a granted node rebooted by the %s method', 
     const { rebooter, stop } = await make(marker);
     const bootId = join(dir, `${method}-boot-id`);
     writeFileSync(bootId, 'boot-1\n');
+    const bus = await startPrivateBus();
+    const engine = await FakeUpdateEngine.start({ address: bus.address });
+    const logind = await FakeLogind.start({ address: bus.address });
+    engine.setStatus({ operation: UpdateStatus.UpdatedNeedReboot, newVersion: '' });
     const running = startAgent({
       kubeConfig: await agentIdentity(env),
       nodeName: node,
-      source: new ManualSource({ rebootNeeded: true }),
+      busAddress: bus.address,
       rebooter,
       bootIdPath: bootId,
       osReleasePath: join(dir, 'none'),
@@ -168,9 +177,13 @@ describe.each(Object.keys(METHODS))('a granted node rebooted by the %s method', 
       await eventually(() => existsSync(marker), { what: `the ${method} reboot`, timeoutMs: 5_000 });
       expect(running.agent.metrics.reboots.value()).toBe(1);
       expect((await admin.get(Node, { name: node })).spec?.unschedulable).toBe(true);
+      expect(logind.reboots).toHaveLength(0);
     } finally {
       await running.stop();
       stop();
+      await logind.stop();
+      await engine.stop();
+      await bus.stop();
     }
   }, 60_000);
 });

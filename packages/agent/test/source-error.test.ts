@@ -1,14 +1,18 @@
 /**
- * A source that cannot tell is never silence: the agent writes why on its Node
- * (`source-error`), records a Warning event and sets its metric, even before the source ever
- * answered; the error goes once the source answers. Here the sentinel file's directory is not
+ * A source that cannot tell is never silence: the agent writes why on its Node (`source-error`,
+ * the `RebootSourceError` condition), records a Warning event and sets its metric, even before
+ * the source ever answered; the error goes once the source answers. Here the sentinel file's directory is not
  * mounted (the shipped DaemonSet's old failure: a Debian node that silently never asked).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useControlPlane } from '@capstan/envtest/vitest';
-import { AGENT_SOURCE_ERROR_ANNOTATION, capstanProtocol } from '@capstan/reboot-protocol';
+import {
+  AGENT_SOURCE_ERROR_ANNOTATION,
+  AGENT_SOURCE_ERROR_CONDITION,
+  capstanProtocol,
+} from '@capstan/reboot-protocol';
 import { Client } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
@@ -26,8 +30,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const sourceCondition = async (name: string) =>
+  (await admin.get(Node, { name })).status?.conditions?.find((c) => c.type === AGENT_SOURCE_ERROR_CONDITION);
+
 describe('a sentinel file the agent cannot look at', () => {
-  it('is reported on the Node (annotation, event) and in the metric, and cleared once it can look', async () => {
+  it('is reported on the Node (annotation, condition, event) and in the metric, and cleared once it can look', async () => {
     const k = capstanProtocol.annotations;
     const node = uniqueName('source-error');
     await createNode(admin, node, { bootID: 'boot-1' });
@@ -58,6 +65,11 @@ describe('a sentinel file the agent cannot look at', () => {
         { what: 'the SourceError event', timeoutMs: 20_000 },
       );
       expect(event.type).toBe('Warning');
+      const condition = await eventually(async () => sourceCondition(node), {
+        what: `the ${AGENT_SOURCE_ERROR_CONDITION} condition`,
+        timeoutMs: 10_000,
+      });
+      expect(condition).toMatchObject({ status: 'True', reason: 'SourceCannotTell', message: reported });
 
       // The mount appears with the file in it: the Node asks, the error is gone.
       mkdirSync(hostRun);
@@ -70,6 +82,10 @@ describe('a sentinel file the agent cannot look at', () => {
         { what: 'reboot-needed and the error cleared', timeoutMs: 20_000 },
       );
       expect(await running.manager.metrics.text()).toMatch(/^capstan_agent_source_error 0$/m);
+      await eventually(async () => (await sourceCondition(node))?.status === 'False', {
+        what: `the ${AGENT_SOURCE_ERROR_CONDITION} condition False`,
+        timeoutMs: 10_000,
+      });
     } finally {
       await running.stop();
     }

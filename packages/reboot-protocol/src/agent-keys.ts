@@ -77,3 +77,23 @@ export function parseAgentFailure(
   if (!Number.isFinite(at)) return undefined;
   return { reason: match[1] as string, at, message: match[3] as string };
 }
+
+/**
+ * The Node condition the agent keeps while its node is quarantined for a reboot loop: `True`
+ * (reason `RebootLoop`, the quarantine annotation's text as message) while
+ * {@link AGENT_QUARANTINED_ANNOTATION} is there, `False` once an administrator removed it.
+ */
+export const AGENT_QUARANTINED_CONDITION = 'RebootQuarantined';
+
+/**
+ * The Node condition the agent keeps while its reboot-needed source cannot tell: `True` (reason
+ * `SourceCannotTell`, the error as message) while {@link AGENT_SOURCE_ERROR_ANNOTATION} is there,
+ * `False` once the source answers again.
+ */
+export const AGENT_SOURCE_ERROR_CONDITION = 'RebootSourceError';
+
+/** Every Node condition type the agent writes (through `nodes/status`); no other. */
+export const AGENT_CONDITION_TYPES: readonly string[] = [
+  AGENT_QUARANTINED_CONDITION,
+  AGENT_SOURCE_ERROR_CONDITION,
+];
