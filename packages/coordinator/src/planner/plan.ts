@@ -18,6 +18,7 @@ import { capstanProtocol, type Protocol } from '@capstan/reboot-protocol';
 import { resolveBudget } from '../api/budget.js';
 import type { RebootGroupSpec, RebootGroupStatus } from '../api/reboot-group.js';
 import { isWithinWindows } from '../api/reboot-window.js';
+import { type DisruptionFacts, DisruptionLedger } from './disruption-budgets.js';
 import { eventsOf, type PlannedEvent } from './events.js';
 import { applyFailurePolicies, type FailureOutcome } from './failure-policy.js';
 import type { Finding } from './finding.js';
@@ -80,6 +81,8 @@ export interface PlanInput {
   refused?: Readonly<Record<string, RefusedNode>>;
   /** Each group's health gates as read for this round, by group name (no entry: no gates). */
   gates?: Readonly<Record<string, GroupGateFacts>>;
+  /** Pods and PodDisruptionBudgets, read when a group is `pdbAware` (absent: nobody checks). */
+  disruption?: DisruptionFacts;
 }
 
 /** What to do, and what to report. */
@@ -135,6 +138,10 @@ export function plan(input: PlanInput): Plan {
       .map((g) => g.name),
   );
 
+  // One ledger for every group: nodes already holding a slot have their drains' disruptions taken.
+  const disruptions = input.disruption ? new DisruptionLedger(input.disruption) : undefined;
+  for (const d of order) if (d.facts().counts) disruptions?.reserve(d.name);
+
   const consuming: NodeDraft[] = [];
   const groupStatus: Record<string, RebootGroupStatus> = {};
   const sorted = [...groups].sort(byOrder);
@@ -172,6 +179,7 @@ export function plan(input: PlanInput): Plan {
       now,
       refused: input.refused ?? {},
       ...(input.gates?.[g.name] ? { gates: input.gates[g.name] } : {}),
+      ...(disruptions ? { disruptions } : {}),
     });
     findings.push(...served.findings);
     consuming.push(...served.consuming);

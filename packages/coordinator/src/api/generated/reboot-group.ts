@@ -35,6 +35,8 @@ export interface RebootGroupSpec {
   maxFailed?: number | string;
   /** No new schedules or grants while true; in-flight nodes finish. */
   paused?: boolean;
+  /** PDB-aware grants: before scheduling and granting a node, check its pods against their PodDisruptionBudgets; a node whose drain cannot go through now waits (reason DrainBlocked, naming the budget) while the next one goes first. Default false. */
+  pdbAware?: boolean;
 }
 
 /** Nodes in the group; empty matches every node. A node matched by several groups joins the first by (order, name). */
@@ -102,7 +104,7 @@ export interface RebootGroupStatusQueueItem {
   /** When the coordinator first saw the node ask (RFC 3339). */
   requestedAt: string;
   /** Why the node is not scheduled yet. */
-  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused' | 'BlockingPods' | 'GateFailed';
+  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused' | 'BlockingPods' | 'GateFailed' | 'DrainBlocked';
   message: string;
 }
 
