@@ -16,8 +16,8 @@
  */
 import { capstanProtocol, type Protocol } from '@capstan/reboot-protocol';
 import { resolveBudget } from '../api/budget.js';
+import { calendarAt } from '../api/reboot-calendar.js';
 import type { RebootGroupSpec, RebootGroupStatus } from '../api/reboot-group.js';
-import { isWithinWindows } from '../api/reboot-window.js';
 import { type DisruptionFacts, DisruptionLedger } from './disruption-budgets.js';
 import { eventsOf, type PlannedEvent } from './events.js';
 import { applyFailurePolicies, type FailureOutcome } from './failure-policy.js';
@@ -149,12 +149,14 @@ export function plan(input: PlanInput): Plan {
     const list = drafts.get(g.name) ?? [];
     const budget = resolveBudget(g.spec.maxUnavailable, list.length);
     const { halting: failed, setAside } = failures.get(g.name) as FailureOutcome;
-    const windowOpen = isWithinWindows(Array.isArray(g.spec.windows) ? g.spec.windows : undefined, now);
+    const calendar = calendarAt(g.spec, now);
+    const windowOpen = calendar.open;
     const lowerBusy = sorted.filter((o) => o.order < g.order && busy.has(o.name)).map((o) => o.name);
     const gate = gateOf({
       group: g,
       failed,
       windowOpen,
+      ...(calendar.blackout ? { blackout: calendar.blackout } : {}),
       lowerBusy,
       membershipUnknown,
       isDefault: g === defaultGroup,
@@ -191,6 +193,7 @@ export function plan(input: PlanInput): Plan {
       halting: failed,
       setAside,
       windowOpen,
+      inBlackout: calendar.blackout !== undefined,
       queue: served.queue,
     });
   }
@@ -207,7 +210,9 @@ export function plan(input: PlanInput): Plan {
       policy,
       nodes: (drafts.get(policy.name) ?? []).map((d) => d.initialFacts),
       outsideWindowWaiting:
-        groupStatus[policy.name]?.queue.some((q) => q.reason === 'OutsideWindow') ?? false,
+        groupStatus[policy.name]?.queue.some(
+          (q) => q.reason === 'OutsideWindow' || q.reason === 'Blackout',
+        ) ?? false,
     })),
   });
   return {
