@@ -12,6 +12,8 @@
  *                                         (drain failed) └──── Abandoning ◀───────────────────┘   (kept drained,
  *                                                                                                  retried later)
  *
+ *   (any phase of a booted agent, the grant withdrawn) ─▶ SetAside (cordoned until the clear) ─▶ Aborting
+ *
  * A phase either decides (an action, and the memory to keep once it is carried out) or only
  * changes the memory (`settle`: the start-up check done, the drain clock started, a failure
  * noted), after which the phase is named again; this settles in a few steps.
@@ -30,6 +32,7 @@ import { abandoning, aborting } from './phases/ending.js';
 import {
   diff,
   grantFacts,
+  isSetAside,
   type PhaseInput,
   type PhaseStep,
   patchDecision,
@@ -37,6 +40,7 @@ import {
 } from './phases/facts.js';
 import { isQuarantined, loopDetected, quarantining } from './phases/quarantine.js';
 import { rebootRefused } from './phases/reboot-retry.js';
+import { settingAside } from './phases/set-aside.js';
 import { awaitingGrantClear, awaitingSource, starting } from './phases/start.js';
 
 export { drainPlan, type GrantFacts, grantFacts, labelValue } from './phases/facts.js';
@@ -53,6 +57,8 @@ export function phaseOf(input: PhaseInput): AgentPhase {
   if (!memory.booted) return 'Starting';
   if (memory.awaitingGrantClear) return 'AwaitingGrantClear';
   if (memory.failure) return memory.failure.reason === 'RebootFailed' ? 'RebootRefused' : 'Abandoning';
+  // Set aside (its grant withdrawn): quarantined, cordoned, until an administrator clears it.
+  if (isSetAside(view.node) && !f.ok) return 'SetAside';
   if (!(f.ok && f.needed && f.grantForThisBoot)) return f.inProgress || f.agentMade ? 'Aborting' : 'Idle';
   if (!f.inProgress && failureBackoffLeft(input) > 0) return 'Backoff';
   if (!f.inProgress || !view.node.unschedulable) return 'Cordoning';
@@ -112,6 +118,8 @@ function stepOf(input: PhaseInput): PhaseStep {
       return cordoning(input);
     case 'Draining':
       return draining(input);
+    case 'SetAside':
+      return settingAside(input);
   }
 }
 

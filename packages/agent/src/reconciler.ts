@@ -15,7 +15,7 @@ import {
   type Clock,
   conditionalMergePatch,
   type EventRecorder,
-  evictPod,
+  evictPods,
   isConflict,
   isNotFound,
   type Logger,
@@ -24,7 +24,6 @@ import {
   type Reconciler,
   type Request,
   type Result,
-  settlesWithin,
 } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import {
@@ -38,7 +37,6 @@ import {
   type OsFacts,
   type PodFacts,
 } from './api/types.js';
-import { forEachBounded } from './bounded.js';
 import { RebootFailedError } from './dbus/reboot-failed-error.js';
 import { decide } from './decide.js';
 import type { AgentMetrics } from './metrics.js';
@@ -272,41 +270,30 @@ export class AgentReconciler implements Reconciler {
   }
 
   /**
-   * Evicts each pod once, up to `evictionParallelism` at a time, each given `evictionTimeoutMs`;
-   * a refusal (429), an error or a timeout backs the next round off.
+   * Evicts each pod once through the runtime's `evictPods`, up to `evictionParallelism` at a time,
+   * each given `evictionTimeoutMs`; a refusal (429), an error or a timeout backs the next round off.
    */
   private async evict(pods: readonly PodFacts[], node: Node): Promise<void> {
     const { metrics, clock } = this.deps;
-    const refused: string[] = [];
-    const timeoutMs = this.deps.evictionTimeoutMs ?? 30_000;
-    await forEachBounded(pods, this.deps.evictionParallelism ?? 10, async (pod) => {
-      const name = `${pod.namespace}/${pod.name}`;
-      const outcome = this.evictOne(pod);
-      if (!(await settlesWithin(clock, outcome, timeoutMs))) {
-        metrics.evictions.inc({ result: 'error' });
-        this.deps.log.warn({ pod: name, timeoutMs }, 'eviction timed out; retrying');
-        refused.push(name);
-        return;
-      }
-      const result = await outcome;
-      metrics.evictions.inc({ result });
-      if (result === 'blocked' || result === 'error') refused.push(name);
+    const round = await evictPods(this.deps.client, pods, {
+      clock,
+      parallelism: this.deps.evictionParallelism ?? 10,
+      timeoutMs: this.deps.evictionTimeoutMs ?? 30_000,
+      ...(this.deps.drainGracePeriodSeconds !== undefined
+        ? { gracePeriodSeconds: this.deps.drainGracePeriodSeconds }
+        : {}),
     });
+    const refused: string[] = [];
+    for (const { pod, outcome } of round) {
+      const name = `${pod.namespace}/${pod.name}`;
+      metrics.evictions.inc({ result: outcome.result });
+      if (outcome.result === 'error')
+        this.deps.log.warn({ err: outcome.error, pod: name }, 'eviction failed; retrying');
+      if (outcome.result === 'blocked' || outcome.result === 'error') refused.push(name);
+    }
     const after = afterEvictions(this.memory, refused, clock.now(), this.deps.evictionRetry);
     this.memory = after.memory;
     if (after.event) this.deps.events.record(Node, node, after.event);
-  }
-
-  /** One eviction's outcome, as the evictions metric counts it; never rejects. */
-  /** One eviction through the runtime's drain helper; an error is logged here, where the pod is known. */
-  private async evictOne(pod: PodFacts): Promise<'evicted' | 'gone' | 'blocked' | 'error'> {
-    const outcome = await evictPod(this.deps.client, pod, this.deps.drainGracePeriodSeconds);
-    if (outcome.result === 'error')
-      this.deps.log.warn(
-        { err: outcome.error, pod: `${pod.namespace}/${pod.name}` },
-        'eviction failed; retrying',
-      );
-    return outcome.result;
   }
 
   /** Asks the rebooter (logind, a command, a signal) to reboot; a failure becomes a failure to report (event, annotation, metric). */

@@ -5,42 +5,10 @@
 import { ApiError } from '@capstan/runtime';
 import type { Node } from '@capstan/runtime/client';
 import { flushMicrotasks, ManualClock } from '@capstan/runtime/testing';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PodFacts } from '../src/api/index.js';
-import { forEachBounded } from '../src/bounded.js';
 import { AgentReconciler, type AgentReconcilerDeps } from '../src/index.js';
 import { pod } from './fixtures.js';
-
-describe('forEachBounded (property)', () => {
-  it('runs each item once, never more than the limit at a time, and all of them', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 20 }),
-        fc.integer({ min: 1, max: 6 }),
-        async (delays, limit) => {
-          let inFlight = 0;
-          let most = 0;
-          const seen: number[] = [];
-          await forEachBounded(
-            delays.map((d, i) => [i, d] as const),
-            limit,
-            async ([i, d]) => {
-              inFlight += 1;
-              most = Math.max(most, inFlight);
-              for (let t = 0; t <= d; t++) await Promise.resolve();
-              seen.push(i);
-              inFlight -= 1;
-            },
-          );
-          expect(seen.sort((a, b) => a - b)).toEqual(delays.map((_, i) => i));
-          expect(most).toBeLessThanOrEqual(limit);
-          if (delays.length > 0) expect(most).toBe(Math.min(limit, delays.length));
-        },
-      ),
-    );
-  });
-});
 
 describe('a round of evictions', () => {
   it('runs two at a time, times out a hung one, and backs the round off for it and for a 429', async () => {

@@ -3,7 +3,7 @@
  * client's node holds its slot (scheduled) and asks, each pre-reboot poll moves the drain one step:
  * cordon (recording that the coordinator made it, {@link FLEETLOCK_CORDONED_KEY}), evict every
  * pod but DaemonSet and mirror pods through the eviction API (PodDisruptionBudgets respected; a
- * refused round is retried with backoff), wait until the evicted pods are gone, then mark the node
+ * refused eviction is retried with its pod's own backoff), wait until the evicted pods are gone, then mark the node
  * drained ({@link FLEETLOCK_DRAINED_KEY}), which the planner requires before the grant. The drain
  * rules are the runtime's, shared with the agent. A node that is not scheduled any more (revoked,
  * its hook timeout passed) is uncordoned if the coordinator cordoned it.
@@ -11,11 +11,11 @@
 import { TRUE } from '@capstan/reboot-protocol';
 import {
   type BackoffCurve,
-  backoffDelay,
   type Client,
   type Clock,
   drainPlan,
-  evictPod,
+  EvictionBackoff,
+  evictPods,
   type Logger,
   nodePodDrainFacts,
 } from '@capstan/runtime';
@@ -29,7 +29,7 @@ import {
   FLEETLOCK_HOLDER_KEY,
 } from './planner/fleetlock-hooks.js';
 
-/** Delays between refused eviction rounds: 1 s doubling up to 10 s (the agent's defaults). */
+/** Delays between a pod's refused evictions: 1 s doubling up to 10 s (the agent's defaults). */
 const EVICTION_RETRY: BackoffCurve = { initialMs: 1_000, maxMs: 10_000 };
 
 /** What the drainer needs. */
@@ -55,8 +55,8 @@ export function uncordonEdit(node: Node): NodeEdit | undefined {
 
 /** Drains FleetLock clients' scheduled nodes, one step per call. */
 export class FleetLockDrainer {
-  /** Per node: no eviction round before this time (backoff after refusals), and refused rounds. */
-  private readonly backoff = new Map<string, { next: number; rounds: number }>();
+  /** Per node being drained: each pod's eviction backoff. */
+  private readonly backoff = new Map<string, EvictionBackoff>();
 
   constructor(private readonly deps: DrainerDeps) {}
 
@@ -91,26 +91,18 @@ export class FleetLockDrainer {
       );
       return;
     }
-    const now = this.deps.clock.now();
-    const state = this.backoff.get(name) ?? { next: 0, rounds: 0 };
-    if (plan.evict.length === 0 || now < state.next) return;
-    let refused = 0;
-    for (const pod of plan.evict) {
-      const outcome = await evictPod(this.deps.client, pod);
+    const backoff = this.backoff.get(name) ?? new EvictionBackoff(EVICTION_RETRY);
+    this.backoff.set(name, backoff);
+    backoff.retain(plan.evict);
+    const round = await evictPods(this.deps.client, plan.evict, { clock: this.deps.clock, backoff });
+    for (const { pod, outcome } of round) {
       this.deps.metrics?.fleetlockEvictions.inc({ result: outcome.result });
       if (outcome.result === 'error')
         this.deps.logger?.warn(
           { err: outcome.error, pod: `${pod.namespace}/${pod.name}` },
           'eviction failed',
         );
-      if (outcome.result === 'blocked' || outcome.result === 'error') refused++;
     }
-    this.backoff.set(
-      name,
-      refused === 0
-        ? { next: 0, rounds: 0 }
-        : { next: now + backoffDelay(state.rounds, EVICTION_RETRY), rounds: state.rounds + 1 },
-    );
   }
 
   private edit(name: string, change: (node: Node) => NodeEdit | undefined): Promise<void> {

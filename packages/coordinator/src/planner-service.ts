@@ -8,8 +8,10 @@ import type { Protocol } from '@capstan/reboot-protocol';
 import type { Client } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { QueueEntry, RebootGroup } from './api/reboot-group.js';
+import { readDisruptionFacts } from './disruption-facts.js';
 import { readGateFacts } from './gate-facts.js';
 import { type CoordinatorOptions, plannerOptionsOf } from './options.js';
+import type { DisruptionFacts } from './planner/disruption-budgets.js';
 import type { NamedRebootGroup } from './planner/group-policy.js';
 import type { GroupGateFacts } from './planner/health-gates.js';
 import { type NodeSnapshot, snapshotNode } from './planner/node-snapshot.js';
@@ -24,6 +26,8 @@ export interface World {
   groups: readonly RebootGroup[];
   /** The groups' health gates as read with the world (no entry: no gates). */
   gates?: Readonly<Record<string, GroupGateFacts>>;
+  /** Pods and PodDisruptionBudgets, read when a group is `pdbAware`. */
+  disruption?: DisruptionFacts;
 }
 
 /** Reads the world; by default from the manager's cache. Tests pass stale snapshots. */
@@ -57,7 +61,11 @@ export class PlannerService {
   /** Lists the world through the client: from the cache, or from the API server (`direct`). */
   async readWorld(direct: boolean): Promise<World> {
     const [nodes, groups] = await Promise.all([this.readNodes(direct), this.readGroups(direct)]);
-    return { nodes, groups, gates: await readGateFacts(this.client, groups) };
+    const [gates, disruption] = await Promise.all([
+      readGateFacts(this.client, groups),
+      readDisruptionFacts(this.client, groups),
+    ]);
+    return { nodes, groups, gates, ...(disruption ? { disruption } : {}) };
   }
 
   /** The nodes the coordinator manages (its node selector's), from the cache or the API server. */
@@ -91,6 +99,7 @@ export class PlannerService {
         options: this.options,
         ...(refused ? { refused } : {}),
         ...(world.gates ? { gates: world.gates } : {}),
+        ...(world.disruption ? { disruption: world.disruption } : {}),
       }),
       nodes,
     };

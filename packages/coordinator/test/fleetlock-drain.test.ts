@@ -128,10 +128,26 @@ describe('a FleetLock client drained by the coordinator', () => {
       what: 'two web pods running on the client’s node',
       timeoutMs: 60_000,
     });
-    await admin.patch(Node, { name: other }, 'merge', { spec: { unschedulable: false } });
-
+    // The budget's status caught up with both pods (evictions read it).
+    await eventually(
+      async () => {
+        const pdb = await admin.get(PodDisruptionBudget, { namespace: env.namespace, name: 'web' });
+        return pdb.status?.currentHealthy === 2 && pdb.status.disruptionsAllowed === 1;
+      },
+      { what: 'the PodDisruptionBudget allowing one disruption', timeoutMs: 30_000 },
+    );
+    // `other` is schedulable (a cordoned node would count against the budget) but tainted: the
+    // first evicted pod's replacement cannot run yet, so the budget refuses the second eviction.
+    const hold = { key: 'capstan.test/hold', value: 'true', effect: 'NoSchedule' };
+    await admin.patch(Node, { name: other }, 'merge', { spec: { unschedulable: false, taints: [hold] } });
+    const blocked = /capstan_fleetlock_evictions_total\{result="blocked"\} [1-9]/;
     // Zincati asks until it holds the lock (each refusal is 409 and a retry).
     let status = 0;
+    for (let i = 0; i < 40 && !blocked.test(await manager.metrics.registry.metrics()); i++)
+      status = await fleetlock('pre-reboot');
+    expect(status).toBe(409);
+    expect((await podsOn(zincati)).web).toBe(1);
+    await admin.patch(Node, { name: other }, 'merge', { spec: { taints: null } });
     for (let i = 0; i < 40 && status !== 200; i++) status = await fleetlock('pre-reboot');
     expect(status).toBe(200);
 
@@ -159,7 +175,7 @@ describe('a FleetLock client drained by the coordinator', () => {
     expect(back.metadata.annotations?.[FLEETLOCK_HOLDER_KEY]).toBeUndefined();
     const text = await manager.metrics.registry.metrics();
     expect(text).toMatch(/capstan_fleetlock_evictions_total\{result="evicted"\} 2/);
-    expect(text).toMatch(/capstan_fleetlock_evictions_total\{result="blocked"\} [1-9]/);
+    expect(text).toMatch(blocked);
     expect(text).not.toMatch(/rest_client_requests_total\{[^}]*code="403"/);
   }, 180_000);
 });

@@ -116,7 +116,9 @@ export type AgentPhase =
   /** The reboot was refused: reporting why, keeping the node cordoned and drained. */
   | 'RebootRefused'
   /** The grant went away mid-cycle: uncordoning what it cordoned. */
-  | 'Aborting';
+  | 'Aborting'
+  /** Set aside by the coordinator (a failed node): kept cordoned until an administrator clears it. */
+  | 'SetAside';
 
 /** A merge patch of the node's annotations, labels and cordon (`null` removes). */
 export interface NodePatch {

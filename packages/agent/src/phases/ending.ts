@@ -32,7 +32,17 @@ export function aborting({ view, memory, config, grant: f }: PhaseInput): Decisi
               note: `${why}: stopped the reboot cycle${patch?.unschedulable === false ? ' and uncordoned the node' : ''}`,
             },
           }
-        : {}),
+        : patch?.unschedulable === false
+          ? {
+              // A cordon the agent kept with no cycle running: a set-aside node cleared.
+              event: {
+                type: 'Normal',
+                reason: 'Uncordoned',
+                action: 'Uncordon',
+                note: 'no reboot cycle holds the node (its set-aside was cleared): uncordoned the node the agent had cordoned',
+              },
+            }
+          : {}),
     },
     memory: resetDrain(memory),
   };

@@ -90,18 +90,27 @@ export function reportTarget(view: AgentView, protocol: Protocol, needed: boolea
   return { annotations, labels };
 }
 
-/** Ends a cycle: in-progress false, and the cordon lifted only if the agent made it. */
+/**
+ * Ends a cycle: in-progress false, and the cordon lifted only if the agent made it and the node is
+ * not set aside (a set-aside node stays cordoned until an administrator clears it).
+ */
 export function endCycle(node: NodeFacts, f: GrantFacts, protocol: Protocol): NodePatch | undefined {
   const k = protocol.annotations;
+  const lift = f.agentMade && !isSetAside(node);
   return diff(node, {
     annotations: {
       [k.rebootInProgress]: FALSE,
       [AGENT_DRAIN_STARTED_ANNOTATION]: null,
-      ...(f.agentMade ? { [k.agentMadeUnschedulable]: FALSE } : {}),
+      ...(lift ? { [k.agentMadeUnschedulable]: FALSE } : {}),
     },
     labels: {},
-    ...(f.agentMade && node.unschedulable ? { unschedulable: false } : {}),
+    ...(lift && node.unschedulable ? { unschedulable: false } : {}),
   });
+}
+
+/** Whether the coordinator set the node aside: its cordon stays until the failure is cleared. */
+export function isSetAside(node: NodeFacts): boolean {
+  return node.annotations[coordinatorKeys.setAside] !== undefined;
 }
 
 /** The part of `target` that differs from the node, or undefined when nothing does. */

@@ -12,7 +12,7 @@ import {
   FALSE,
 } from '@capstan/reboot-protocol';
 import type { Decision } from '../api/types.js';
-import { diff, type PhaseInput, type PhaseStep, patchDecision, reportTarget } from './facts.js';
+import { diff, isSetAside, type PhaseInput, type PhaseStep, patchDecision, reportTarget } from './facts.js';
 import { historyWith } from './quarantine.js';
 import { verifyBootedVersion } from './verify.js';
 
@@ -49,6 +49,8 @@ export function starting(input: PhaseInput): PhaseStep {
   // reboot-needed is cleared only under a grant from an earlier boot (so the coordinator can
   // verify and withdraw it); without one it is the node's place in the queue: the last known
   // answer stands until the source answers again.
+  // A set-aside node keeps the agent's cordon until an administrator clears it.
+  const lift = f.agentMade && !isSetAside(node);
   const cleanup = diff(node, {
     annotations: {
       ...(f.ok
@@ -71,10 +73,10 @@ export function starting(input: PhaseInput): PhaseStep {
           }
         : {}),
       [k.rebootInProgress]: FALSE,
-      ...(f.agentMade ? { [k.agentMadeUnschedulable]: FALSE } : {}),
+      ...(lift ? { [k.agentMadeUnschedulable]: FALSE } : {}),
     },
     labels: f.ok ? { [config.protocol.labels.rebootNeeded]: FALSE } : {},
-    ...(f.agentMade && node.unschedulable ? { unschedulable: false } : {}),
+    ...(lift && node.unschedulable ? { unschedulable: false } : {}),
   });
   if (!cleanup) return { settle: { ...memory, booted: true, awaitingGrantClear: f.ok } };
   const decision: Decision = patchDecision(

@@ -6,6 +6,7 @@
  */
 import { isJsonObject, readDuration, selectorProblems } from '@capstan/runtime';
 import { maxFailedProblem, maxUnavailableProblem } from './budget.js';
+import { blackoutSpan, cronWindowProblems } from './reboot-calendar.js';
 import { isKnownTimeZone, parseClock, WEEKDAYS } from './reboot-window.js';
 
 /** One problem with a `RebootGroup`: where (a field path) and what. */
@@ -88,6 +89,7 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
       });
     }
   }
+  problems.push(...calendarProblems(spec));
   problems.push(...annotationListProblems(spec.beforeRebootAnnotations, 'spec.beforeRebootAnnotations'));
   problems.push(...annotationListProblems(spec.afterRebootAnnotations, 'spec.afterRebootAnnotations'));
   for (const field of ['grantTimeout', 'hookTimeout'] as const) {
@@ -126,5 +128,34 @@ export function validateRebootGroup(obj: unknown): RebootGroupProblem[] {
     problems.push({ path: 'metadata.name', message: 'must be set' });
   }
   problems.push(...validateRebootGroupSpec(obj.spec));
+  return problems;
+}
+
+/** Problems with `cronWindows` and `blackouts` (the weekly windows are checked above). */
+function calendarProblems(spec: { cronWindows?: unknown; blackouts?: unknown }): RebootGroupProblem[] {
+  const problems: RebootGroupProblem[] = [];
+  if (spec.cronWindows !== undefined) {
+    if (!Array.isArray(spec.cronWindows))
+      problems.push({ path: 'spec.cronWindows', message: 'must be a list' });
+    else
+      spec.cronWindows.forEach((w: unknown, i) => {
+        for (const p of cronWindowProblems(w))
+          problems.push({
+            path: `spec.cronWindows[${i}]${p.field ? `.${p.field}` : ''}`,
+            message: p.message,
+          });
+      });
+  }
+  if (spec.blackouts !== undefined) {
+    if (!Array.isArray(spec.blackouts)) problems.push({ path: 'spec.blackouts', message: 'must be a list' });
+    else
+      spec.blackouts.forEach((b: unknown, i) => {
+        if (!blackoutSpan(b))
+          problems.push({
+            path: `spec.blackouts[${i}]`,
+            message: 'start and end must be RFC 3339 instants, end after start',
+          });
+      });
+  }
   return problems;
 }

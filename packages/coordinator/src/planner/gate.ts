@@ -1,10 +1,12 @@
 /**
  * The gate of a group: whether it may schedule or grant anything new this round, and if not, why.
  * Nothing new while the group is invalid, paused, halted (a node carries the failure marker),
- * waiting for a lower-order group (one with a node asking or in flight), or outside its windows.
+ * waiting for a lower-order group (one with a node asking or in flight), in a blackout, or outside
+ * its windows (weekly and cron-style).
  * In-flight nodes always finish: the gate only holds back new work.
  */
 import { coordinatorKeys } from '@capstan/reboot-protocol';
+import type { Blackout } from '../api/reboot-calendar.js';
 import type { WaitReason } from '../api/reboot-group.js';
 import type { Finding } from './finding.js';
 import type { GroupPolicy } from './group-policy.js';
@@ -24,6 +26,8 @@ export interface GateInput {
   /** Nodes of the group marked failed. */
   failed: readonly string[];
   windowOpen: boolean;
+  /** The blackout the group is in now, if any (nothing new starts, whatever the windows say). */
+  blackout?: Blackout;
   /** Lower-order groups with a node asking or in flight. */
   lowerBusy: readonly string[];
   /** Groups whose selectors cannot be evaluated (the default group's membership is unknown then). */
@@ -52,13 +56,16 @@ export function gateOf(input: GateInput): Gate | undefined {
         ? 'GroupHalted'
         : lowerBusy.length > 0
           ? 'WaitingForLowerOrder'
-          : !input.windowOpen
-            ? 'OutsideWindow'
-            : undefined;
+          : input.blackout
+            ? 'Blackout'
+            : !input.windowOpen
+              ? 'OutsideWindow'
+              : undefined;
   if (reason === undefined) return undefined;
   let message = GATE_MESSAGES[reason] ?? reason;
   if (reason === 'WaitingForLowerOrder') message = `${message}: ${lowerBusy.join(', ')}`;
   if (reason === 'GroupHalted') message = `${message}: ${failed.join(', ')} (${CLEAR_HINT})`;
+  if (reason === 'Blackout' && input.blackout) message = blackoutMessage(input.blackout);
   if (reason === 'InvalidGroup' && g.problems.length === 0) {
     message = `membership is unknown while groups ${membershipUnknown.join(', ')} have invalid selectors`;
   }
@@ -74,4 +81,9 @@ export function failedNodeFindings(group: GroupPolicy, failed: readonly string[]
     group: group.name,
     message: `node ${name} carries ${coordinatorKeys.failed}; group ${group.name} grants nothing new until ${coordinatorKeys.clearFailure} is set on it`,
   }));
+}
+
+function blackoutMessage(b: Blackout): string {
+  const reason = typeof b.reason === 'string' && b.reason !== '' ? `: ${b.reason}` : '';
+  return `in a blackout from ${String(b.start)} to ${String(b.end)}${reason}`;
 }

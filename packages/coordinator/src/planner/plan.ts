@@ -16,8 +16,9 @@
  */
 import { capstanProtocol, type Protocol } from '@capstan/reboot-protocol';
 import { resolveBudget } from '../api/budget.js';
+import { calendarAt } from '../api/reboot-calendar.js';
 import type { RebootGroupSpec, RebootGroupStatus } from '../api/reboot-group.js';
-import { isWithinWindows } from '../api/reboot-window.js';
+import { type DisruptionFacts, DisruptionLedger } from './disruption-budgets.js';
 import { eventsOf, type PlannedEvent } from './events.js';
 import { applyFailurePolicies, type FailureOutcome } from './failure-policy.js';
 import type { Finding } from './finding.js';
@@ -80,6 +81,8 @@ export interface PlanInput {
   refused?: Readonly<Record<string, RefusedNode>>;
   /** Each group's health gates as read for this round, by group name (no entry: no gates). */
   gates?: Readonly<Record<string, GroupGateFacts>>;
+  /** Pods and PodDisruptionBudgets, read when a group is `pdbAware` (absent: nobody checks). */
+  disruption?: DisruptionFacts;
 }
 
 /** What to do, and what to report. */
@@ -135,6 +138,10 @@ export function plan(input: PlanInput): Plan {
       .map((g) => g.name),
   );
 
+  // One ledger for every group: nodes already holding a slot have their drains' disruptions taken.
+  const disruptions = input.disruption ? new DisruptionLedger(input.disruption) : undefined;
+  for (const d of order) if (d.facts().counts) disruptions?.reserve(d.name);
+
   const consuming: NodeDraft[] = [];
   const groupStatus: Record<string, RebootGroupStatus> = {};
   const sorted = [...groups].sort(byOrder);
@@ -142,12 +149,14 @@ export function plan(input: PlanInput): Plan {
     const list = drafts.get(g.name) ?? [];
     const budget = resolveBudget(g.spec.maxUnavailable, list.length);
     const { halting: failed, setAside } = failures.get(g.name) as FailureOutcome;
-    const windowOpen = isWithinWindows(Array.isArray(g.spec.windows) ? g.spec.windows : undefined, now);
+    const calendar = calendarAt(g.spec, now);
+    const windowOpen = calendar.open;
     const lowerBusy = sorted.filter((o) => o.order < g.order && busy.has(o.name)).map((o) => o.name);
     const gate = gateOf({
       group: g,
       failed,
       windowOpen,
+      ...(calendar.blackout ? { blackout: calendar.blackout } : {}),
       lowerBusy,
       membershipUnknown,
       isDefault: g === defaultGroup,
@@ -172,6 +181,7 @@ export function plan(input: PlanInput): Plan {
       now,
       refused: input.refused ?? {},
       ...(input.gates?.[g.name] ? { gates: input.gates[g.name] } : {}),
+      ...(disruptions ? { disruptions } : {}),
     });
     findings.push(...served.findings);
     consuming.push(...served.consuming);
@@ -183,6 +193,7 @@ export function plan(input: PlanInput): Plan {
       halting: failed,
       setAside,
       windowOpen,
+      inBlackout: calendar.blackout !== undefined,
       queue: served.queue,
     });
   }
@@ -199,7 +210,9 @@ export function plan(input: PlanInput): Plan {
       policy,
       nodes: (drafts.get(policy.name) ?? []).map((d) => d.initialFacts),
       outsideWindowWaiting:
-        groupStatus[policy.name]?.queue.some((q) => q.reason === 'OutsideWindow') ?? false,
+        groupStatus[policy.name]?.queue.some(
+          (q) => q.reason === 'OutsideWindow' || q.reason === 'Blackout',
+        ) ?? false,
     })),
   });
   return {

@@ -6,6 +6,7 @@
  */
 import { coordinatorKeys, formatTimestamp, TRUE } from '@capstan/reboot-protocol';
 import type { QueueEntry, WaitReason } from '../api/reboot-group.js';
+import type { DisruptionLedger } from './disruption-budgets.js';
 import type { Finding } from './finding.js';
 import { beforeHooksOf } from './fleetlock-hooks.js';
 import type { Gate } from './gate.js';
@@ -25,6 +26,11 @@ export interface QueueInput {
   refused?: Readonly<Record<string, RefusedNode>>;
   /** The group's health gates, read for this round. */
   gates?: GroupGateFacts;
+  /**
+   * The round's disruptions (one ledger for every group): a slot taken here reserves the node's
+   * drain; a `pdbAware` group passes over a node whose drain cannot go through now.
+   */
+  disruptions?: DisruptionLedger;
 }
 
 /** A node whose writes the API server refused (the reconciler's memory, an input of the plan). */
@@ -80,6 +86,7 @@ export function serveQueue({
   now,
   refused = {},
   gates,
+  disruptions,
 }: QueueInput): ServedQueue {
   const counted = new Set(drafts.filter((d) => d.facts().counts).map((d) => d.name));
   const queue: QueueEntry[] = [];
@@ -131,12 +138,20 @@ export function serveQueue({
       wait(c, closed.reason, closed.message);
       continue;
     }
+    // PDB-aware: a node whose drain a PodDisruptionBudget holds up takes no slot and is not
+    // granted; the next one whose drain can go through goes first.
+    const drainBlock = g.spec.pdbAware === true ? disruptions?.blockerOf(draft.name) : undefined;
+    if (drainBlock) {
+      wait(c, 'DrainBlocked', drainBlock.message);
+      continue;
+    }
     if (facts.phase === 'Asking') {
       if (counted.size >= budget) {
         wait(c, 'BudgetExhausted', `${counted.size} of ${budget} nodes unavailable or in flight`);
         continue;
       }
       schedule(draft, g, now);
+      disruptions?.reserve(draft.name);
       counted.add(draft.name);
       if (!draft.countedBefore) consuming.push(draft);
     }

@@ -20,6 +20,8 @@ export interface StatusInput {
   halting: readonly string[];
   setAside: readonly string[];
   windowOpen: boolean;
+  /** Whether a blackout keeps the calendar closed now. */
+  inBlackout?: boolean;
   queue: QueueEntry[];
 }
 
@@ -36,11 +38,12 @@ export function groupStatusOf({
   halting,
   setAside,
   windowOpen,
+  inBlackout = false,
   queue,
 }: StatusInput): RebootGroupStatus {
   const finals = drafts.map((d) => d.facts());
   const problems = g.problems.map((p) => `${p.path}: ${p.message}`);
-  const windows = g.spec.windows?.length ?? 0;
+  const windows = (g.spec.windows?.length ?? 0) + (g.spec.cronWindows?.length ?? 0);
   return {
     nodes: drafts.length,
     asking: finals.filter((f) => f.asking).length,
@@ -69,12 +72,14 @@ export function groupStatusOf({
       condition(
         'WindowOpen',
         windowOpen,
-        windows === 0 ? 'NoWindows' : windowOpen ? 'InsideWindow' : 'OutsideWindow',
-        windows === 0
-          ? 'the group has no windows: always open'
-          : windowOpen
-            ? 'a window is open'
-            : 'no window is open',
+        inBlackout ? 'Blackout' : windows === 0 ? 'NoWindows' : windowOpen ? 'InsideWindow' : 'OutsideWindow',
+        inBlackout
+          ? 'in a blackout: nothing new starts'
+          : windows === 0
+            ? 'the group has no windows: always open'
+            : windowOpen
+              ? 'a window is open'
+              : 'no window is open',
       ),
     ],
   };

@@ -1,9 +1,10 @@
 /**
  * When the next round is due without any event: a grant or a hook wait reaching its timeout, a window opening
+ * or a blackout ending
  * for a group whose nodes wait outside it, or at the latest the horizon (the resync period).
  * The rules are the group policy's (its grant timeout, its windows), not re-derived here.
  */
-import { isWithinWindows } from '../api/reboot-window.js';
+import { blackoutSpan, calendarAt } from '../api/reboot-calendar.js';
 import type { GroupPolicy } from './group-policy.js';
 import type { NodeFacts } from './node-state.js';
 
@@ -34,10 +35,16 @@ export function wakeAfter({ now, horizonMs, groups }: WakeInput): number {
   }
   for (const { policy, outsideWindowWaiting } of groups) {
     if (!outsideWindowWaiting) continue;
-    const windows = Array.isArray(policy.spec.windows) ? policy.spec.windows : undefined;
-    // Windows are minute-grained: look at each minute boundary until one is open.
-    for (let t = MINUTE - (now % MINUTE); t < wake; t += MINUTE) {
-      if (isWithinWindows(windows, now + t)) {
+    // Windows are minute-grained: look at each minute boundary until one is open; a blackout
+    // may end between two.
+    const ends = (Array.isArray(policy.spec.blackouts) ? policy.spec.blackouts : [])
+      .map((b) => blackoutSpan(b)?.end)
+      .filter((end): end is number => end !== undefined && end > now)
+      .map((end) => end - now);
+    for (let t = MINUTE - (now % MINUTE); t < wake; t += MINUTE) ends.push(t);
+    for (const t of ends.sort((a, b) => a - b)) {
+      if (t >= wake) break;
+      if (calendarAt(policy.spec, now + t).open) {
         wake = Math.min(wake, t);
         break;
       }

@@ -17,11 +17,16 @@ export {
 export {
   type DrainPlan,
   drainPlan,
+  EvictionBackoff,
   type EvictionResult,
+  type EvictPodsOptions,
   evictPod,
+  evictPods,
+  forEachBounded,
   MIRROR_POD_ANNOTATION,
   nodePodDrainFacts,
   type PodDrainFacts,
+  type PodEviction,
   podDrainFacts,
 } from './drain.js';
 export { formatDuration, parseDuration, readDuration } from './duration.js';

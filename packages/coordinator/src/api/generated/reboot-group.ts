@@ -35,6 +35,12 @@ export interface RebootGroupSpec {
   maxFailed?: number | string;
   /** No new schedules or grants while true; in-flight nodes finish. */
   paused?: boolean;
+  /** Windows that open at each time a cron expression names (in timeZone) and stay open for duration, beside spec.windows: a node may start its reboot while any window of either list is open (none at all: always). */
+  cronWindows?: RebootGroupSpecCronWindowsItem[];
+  /** Periods in which no reboot starts, whatever the windows say (e.g. a change freeze); in-flight nodes finish. */
+  blackouts?: RebootGroupSpecBlackoutsItem[];
+  /** PDB-aware grants: before scheduling and granting a node, check its pods against their PodDisruptionBudgets; a node whose drain cannot go through now waits (reason DrainBlocked, naming the budget) while the next one goes first. Default false. */
+  pdbAware?: boolean;
 }
 
 /** Nodes in the group; empty matches every node. A node matched by several groups joins the first by (order, name). */
@@ -72,6 +78,24 @@ export interface RebootGroupSpecGatesBlockingPods {
   matchExpressions?: RebootGroupSpecNodeSelectorMatchExpressionsItem[];
 }
 
+export interface RebootGroupSpecCronWindowsItem {
+  /** Five fields (minute hour day-of-month month day-of-week) with croner's extensions: L (last), W (weekday), TUE#2 (the second Tuesday). E.g. "0 2 * * TUE#2". */
+  schedule: string;
+  /** How long the window stays open after each time, e.g. 4h. */
+  duration: string;
+  /** IANA time zone the schedule is read in. Default UTC. */
+  timeZone?: string;
+}
+
+export interface RebootGroupSpecBlackoutsItem {
+  /** First instant of the blackout (RFC 3339, with its offset). */
+  start: string;
+  /** First instant after the blackout (RFC 3339); later than start. */
+  end: string;
+  /** Shown in the queue of the nodes it holds back. */
+  reason?: string;
+}
+
 export interface RebootGroupStatus {
   observedGeneration?: number;
   /** Nodes in the group. */
@@ -102,7 +126,7 @@ export interface RebootGroupStatusQueueItem {
   /** When the coordinator first saw the node ask (RFC 3339). */
   requestedAt: string;
   /** Why the node is not scheduled yet. */
-  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused' | 'BlockingPods' | 'GateFailed';
+  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused' | 'BlockingPods' | 'GateFailed' | 'DrainBlocked' | 'Blackout';
   message: string;
 }
 
