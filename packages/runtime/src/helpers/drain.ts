@@ -5,9 +5,10 @@
  * eviction subresource, so PodDisruptionBudgets are honoured. The update agent drains its own
  * node with it; the reboot coordinator drains the nodes of clients that have no agent.
  */
+
+import { isConflict, isNotFound, isTooManyRequests } from '../api/errors.js';
 import { Pod } from '../client/builtin.js';
 import type { Client } from '../client/client.js';
-import { isConflict, isNotFound, isTooManyRequests } from '../client/errors.js';
 
 /** The annotation the kubelet puts on a static pod's mirror. */
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, loggerFor } from '../../src/manager/logger.js';
+import { createLogger, loggerFor } from '../../src/log/logger.js';
 import { eventually } from '../../src/testing/index.js';
 
 function sink() {

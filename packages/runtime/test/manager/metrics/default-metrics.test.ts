@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as prom from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { collectDefaultMetrics, registerProcessCpu } from '../../../src/manager/metrics/default-metrics.js';
+import { collectDefaultMetrics, registerProcessCpu } from '../../../src/metrics/default-metrics.js';
 
 /** Each metric's name, type and help, in registry order. */
 async function shapes(registry: prom.Registry): Promise<Array<{ name: string; type: string; help: string }>> {

@@ -4,7 +4,7 @@
  * a frame anywhere.
  */
 
-import type { ApiStatus, KubeObject, WatchEvent } from '../types.js';
+import type { ApiStatus, KubeObject, WatchEvent } from '../../api/types.js';
 import { WatchDecodeError } from '../watch-decoder.js';
 import type { DecodeOptions } from './decode.js';
 import { decodeObject, readWatchFrame } from './envelope.js';

@@ -7,7 +7,7 @@
  * restarted in the same process, as tests and the demo do) gets the series already there instead
  * of failing on a duplicate name.
  */
-import { Histogram, type Registry } from '../manager/metrics/prom-classes.js';
+import { Histogram, type Registry } from './prom-classes.js';
 
 /** Label values of one series, by label name. */
 export type MetricLabels<L extends string = string> = Readonly<Partial<Record<L, string>>>;

@@ -3,10 +3,11 @@
  * dashboards and alerts work unchanged. Each {@link MetricsRegistry} owns a prom-client `Registry`
  * (never the process-wide default one), so two managers in one process, or two tests, do not clash.
  */
-import type { WorkQueueMetrics } from '../../workqueue/metrics.js';
-import { HistogramFamily, ValueFamily, type ValueSeries } from './bound-series.js';
-import { collectDefaultMetrics } from './default-metrics.js';
-import { Gauge, Registry } from './prom-classes.js';
+
+import { HistogramFamily, ValueFamily, type ValueSeries } from '../metrics/bound-series.js';
+import { collectDefaultMetrics } from '../metrics/default-metrics.js';
+import { Gauge, Registry } from '../metrics/prom-classes.js';
+import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 
 /** The `result` label of `controller_runtime_reconcile_total`. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';

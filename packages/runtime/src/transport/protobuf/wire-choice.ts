@@ -6,9 +6,10 @@
  * drop them, and an update of the object read would erase them on the server. JSON keeps every
  * field, so that is what a newer server gets, as does a kind whose protobuf could not be read.
  */
+
+import { apiVersionOf, type KubeObject, type ResourceType } from '../../api/types.js';
 import type { Clock } from '../../clock.js';
 import type { WatchCallbacks } from '../transport.js';
-import { apiVersionOf, type KubeObject, type ResourceType } from '../types.js';
 import { PROTOBUF_MEDIA_TYPE } from './envelope.js';
 import { BUILTIN_KUBERNETES_VERSION } from './generated/schema.js';
 import { hasProtobuf } from './schema.js';

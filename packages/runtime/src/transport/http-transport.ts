@@ -11,13 +11,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import { type Clock, realClock, sleep, type TimerHandle } from '../clock.js';
+import type { ClusterAccess } from '../kubeconfig/kubeconfig-types.js';
 import { WarningOnce } from './api-warnings.js';
 import { ConnectionPools } from './connection-pools.js';
 import { type HttpTransportOptions, RequestTimeoutError } from './http-transport-options.js';
 import { Cancellation } from './http1/cancellation.js';
 import type { PoolRequest } from './http1/connection-pool.js';
 import type { Answer } from './http1/response-parser.js';
-import type { ClusterAccess } from './kubeconfig-types.js';
 import { exchangeThroughNode } from './node-exchange.js';
 
 export {
@@ -26,6 +26,19 @@ export {
   RequestTimeoutError,
 } from './http-transport-options.js';
 
+import {
+  apiVersionOf,
+  type DeleteOptions,
+  type KubeObject,
+  type ListOptions,
+  type ListResult,
+  type ObjectKey,
+  type PatchOptions,
+  type PatchType,
+  type ResourceType,
+  type WatchOptions,
+  type WriteOptions,
+} from '../api/types.js';
 import { decodeBody } from './protobuf/response-body.js';
 import { ProtobufDecodeError } from './protobuf/wire.js';
 import { JSON_ONLY, WireChoice } from './protobuf/wire-choice.js';
@@ -41,19 +54,6 @@ import {
 } from './rest-request.js';
 import { defaultRetryAfterPolicy, type RetryAfterPolicy, retryDelayMs } from './retry-after.js';
 import type { ApiTransport, WatchCallbacks, WatchHandle } from './transport.js';
-import {
-  apiVersionOf,
-  type DeleteOptions,
-  type KubeObject,
-  type ListOptions,
-  type ListResult,
-  type ObjectKey,
-  type PatchOptions,
-  type PatchType,
-  type ResourceType,
-  type WatchOptions,
-  type WriteOptions,
-} from './types.js';
 import { openWatchOverNode, openWatchOverPool, type WatchStart } from './watch-request.js';
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;

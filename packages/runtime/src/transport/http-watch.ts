@@ -5,11 +5,11 @@
  * proxy) calls {@link HttpWatch.receive}, {@link HttpWatch.finish} and {@link HttpWatch.fail}.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { KubeObject } from '../api/types.js';
 import type { Clock, TimerHandle } from '../clock.js';
 import { isProtobuf } from './protobuf/envelope.js';
 import { ProtobufWatchDecoder } from './protobuf/watch-decoder.js';
 import type { WatchCallbacks, WatchHandle } from './transport.js';
-import type { KubeObject } from './types.js';
 import { WatchDecoder } from './watch-decoder.js';
 
 /** A watch ended because nothing arrived on it for too long (a half-open connection, most likely). */

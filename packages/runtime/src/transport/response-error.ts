@@ -2,10 +2,10 @@
  * Turning a non-2xx HTTP answer into an {@link ApiError}: the server's Status body when it sent one,
  * a synthesized Status otherwise (proxies and load balancers answer with HTML or plain text).
  */
-import { ApiError } from './errors.js';
+import { ApiError } from '../api/errors.js';
+import type { ApiStatus } from '../api/types.js';
 import type { Answer } from './http1/response-parser.js';
 import { errorBodyText } from './protobuf/response-body.js';
-import type { ApiStatus } from './types.js';
 
 /**
  * Builds the ApiError of a non-2xx answer.

@@ -10,7 +10,7 @@ import type {
   ResourceType,
   WatchOptions,
   WriteOptions,
-} from './types.js';
+} from '../api/types.js';
 
 /** What a REST path points at: a collection (no name), an object, or one of its subresources. */
 export interface ResourcePathParts {

@@ -2,7 +2,7 @@
  * Incremental decoder of a watch stream: newline-delimited JSON, one `{type, object}` per line,
  * arriving in chunks that may split a line (or a multi-byte character) anywhere.
  */
-import type { ApiStatus, KubeObject, WatchEvent } from './types.js';
+import type { ApiStatus, KubeObject, WatchEvent } from '../api/types.js';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 

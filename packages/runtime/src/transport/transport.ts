@@ -10,7 +10,7 @@ import type {
   WatchEvent,
   WatchOptions,
   WriteOptions,
-} from './types.js';
+} from '../api/types.js';
 
 /** A watch in progress. */
 export interface WatchHandle {

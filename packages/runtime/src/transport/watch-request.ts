@@ -4,6 +4,7 @@
  */
 import type http from 'node:http';
 import type https from 'node:https';
+import type { KubeObject } from '../api/types.js';
 import type { Clock } from '../clock.js';
 import { HttpWatch, watchOverNode } from './http-watch.js';
 import type { Cancellation } from './http1/cancellation.js';
@@ -11,7 +12,6 @@ import type { ConnectionPool, PoolRequest } from './http1/connection-pool.js';
 import { errorBodyText, readAll } from './protobuf/response-body.js';
 import { errorFromAnswer, errorFromResponse } from './response-error.js';
 import type { WatchCallbacks, WatchHandle } from './transport.js';
-import type { KubeObject } from './types.js';
 
 /** What a watch needs from the transport to start. */
 export interface WatchStart<T extends KubeObject> {
