@@ -5,7 +5,6 @@
  */
 import {
   annotationsChanged,
-  type Clock,
   type Controller,
   generationChanged,
   type KubeObject,
@@ -14,7 +13,6 @@ import {
   or,
   type Predicate,
   type Request,
-  realClock,
 } from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
@@ -105,15 +103,8 @@ const keyOf = (o: KubeObject): Request => ({
   name: o.metadata.name as string,
 });
 
-/**
- * Adds both controllers to `manager`. Call before `manager.start`. Pass `extras.clock` when the
- * manager runs on a clock of its own (the manager keeps its clock to itself).
- */
-export function addCapvcd(
-  manager: Manager,
-  options: CapvcdOptions = {},
-  extras: { clock?: Clock } = {},
-): CapvcdHandle {
+/** Adds both controllers to `manager`, on the manager's clock. Call before `manager.start`. */
+export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): CapvcdHandle {
   const metrics = new CapvcdMetrics(manager.metrics.registry);
   const connections = new Connections(
     {
@@ -129,7 +120,7 @@ export function addCapvcd(
     connections,
     events: manager.events,
     metrics,
-    clock: extras.clock ?? realClock,
+    clock: manager.clock,
     ...(options.taskPolling ? { polling: options.taskPolling } : {}),
     ...(options.vcdErrorBackoff ? { vcdErrorBackoff: options.vcdErrorBackoff } : {}),
   };

@@ -1,4 +1,4 @@
-export { type BackoffCurve, backoffDelay } from '../backoff-delay.js';
+export { type BackoffCurve, backoffDelay, jittered } from '../backoff-delay.js';
 export {
   type BoundSeries,
   type Distribution,
@@ -45,3 +45,4 @@ export {
   setControllerReference,
   setOwnerReference,
 } from './owner-references.js';
+export { keepTransitionTimes, type WriteStatusOptions, writeStatusIfChanged } from './write-status.js';

@@ -146,7 +146,12 @@ export class Manager {
   private readonly informerHealth: InformerHealthChecks;
   private readonly runnables: Array<{ runnable: Runnable; scope: RunnableScope }> = [];
   private readonly controllers: Controller[] = [];
-  private readonly clock: Clock;
+  /**
+   * The clock everything this manager runs waits and measures on (`options.clock`, else the real
+   * one): reconcilers that stamp times (condition transitions, deadlines) take it from here, so a
+   * test on a `ManualClock` moves them all.
+   */
+  readonly clock: Clock;
   private started = false;
   private ports: ProbesServerPorts = {};
   private onStartedLeading: ((leadership: AbortSignal) => void) | undefined;
