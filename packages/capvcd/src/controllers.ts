@@ -37,6 +37,8 @@ export interface CapvcdOptions {
   /** VCD requests per second per site, and burst (default 10 / 20). */
   vcdQps?: number;
   vcdBurst?: number;
+  /** VCD requests in flight at once per site (default 20). */
+  vcdConcurrency?: number;
   /** Per-request timeout (default 60 s). */
   vcdTimeoutMs?: number;
   /** PEM CA bundle for sites whose credentials Secret has no `ca.crt` (default: the system roots). */
@@ -110,6 +112,7 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     {
       qps: options.vcdQps,
       burst: options.vcdBurst,
+      concurrency: options.vcdConcurrency,
       timeoutMs: options.vcdTimeoutMs,
       ...(options.vcdCaPem ? { caPem: options.vcdCaPem } : {}),
     },
