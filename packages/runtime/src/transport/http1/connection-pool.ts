@@ -6,6 +6,11 @@
  * two streams and a dozen listeners. On the bench's patch-per-reconcile controller that was about
  * 280 µs of CPU per request more than writing the request and reading the answer off the socket
  * (2.5 s against 1.1 s for 5,000 patches), CPU the API server on the same machine then lacks.
+ *
+ * Why not undici's `Pool` (measured by `BENCH_ROWS=undici`, http-client-probe.ts, 5 alternated
+ * pairs of fresh processes): on the same requests it took about twice the CPU (10,000 ConfigMaps
+ * read: 387 against 164 ms; 5,000 patches: 1.9 against 0.9 s), and loading it 0.3–0.5 s against
+ * 35–56 ms, far outside the 5 % that would have replaced this client (see docs/ARCHITECTURE.md).
  */
 
 import type { OutgoingHttpHeaders } from 'node:http';
