@@ -62,7 +62,7 @@ const kubeConfigOnly = {
 
 /**
  * The runtime requires a few CommonJS dependencies through `createRequire` (see its
- * manager/metrics/prom-classes.ts and default-metrics.ts: cheaper than importing them one by one
+ * metrics/prom-classes.ts and default-metrics.ts: cheaper than importing them one by one
  * from ESM). esbuild does not follow such a `require`; without the binding it sees a plain
  * `require` and inlines the module.
  */

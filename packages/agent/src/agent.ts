@@ -5,14 +5,7 @@
  * manager; {@link startAgent} runs one in-process under a manager of its own.
  */
 import { type Protocol, type ProtocolName, protocolOf } from '@capstan/reboot-protocol';
-import {
-  type Clock,
-  type Controller,
-  type Logger,
-  Manager,
-  type ManagerOptions,
-  realClock,
-} from '@capstan/runtime';
+import { type Controller, type Logger, Manager, type ManagerOptions } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { LogLevel } from '@capstan/runtime/manager';
 import type { AgentMemory, AgentPhase, Decision } from './api/types.js';
@@ -70,8 +63,6 @@ export interface AgentOptions {
   quarantineAfter?: number;
   /** The window of `quarantineAfter`. Default 6 h. */
   quarantineWindowMs?: number;
-  /** The clock decisions and backoffs read; default the wall clock. */
-  clock?: Clock;
 }
 
 /** What an agent is doing, for logs, tests and the demo. */
@@ -129,7 +120,7 @@ export class Agent {
       nodeName: this.nodeName,
       client: manager.client,
       events: manager.events,
-      clock: options.clock ?? realClock,
+      clock: manager.clock,
       log: this.log,
       metrics: this.metrics,
       rebooter,

@@ -5,7 +5,6 @@
  */
 import {
   annotationsChanged,
-  type Clock,
   type Controller,
   generationChanged,
   type KubeObject,
@@ -14,7 +13,6 @@ import {
   or,
   type Predicate,
   type Request,
-  realClock,
 } from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
@@ -39,6 +37,8 @@ export interface CapvcdOptions {
   /** VCD requests per second per site, and burst (default 10 / 20). */
   vcdQps?: number;
   vcdBurst?: number;
+  /** VCD requests in flight at once per site (default 20). */
+  vcdConcurrency?: number;
   /** Per-request timeout (default 60 s). */
   vcdTimeoutMs?: number;
   /** PEM CA bundle for sites whose credentials Secret has no `ca.crt` (default: the system roots). */
@@ -105,20 +105,14 @@ const keyOf = (o: KubeObject): Request => ({
   name: o.metadata.name as string,
 });
 
-/**
- * Adds both controllers to `manager`. Call before `manager.start`. Pass `extras.clock` when the
- * manager runs on a clock of its own (the manager keeps its clock to itself).
- */
-export function addCapvcd(
-  manager: Manager,
-  options: CapvcdOptions = {},
-  extras: { clock?: Clock } = {},
-): CapvcdHandle {
+/** Adds both controllers to `manager`, on the manager's clock. Call before `manager.start`. */
+export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): CapvcdHandle {
   const metrics = new CapvcdMetrics(manager.metrics.registry);
   const connections = new Connections(
     {
       qps: options.vcdQps,
       burst: options.vcdBurst,
+      concurrency: options.vcdConcurrency,
       timeoutMs: options.vcdTimeoutMs,
       ...(options.vcdCaPem ? { caPem: options.vcdCaPem } : {}),
     },
@@ -129,7 +123,7 @@ export function addCapvcd(
     connections,
     events: manager.events,
     metrics,
-    clock: extras.clock ?? realClock,
+    clock: manager.clock,
     ...(options.taskPolling ? { polling: options.taskPolling } : {}),
     ...(options.vcdErrorBackoff ? { vcdErrorBackoff: options.vcdErrorBackoff } : {}),
   };

@@ -6,6 +6,7 @@
 import {
   addFinalizer,
   type Client,
+  type Clock,
   isNotFound,
   type KubeObject,
   type ResourceType,
@@ -57,11 +58,12 @@ export async function gate<T extends KubeObject & { status?: unknown }>(
   status: WithConditions,
   cluster: Cluster | undefined,
   finalizer: string,
+  clock: Clock,
 ): Promise<{ result: Result | undefined } | undefined> {
   const paused = isPaused(cluster, object);
   pausedCondition(status, object, paused);
   if (paused) {
-    await writeStatus(client, type, object, status);
+    await writeStatus(client, type, object, status, clock);
     return { result: undefined };
   }
   if (object.metadata.finalizers?.includes(finalizer)) return undefined;

@@ -4,12 +4,12 @@
  */
 import {
   type Client,
+  type Clock,
   type Condition,
-  conditionalMergePatch,
   type KubeObject,
-  mergePatchBetween,
   type ResourceType,
   setCondition,
+  writeStatusIfChanged,
 } from '@capstan/runtime';
 import { Conditions } from './api/keys.js';
 
@@ -43,30 +43,20 @@ export function pausedCondition(status: WithConditions, object: KubeObject, paus
 }
 
 /**
- * Writes the status subresource when it differs from what the object holds, as a merge patch that
- * applies only to the version it was computed from (409 Conflict otherwise). A reconcile that read
- * a cached copy older than this provider's own last write must not put the older status back: a
- * machine whose Provisioned status was overwritten so would never be looked at again. A task href
- * lost to a conflict costs nothing: the next reconcile sees the task's VM or vApp busy and waits.
+ * Writes the status subresource when it differs from what the object holds, through the runtime's
+ * {@link writeStatusIfChanged}: a merge patch of the difference that applies only to the version it
+ * was computed from (409 Conflict otherwise). A reconcile that read a cached copy older than this
+ * provider's own last write must not put the older status back: a machine whose Provisioned status
+ * was overwritten so would never be looked at again. A task href lost to a conflict costs nothing:
+ * the next reconcile sees the task's VM or vApp busy and waits.
  */
 export async function writeStatus<T extends KubeObject & { status?: unknown }, S extends WithConditions>(
   client: Client,
   type: ResourceType<T>,
   object: T,
   status: S,
+  clock: Clock,
 ): Promise<boolean> {
   status.observedGeneration = object.metadata.generation;
-  if (JSON.stringify(status) === JSON.stringify(object.status ?? {})) return false;
-  const key = { namespace: object.metadata.namespace as string, name: object.metadata.name as string };
-  await client.patchStatus(
-    type,
-    key,
-    'merge',
-    conditionalMergePatch(
-      object.metadata.resourceVersion,
-      {},
-      mergePatchBetween({ status: object.status ?? {} }, { status }) as Record<string, unknown>,
-    ),
-  );
-  return true;
+  return writeStatusIfChanged(client, type, object, status as NonNullable<T['status']>, { clock });
 }

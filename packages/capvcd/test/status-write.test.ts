@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '@capstan/envtest/vitest';
-import { Client, isConflict } from '@capstan/runtime';
+import { Client, isConflict, realClock } from '@capstan/runtime';
 import { HttpTransport } from '@capstan/runtime/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type VCDMachine, type VCDMachineStatus, VCDMachineType } from '../src/index.js';
@@ -39,11 +39,11 @@ describe('writeStatus', () => {
       initialization: { provisioned: true },
       conditions: [condition('Provisioned', 'True')],
     };
-    expect(await writeStatus(client, VCDMachineType, stale, provisioned)).toBe(true);
+    expect(await writeStatus(client, VCDMachineType, stale, provisioned, realClock)).toBe(true);
 
     // The same decision from the copy read before that write: refused, the newer status stays.
     const busy: VCDMachineStatus = { conditions: [condition('VMBusy', 'False')] };
-    const err = await writeStatus(client, VCDMachineType, stale, busy).then(
+    const err = await writeStatus(client, VCDMachineType, stale, busy, realClock).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -53,7 +53,7 @@ describe('writeStatus', () => {
     expect(now.status?.conditions?.map((c) => c.reason)).toEqual(['Provisioned']);
 
     // From the current copy the write lands.
-    expect(await writeStatus(client, VCDMachineType, now, busy)).toBe(true);
+    expect(await writeStatus(client, VCDMachineType, now, busy, realClock)).toBe(true);
     const after = await client.get(VCDMachineType, key);
     expect(after.status?.conditions?.map((c) => c.reason)).toEqual(['VMBusy']);
   });

@@ -2,14 +2,7 @@
  * Wiring: the coordinator's controller (and FleetLock server) added to a manager. `main.ts` adds
  * it from flags (`flags.ts`); the end-to-end demo calls {@link addCoordinator} on its own manager.
  */
-import {
-  type Clock,
-  type Controller,
-  jsonEqual,
-  type Manager,
-  type Predicate,
-  realClock,
-} from '@capstan/runtime';
+import { type Controller, jsonEqual, type Manager, type Predicate } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import { FleetLockServer } from './fleetlock.js';
 import { CoordinatorMetrics } from './metrics.js';
@@ -46,16 +39,11 @@ function relevant(node: Node): unknown {
  * Adds the reboot coordinator to a manager: one controller reconciling the single key `cluster`
  * on every relevant Node or RebootGroup change (leader-only, like every controller), and the
  * FleetLock server as a leader-only runnable when `options.fleetlock` names a bind address.
- * Add before `manager.start`. Pass `extras.clock` when the manager runs on a clock of its own.
+ * Add before `manager.start`. Decisions and deadlines read the manager's clock.
  */
-export function addCoordinator(
-  manager: Manager,
-  options: CoordinatorOptions,
-  extras: { clock?: Clock } = {},
-): CoordinatorHandle {
+export function addCoordinator(manager: Manager, options: CoordinatorOptions): CoordinatorHandle {
   const metrics = new CoordinatorMetrics(manager.metrics.registry);
-  // The manager keeps its clock to itself: pass the same one (tests on a ManualClock).
-  const clock = extras.clock ?? realClock;
+  const clock = manager.clock;
   const reconciler = new CoordinatorReconciler(options, {
     client: manager.client,
     clock,

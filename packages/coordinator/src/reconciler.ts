@@ -180,7 +180,7 @@ export class CoordinatorReconciler implements Reconciler {
     this.reporter.observe(p, r.nodes, world, applied, now);
     let statusWrites = 0;
     if (!stopped) {
-      statusWrites = await writeGroupStatuses(this.client, world, p, now);
+      statusWrites = await writeGroupStatuses(this.client, world, p, this.clock);
       this.reporter.reportFindings(world, p);
     }
     const retry = this.refusals.nextRetryAfter(now);

@@ -5,7 +5,7 @@
  * passes it over, its group reports it), and the rest of the round goes on. The memory is the
  * coordinator's own and short-lived: a restart retries at once, which is harmless.
  */
-import { ApiError, isConflict, isNotFound, isTooManyRequests } from '@capstan/runtime';
+import { ApiError, backoffDelay, isConflict, isNotFound, isTooManyRequests } from '@capstan/runtime';
 import type { RefusedNode } from './planner/queue.js';
 
 /** First backoff after a refusal; doubles per refusal in a row up to {@link MAX_REFUSAL_BACKOFF_MS}. */
@@ -33,7 +33,10 @@ export class WriteRefusals {
   /** Records a refusal of a write to `node`; returns the backoff it starts. */
   record(node: string, err: ApiError, now: number): number {
     const attempts = (this.byNode.get(node)?.attempts ?? 0) + 1;
-    const backoff = Math.min(MAX_REFUSAL_BACKOFF_MS, FIRST_REFUSAL_BACKOFF_MS * 2 ** (attempts - 1));
+    const backoff = backoffDelay(attempts - 1, {
+      initialMs: FIRST_REFUSAL_BACKOFF_MS,
+      maxMs: MAX_REFUSAL_BACKOFF_MS,
+    });
     const message = `writes to node ${node} are refused (${err.code} ${err.reason}: ${err.message}); retrying in ${Math.round(backoff / 1000)}s`;
     this.byNode.set(node, { attempts, until: now + backoff, message });
     return backoff;

@@ -105,17 +105,13 @@ function everyNodeRebootedOnce(cluster: FakeCluster): true | string {
 export const coordinatorScenario: ConformanceScenario = {
   name: 'reboot coordinator',
   kinds: [Node, RebootGroupType, Lease],
-  setup: (manager, { clock }) => {
-    addCoordinator(
-      manager,
-      {
-        namespace: NAMESPACE,
-        protocol: capstanProtocol,
-        defaultGroup: { maxUnavailable: BUDGET },
-        defaultGrantTimeoutMs: GRANT_TIMEOUT_MS,
-      },
-      { clock },
-    );
+  setup: (manager) => {
+    addCoordinator(manager, {
+      namespace: NAMESPACE,
+      protocol: capstanProtocol,
+      defaultGroup: { maxUnavailable: BUDGET },
+      defaultGrantTimeoutMs: GRANT_TIMEOUT_MS,
+    });
   },
   world: async ({ client }) => {
     for (const name of NODES) {

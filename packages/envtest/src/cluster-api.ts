@@ -8,8 +8,8 @@
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CertPair } from '@capstan/runtime/testing';
 import type { ClusterApiAssets } from './assets.js';
-import type { CertPair } from './certs.js';
 import type { CrdObject } from './crds.js';
 import { httpOk } from './http.js';
 import { type ManifestObject, readManifests } from './manifests.js';
@@ -56,7 +56,7 @@ export interface ClusterApiHost {
   installCRDs(crds: CrdObject[]): Promise<void>;
   createObjects(objects: ManifestObject[], options?: { ignoreExisting?: boolean }): Promise<void>;
   serviceAccountKubeConfig(namespace: string, name: string): Promise<{ path: string }>;
-  issueServing(commonName: string): Promise<CertPair>;
+  issueServing(commonName: string): CertPair;
 }
 
 /** The RBAC of one manager: its module's ClusterRole, renamed as kustomize does, bound to its identity. */
@@ -110,7 +110,7 @@ export async function startClusterApi(
       .map((crd) => withContractLabels(crd)),
   );
   await host.installCRDs(crds);
-  const serving = await host.issueServing('cluster-api-webhooks');
+  const serving = host.issueServing('cluster-api-webhooks');
   const started: ManagedProcess[] = [];
   try {
     for (const manager of clusterApiManagers) {

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CertificateAuthority, writePair, writeServiceAccountKeys } from '@capstan/runtime/testing';
 import { KubeConfig } from '@kubernetes/client-node';
-
 import { apiServerDefaults, startApiServer, startEtcd } from './apiserver.js';
 import { type Assets, type ExtraComponent, requireAsset, resolveAssets } from './assets.js';
-import { CertificateAuthority, writePair, writeServiceAccountKeys } from './certs.js';
 import { startClusterApi } from './cluster-api.js';
 import { defaultControllers, startControllerManager, withRequiredControllers } from './controller-manager.js';
 import { type CrdObject, installCrds } from './crds.js';
@@ -106,11 +105,11 @@ export class ControlPlane {
     mkdirSync(certDir);
     const processes: ManagedProcess[] = [];
     try {
-      const ca = await CertificateAuthority.create('capstan-envtest-ca');
-      await ca.save(certDir);
-      writePair(certDir, 'apiserver', await ca.issueServing('kube-apiserver'));
-      const admin = await ca.issueClient(adminUser, ['system:masters']);
-      const sa = await writeServiceAccountKeys(certDir);
+      const ca = CertificateAuthority.create('capstan-envtest-ca');
+      ca.save(certDir);
+      writePair(certDir, 'apiserver', ca.issueServing('kube-apiserver'));
+      const admin = ca.issueClient(adminUser, ['system:masters']);
+      const sa = writeServiceAccountKeys(certDir);
 
       const [etcdClientPort, etcdPeerPort, apiPort] = (await freePorts(3)) as [number, number, number];
       const etcdUrl = `http://127.0.0.1:${etcdClientPort}`;
@@ -199,7 +198,7 @@ export class ControlPlane {
    * it does not own.
    */
   static async attach(info: ControlPlaneInfo): Promise<ControlPlane> {
-    const ca = await CertificateAuthority.load(join(info.workDir, 'pki'));
+    const ca = CertificateAuthority.load(join(info.workDir, 'pki'));
     return new ControlPlane(info.workDir, ca, info.server);
   }
 
@@ -248,7 +247,7 @@ export class ControlPlane {
    * work folder; its path is returned as `path`.
    */
   async userKubeConfig(name: string, groups: string[] = []): Promise<KubeConfig & { path: string }> {
-    const pair = await this.ca.issueClient(name, groups);
+    const pair = this.ca.issueClient(name, groups);
     const path = join(this.workDir, `${name.replace(/[^a-zA-Z0-9.-]/g, '_')}.kubeconfig`);
     writeKubeConfig(path, kubeConfigYaml(this.server, this.ca.certPem, name, pair));
     const kc = kubeConfigFor(this.server, this.ca.certPem, name, pair) as KubeConfig & { path: string };

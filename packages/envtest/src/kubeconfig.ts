@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
+import type { CertPair } from '@capstan/runtime/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import type { CertPair } from './certs.js';
 
 /** Builds a client-node KubeConfig for `user` authenticated by a client certificate. */
 export function kubeConfigFor(server: string, caPem: string, user: string, pair: CertPair): KubeConfig {

@@ -9,7 +9,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CertificateAuthority } from './certs.js';
+import { CertificateAuthority } from '@capstan/runtime/testing';
 import type { ControlPlane, CrdObject } from './control-plane.js';
 import { type ManifestObject, readManifests } from './manifests.js';
 import { freePort } from './ports.js';
@@ -73,7 +73,7 @@ export class WebhookServingCert {
   /** Writes a new pair into `certDir` (default: a new temporary folder, removed by `remove`). */
   static async create(certDir?: string): Promise<WebhookServingCert> {
     const dir = certDir ?? mkdtempSync(join(tmpdir(), 'capstan-webhook-certs-'));
-    const cert = new WebhookServingCert(dir, await newAuthority(), certDir === undefined);
+    const cert = new WebhookServingCert(dir, newAuthority(), certDir === undefined);
     await cert.write();
     return cert;
   }
@@ -90,7 +90,7 @@ export class WebhookServingCert {
 
   /** Makes a new CA current; the next {@link WebhookServingCert.rotate} issues from it. */
   async replaceAuthority(): Promise<void> {
-    this.authority = await newAuthority();
+    this.authority = newAuthority();
   }
 
   /** Removes the folder if this created it. */
@@ -99,7 +99,7 @@ export class WebhookServingCert {
   }
 
   private async write(): Promise<void> {
-    const pair = await this.authority.issueServing('capstan-envtest-webhook');
+    const pair = this.authority.issueServing('capstan-envtest-webhook');
     // Key first, each replaced by rename, so a reader sees whole files (and a mismatched pair
     // only between the two renames, which a reloading server must tolerate).
     for (const [name, content] of [

@@ -18,7 +18,8 @@
  * default 30 s), `BENCH_FOOTPRINT_ROUNDS` (rounds of fresh operator processes, default 3),
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
- * queue, read, bundled, heap, write, sync, footprint, planner, fleetlock, images; default all: only what
+ * queue, read, bundled, heap, write, sync, footprint, planner, fleetlock, images, undici (the runtime's
+ * HTTP client against undici's Pool, http-client-probe.ts); default all: only what
  * the chosen rows need is seeded),
  * `BENCH_PROBE_ENV` (`pod`, the default: processes start with a Pod's environment, not this
  * shell's; `inherit`: with this shell's, see pod-environment.ts).
@@ -35,6 +36,7 @@ import { fleetlockRow, plannerRow } from './operators.js';
 import { droppedStartupVariables } from './pod-environment.js';
 import { seedConfigMaps } from './seed.js';
 import { type AbsoluteRow, absoluteMet, formatTable, median, met, pairsMeeting, type Row } from './table.js';
+import { undiciRows } from './undici-rows.js';
 import { workqueueThroughput } from './workqueue.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -60,12 +62,14 @@ const ROW_NAMES = [
   'planner',
   'fleetlock',
   'images',
+  'undici',
 ];
 const chosen = new Set((process.env.BENCH_ROWS ?? ROW_NAMES.join(',')).split(',').map((r) => r.trim()));
 for (const r of chosen) if (!ROW_NAMES.includes(r)) throw new Error(`BENCH_ROWS: unknown row ${r}`);
 const wants = (...names: string[]) => names.some((n) => chosen.has(n));
 
-const go = baselineBinary(log);
+// The Go baseline is built (once, cached) only for rows that run it.
+const go = wants('queue', 'read', 'bundled', 'heap', 'write', 'sync', 'fleetlock') ? baselineBinary(log) : '';
 const against = `controller-runtime ${controllerRuntimeVersion()}`;
 const rows: Row[] = [];
 const absolute: AbsoluteRow[] = [];
@@ -192,7 +196,7 @@ if (wants('queue')) {
 if (wants('planner')) absolute.push(plannerRow());
 if (wants('images')) absolute.push(...(await measureImageSizes(log)));
 
-const needsPlane = wants('read', 'bundled', 'heap', 'write', 'sync', 'footprint', 'fleetlock');
+const needsPlane = wants('read', 'bundled', 'heap', 'write', 'sync', 'footprint', 'fleetlock', 'undici');
 const plane = needsPlane ? await ControlPlane.start({ watchCache: true }) : undefined;
 try {
   if (plane) await planeRows(plane);
@@ -208,8 +212,8 @@ async function planeRows(plane: ControlPlane): Promise<void> {
   let t = performance.now();
   log(`seeding ${READ} + ${WRITE} + ${BIG} ConfigMaps...`);
   // ~1 KB of JSON each, with metadata
-  if (wants('read', 'bundled', 'heap')) await seedConfigMaps(transport, 'bench-read', READ, 700);
-  if (wants('write')) await seedConfigMaps(transport, 'bench-write', WRITE, 700);
+  if (wants('read', 'bundled', 'heap', 'undici')) await seedConfigMaps(transport, 'bench-read', READ, 700);
+  if (wants('write', 'undici')) await seedConfigMaps(transport, 'bench-write', WRITE, 700);
   if (wants('sync')) await seedConfigMaps(transport, 'bench-big', BIG, 100);
   transport.close();
   const credentials = await writeFloorCredentials(plane.kubeConfig);
@@ -307,6 +311,19 @@ async function planeRows(plane: ControlPlane): Promise<void> {
         { field: 'heapBytes', label: `informer sync, ${BIG} CMs: heap`, show: mb, goal: '<=', limit: 0.5 },
       ],
     });
+
+  if (wants('undici'))
+    rows.push(
+      ...(await undiciRows(
+        credentials,
+        [
+          { mode: 'read', namespace: 'bench-read', count: READ },
+          { mode: 'write', namespace: 'bench-write', count: WRITE },
+        ],
+        RUNS,
+        log,
+      )),
+    );
 
   t = performance.now();
   if (wants('footprint')) absolute.push(...(await measureFootprint(plane, log)));

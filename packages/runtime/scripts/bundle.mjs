@@ -43,9 +43,12 @@ rmSync(outdir, { recursive: true, force: true });
 
 /**
  * Which file of `dist/bundle/chunks/` holds an entry point's modules: `./testing` (fakes for
- * tests) has its own, so that an operator does not load it; the rest share the core.
+ * tests) and `./tsyringe` (the opt-in container adapter, which imports tsyringe and
+ * reflect-metadata) have their own, so that an operator does not load them; the rest share the
+ * core.
  */
-const groupOf = (subpath) => (subpath === './testing' ? 'testing' : 'core');
+const OWN_CHUNK = new Set(['./testing', './tsyringe']);
+const groupOf = (subpath) => (OWN_CHUNK.has(subpath) ? subpath.slice(2) : 'core');
 
 // The names each entry point exports at run time (types have none), read from tsc's modules.
 const entries = [];

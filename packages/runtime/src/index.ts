@@ -28,10 +28,6 @@ export {
   type ResourceType,
   TerminalError,
 } from './client/index.js';
-// The runtime's own KubeConfig: loading it (and a request with certs or tokens) imports no client-node.
-export { KubeConfig } from './client/kube-config.js';
-export { type LoadKubeConfigOptions, loadKubeConfig } from './client/kubeconfig.js';
-export type { Cluster, ClusterAccess, Context, ExecConfig, User } from './client/kubeconfig-types.js';
 export {
   type Clock,
   MAX_TIMER_DELAY_MS,
@@ -58,6 +54,10 @@ export {
   resourceVersionChanged,
 } from './controller/index.js';
 export * from './helpers/index.js';
+// The runtime's own KubeConfig: loading it (and a request with certs or tokens) imports no client-node.
+export { KubeConfig } from './kubeconfig/kube-config.js';
+export { type LoadKubeConfigOptions, loadKubeConfig } from './kubeconfig/kubeconfig.js';
+export type { Cluster, ClusterAccess, Context, ExecConfig, User } from './kubeconfig/kubeconfig-types.js';
 export {
   exitOnError,
   type Logger,

@@ -12,13 +12,13 @@ import {
   type Condition,
   hasFinalizer,
   isNotFound,
-  jsonEqual,
   type ReconcileContext,
   type Reconciler,
   type Request,
   type Result,
   removeFinalizer,
   setCondition,
+  writeStatusIfChanged,
 } from '@capstan/runtime';
 import { DaemonSet, Deployment } from '@capstan/runtime/client';
 import {
@@ -270,9 +270,9 @@ export class RebootStackReconciler implements Reconciler {
       conditions = setCondition(conditions, c, this.now());
     }
     const status: RebootStackStatus = { ...next, observedGeneration: stack.metadata.generation, conditions };
-    if (jsonEqual(status, stack.status)) return;
-    await this.client.patchStatus(RebootStackType, { name: stack.metadata.name as string }, 'merge', {
-      status: { ...status, migration: status.migration ?? null },
+    // The stack was read from the server (or is addFinalizer's answer): a 409 means it changed since.
+    await writeStatusIfChanged(this.client, RebootStackType, stack, status, {
+      clock: { now: () => this.now().getTime() },
     });
   }
 }

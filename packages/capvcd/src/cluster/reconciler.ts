@@ -88,7 +88,15 @@ export class VCDClusterReconciler implements Reconciler {
     const namespace = request.namespace as string;
     const cluster = await getCluster(client, namespace, clusterName);
     const status: VCDClusterStatus = structuredClone(vcdCluster.status ?? {});
-    const stop = await gate(client, VCDClusterType, vcdCluster, status, cluster, CLUSTER_FINALIZER);
+    const stop = await gate(
+      client,
+      VCDClusterType,
+      vcdCluster,
+      status,
+      cluster,
+      CLUSTER_FINALIZER,
+      this.deps.clock,
+    );
     if (stop) return stop.result;
     specHonouredCondition(status, vcdCluster, unactedClusterFields(vcdCluster.spec));
     // Backing off after a VCD error: an event that brings the object early does not call VCD.
@@ -133,7 +141,7 @@ export class VCDClusterReconciler implements Reconciler {
       if (connection) tlsCondition(status, vcdCluster, connection.site);
       condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
       condition(status, vcdCluster, Conditions.Ready, false, deleting ? 'Deleting' : reason, err.message);
-      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
       // VCD faults back off per object, never in a burst.
       return err instanceof VcdError
         ? { requeueAfter: this.backoff.failed(requestKey(request)) }
@@ -154,7 +162,7 @@ export class VCDClusterReconciler implements Reconciler {
       'spec.controlPlaneEndpoint was given: no load balancer is managed',
     );
     condition(status, vcdCluster, Conditions.Ready, true, 'Provisioned');
-    await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status);
+    await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
     return undefined;
   }
 
@@ -169,7 +177,7 @@ export class VCDClusterReconciler implements Reconciler {
     const namespace = vcdCluster.metadata.namespace as string;
     const turn = await this.tasks.turn(connection.vcd, VCDClusterType, vcdCluster, status);
     if (turn.running) {
-      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
       return { requeueAfter: turn.pollAfterMs };
     }
     const lbName = loadBalancerName(namespace, vcdCluster.metadata.name as string);
@@ -257,7 +265,7 @@ export class VCDClusterReconciler implements Reconciler {
   ): Promise<Result | undefined> {
     const { client } = this.deps;
     if (step.kind === 'Deleted') {
-      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
       await releaseCredentials(client, vcdCluster);
       await removeFinalizer(client, VCDClusterType, vcdCluster, CLUSTER_FINALIZER);
       return undefined;
@@ -281,7 +289,7 @@ export class VCDClusterReconciler implements Reconciler {
         `VIP ${step.vip}, health ${step.health}`,
       );
       condition(status, vcdCluster, Conditions.Ready, true, 'Provisioned');
-      await writeStatus(client, VCDClusterType, vcdCluster, status);
+      await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
       return { requeueAfter: this.deps.resyncMs ?? 60_000 };
     }
     const reason =
@@ -301,7 +309,7 @@ export class VCDClusterReconciler implements Reconciler {
     );
     if (!provisioned || vcdCluster.metadata.deletionTimestamp)
       condition(status, vcdCluster, Conditions.Ready, false, reason, `next: ${step.kind}`);
-    await writeStatus(client, VCDClusterType, vcdCluster, status);
+    await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
     if (step.kind === 'RecordVIP' || (wrote && !status.task)) return { requeue: true };
     return { requeueAfter: status.task ? this.tasks.polling.minMs : 5_000 };
   }

@@ -8,6 +8,7 @@ import {
   type Client,
   type Clock,
   type EventRecorder,
+  jittered,
   type Logger,
   type ReconcileContext,
   type Reconciler,
@@ -88,8 +89,6 @@ const LOCKED: MachineStep = {
   reason: 'VAppBusy',
   message: 'a task this provider started on the vApp still runs',
 };
-/** ±25 %, so machines waiting on one busy vApp do not all look again at once. */
-const jitter = (ms: number) => Math.round(ms * (0.75 + Math.random() / 2));
 
 /** Reconciles VCDMachines. */
 export class VCDMachineReconciler implements Reconciler {
@@ -116,7 +115,15 @@ export class VCDMachineReconciler implements Reconciler {
     const cluster = clusterName ? await getCluster(client, namespace, clusterName) : undefined;
     const status: VCDMachineStatus = structuredClone(vcdMachine.status ?? {});
 
-    const stop = await gate(client, VCDMachineType, vcdMachine, status, cluster, MACHINE_FINALIZER);
+    const stop = await gate(
+      client,
+      VCDMachineType,
+      vcdMachine,
+      status,
+      cluster,
+      MACHINE_FINALIZER,
+      this.deps.clock,
+    );
     if (stop) return stop.result;
     specHonouredCondition(status, vcdMachine, unactedMachineFields(vcdMachine.spec));
     // Backing off after a VCD error: an event that brings the object early does not call VCD.
@@ -205,7 +212,7 @@ export class VCDMachineReconciler implements Reconciler {
         status.task?.operation ?? 'Working',
         'waiting for the VCD task',
       );
-      await writeStatus(client, VCDMachineType, vcdMachine, status);
+      await writeStatus(client, VCDMachineType, vcdMachine, status, this.deps.clock);
       return { requeueAfter: turn.pollAfterMs };
     }
 
@@ -335,17 +342,18 @@ export class VCDMachineReconciler implements Reconciler {
         `VM ${step.vm.name} is on at ${step.vm.ip}`,
       );
       condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
-      await writeStatus(client, VCDMachineType, vcdMachine, status);
+      await writeStatus(client, VCDMachineType, vcdMachine, status, this.deps.clock);
       return undefined;
     }
     const blocked = step.kind === 'Blocked' || step.kind === 'WaitForVCD';
     const reason = blocked ? step.reason : deleting ? 'Deleting' : step.kind;
     const message = blocked ? step.message : `next: ${step.kind}`;
     notReady(status, vcdMachine, deleting, reason, message);
-    await writeStatus(client, VCDMachineType, vcdMachine, status);
+    await writeStatus(client, VCDMachineType, vcdMachine, status, this.deps.clock);
     if (step.kind === 'Blocked') return { requeueAfter: 60_000 };
     return {
-      requeueAfter: status.task ? this.tasks.polling.minMs : jitter(this.deps.recheckMs ?? WAITING_MS),
+      // ±25 %, so machines waiting on one busy vApp do not all look again at once.
+      requeueAfter: status.task ? this.tasks.polling.minMs : jittered(this.deps.recheckMs ?? WAITING_MS),
     };
   }
 
@@ -365,7 +373,7 @@ export class VCDMachineReconciler implements Reconciler {
     const message = err.message;
     if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, message);
     notReady(status, vcdMachine, deleting, reason, message);
-    await writeStatus(this.deps.client, VCDMachineType, vcdMachine, status);
+    await writeStatus(this.deps.client, VCDMachineType, vcdMachine, status, this.deps.clock);
     // VCD faults back off per object; waiting for Kubernetes objects is woken by their watches.
     return err instanceof VcdError
       ? { requeueAfter: this.backoff.failed(requestKey(keyOf(vcdMachine))) }

@@ -30,7 +30,10 @@ export class Connections {
 
   constructor(
     /** Per-site settings; `caPem` serves sites whose own options name no CA bundle. */
-    private readonly defaults: Pick<SiteOptions, 'qps' | 'burst' | 'timeoutMs' | 'caPem'> = {},
+    private readonly defaults: Pick<
+      SiteOptions,
+      'qps' | 'burst' | 'concurrency' | 'timeoutMs' | 'caPem'
+    > = {},
     private readonly onCall: (info: CallInfo) => void = () => {},
   ) {}
 

@@ -1,13 +1,13 @@
 /**
  * One VCD site: its HTTPS agent (TLS verified against the system roots or a CA bundle; skipped only
- * when asked), its request budget (a token bucket shared by every session on the site), and the
- * API version negotiated once through `GET /api/versions`.
+ * when asked), its request budget (one p-queue shared by every session on the site: how many
+ * requests are in flight at once, and how many start in any rolling window), and the API version
+ * negotiated once through `GET /api/versions`.
  */
 
 import type { Agent } from 'node:http';
-import { realClock, sleep } from '@capstan/runtime';
 import { type HttpAnswer, keepAliveAgent, RequestTimeoutError, sendRequest } from '@capstan/runtime/http';
-import { TokenBucketRateLimiter } from '@capstan/runtime/workqueue';
+import PQueue from 'p-queue';
 import { errorFromBody, VcdError } from './errors.js';
 import { listOf, parseXml, textOf } from './xml.js';
 
@@ -25,6 +25,8 @@ export interface SiteOptions {
   /** Requests per second to this site (default 10) and the burst after a quiet spell (default 20). */
   qps?: number;
   burst?: number;
+  /** Requests in flight to this site at once (default 20): a slow site is not sent more. */
+  concurrency?: number;
   /** Per-request timeout (default 60 s). */
   timeoutMs?: number;
 }
@@ -80,11 +82,29 @@ export function handshakeFailure(err: unknown): string | undefined {
     : undefined;
 }
 
+/**
+ * The budget `options` give a site: at most `concurrency` requests in flight, and at most `burst`
+ * started in any rolling `burst / qps` seconds (so `qps` in the long run, `burst` after a quiet
+ * spell). A rate that is not positive leaves only the concurrency bound.
+ */
+export function requestBudget(options: Pick<SiteOptions, 'qps' | 'burst' | 'concurrency'>): PQueue {
+  const qps = options.qps ?? 10;
+  const burst = Math.max(1, Math.floor(options.burst ?? 20));
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 20));
+  if (!(qps > 0) || !Number.isFinite(qps)) return new PQueue({ concurrency });
+  return new PQueue({
+    concurrency,
+    intervalCap: burst,
+    interval: Math.ceil((burst / qps) * 1000),
+    strict: true,
+  });
+}
+
 /** A site's connection, rate limit and negotiated version. */
 export class Site {
   readonly base: URL;
   private readonly agent: Agent;
-  private readonly limiter: TokenBucketRateLimiter<string>;
+  private readonly budget: PQueue;
   private readonly timeoutMs: number;
   private negotiated: Promise<string> | undefined;
   private handshake: HandshakeOutcome | undefined;
@@ -98,7 +118,7 @@ export class Site {
       ...(options.caPem ? { caPem: options.caPem } : {}),
       ...(options.insecure ? { insecure: true } : {}),
     });
-    this.limiter = new TokenBucketRateLimiter({ qps: options.qps ?? 10, burst: options.burst ?? 20 });
+    this.budget = requestBudget(options);
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
 
@@ -134,14 +154,17 @@ export class Site {
     return chosen;
   }
 
-  /** Sends one request after taking a token of the site's budget. Rejects only on connection failure. */
-  async send(
+  /** Sends one request within the site's budget (it waits its turn). Rejects only on connection failure. */
+  send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
+    return this.budget.add(() => this.sendNow(method, path, headers, body));
+  }
+
+  private async sendNow(
     method: string,
     path: string,
     headers: Record<string, string>,
     body?: string,
   ): Promise<RawResponse> {
-    await sleep(realClock, this.limiter.when('site'));
     const url = new URL(this.base.pathname.replace(/\/$/, '') + path, this.base);
     const started = performance.now();
     const call = `${method} ${pathTemplate(path)}`;

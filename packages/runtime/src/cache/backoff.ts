@@ -1,5 +1,5 @@
+import { backoffDelay } from '../backoff-delay.js';
 import type { Clock } from '../clock.js';
-import { backoffDelay } from '../helpers/backoff-delay.js';
 
 /** Parameters of {@link Backoff}; the defaults are client-go's reflector backoff. */
 export interface BackoffOptions {

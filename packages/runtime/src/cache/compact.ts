@@ -1,4 +1,4 @@
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from '../api/types.js';
 
 // V8 may hand out long strings parsed by JSON.parse as slices of the whole response text: one cached
 // object would then pin a 10 MB list body (managedFields included) in memory. Strings this long or

@@ -1,7 +1,7 @@
+import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
 import type { CachedReader } from '../client/cached-reader.js';
 import { parseLabelSelector } from '../client/selectors.js';
-import type { ApiTransport } from '../client/transport.js';
-import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
+import type { ApiTransport } from '../transport/transport.js';
 import { deepFreeze, frozenCopy } from './deep-freeze.js';
 import { type KindCacheOptions, KindOptionsTable } from './kind-options.js';
 import { CacheSyncError, SharedInformer, type SharedInformerOptions } from './shared-informer.js';

@@ -3,7 +3,7 @@
  * its own copy of a creation timestamp (objects made in the same second share it), of a namespace
  * or an apiVersion of 13 characters or more (V8 shares only shorter ones), some 40 bytes each.
  */
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from '../api/types.js';
 
 /** Bounded: cleared when full, so a stream of distinct values cannot grow it without end. */
 const MAX_POOLED = 10_000;

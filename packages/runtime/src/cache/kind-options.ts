@@ -4,7 +4,7 @@
  * controllers read; one of which only some objects matter gets a label or field selector; one
  * that lives in known namespaces gets those.
  */
-import type { KubeObject, ResourceType } from '../client/types.js';
+import type { KubeObject, ResourceType } from '../api/types.js';
 
 /** How the cache holds objects of one kind. */
 export interface KindCacheOptions<T extends KubeObject = KubeObject> {

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from '../api/types.js';
 import type { StoreChange } from './reflector.js';
 
 /** Reacts to changes of an informer's objects. Any method may be async; see `Listener`. */

@@ -3,7 +3,7 @@
  * CRD is missing) and since when its requests have failed. Updated once per step of the machine
  * (a request, or a batch of watch events), never per object.
  */
-import { ApiError } from '../client/errors.js';
+import { ApiError } from '../api/errors.js';
 import type { Clock } from '../clock.js';
 
 /** The health of one reflector. */

@@ -1,6 +1,6 @@
-import type { ApiTransport } from '../client/transport.js';
-import type { KubeObject, ResourceType } from '../client/types.js';
+import type { KubeObject, ResourceType } from '../api/types.js';
 import { type Clock, realClock, sleep } from '../clock.js';
+import type { ApiTransport } from '../transport/transport.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';

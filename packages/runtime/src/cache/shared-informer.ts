@@ -1,6 +1,6 @@
-import type { ApiTransport } from '../client/transport.js';
-import type { KubeObject, ResourceType } from '../client/types.js';
+import type { KubeObject, ResourceType } from '../api/types.js';
 import { type Clock, realClock, type TimerHandle } from '../clock.js';
+import type { ApiTransport } from '../transport/transport.js';
 import { type EventHandler, Listener } from './listener.js';
 import { Reflector, type ReflectorErrorInfo, type ReflectorOptions, type StoreChange } from './reflector.js';
 import { type IndexFunction, type ReadableStore, Store } from './store.js';

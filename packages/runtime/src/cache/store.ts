@@ -1,4 +1,4 @@
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from '../api/types.js';
 import { deepFreeze } from './deep-freeze.js';
 
 /** Computes the values under which an object is indexed (e.g. its owner's uid, its node name). */

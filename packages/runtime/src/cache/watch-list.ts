@@ -3,8 +3,8 @@
  * watch that streams the initial objects, collect them as they arrive, and hand over to the normal
  * watch on the same stream at the `k8s.io/initial-events-end` bookmark.
  */
-import { ApiError, isGone } from '../client/errors.js';
-import type { KubeObject, ListOptions } from '../client/types.js';
+import { ApiError, isGone } from '../api/errors.js';
+import type { KubeObject, ListOptions } from '../api/types.js';
 import { type WatchItem, WatchStream } from './watch-stream.js';
 import type { StepResult, WatcherContext, WatcherState } from './watcher.js';
 

@@ -4,9 +4,10 @@
  * (takes what is buffered, so a burst is drained in one step). After the close item nothing more
  * is accepted.
  */
-import type { WatchCallbacks, WatchHandle } from '../client/transport.js';
-import type { KubeObject, WatchEvent } from '../client/types.js';
+
+import type { KubeObject, WatchEvent } from '../api/types.js';
 import type { Clock } from '../clock.js';
+import type { WatchCallbacks, WatchHandle } from '../transport/transport.js';
 
 /** One item of a stream: an event, or its end (with the cause when it was not clean). */
 export type WatchItem<T extends KubeObject> =

@@ -22,10 +22,10 @@
  * `resourceVersionMatch is forbidden for watch`); the machine then lists in pages, like client-go.
  */
 
-import { ApiError, isGone } from '../client/errors.js';
-import type { ApiTransport } from '../client/transport.js';
-import type { KubeObject, ListOptions, ResourceType } from '../client/types.js';
+import { ApiError, isGone } from '../api/errors.js';
+import type { KubeObject, ListOptions, ResourceType } from '../api/types.js';
 import type { Clock } from '../clock.js';
+import type { ApiTransport } from '../transport/transport.js';
 import { asError, openWatchList, relist, selection, streamInitialEvents } from './watch-list.js';
 import { WatchStream } from './watch-stream.js';
 

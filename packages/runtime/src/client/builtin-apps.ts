@@ -1,6 +1,7 @@
 /** Built-in workload kinds (apps/v1, policy/v1), declared once with {@link defineResource}. */
+
+import { defineResource, type KubeObject } from '../api/types.js';
 import type { LabelSelectorSpec, PodTemplateSpec, StatusCondition } from './builtin.js';
-import { defineResource, type KubeObject } from './types.js';
 
 /** Open shape for the parts of a spec or status not typed here. */
 type Open = Record<string, unknown>;

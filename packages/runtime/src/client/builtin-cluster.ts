@@ -2,8 +2,9 @@
  * Built-in cluster kinds (events.k8s.io, coordination.k8s.io, apiextensions.k8s.io,
  * rbac.authorization.k8s.io), declared once with {@link defineResource}.
  */
+
+import { defineResource, type KubeObject } from '../api/types.js';
 import type { LabelSelectorSpec, ObjectReference, StatusCondition } from './builtin.js';
-import { defineResource, type KubeObject } from './types.js';
 
 /** Open shape for the parts of a spec or status not typed here. */
 type Open = Record<string, unknown>;

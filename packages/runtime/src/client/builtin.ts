@@ -5,7 +5,7 @@
  * index signature), rather than mirroring the full OpenAPI schema: client-node's model classes have
  * an optional `metadata` and so do not fit {@link KubeObject}.
  */
-import { defineResource, type KubeObject, type ObjectMeta } from './types.js';
+import { defineResource, type KubeObject, type ObjectMeta } from '../api/types.js';
 
 /** Open shape for the parts of a spec or status not typed here. */
 type Open = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { KubeObject, ObjectKey, ResourceType } from './types.js';
+import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
 
 /**
  * What the {@link Client} needs from the informer cache to serve reads locally. The cache package

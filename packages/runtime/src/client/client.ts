@@ -1,10 +1,4 @@
-import { type Clock, realClock } from '../clock.js';
-import { Pod } from './builtin.js';
-import type { CachedReader } from './cached-reader.js';
-import { apiError, isGone, isNotFound } from './errors.js';
-import { OwnWrites } from './own-writes.js';
-import { deleteBody } from './rest-request.js';
-import type { ApiTransport } from './transport.js';
+import { apiError, isGone, isNotFound } from '../api/errors.js';
 import {
   apiVersionOf,
   type DeleteOptions,
@@ -17,7 +11,13 @@ import {
   type PatchType,
   type ResourceType,
   type WriteOptions,
-} from './types.js';
+} from '../api/types.js';
+import { type Clock, realClock } from '../clock.js';
+import { deleteBody } from '../transport/rest-request.js';
+import type { ApiTransport } from '../transport/transport.js';
+import { Pod } from './builtin.js';
+import type { CachedReader } from './cached-reader.js';
+import { OwnWrites } from './own-writes.js';
 
 /** Options of a {@link Client}. */
 export interface ClientOptions {

@@ -5,17 +5,6 @@
  * stays inside.
  */
 
-export { parseWarningHeader } from './api-warnings.js';
-export * from './builtin.js';
-export type { CachedReader } from './cached-reader.js';
-export {
-  type ApplyConfiguration,
-  type ApplyOptions,
-  Client,
-  type ClientListOptions,
-  type ClientOptions,
-  type ReadOptions,
-} from './client.js';
 export {
   ApiError,
   isAlreadyExists,
@@ -27,17 +16,35 @@ export {
   isTerminal,
   isTooManyRequests,
   TerminalError,
-} from './errors.js';
+} from '../api/errors.js';
+export * from '../api/types.js';
+export { KubeConfig } from '../kubeconfig/kube-config.js';
+export { type LoadKubeConfigOptions, loadKubeConfig } from '../kubeconfig/kubeconfig.js';
+export type {
+  Cluster,
+  ClusterAccess,
+  Context,
+  ExecConfig,
+  ExecEnvVar,
+  User,
+} from '../kubeconfig/kubeconfig-types.js';
+export { parseWarningHeader } from '../transport/api-warnings.js';
 export {
   HttpTransport,
   type HttpTransportOptions,
   type RequestMetric,
   RequestTimeoutError,
-} from './http-transport.js';
-export { WatchIdleTimeoutError } from './http-watch.js';
-export { KubeConfig } from './kube-config.js';
-export { type LoadKubeConfigOptions, loadKubeConfig } from './kubeconfig.js';
-export type { Cluster, ClusterAccess, Context, ExecConfig, ExecEnvVar, User } from './kubeconfig-types.js';
-export { defaultRetryAfterPolicy, type RetryAfterPolicy } from './retry-after.js';
-export type { ApiTransport, WatchCallbacks, WatchHandle } from './transport.js';
-export * from './types.js';
+} from '../transport/http-transport.js';
+export { WatchIdleTimeoutError } from '../transport/http-watch.js';
+export { defaultRetryAfterPolicy, type RetryAfterPolicy } from '../transport/retry-after.js';
+export type { ApiTransport, WatchCallbacks, WatchHandle } from '../transport/transport.js';
+export * from './builtin.js';
+export type { CachedReader } from './cached-reader.js';
+export {
+  type ApplyConfiguration,
+  type ApplyOptions,
+  Client,
+  type ClientListOptions,
+  type ClientOptions,
+  type ReadOptions,
+} from './client.js';

@@ -8,10 +8,11 @@
  * Nothing here runs per watch event: an entry is dropped when a read, or a sweep as the ledger
  * grows, finds the cache caught up, or after `ttlMs` (a write someone else overtook unseen).
  */
+
+import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
 import type { Clock } from '../clock.js';
 import type { CachedReader } from './cached-reader.js';
 import { parseLabelSelector } from './selectors.js';
-import type { KubeObject, ObjectKey, ResourceType } from './types.js';
 
 /** What we wrote to one object: its state as the server answered, or that we deleted it. */
 type Written =

@@ -1,5 +1,5 @@
+import { type KubeObject, metadataOnly, type ResourceType } from '../api/types.js';
 import type { InformerCache, InformerRestriction } from '../cache/informer-cache.js';
-import { type KubeObject, metadataOnly, type ResourceType } from '../client/types.js';
 import type { Defaulter, Validator } from '../webhook/admission.js';
 import type { AdmissionOptions } from '../webhook/configurations.js';
 import { Controller, type ControllerDeps, type ControllerOptions, type Source } from './controller.js';

@@ -1,7 +1,7 @@
+import type { KubeObject } from '../api/types.js';
 import type { HandlerRegistration, SharedInformer } from '../cache/shared-informer.js';
-import type { KubeObject } from '../client/types.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
-import { createLogger, type Logger } from '../manager/logger.js';
+import { createLogger, type Logger } from '../log/logger.js';
 import { defaultControllerRateLimiter } from '../workqueue/default-rate-limiter.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
 import { type WorkPriority, WorkQueue } from '../workqueue/queue.js';

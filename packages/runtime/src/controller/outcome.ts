@@ -1,4 +1,4 @@
-import { isTerminal } from '../client/errors.js';
+import { isTerminal } from '../api/errors.js';
 import type { WorkQueue } from '../workqueue/index.js';
 import type { Result } from './reconciler.js';
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from '../api/types.js';
 
 /**
  * Filters events before they enqueue anything. A missing method lets that event type through.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../manager/logger.js';
+import type { Logger } from '../log/logger.js';
 import { ReconcileSignal } from './reconcile-signal.js';
 import type { ReconcileContext } from './reconciler.js';
 import type { Request } from './request.js';

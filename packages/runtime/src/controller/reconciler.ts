@@ -1,4 +1,4 @@
-import type { Logger } from '../manager/logger.js';
+import type { Logger } from '../log/logger.js';
 import type { Request } from './request.js';
 
 /**

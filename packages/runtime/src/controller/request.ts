@@ -1,4 +1,4 @@
-import type { KubeObject, ObjectKey } from '../client/types.js';
+import type { KubeObject, ObjectKey } from '../api/types.js';
 
 /** What a reconciler is asked to reconcile: one object, by key. Never an event. */
 export type Request = ObjectKey;

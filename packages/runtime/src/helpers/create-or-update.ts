@@ -1,6 +1,6 @@
+import { isNotFound } from '../api/errors.js';
+import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
 import type { Client } from '../client/client.js';
-import { isNotFound } from '../client/errors.js';
-import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
 import { isJsonObject, jsonEqual } from './json-equal.js';
 
 /** What {@link createOrUpdate} and {@link createOrPatch} did. */

@@ -6,11 +6,11 @@
  * node with it; the reboot coordinator drains the nodes of clients that have no agent.
  */
 
+import { isConflict, isNotFound, isTooManyRequests } from '../api/errors.js';
+import { type BackoffCurve, backoffDelay } from '../backoff-delay.js';
 import { Pod } from '../client/builtin.js';
 import type { Client } from '../client/client.js';
-import { isConflict, isNotFound, isTooManyRequests } from '../client/errors.js';
 import { type Clock, settlesWithin } from '../clock.js';
-import { type BackoffCurve, backoffDelay } from './backoff-delay.js';
 
 /** The annotation the kubelet puts on a static pod's mirror. */
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../api/types.js';
 import { Event } from '../client/builtin.js';
 import type { Client } from '../client/client.js';
-import { apiVersionOf, type KubeObject, type ResourceType } from '../client/types.js';
 import { type Clock, realClock } from '../clock.js';
-import type { Logger } from '../manager/logger.js';
+import type { Logger } from '../log/logger.js';
 
 /** One event to record about an object. */
 export interface EventInput {

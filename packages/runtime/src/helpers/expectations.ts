@@ -6,8 +6,9 @@
  * objects written; it is met once the cache shows every one of them, or after `ttlMs` (5 min, as
  * the ReplicaSet controller: a write whose event was lost must not stall the owner for ever).
  */
+
+import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
 import type { Client } from '../client/client.js';
-import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
 import { type Clock, realClock } from '../clock.js';
 
 interface Expected {

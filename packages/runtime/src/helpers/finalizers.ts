@@ -1,6 +1,6 @@
+import { ApiError, isConflict, isInvalid } from '../api/errors.js';
+import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
 import type { Client } from '../client/client.js';
-import { ApiError, isConflict, isInvalid } from '../client/errors.js';
-import type { KubeObject, ObjectKey, ResourceType } from '../client/types.js';
 
 const MAX_ATTEMPTS = 5;
 

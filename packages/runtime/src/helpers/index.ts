@@ -1,4 +1,12 @@
-export { type BackoffCurve, backoffDelay } from './backoff-delay.js';
+export { type BackoffCurve, backoffDelay, jittered } from '../backoff-delay.js';
+export {
+  type BoundSeries,
+  type Distribution,
+  type MetricLabels,
+  type MetricSpec,
+  MetricsFactory,
+  Tally,
+} from '../metrics/metrics-factory.js';
 export {
   type Condition,
   type ConditionInput,
@@ -37,16 +45,9 @@ export { isJsonObject, jsonEqual } from './json-equal.js';
 export { labelSelectorFromSpec, matchesSelector, selectorProblems } from './label-selector.js';
 export { conditionalMergePatch, type MetadataEdits } from './merge-patch.js';
 export {
-  type BoundSeries,
-  type Distribution,
-  type MetricLabels,
-  type MetricSpec,
-  MetricsFactory,
-  Tally,
-} from './metrics-factory.js';
-export {
   AlreadyOwnedError,
   isControlledBy,
   setControllerReference,
   setOwnerReference,
 } from './owner-references.js';
+export { keepTransitionTimes, type WriteStatusOptions, writeStatusIfChanged } from './write-status.js';

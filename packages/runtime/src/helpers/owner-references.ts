@@ -1,4 +1,4 @@
-import { apiVersionOf, type KubeObject, type OwnerReference, type ResourceType } from '../client/types.js';
+import { apiVersionOf, type KubeObject, type OwnerReference, type ResourceType } from '../api/types.js';
 
 /** The object already has a different controller owner. */
 export class AlreadyOwnedError extends Error {

@@ -4,5 +4,5 @@
  * it for their cloud's API, simulators' test clients for the simulator. It loads no Kubernetes
  * client code.
  */
-export { RequestTimeoutError } from '../client/http-transport.js';
+export { RequestTimeoutError } from '../transport/http-transport.js';
 export { type HttpAnswer, type HttpRequest, keepAliveAgent, sendRequest, type TlsTrust } from './request.js';

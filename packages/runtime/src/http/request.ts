@@ -8,8 +8,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { RequestTimeoutError } from '../client/http-transport.js';
 import { type Clock, realClock, type TimerHandle } from '../clock.js';
+import { RequestTimeoutError } from '../transport/http-transport.js';
 
 /** How a server's certificate is checked. */
 export interface TlsTrust {

@@ -3,6 +3,16 @@
  * with a shared client and cache, leader election, metrics and probes, and a graceful stop; the
  * standard command-line flags of an operator's `main`; structured logging.
  */
+
+export {
+  createLogger,
+  type LogContext,
+  type LogFormat,
+  type Logger,
+  type LoggerOptions,
+  type LogLevel,
+  loggerFor,
+} from '../log/logger.js';
 export { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
 export { exitOnError } from './cli/exit-on-error.js';
 export {
@@ -25,21 +35,12 @@ export {
   type LeaderElectorOptions,
   type StoppedLeadingInfo,
 } from './leaderelection/leader-elector.js';
-export {
-  createLogger,
-  type LogContext,
-  type LogFormat,
-  type Logger,
-  type LoggerOptions,
-  type LogLevel,
-  loggerFor,
-} from './logger.js';
 export { type LeaderElectionOptions, LeadershipLostError, Manager, type ManagerOptions } from './manager.js';
 export {
   MetricsRegistry,
   type MetricsRegistryOptions,
   type RestRequestInfo,
-} from './metrics/metrics-registry.js';
+} from './metrics-registry.js';
 export type { Check, ProbesServerPorts } from './probes-server.js';
 export { runManager, signalOnTerminate } from './run-manager.js';
 export type { Runnable, RunnableScope } from './runnable.js';

@@ -4,8 +4,8 @@
  * stale. Everything is computed when asked (a probe, a scrape): nothing per watch event.
  */
 import type { InformerCache } from '../cache/informer-cache.js';
-import type { MetricsRegistry } from './metrics/metrics-registry.js';
-import { Gauge } from './metrics/prom-classes.js';
+import { Gauge } from '../metrics/prom-classes.js';
+import type { MetricsRegistry } from './metrics-registry.js';
 import type { ProbesServer } from './probes-server.js';
 
 /** Registers the `informers-synced` check, one check per informer, and the informer gauges. */

@@ -1,20 +1,20 @@
 import { hostname } from 'node:os';
+import type { ResourceType } from '../api/types.js';
 import { InformerCache, type InformerCacheOptions } from '../cache/informer-cache.js';
 import { Client } from '../client/client.js';
-import { HttpTransport } from '../client/http-transport.js';
-import type { ClusterAccess } from '../client/kubeconfig-types.js';
-import type { ApiTransport } from '../client/transport.js';
-import type { ResourceType } from '../client/types.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
 import { type AdmissionWebhooks, ControllerBuilder } from '../controller/builder.js';
 import type { Controller } from '../controller/controller.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
+import type { ClusterAccess } from '../kubeconfig/kubeconfig-types.js';
+import { createLogger, type LogFormat, type Logger, type LogLevel } from '../log/logger.js';
+import { HttpTransport } from '../transport/http-transport.js';
+import type { ApiTransport } from '../transport/transport.js';
 import { webhookMetrics } from '../webhook/metrics.js';
 import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
 import { InformerHealthChecks } from './informer-health.js';
 import { LeaderElector } from './leaderelection/leader-elector.js';
-import { createLogger, type LogFormat, type Logger, type LogLevel } from './logger.js';
-import { MetricsRegistry } from './metrics/metrics-registry.js';
+import { MetricsRegistry } from './metrics-registry.js';
 import { type Check, ProbesServer, type ProbesServerPorts } from './probes-server.js';
 import type { Runnable, RunnableScope } from './runnable.js';
 
@@ -146,7 +146,12 @@ export class Manager {
   private readonly informerHealth: InformerHealthChecks;
   private readonly runnables: Array<{ runnable: Runnable; scope: RunnableScope }> = [];
   private readonly controllers: Controller[] = [];
-  private readonly clock: Clock;
+  /**
+   * The clock everything this manager runs waits and measures on (`options.clock`, else the real
+   * one): reconcilers that stamp times (condition transitions, deadlines) take it from here, so a
+   * test on a `ManualClock` moves them all.
+   */
+  readonly clock: Clock;
   private started = false;
   private ports: ProbesServerPorts = {};
   private onStartedLeading: ((leadership: AbortSignal) => void) | undefined;

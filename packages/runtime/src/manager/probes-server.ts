@@ -5,8 +5,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log/logger.js';
 import { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
-import type { Logger } from './logger.js';
 
 /**
  * A named health or readiness check: passes when it returns (or resolves), fails when it throws (or

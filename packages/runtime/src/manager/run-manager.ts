@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '../log/logger.js';
 import { LeadershipLostError, type Manager } from './manager.js';
 
 /** An AbortSignal aborted by the first SIGTERM or SIGINT; a second one exits at once. */

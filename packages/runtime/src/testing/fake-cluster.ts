@@ -1,4 +1,3 @@
-import type { ApiTransport, WatchCallbacks, WatchHandle } from '../client/transport.js';
 import type {
   DeleteOptions,
   KubeObject,
@@ -10,8 +9,9 @@ import type {
   ResourceType,
   WatchOptions,
   WriteOptions,
-} from '../client/types.js';
+} from '../api/types.js';
 import { type Clock, realClock, sleep } from '../clock.js';
+import type { ApiTransport, WatchCallbacks, WatchHandle } from '../transport/transport.js';
 import { listObjects } from './fake-reads.js';
 import { ClusterState, clone, type KindOptions } from './fake-state.js';
 import { WatchHub } from './fake-watches.js';

@@ -1,12 +1,12 @@
 /** The fake cluster's lists: selectors, namespaces, consistent pages with continue tokens, exact revisions. */
-import { apiError } from '../client/errors.js';
+import { apiError } from '../api/errors.js';
+import type { KubeObject, ListOptions, ListResult, ResourceType } from '../api/types.js';
 import {
   type FieldSelector,
   type LabelSelector,
   parseFieldSelector,
   parseLabelSelector,
 } from '../client/selectors.js';
-import type { KubeObject, ListOptions, ListResult, ResourceType } from '../client/types.js';
 import { type ClusterState, clone, objectKeyOf } from './fake-state.js';
 
 /** Parses the selectors of a request; a bad selector answers 400, as the server does. */

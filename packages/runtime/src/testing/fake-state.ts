@@ -1,6 +1,6 @@
+import { type ApiError, apiError } from '../api/errors.js';
+import { apiVersionOf, type KubeObject, type ObjectKey, type ResourceType } from '../api/types.js';
 import { deepFreeze } from '../cache/deep-freeze.js';
-import { type ApiError, apiError } from '../client/errors.js';
-import { apiVersionOf, type KubeObject, type ObjectKey, type ResourceType } from '../client/types.js';
 import type { Clock } from '../clock.js';
 
 /** How the in-memory cluster treats a kind. */

@@ -1,6 +1,6 @@
-import type { WatchCallbacks, WatchHandle } from '../client/transport.js';
-import type { KubeObject, WatchEvent } from '../client/types.js';
+import type { KubeObject, WatchEvent } from '../api/types.js';
 import type { Clock, TimerHandle } from '../clock.js';
+import type { WatchCallbacks, WatchHandle } from '../transport/transport.js';
 
 /**
  * One open watch of the in-memory cluster. Events are delivered asynchronously (one microtask

@@ -1,7 +1,8 @@
 /** The fake cluster's watches: replay from a revision, initial events, bookmarks, selector transitions. */
+
+import type { ApiStatus, KubeObject, ResourceType, WatchOptions } from '../api/types.js';
 import type { FieldSelector, LabelSelector } from '../client/selectors.js';
-import type { WatchCallbacks, WatchHandle } from '../client/transport.js';
-import type { ApiStatus, KubeObject, ResourceType, WatchOptions } from '../client/types.js';
+import type { WatchCallbacks, WatchHandle } from '../transport/transport.js';
 import { selectorsOf } from './fake-reads.js';
 import { type ClusterState, type HistoryEntry, kindKeyOf } from './fake-state.js';
 import { FakeWatch } from './fake-watch.js';

@@ -3,7 +3,7 @@
  * {@link ClusterState}, all updates through {@link writeObject}: the API server's rules for
  * server-owned fields, subresources, optimistic concurrency, generation, finalizers and no-ops.
  */
-import { apiError } from '../client/errors.js';
+import { apiError } from '../api/errors.js';
 import {
   type ApiStatus,
   apiVersionOf,
@@ -14,7 +14,7 @@ import {
   type PatchType,
   type ResourceType,
   type WriteOptions,
-} from '../client/types.js';
+} from '../api/types.js';
 import { type ClusterState, clone, objectKeyOf } from './fake-state.js';
 import { jsonEqual, jsonPatch, mergePatch } from './patch.js';
 

@@ -1,5 +1,5 @@
-import { apiError } from '../client/errors.js';
-import type { ObjectKey, ResourceType } from '../client/types.js';
+import { apiError } from '../api/errors.js';
+import type { ObjectKey, ResourceType } from '../api/types.js';
 
 /** The verbs of `ApiTransport`, as named in fault injection. */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'createSubresource';

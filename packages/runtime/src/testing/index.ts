@@ -17,4 +17,11 @@ export {
 export { FakeWatch } from './fake-watch.js';
 export { flushMicrotasks, ManualClock } from './manual-clock.js';
 export { type JsonPatchOperation, jsonEqual, jsonPatch, mergePatch } from './patch.js';
+export {
+  CertificateAuthority,
+  type CertPair,
+  LOOPBACK_HOSTS,
+  writePair,
+  writeServiceAccountKeys,
+} from './pki/certificate-authority.js';
 export { WatchRecord, type WatchRecordOptions } from './watch-record.js';

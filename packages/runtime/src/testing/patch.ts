@@ -4,7 +4,7 @@
  * codes a real server answers: 400 for a patch that cannot be read, 422 for one that cannot apply
  * (including a failed `test`).
  */
-import { apiError } from '../client/errors.js';
+import { apiError } from '../api/errors.js';
 import { isJsonObject, jsonEqual } from '../helpers/json-equal.js';
 
 /** Deep equality of JSON values (one implementation, in the runtime's helpers). */

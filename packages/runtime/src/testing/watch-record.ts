@@ -3,9 +3,10 @@
  * API server that must see a state too short-lived to be sure of catching by polling (a condition
  * written and overwritten on the next try, a node down for a moment), or that check each state.
  */
+
+import type { KubeObject, ResourceType } from '../api/types.js';
 import { SharedInformer } from '../cache/shared-informer.js';
-import { HttpTransport } from '../client/http-transport.js';
-import type { KubeObject, ResourceType } from '../client/types.js';
+import { HttpTransport } from '../transport/http-transport.js';
 
 /** What {@link HttpTransport} connects with. */
 type KubeConfig = ConstructorParameters<typeof HttpTransport>[0];

@@ -5,7 +5,7 @@
  * `admission.Defaulter` / `admission.Validator`: DELETE is never defaulted, a validator sees the
  * old object on UPDATE and the object being deleted on DELETE, CONNECT is allowed unexamined.
  */
-import type { ApiStatus, KubeObject, ResourceType } from '../client/types.js';
+import type { ApiStatus, KubeObject, ResourceType } from '../api/types.js';
 import { AdmissionDenied } from './denial.js';
 import { createJsonPatch, type PatchOperation } from './json-patch.js';
 import type { AdmissionRequest } from './review.js';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import type { Logger } from '../manager/logger.js';
+import type { Logger } from '../log/logger.js';
 
 /** Options of a {@link CertWatcher}. */
 export interface CertWatcherOptions {

@@ -4,7 +4,7 @@
  * policy and timeout are declared once, beside its handler, and the deploy manifests can be checked
  * against the code.
  */
-import type { ResourceType } from '../client/types.js';
+import type { ResourceType } from '../api/types.js';
 import type { AdmissionOperation } from './review.js';
 
 /** Where, and how, the API server is to call one admission webhook. */

@@ -7,7 +7,7 @@
  * spoke may stash fields it cannot hold, to survive a round trip): the converter keeps the rest of
  * the metadata from the object it was given, whatever the spoke returns.
  */
-import type { KubeObject } from '../client/types.js';
+import type { KubeObject } from '../api/types.js';
 
 /** One non-hub version: how its objects become hub objects and back. */
 export interface Spoke<Hub extends KubeObject = KubeObject, S extends KubeObject = KubeObject> {

@@ -3,7 +3,7 @@
  * server passes on to the user (`admission webhook "..." denied the request: <message>`) with the
  * causes in the Status `details`, so `kubectl` and clients show which field is wrong.
  */
-import type { ApiStatus } from '../client/types.js';
+import type { ApiStatus } from '../api/types.js';
 
 /** One field's problem, as in `metav1.StatusCause`. */
 export interface FieldCause {

@@ -5,7 +5,7 @@
  * `controller_runtime_webhook_requests_in_flight{webhook}` and
  * `controller_runtime_webhook_panics_total` (a handler threw). `webhook` is the path.
  */
-import { Counter, Gauge, Histogram, type Registry } from '../manager/metrics/prom-classes.js';
+import { Counter, Gauge, Histogram, type Registry } from '../metrics/prom-classes.js';
 
 /** What the server reports per request. */
 export interface WebhookMetrics {

@@ -3,7 +3,7 @@
  * `v1`, and the checks that turn an untrusted request body into a typed request or a clear reason
  * why not (answered as 400). Reading a body never throws anything but {@link BadReviewError}.
  */
-import type { ApiStatus, KubeObject } from '../client/types.js';
+import type { ApiStatus, KubeObject } from '../api/types.js';
 
 /** What an admission request asks about. */
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

@@ -3,8 +3,8 @@
  * and the handlers. Bad reviews become 400s; denials, handler exceptions and timeouts become
  * answers the API server understands (HTTP 200 with `allowed: false` or a `Failure` result).
  */
-import type { ApiStatus } from '../client/types.js';
-import type { Logger } from '../manager/logger.js';
+import type { ApiStatus } from '../api/types.js';
+import type { Logger } from '../log/logger.js';
 import type { AdmissionHandler, AdmissionVerdict } from './admission.js';
 import { ConversionError, type ConversionRegistry } from './conversion.js';
 import { AdmissionDenied } from './denial.js';

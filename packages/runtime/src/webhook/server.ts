@@ -13,8 +13,8 @@ import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import type { KubeObject, ResourceType } from '../client/types.js';
-import type { Logger } from '../manager/logger.js';
+import type { KubeObject, ResourceType } from '../api/types.js';
+import type { Logger } from '../log/logger.js';
 import {
   type AdmissionHandler,
   type Defaulter,

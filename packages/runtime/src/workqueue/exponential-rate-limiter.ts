@@ -1,4 +1,4 @@
-import { backoffDelay } from '../helpers/backoff-delay.js';
+import { backoffDelay } from '../backoff-delay.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /**

@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors.js';
 import { compactForCache } from '../../src/cache/compact.js';
 import { SharedInformer, storeKey } from '../../src/cache/index.js';
-import { ApiError } from '../../src/client/errors.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
 import { type Widget, Widget as WidgetType } from '../testing/fixtures.js';
 

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/api/types.js';
 import { dropManagedFields } from '../../src/cache/reflector.js';
-import type { KubeObject } from '../../src/client/types.js';
 
 const arbObject = fc
   .record({

@@ -5,11 +5,11 @@
  * requests; each test holds back part of an answer to look at the store in between.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiError } from '../../src/api/errors.js';
+import type { ListOptions, WatchEvent, WatchOptions } from '../../src/api/types.js';
 import { Reflector, type StoreChange } from '../../src/cache/index.js';
-import { apiError } from '../../src/client/errors.js';
-import type { ApiTransport, WatchCallbacks } from '../../src/client/transport.js';
-import type { ListOptions, WatchEvent, WatchOptions } from '../../src/client/types.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
+import type { ApiTransport, WatchCallbacks } from '../../src/transport/transport.js';
 import { type Widget, Widget as WidgetType, widget } from '../testing/fixtures.js';
 
 const reflectors: Reflector<Widget>[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/api/types.js';
 import { CacheSyncError, InformerCache } from '../../src/cache/index.js';
 import type { CachedReader } from '../../src/client/cached-reader.js';
-import type { KubeObject } from '../../src/client/types.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
 import { Node, type Widget, Widget as WidgetType, widget } from '../testing/fixtures.js';
 

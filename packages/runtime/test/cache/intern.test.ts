@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/api/types.js';
 import { intern, internCommonStrings } from '../../src/cache/intern.js';
-import type { KubeObject } from '../../src/client/types.js';
 
 const objectArb = fc.record({
   apiVersion: fc.option(fc.string(), { nil: undefined }),

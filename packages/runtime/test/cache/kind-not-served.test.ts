@@ -1,7 +1,7 @@
 /** A kind the server does not serve (404: its CRD is missing) is waited for, said once, polled. */
 import { describe, expect, it } from 'vitest';
+import { apiError } from '../../src/api/errors.js';
 import { Reflector, type ReflectorErrorInfo } from '../../src/cache/index.js';
-import { apiError } from '../../src/client/errors.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
 import { type Widget, Widget as WidgetType, widget } from '../testing/fixtures.js';
 

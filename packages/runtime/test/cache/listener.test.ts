@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/api/types.js';
 import { Listener } from '../../src/cache/listener.js';
 import type { StoreChange } from '../../src/cache/reflector.js';
-import type { KubeObject } from '../../src/client/types.js';
 import { flushMicrotasks } from '../../src/testing/index.js';
 
 const object = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Widget', metadata: { name } });

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors.js';
+import type { KubeObject, ListOptions } from '../../src/api/types.js';
 import { Reflector, type ReflectorErrorInfo, type StoreChange } from '../../src/cache/index.js';
-import { ApiError } from '../../src/client/errors.js';
-import type { ApiTransport, WatchHandle } from '../../src/client/transport.js';
-import type { KubeObject, ListOptions } from '../../src/client/types.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
+import type { ApiTransport, WatchHandle } from '../../src/transport/transport.js';
 import { type Widget, Widget as WidgetType, widget } from '../testing/fixtures.js';
 
 const key = (name: string) => ({ namespace: 'default', name });

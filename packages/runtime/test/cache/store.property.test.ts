@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/api/types.js';
 import { Store, storeKey } from '../../src/cache/index.js';
-import type { KubeObject } from '../../src/client/types.js';
 
 type Obj = KubeObject & { spec: { node: string } };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/api/types.js';
 import { Store, storeKey } from '../../src/cache/index.js';
-import type { KubeObject } from '../../src/client/types.js';
 
 const obj = (
   name: string,

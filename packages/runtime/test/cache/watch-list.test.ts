@@ -4,11 +4,11 @@
  * one are in watch-list.envtest.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiError } from '../../src/api/errors.js';
+import type { WatchOptions } from '../../src/api/types.js';
 import { Reflector, type ReflectorErrorInfo, type StoreChange } from '../../src/cache/index.js';
-import { apiError } from '../../src/client/errors.js';
-import type { ApiTransport } from '../../src/client/transport.js';
-import type { WatchOptions } from '../../src/client/types.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
+import type { ApiTransport } from '../../src/transport/transport.js';
 import { type Widget, Widget as WidgetType, widget } from '../testing/fixtures.js';
 
 const reflectors: Reflector<Widget>[] = [];

@@ -1,8 +1,8 @@
 /** The `Warning` header's texts, and telling each once. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseWarningHeader, WarningOnce } from '../../src/client/api-warnings.js';
-import { retryDelayMs } from '../../src/client/retry-after.js';
+import { parseWarningHeader, WarningOnce } from '../../src/transport/api-warnings.js';
+import { retryDelayMs } from '../../src/transport/retry-after.js';
 
 /** A header value as Go's net/http joins several: quoted, `"` and `\` escaped. */
 const header = (texts: string[], code = 299) =>

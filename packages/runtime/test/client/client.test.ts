@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError, apiError, isNotFound } from '../../src/api/errors.js';
+import type { KubeObject, ListOptions, ListResult, ObjectKey, ResourceType } from '../../src/api/types.js';
 import { ConfigMap, Lease, Namespace } from '../../src/client/builtin.js';
 import type { CachedReader } from '../../src/client/cached-reader.js';
 import { Client } from '../../src/client/client.js';
-import { ApiError, apiError, isNotFound } from '../../src/client/errors.js';
-import type { ApiTransport, WatchHandle } from '../../src/client/transport.js';
-import type { KubeObject, ListOptions, ListResult, ObjectKey, ResourceType } from '../../src/client/types.js';
+import type { ApiTransport, WatchHandle } from '../../src/transport/transport.js';
 
 interface Call {
   verb: string;

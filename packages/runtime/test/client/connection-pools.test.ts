@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConnectionPools } from '../../src/client/connection-pools.js';
+import { ConnectionPools } from '../../src/transport/connection-pools.js';
 
 const server = new URL('https://127.0.0.1:6443');
 

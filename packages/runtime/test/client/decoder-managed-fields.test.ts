@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseWatchLine, WatchDecoder } from '../../src/client/watch-decoder.js';
+import { parseWatchLine, WatchDecoder } from '../../src/transport/watch-decoder.js';
 
 // Strings that trip naive scanners: quotes, backslashes, braces, the field's own name.
 const tricky = fc.oneof(

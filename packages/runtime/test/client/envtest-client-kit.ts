@@ -4,9 +4,9 @@
  */
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { beforeAll } from 'vitest';
+import { type ApiError } from '../../src/api/errors.js';
 import { Client } from '../../src/client/client.js';
-import { type ApiError } from '../../src/client/errors.js';
-import { HttpTransport, type RequestMetric } from '../../src/client/http-transport.js';
+import { HttpTransport, type RequestMetric } from '../../src/transport/http-transport.js';
 
 export const env = useControlPlane('client');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError, isConflict, isTooManyRequests } from '../../src/api/errors.js';
 import { ConfigMap, Pod } from '../../src/client/builtin.js';
-import { ApiError, isConflict, isTooManyRequests } from '../../src/client/errors.js';
-import { type RequestMetric, RequestTimeoutError } from '../../src/client/http-transport.js';
+import { type RequestMetric, RequestTimeoutError } from '../../src/transport/http-transport.js';
 import { sendJson, Widget } from './local-server.js';
 import { cm, setup } from './transport-kit.js';
 

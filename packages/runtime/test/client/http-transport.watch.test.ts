@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors.js';
+import type { WatchEvent } from '../../src/api/types.js';
 import { ConfigMap, Pod } from '../../src/client/builtin.js';
-import { ApiError } from '../../src/client/errors.js';
-import { type RequestMetric } from '../../src/client/http-transport.js';
-import { WatchIdleTimeoutError } from '../../src/client/http-watch.js';
-import type { WatchEvent } from '../../src/client/types.js';
+import { type RequestMetric } from '../../src/transport/http-transport.js';
+import { WatchIdleTimeoutError } from '../../src/transport/http-watch.js';
 import { sendJson, sleep, startStream, watchLine } from './local-server.js';
 import { cm, setup, watchRecorder } from './transport-kit.js';
 

@@ -4,9 +4,9 @@
  * delete preconditions and propagation, eviction, watch.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isConflict, isNotFound, isTooManyRequests } from '../../src/api/errors.js';
+import { defineResource, type KubeObject, type WatchEvent } from '../../src/api/types.js';
 import { ConfigMap, CustomResourceDefinition, Pod, PodDisruptionBudget } from '../../src/client/builtin.js';
-import { isConflict, isNotFound, isTooManyRequests } from '../../src/client/errors.js';
-import { defineResource, type KubeObject, type WatchEvent } from '../../src/client/types.js';
 import { eventually } from '../../src/testing/index.js';
 import { client, configMap, env, errorOf, key, transport } from './envtest-client-kit.js';
 

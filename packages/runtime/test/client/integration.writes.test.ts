@@ -3,9 +3,9 @@
  * plane): CRUD, lists and pages, patches, server-side apply.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../src/api/errors.js';
 import { ConfigMap, Pod } from '../../src/client/builtin.js';
 import { Client } from '../../src/client/client.js';
-import { isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../src/client/errors.js';
 import { client, configMap, env, errorOf, key, metrics, transport } from './envtest-client-kit.js';
 
 describe('CRUD of ConfigMaps', () => {

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HttpTransport } from '../../src/client/http-transport.js';
-import { KubeConfig } from '../../src/client/kube-config.js';
-import { SERVICE_ACCOUNT_DIR } from '../../src/client/kubeconfig-in-cluster.js';
+import { KubeConfig } from '../../src/kubeconfig/kube-config.js';
+import { SERVICE_ACCOUNT_DIR } from '../../src/kubeconfig/kubeconfig-in-cluster.js';
+import { HttpTransport } from '../../src/transport/http-transport.js';
 
 let dir: string;
 beforeEach(() => {

@@ -13,11 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineResource } from '../../src/api/types.js';
 import { ServiceAccount } from '../../src/client/builtin.js';
-import { HttpTransport } from '../../src/client/http-transport.js';
-import { loadKubeConfig } from '../../src/client/kubeconfig.js';
-import type { ClusterAccess } from '../../src/client/kubeconfig-types.js';
-import { defineResource } from '../../src/client/types.js';
+import { loadKubeConfig } from '../../src/kubeconfig/kubeconfig.js';
+import type { ClusterAccess } from '../../src/kubeconfig/kubeconfig-types.js';
+import { HttpTransport } from '../../src/transport/http-transport.js';
 
 const env = useControlPlane('kubeconfig');
 const here = dirname(fileURLToPath(import.meta.url));

@@ -18,7 +18,7 @@ import { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import jsYaml from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from '../../src/client/kube-config.js';
+import { KubeConfig } from '../../src/kubeconfig/kube-config.js';
 
 const root = mkdtempSync(join(tmpdir(), 'capstan-kubeconfig-oracle-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadKubeConfig } from '../../src/client/kubeconfig.js';
+import { loadKubeConfig } from '../../src/kubeconfig/kubeconfig.js';
 
 const kubeconfigYaml = (server: string, contexts: string[] = ['main']) => `
 apiVersion: v1

@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { defineResource } from '../../src/client/types.js';
+import { defineResource } from '../../src/api/types.js';
 
 export interface LocalServer {
   url: string;

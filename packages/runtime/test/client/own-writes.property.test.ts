@@ -1,10 +1,10 @@
 /** The ledger of own writes: never older than what was written, the cache's once it caught up. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { KubeObject, ObjectKey } from '../../src/api/types.js';
 import type { CachedReader } from '../../src/client/cached-reader.js';
 import { ConfigMap } from '../../src/client/index.js';
 import { OwnWrites, olderResourceVersion } from '../../src/client/own-writes.js';
-import type { KubeObject, ObjectKey } from '../../src/client/types.js';
 import { ManualClock } from '../../src/testing/index.js';
 
 /** A cache of one kind that the test moves by hand. */

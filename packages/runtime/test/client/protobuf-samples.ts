@@ -4,10 +4,10 @@
  * inline structs, pointers to zero values, maps of bytes.
  */
 
+import { defineResource, type KubeObject, type ResourceType } from '../../src/api/types.js';
 import { Deployment, PodDisruptionBudget, StatefulSet } from '../../src/client/builtin-apps.js';
 import { ClusterRole, Event as EventsV1 } from '../../src/client/builtin-cluster.js';
 import { ConfigMap, Lease, Pod, Secret, ServiceAccount } from '../../src/client/index.js';
-import { defineResource, type KubeObject, type ResourceType } from '../../src/client/types.js';
 
 const type = (group: string, version: string, kind: string, plural: string, namespaced = true) =>
   defineResource({ group, version, kind, plural, namespaced });

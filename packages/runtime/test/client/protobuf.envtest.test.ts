@@ -8,9 +8,9 @@
 import https from 'node:https';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defineResource, type ResourceType } from '../../src/api/types.js';
 import { ConfigMap, HttpTransport, isNotFound, type KubeObject, Lease, Pod } from '../../src/client/index.js';
-import { decodeObject } from '../../src/client/protobuf/envelope.js';
-import { defineResource, type ResourceType } from '../../src/client/types.js';
+import { decodeObject } from '../../src/transport/protobuf/envelope.js';
 import { sampleObjects } from './protobuf-samples.js';
 
 const env = useControlPlane('protobuf');

@@ -6,8 +6,8 @@ import {
   isGone,
   isNotFound,
   isTooManyRequests,
-} from '../../src/client/errors.js';
-import { errorFromResponse, parseRetryAfter } from '../../src/client/response-error.js';
+} from '../../src/api/errors.js';
+import { errorFromResponse, parseRetryAfter } from '../../src/transport/response-error.js';
 
 const status = (code: number, reason: string, message: string, extra: object = {}) =>
   JSON.stringify({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defineResource } from '../../src/api/types.js';
 import { ConfigMap, CustomResourceDefinition, Deployment, Namespace, Pod } from '../../src/client/builtin.js';
 import {
   deleteBody,
@@ -8,8 +9,7 @@ import {
   resourcePath,
   watchQuery,
   writeQuery,
-} from '../../src/client/rest-request.js';
-import { defineResource } from '../../src/client/types.js';
+} from '../../src/transport/rest-request.js';
 
 const Widget = defineResource({
   group: 'example.dev',

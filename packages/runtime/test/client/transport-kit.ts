@@ -1,9 +1,9 @@
 /** What the HttpTransport tests share: a local HTTP server per test, closed after it, and a watch recorder. */
 import type http from 'node:http';
 import { afterEach } from 'vitest';
-import { HttpTransport } from '../../src/client/http-transport.js';
-import type { WatchCallbacks } from '../../src/client/transport.js';
-import type { KubeObject, WatchEvent } from '../../src/client/types.js';
+import type { KubeObject, WatchEvent } from '../../src/api/types.js';
+import { HttpTransport } from '../../src/transport/http-transport.js';
+import type { WatchCallbacks } from '../../src/transport/transport.js';
 import { type LocalServer, type RecordedRequest, startLocalServer } from './local-server.js';
 
 export const cm = (name: string, rv = '1') => ({

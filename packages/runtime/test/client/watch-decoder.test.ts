@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { WatchEvent } from '../../src/client/types.js';
-import { parseWatchLine, WatchDecodeError, WatchDecoder } from '../../src/client/watch-decoder.js';
+import type { WatchEvent } from '../../src/api/types.js';
+import { parseWatchLine, WatchDecodeError, WatchDecoder } from '../../src/transport/watch-decoder.js';
 
 const cm = (name: string, rv: string, data: Record<string, string> = {}) => ({
   apiVersion: 'v1',

@@ -4,12 +4,12 @@
  */
 import { ControlPlane } from '@capstan/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isGone } from '../../src/api/errors.js';
+import type { ListOptions, WatchEvent } from '../../src/api/types.js';
 import { ConfigMap } from '../../src/client/builtin.js';
 import { Client } from '../../src/client/client.js';
-import { isGone } from '../../src/client/errors.js';
-import { HttpTransport } from '../../src/client/http-transport.js';
-import type { ApiTransport } from '../../src/client/transport.js';
-import type { ListOptions, WatchEvent } from '../../src/client/types.js';
+import { HttpTransport } from '../../src/transport/http-transport.js';
+import type { ApiTransport } from '../../src/transport/transport.js';
 
 let plane: ControlPlane;
 let transport: HttpTransport;

@@ -5,12 +5,12 @@
  */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { WatchEvent, WatchOptions } from '../../src/api/types.js';
 import { InformerCache } from '../../src/cache/index.js';
-import type { ApiTransport, WatchCallbacks } from '../../src/client/transport.js';
-import type { WatchEvent, WatchOptions } from '../../src/client/types.js';
 import { type Controller, ControllerBuilder } from '../../src/controller/index.js';
 import { Manager } from '../../src/manager/index.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
+import type { ApiTransport, WatchCallbacks } from '../../src/transport/transport.js';
 import { type Gizmo, GizmoType } from './gizmo.js';
 
 const silent = pino({ level: 'silent' });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../src/helpers/index.js';
+import { backoffDelay, jittered } from '../../src/helpers/index.js';
 
 describe('backoffDelay', () => {
   it('doubles from the first delay up to the cap', () => {
@@ -26,5 +26,25 @@ describe('backoffDelay', () => {
         },
       ),
     );
+  });
+});
+
+describe('jittered', () => {
+  it('stays within ±spread of the delay, and spans it', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (ms, spread, r) => {
+          const d = jittered(ms, spread, () => r);
+          expect(d).toBeGreaterThanOrEqual(Math.floor(ms * (1 - spread)));
+          expect(d).toBeLessThanOrEqual(Math.ceil(ms * (1 + spread)));
+        },
+      ),
+    );
+    expect(jittered(1000, 0.25, () => 0)).toBe(750);
+    expect(jittered(1000, 0.25, () => 0.5)).toBe(1000);
+    expect(jittered(1000, 0.25, () => 0.999_999)).toBe(1250);
   });
 });

@@ -4,7 +4,7 @@
  * for how long; both recover with the watch.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiError } from '../../src/client/errors.js';
+import { apiError } from '../../src/api/errors.js';
 import { ConfigMap } from '../../src/client/index.js';
 import { Manager } from '../../src/manager/index.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';

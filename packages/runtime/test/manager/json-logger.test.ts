@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/client/errors.js';
-import { JsonLogger } from '../../src/manager/json-logger.js';
-import { createLogger, type Logger } from '../../src/manager/logger.js';
+import { ApiError } from '../../src/api/errors.js';
+import { JsonLogger } from '../../src/log/json-logger.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
 
 function capture(level: 'trace' | 'info' | 'warn' = 'info') {
   const lines: string[] = [];

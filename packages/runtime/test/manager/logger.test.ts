@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, loggerFor } from '../../src/manager/logger.js';
+import { createLogger, loggerFor } from '../../src/log/logger.js';
 import { eventually } from '../../src/testing/index.js';
 
 function sink() {
@@ -63,7 +63,7 @@ describe('createLogger', () => {
 
   it('a pretty line logged just before the process exits is written, as JSON, not lost', async () => {
     // The built module (`npm test` builds first): a plain Node child, as an operator runs.
-    const logger = new URL('../../dist/manager/logger.js', import.meta.url).pathname;
+    const logger = new URL('../../dist/log/logger.js', import.meta.url).pathname;
     const script = `import { createLogger } from ${JSON.stringify(logger)};
       createLogger({ format: 'pretty' }).info({ step: 1 }, 'last words');
       process.exit(0);`;
@@ -78,7 +78,7 @@ describe('createLogger', () => {
   it('writes every line before process.exit, through a pipe that fills and a descriptor left non-blocking', () => {
     // 4 MB through a 64 kB pipe: the writes meet a full pipe, and touching process.stdout first
     // leaves the descriptor non-blocking (EAGAIN) as a program that also prints would.
-    const logger = new URL('../../dist/manager/logger.js', import.meta.url).pathname;
+    const logger = new URL('../../dist/log/logger.js', import.meta.url).pathname;
     const script = `import { createLogger } from ${JSON.stringify(logger)};
       void process.stdout;
       const log = createLogger();

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatBindAddress, parseBindAddress } from '../../src/manager/cli/bind-address.js';
-import { MetricsRegistry } from '../../src/manager/metrics/metrics-registry.js';
+import { MetricsRegistry } from '../../src/manager/metrics-registry.js';
 import { ProbesServer } from '../../src/manager/probes-server.js';
 import { sample } from './prom-text.js';
 

@@ -1,7 +1,7 @@
 /** What the FakeCluster tests share: a fresh cluster, rejections as ApiErrors, a watch recorder. */
 import { expect } from 'vitest';
-import { ApiError } from '../../src/client/errors.js';
-import type { KubeObject, WatchEvent } from '../../src/client/types.js';
+import { ApiError } from '../../src/api/errors.js';
+import type { KubeObject, WatchEvent } from '../../src/api/types.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
 import { ConfigMap, Node, Widget as WidgetType } from './fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNotFound } from '../../src/client/errors.js';
+import { isNotFound } from '../../src/api/errors.js';
 import { ConfigMap } from '../../src/client/index.js';
 import { createOrUpdate } from '../../src/helpers/create-or-update.js';
 import { setControllerReference } from '../../src/helpers/owner-references.js';

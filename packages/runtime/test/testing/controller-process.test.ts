@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/client/errors.js';
+import { ApiError } from '../../src/api/errors.js';
+import type { KubeObject, WatchEvent } from '../../src/api/types.js';
 import { ConfigMap } from '../../src/client/index.js';
-import type { KubeObject, WatchEvent } from '../../src/client/types.js';
 import {
   ControllerProcess,
   type Held,

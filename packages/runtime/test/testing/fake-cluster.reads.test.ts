@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, isGone } from '../../src/client/errors.js';
-import type { KubeObject } from '../../src/client/types.js';
+import { ApiError, isGone } from '../../src/api/errors.js';
+import type { KubeObject } from '../../src/api/types.js';
 import { flushMicrotasks } from '../../src/testing/index.js';
 import { recordWatch, rejection, setup } from './cluster-kit.js';
 import { ConfigMap, Widget as WidgetType, widget } from './fixtures.js';

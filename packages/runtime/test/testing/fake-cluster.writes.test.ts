@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../src/client/errors.js';
+import { isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../src/api/errors.js';
 import { FakeCluster, flushMicrotasks, ManualClock } from '../../src/testing/index.js';
 import { recordWatch, rejection, setup } from './cluster-kit.js';
 import { ConfigMap, type Widget, Widget as WidgetType, widget } from './fixtures.js';

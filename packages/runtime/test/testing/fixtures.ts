@@ -1,4 +1,4 @@
-import { defineResource, type KubeObject } from '../../src/client/types.js';
+import { defineResource, type KubeObject } from '../../src/api/types.js';
 
 export interface Widget extends KubeObject {
   spec?: { size?: number; color?: string; items?: string[] };

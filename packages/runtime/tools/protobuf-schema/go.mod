@@ -1,4 +1,4 @@
-// Generates the runtime's protobuf schema of the built-in kinds (src/client/protobuf/schema.json)
+// Generates the runtime's protobuf schema of the built-in kinds (src/transport/protobuf/schema.json)
 // from the Go types of k8s.io/api, pinned here: `npm run gen:protobuf` in packages/runtime.
 module capstan.local/runtime/protobuf-schema
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { KubeConfig } from '../../client/kube-config.js';
-import { loadKubeConfig } from '../../client/kubeconfig.js';
+import type { KubeConfig } from '../../kubeconfig/kube-config.js';
+import { loadKubeConfig } from '../../kubeconfig/kubeconfig.js';
 import type { ManagerOptions } from '../manager.js';
 import type { StandardOptions } from './options.js';
 

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { formatDuration, parseDuration } from '../../helpers/duration.js';
-import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logger.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../../log/logger.js';
 import { parseBindAddress } from './bind-address.js';
 
 const require = createRequire(import.meta.url);

@@ -3,7 +3,7 @@
  * (a 403 from missing RBAC, a namespace that does not exist) is said once, clearly, with what to
  * do, and then only at debug level until the next success or a different failure.
  */
-import { ApiError } from '../../client/errors.js';
+import { ApiError } from '../../api/errors.js';
 
 /** What to tell about one failed lease request. */
 export interface LeaseFailureReport {

@@ -11,11 +11,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { isAlreadyExists, isConflict, isNotFound } from '../../api/errors.js';
 import { Lease } from '../../client/builtin.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../client/errors.js';
-import type { ApiTransport } from '../../client/transport.js';
 import { type Clock, realClock, sleep, type TimerHandle } from '../../clock.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../log/logger.js';
+import type { ApiTransport } from '../../transport/transport.js';
 import { LeaseFailureLog } from './failure-log.js';
 import { electionRecord, heldSpec, type LeaseSpec, microTime, releasedSpec } from './lease-record.js';
 

@@ -3,10 +3,10 @@
  * process (restarted after each crash), the user's actions, and the checks.
  */
 
+import type { ResourceType } from '../../api/types.js';
 import { Event } from '../../client/builtin-cluster.js';
 import { Client } from '../../client/client.js';
-import type { ResourceType } from '../../client/types.js';
-import { createLogger } from '../../manager/logger.js';
+import { createLogger } from '../../log/logger.js';
 import { Manager } from '../../manager/manager.js';
 import { FakeCluster } from '../fake-cluster.js';
 import { ManualClock } from '../manual-clock.js';

@@ -4,8 +4,7 @@
  * calls with injected errors, and hold back the watch events its cache would get (stale reads),
  * then deliver, merge or lose them.
  */
-import { ApiError, apiError } from '../../client/errors.js';
-import type { ApiTransport, WatchCallbacks, WatchHandle } from '../../client/transport.js';
+import { ApiError, apiError } from '../../api/errors.js';
 import type {
   DeleteOptions,
   KubeObject,
@@ -18,7 +17,8 @@ import type {
   WatchEvent,
   WatchOptions,
   WriteOptions,
-} from '../../client/types.js';
+} from '../../api/types.js';
+import type { ApiTransport, WatchCallbacks, WatchHandle } from '../../transport/transport.js';
 import type { FakeCluster } from '../fake-cluster.js';
 import type { Verb } from '../faults.js';
 

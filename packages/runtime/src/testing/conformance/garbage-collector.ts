@@ -1,4 +1,4 @@
-import type { KubeObject, ResourceType } from '../../client/types.js';
+import type { KubeObject, ResourceType } from '../../api/types.js';
 import type { FakeCluster } from '../fake-cluster.js';
 
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '');

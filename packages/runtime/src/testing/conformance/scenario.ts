@@ -1,5 +1,5 @@
+import type { ResourceType } from '../../api/types.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceType } from '../../client/types.js';
 import type { Clock } from '../../clock.js';
 import type { Manager, ManagerOptions } from '../../manager/manager.js';
 import type { FakeCluster, KindOptions } from '../fake-cluster.js';

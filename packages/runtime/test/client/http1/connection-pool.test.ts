@@ -1,8 +1,8 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cancellation } from '../../../src/client/http1/cancellation.js';
-import { ConnectionPool, requestHead } from '../../../src/client/http1/connection-pool.js';
+import { Cancellation } from '../../../src/transport/http1/cancellation.js';
+import { ConnectionPool, requestHead } from '../../../src/transport/http1/connection-pool.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

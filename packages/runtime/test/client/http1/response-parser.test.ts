@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MalformedResponseError, ResponseParser } from '../../../src/client/http1/response-parser.js';
+import { MalformedResponseError, ResponseParser } from '../../../src/transport/http1/response-parser.js';
 
 type Framing = 'length' | 'chunked' | 'close';
 

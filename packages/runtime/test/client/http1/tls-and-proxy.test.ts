@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { WebhookServingCert } from '@capstan/envtest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigMap } from '../../../src/client/builtin.js';
-import { ConnectionPools } from '../../../src/client/connection-pools.js';
-import { HttpTransport } from '../../../src/client/http-transport.js';
-import { KubeConfig } from '../../../src/client/kube-config.js';
+import { KubeConfig } from '../../../src/kubeconfig/kube-config.js';
+import { ConnectionPools } from '../../../src/transport/connection-pools.js';
+import { HttpTransport } from '../../../src/transport/http-transport.js';
 
 const closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -6,7 +6,7 @@
 import type https from 'node:https';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConnectionPools } from '../../../src/client/connection-pools.js';
+import { ConnectionPools } from '../../../src/transport/connection-pools.js';
 
 const env = useControlPlane('tls-session');
 const pools = new ConnectionPools(true);

@@ -4,8 +4,8 @@
  * packed or not, unknown fields, and bytes that are not a valid object.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeObject } from '../../../src/client/protobuf/envelope.js';
-import { ProtobufDecodeError } from '../../../src/client/protobuf/wire.js';
+import { decodeObject } from '../../../src/transport/protobuf/envelope.js';
+import { ProtobufDecodeError } from '../../../src/transport/protobuf/wire.js';
 import { envelope, message, objectMeta, type ProtoField } from './proto-writer.js';
 
 const configMap = (fields: ProtoField[]) => decodeObject(envelope('v1', 'ConfigMap', message(fields)));

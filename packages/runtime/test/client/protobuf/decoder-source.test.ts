@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byKeys, type Make } from '../../../src/client/protobuf/decode.js';
-import { makerSource, shownFields, usesMask } from '../../../src/client/protobuf/decoder-source.js';
-import { type Message, messageOf } from '../../../src/client/protobuf/schema.js';
+import { byKeys, type Make } from '../../../src/transport/protobuf/decode.js';
+import { makerSource, shownFields, usesMask } from '../../../src/transport/protobuf/decoder-source.js';
+import { type Message, messageOf } from '../../../src/transport/protobuf/schema.js';
 
 const pod = messageOf('v1', 'Pod')!;
 const podSpec = pod.fields.find((f) => f.name === 'spec')!.message!;

@@ -14,11 +14,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeObject } from '../../../src/client/protobuf/envelope.js';
+import { decodeObject } from '../../../src/transport/protobuf/envelope.js';
 
 const toolDir = fileURLToPath(new URL('../../../tools/protobuf-schema', import.meta.url));
 const schemaFile = fileURLToPath(
-  new URL('../../../src/client/protobuf/generated/schema.ts', import.meta.url),
+  new URL('../../../src/transport/protobuf/generated/schema.ts', import.meta.url),
 );
 
 function sources(dir: string): string[] {

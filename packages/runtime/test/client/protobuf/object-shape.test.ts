@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { makeObject } from '../../../src/client/protobuf/object-shape.js';
+import { makeObject } from '../../../src/transport/protobuf/object-shape.js';
 
 /** The reference: own enumerable properties defined one by one. */
 function reference(keys: string[], values: unknown[]): Record<string, unknown> {

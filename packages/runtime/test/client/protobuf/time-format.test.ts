@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatMicroTime, formatTime } from '../../../src/client/protobuf/time-format.js';
+import { formatDuration, formatMicroTime, formatTime } from '../../../src/transport/protobuf/time-format.js';
 
 describe('times and durations as Kubernetes JSON writes them', () => {
   it('formats durations as Go does', () => {

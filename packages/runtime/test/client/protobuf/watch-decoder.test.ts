@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProtobufWatchDecoder } from '../../../src/client/protobuf/watch-decoder.js';
-import { WatchDecodeError } from '../../../src/client/watch-decoder.js';
+import { ProtobufWatchDecoder } from '../../../src/transport/protobuf/watch-decoder.js';
+import { WatchDecodeError } from '../../../src/transport/watch-decoder.js';
 import { envelope, message, objectMeta, watchFrame } from './proto-writer.js';
 
 const cm = (name: string, rv: string, payload = '') =>

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigMap } from '../../../src/client/builtin.js';
-import { ProtobufDecodeError } from '../../../src/client/protobuf/wire.js';
+import { ManualClock } from '../../../src/testing/index.js';
+import { ProtobufDecodeError } from '../../../src/transport/protobuf/wire.js';
 import {
   JSON_ONLY,
   schemaCovers,
   serverRelease,
   WireChoice,
-} from '../../../src/client/protobuf/wire-choice.js';
-import { WatchDecodeError } from '../../../src/client/watch-decoder.js';
-import { ManualClock } from '../../../src/testing/index.js';
+} from '../../../src/transport/protobuf/wire-choice.js';
+import { WatchDecodeError } from '../../../src/transport/watch-decoder.js';
 import { Widget } from '../local-server.js';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf, application/json';

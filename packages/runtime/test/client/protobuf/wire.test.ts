@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProtobufDecodeError, ProtoReader, utf8 } from '../../../src/client/protobuf/wire.js';
+import { ProtobufDecodeError, ProtoReader, utf8 } from '../../../src/transport/protobuf/wire.js';
 import { varint } from './proto-writer.js';
 
 describe('ProtoReader', () => {

@@ -1,6 +1,6 @@
 /** Where `--leader-elect` puts its Lease: never a silent `default`. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { KubeConfig } from '../../../src/client/kube-config.js';
+import { KubeConfig } from '../../../src/kubeconfig/kube-config.js';
 import { leaseNamespace } from '../../../src/manager/cli/manager-options.js';
 
 const kubeconfig = (namespace?: string) =>

@@ -1,13 +1,13 @@
 /** The world the leader election unit tests run in: electors on one FakeCluster and ManualClock. */
 import { expect } from 'vitest';
 import { Lease } from '../../../src/client/builtin.js';
-import type { ApiTransport } from '../../../src/client/transport.js';
 import {
   LeaderElector,
   type LeaderElectorOptions,
 } from '../../../src/manager/leaderelection/leader-elector.js';
 import { FakeCluster } from '../../../src/testing/fake-cluster.js';
 import { ManualClock } from '../../../src/testing/manual-clock.js';
+import type { ApiTransport } from '../../../src/transport/transport.js';
 import { type LeaseOutage, leaseOutage } from './lease-outage.js';
 
 export const NS = 'capstan-system';

@@ -1,7 +1,7 @@
 /** A lease failure that repeats every retry is a warning once, then debug until it changes. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { apiError } from '../../../src/client/errors.js';
+import { apiError } from '../../../src/api/errors.js';
 import { describeLeaseFailure, LeaseFailureLog } from '../../../src/manager/leaderelection/failure-log.js';
 
 const failures = [

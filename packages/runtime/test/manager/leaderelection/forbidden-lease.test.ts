@@ -4,9 +4,9 @@
  */
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { expect, it } from 'vitest';
-import { HttpTransport } from '../../../src/client/http-transport.js';
+import type { Logger } from '../../../src/log/logger.js';
 import { LeaderElector } from '../../../src/manager/leaderelection/leader-elector.js';
-import type { Logger } from '../../../src/manager/logger.js';
+import { HttpTransport } from '../../../src/transport/http-transport.js';
 
 const env = useControlPlane('leader-forbidden');
 

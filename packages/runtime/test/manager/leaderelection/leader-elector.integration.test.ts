@@ -6,10 +6,10 @@
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Lease } from '../../../src/client/builtin.js';
-import { HttpTransport } from '../../../src/client/http-transport.js';
 import { LeaderElector } from '../../../src/manager/leaderelection/leader-elector.js';
-import { MetricsRegistry } from '../../../src/manager/metrics/metrics-registry.js';
+import { MetricsRegistry } from '../../../src/manager/metrics-registry.js';
 import { eventually } from '../../../src/testing/index.js';
+import { HttpTransport } from '../../../src/transport/http-transport.js';
 import { sample } from '../prom-text.js';
 import { type LeaseOutage, leaseOutage } from './lease-outage.js';
 

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { apiError } from '../../../src/client/errors.js';
+import { apiError } from '../../../src/api/errors.js';
 import { LeaderElector } from '../../../src/manager/leaderelection/leader-elector.js';
 import { world } from './election-world.js';
 

@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Lease } from '../../../src/client/builtin.js';
-import type { ApiTransport } from '../../../src/client/transport.js';
 import { sleep } from '../../../src/clock.js';
 import { LeaderElector } from '../../../src/manager/leaderelection/leader-elector.js';
 import { microTime } from '../../../src/manager/leaderelection/lease-record.js';
-import { MetricsRegistry } from '../../../src/manager/metrics/metrics-registry.js';
+import { MetricsRegistry } from '../../../src/manager/metrics-registry.js';
 import { FakeCluster } from '../../../src/testing/fake-cluster.js';
+import type { ApiTransport } from '../../../src/transport/transport.js';
 import { sample } from '../prom-text.js';
 import { MICROTIME, NAME, NS, world } from './election-world.js';
 

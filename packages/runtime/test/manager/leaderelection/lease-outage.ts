@@ -1,6 +1,6 @@
-import { apiError } from '../../../src/client/errors.js';
-import type { ApiTransport } from '../../../src/client/transport.js';
-import type { ResourceType } from '../../../src/client/types.js';
+import { apiError } from '../../../src/api/errors.js';
+import type { ResourceType } from '../../../src/api/types.js';
+import type { ApiTransport } from '../../../src/transport/transport.js';
 
 /** A replica's view of the API server in which its Lease requests can be cut off. */
 export interface LeaseOutage {

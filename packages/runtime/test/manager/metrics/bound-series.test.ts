@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { HistogramFamily, ValueFamily } from '../../../src/manager/metrics/bound-series.js';
+import { HistogramFamily, ValueFamily } from '../../../src/metrics/bound-series.js';
 
 const BUCKETS = [0.005, 0.01, 0.1, 1, 10];
 const labelValue = fc.constantFrom('a', 'b', 'with "quote"', 'ü');

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as prom from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { collectDefaultMetrics, registerProcessCpu } from '../../../src/manager/metrics/default-metrics.js';
+import { collectDefaultMetrics, registerProcessCpu } from '../../../src/metrics/default-metrics.js';
 
 /** Each metric's name, type and help, in registry order. */
 async function shapes(registry: prom.Registry): Promise<Array<{ name: string; type: string; help: string }>> {
@@ -71,7 +71,7 @@ describe('collectDefaultMetrics', () => {
 
   it('loads no OpenTelemetry module (prom-client needs it only for exemplars)', () => {
     // A process of its own, on the built module: this test process may have loaded it otherwise.
-    const built = new URL('../../../dist/manager/metrics/default-metrics.js', import.meta.url).pathname;
+    const built = new URL('../../../dist/metrics/default-metrics.js', import.meta.url).pathname;
     const script = [
       "import { createRequire } from 'node:module';",
       // Not prom-client's index: it loads every default metric module itself.

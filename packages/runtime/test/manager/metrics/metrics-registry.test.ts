@@ -1,6 +1,6 @@
 import { Counter, register as globalRegistry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { MetricsRegistry } from '../../../src/manager/metrics/metrics-registry.js';
+import { MetricsRegistry } from '../../../src/manager/metrics-registry.js';
 import { ManualClock } from '../../../src/testing/manual-clock.js';
 import { WorkQueue } from '../../../src/workqueue/queue.js';
 import { sample } from '../prom-text.js';
