@@ -28,6 +28,15 @@ export interface ClusterApiAssets {
   rbacDir: string;
 }
 
+/** KubeadmControlPlane's manager (KCP) and the files of its module it runs with. */
+export interface KubeadmControlPlaneAssets {
+  manager: string;
+  /** The CRD bases of `controlplane/kubeadm` (KubeadmControlPlane, KubeadmControlPlaneTemplate). */
+  crdDir: string;
+  /** Its `config/rbac`. */
+  rbacDir: string;
+}
+
 /** clusterctl and the KubeadmControlPlane CRDs of its Cluster API version. */
 export interface ClusterctlAssets {
   binary: string;
@@ -49,12 +58,17 @@ export interface Assets {
   kwok?: KwokAssets;
   /** Present when asked for with `with: ['cluster-api']`. */
   clusterApi?: ClusterApiAssets;
+  /** Present when asked for with `with: ['kubeadm-control-plane']`. */
+  kubeadmControlPlane?: KubeadmControlPlaneAssets;
   /** Present when asked for with `with: ['clusterctl']`. */
   clusterctl?: ClusterctlAssets;
 }
 
 /** Components beyond the control plane itself (kube-apiserver, etcd, controller manager, scheduler). */
-export type ExtraComponent = Extract<ComponentName, 'kwok' | 'cluster-api' | 'clusterctl'>;
+export type ExtraComponent = Extract<
+  ComponentName,
+  'kwok' | 'cluster-api' | 'kubeadm-control-plane' | 'clusterctl'
+>;
 
 /** Options of {@link resolveAssets}. */
 export interface ResolveAssetsOptions {
@@ -119,6 +133,12 @@ export async function resolveAssets(options: ResolveAssetsOptions = {}): Promise
       kubeadmBootstrapManager: paths['kubeadm-bootstrap-manager'] as string,
       crdDir: join(dataDir('cluster-api'), 'crds'),
       rbacDir: join(dataDir('cluster-api'), 'rbac'),
+    };
+  if (names.includes('kubeadm-control-plane'))
+    assets.kubeadmControlPlane = {
+      manager: paths['kubeadm-control-plane-manager'] as string,
+      crdDir: join(dataDir('kubeadm-control-plane'), 'crds'),
+      rbacDir: join(dataDir('kubeadm-control-plane'), 'rbac'),
     };
   if (names.includes('clusterctl'))
     assets.clusterctl = {

@@ -13,6 +13,7 @@ export {
   type ClusterctlAssets,
   defaultCacheRoot,
   type ExtraComponent,
+  type KubeadmControlPlaneAssets,
   type KwokAssets,
   type ResolveAssetsOptions,
   resolveAssets,
@@ -30,6 +31,7 @@ export { type ApplyOptions, type ManifestObject, readManifests } from './manifes
 export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.js';
 export { freePort, freePorts } from './ports.js';
 export { type AdmissionResourceRule, refuseWrites, type WriteRefusal } from './refuse-writes.js';
+export type { ClusterApiOptions } from './start-options.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
 export { type ResolveToolOptions, resolveTool, type ToolName, type ToolSpec, tools } from './tools.js';
 export { clusterApiVersion, etcdVersion, kubernetesVersion, kwokVersion } from './versions.js';
