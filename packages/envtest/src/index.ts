@@ -24,7 +24,25 @@ export { ControlPlane, type ControlPlaneInfo, type StartOptions } from './contro
 export { type ControllerName, defaultControllers } from './controller-manager.js';
 export type { CrdObject } from './crds.js';
 export { moduleSource } from './go-build.js';
+export {
+  decodeGuestinfoValue,
+  type GuestBootstrap,
+  type KubeadmStep,
+  kubeadmDocuments,
+  readGuestBootstrap,
+} from './guest-bootstrap.js';
 export type { ApiAnswer } from './http.js';
+export { type GuestNode, KubeadmGuest, type KubeadmGuestOptions } from './kubeadm-guest.js';
+export {
+  bootstrapTokenSecret,
+  controlPlaneComponents,
+  controlPlaneNodeRole,
+  controlPlanePods,
+  initUploads,
+  mirrorPod,
+  nodeRegistration,
+  usesExternalEtcd,
+} from './kubeadm-objects.js';
 export { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
 export type { RebootOptions } from './kwok-nodes.js';
 export { type ApplyOptions, type ManifestObject, readManifests } from './manifests.js';
