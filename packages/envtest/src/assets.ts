@@ -16,6 +16,8 @@ export interface KwokAssets {
   stagesDir: string;
   /** The module's `kustomize/rbac` (the `kwok-controller` ClusterRole). */
   rbacDir: string;
+  /** The module's `kustomize/crd/bases` (PortForward, ClusterPortForward, ...). */
+  crdDir: string;
 }
 
 /** Cluster API's managers and the files of its module they run with. */
@@ -126,6 +128,7 @@ export async function resolveAssets(options: ResolveAssetsOptions = {}): Promise
       binary: paths.kwok as string,
       stagesDir: join(dataDir('kwok'), 'stages'),
       rbacDir: join(dataDir('kwok'), 'rbac'),
+      crdDir: join(dataDir('kwok'), 'crds'),
     };
   if (names.includes('cluster-api'))
     assets.clusterApi = {

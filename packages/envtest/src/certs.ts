@@ -1,6 +1,6 @@
 // @peculiar/x509 resolves its ASN.1 codecs through tsyringe, which needs the Reflect polyfill first.
 import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
+import { createPrivateKey, webcrypto } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
@@ -34,7 +34,37 @@ export class CertificateAuthority {
   private constructor(
     private readonly keys: webcrypto.CryptoKeyPair,
     private readonly certificate: x509.X509Certificate,
+    /** How it signs: ECDSA P-256 for its own CAs; RSA for one read from PEM (as Cluster API makes). */
+    private readonly signing: webcrypto.EcKeyImportParams | webcrypto.RsaHashedImportParams = algorithm,
   ) {}
+
+  /**
+   * A CA from its PEM certificate and key (PKCS#1, SEC1 or PKCS#8; RSA or ECDSA P-256), such as the
+   * `<cluster>-etcd` CA Cluster API writes into a control-plane machine's bootstrap data.
+   */
+  static async fromPem(certPem: string, keyPem: string): Promise<CertificateAuthority> {
+    const key = createPrivateKey(keyPem);
+    const signing =
+      key.asymmetricKeyType === 'rsa'
+        ? ({ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const)
+        : key.asymmetricKeyType === 'ec'
+          ? algorithm
+          : undefined;
+    if (!signing) throw new Error(`a CA key of type ${key.asymmetricKeyType} is not supported`);
+    const pkcs8 = key.export({ type: 'pkcs8', format: 'der' });
+    const privateKey = await webcrypto.subtle.importKey('pkcs8', pkcs8, signing, true, ['sign']);
+    const certificate = new x509.X509Certificate(certPem);
+    const publicKey = await certificate.publicKey.export(
+      signing,
+      ['verify'],
+      webcrypto as unknown as webcrypto.Crypto,
+    );
+    return new CertificateAuthority(
+      { privateKey, publicKey } as webcrypto.CryptoKeyPair,
+      certificate,
+      signing,
+    );
+  }
 
   /** The CA certificate in PEM. */
   get certPem(): string {
@@ -89,6 +119,18 @@ export class CertificateAuthority {
     ]);
   }
 
+  /** Issues a certificate for serving and as a client on loopback (an etcd member's, for its peers). */
+  issuePeer(commonName: string): Promise<CertPair> {
+    return this.issue(
+      [{ CN: [commonName] }],
+      [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth],
+      [
+        { type: 'ip', value: '127.0.0.1' },
+        { type: 'dns', value: 'localhost' },
+      ],
+    );
+  }
+
   /**
    * Issues a client certificate: Kubernetes reads the user name from CN and the groups from O.
    */
@@ -100,9 +142,20 @@ export class CertificateAuthority {
     );
   }
 
+  /**
+   * Names this CA by its own Subject Key Identifier when it has one: a CA made elsewhere (Go's
+   * crypto/x509, as Cluster API's) may derive it otherwise than from the key as done here.
+   */
+  private async authorityKeyIdentifier(): Promise<x509.AuthorityKeyIdentifierExtension> {
+    const own = this.certificate.getExtension(x509.SubjectKeyIdentifierExtension);
+    return own
+      ? new x509.AuthorityKeyIdentifierExtension(own.keyId)
+      : x509.AuthorityKeyIdentifierExtension.create(this.keys.publicKey);
+  }
+
   private async issue(
     subject: x509.JsonName,
-    usage: string,
+    usage: string | string[],
     altNames: x509.JsonGeneralName[],
   ): Promise<CertPair> {
     const keys = await newKeys();
@@ -112,8 +165,8 @@ export class CertificateAuthority {
         x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
         true,
       ),
-      new x509.ExtendedKeyUsageExtension([usage]),
-      await x509.AuthorityKeyIdentifierExtension.create(this.keys.publicKey),
+      new x509.ExtendedKeyUsageExtension(typeof usage === 'string' ? [usage] : usage),
+      await this.authorityKeyIdentifier(),
     ];
     if (altNames.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(altNames));
     const cert = await x509.X509CertificateGenerator.create({
@@ -122,7 +175,7 @@ export class CertificateAuthority {
       issuer: this.certificate.subjectName,
       notBefore: new Date(Date.now() - day),
       notAfter: new Date(Date.now() + 365 * day),
-      signingAlgorithm: algorithm,
+      signingAlgorithm: this.signing,
       publicKey: keys.publicKey,
       signingKey: this.keys.privateKey,
       extensions,

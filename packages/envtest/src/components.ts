@@ -110,6 +110,7 @@ export const components: Record<ComponentName, ComponentSpec> = {
       ['kustomize/stage/node', 'stages/node'],
       ['kustomize/stage/pod', 'stages/pod'],
       ['kustomize/rbac', 'rbac'],
+      ['kustomize/crd/bases', 'crds'],
     ],
   },
   'cluster-api': {

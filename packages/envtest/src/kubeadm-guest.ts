@@ -10,9 +10,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parse } from 'yaml';
+import { resolveAssets } from './assets.js';
 import type { ControlPlane } from './control-plane.js';
 import { type GuestBootstrap, type KubeadmStep, readGuestBootstrap } from './guest-bootstrap.js';
-import { controlPlanePods, initUploads, nodeRegistration } from './kubeadm-objects.js';
+import { GuestEtcd } from './guest-etcd.js';
+import {
+  controlPlanePods,
+  initUploads,
+  nodeRegistration,
+  podPortForward,
+  usesExternalEtcd,
+} from './kubeadm-objects.js';
 
 /** Options of {@link KubeadmGuest}. */
 export interface KubeadmGuestOptions {
@@ -22,6 +30,8 @@ export interface KubeadmGuestOptions {
   providerID: (instanceId: string) => string;
   /** `status.nodeInfo.osImage` of the Nodes. */
   osImage?: string;
+  /** The etcd binary of stacked (managed) etcd members; default envtest's (`resolveAssets`). */
+  etcdBinary?: string;
 }
 
 /** What one guest did at its first boot. */
@@ -38,8 +48,17 @@ export interface GuestNode {
 /** Plays the guests of simulated VMs; see the file comment. */
 export class KubeadmGuest {
   private readonly booted = new Map<string, GuestNode>();
+  /** The stacked etcd members of the control-plane nodes (managed etcd). */
+  readonly etcd: GuestEtcd;
 
-  constructor(private readonly options: KubeadmGuestOptions) {}
+  constructor(private readonly options: KubeadmGuestOptions) {
+    this.etcd = new GuestEtcd(async () => options.etcdBinary ?? (await resolveAssets()).etcd);
+  }
+
+  /** Stops the etcd members the guests started. */
+  stop(): Promise<void> {
+    return this.etcd.stop();
+  }
 
   /** The guests that have booted, by instance id. */
   get nodes(): GuestNode[] {
@@ -98,10 +117,24 @@ export class KubeadmGuest {
       if (!uid) throw new Error(`${guest.hostname}: its Node is gone (${answer.status})`);
       await workload.createObjects(
         controlPlanePods({ name: guest.hostname, uid }, clusterConfiguration, version),
-        {
-          ignoreExisting: true,
-        },
+        { ignoreExisting: true },
       );
+      // The node's kube-apiserver answers on 6443 through port-forwarding (KCP reads its serving
+      // certificate's expiry there): the workload plane's own apiserver plays it. With stacked etcd,
+      // its member answers on 2379 (KCP's etcd client), TLS from the cluster's etcd CA.
+      const apiServerPort = Number(new URL(workload.server).port);
+      const forwards = [podPortForward(`kube-apiserver-${guest.hostname}`, 6443, apiServerPort)];
+      if (!usesExternalEtcd(clusterConfiguration)) {
+        const ca = {
+          certPem: guest.files['/etc/kubernetes/pki/etcd/ca.crt'] ?? '',
+          keyPem: guest.files['/etc/kubernetes/pki/etcd/ca.key'] ?? '',
+        };
+        if (!ca.certPem || !ca.keyPem)
+          throw new Error(`${guest.hostname}: stacked etcd, but the bootstrap data holds no etcd CA`);
+        const port = await this.etcd.start(guest.hostname, guest.step === 'init', ca);
+        forwards.push(podPortForward(`etcd-${guest.hostname}`, 2379, port));
+      }
+      await workload.createObjects(forwards, { ignoreExisting: true });
     }
     return node;
   }

@@ -161,3 +161,16 @@ export function bootstrapTokenSecret(token: Doc): ManifestObject {
     },
   };
 }
+
+/**
+ * A kwok `PortForward` for a pod: the apiserver's `pods/portforward` to `port` reaches
+ * `127.0.0.1:<targetPort>` (kwok serves the node's kubelet API and forwards by pod name).
+ */
+export function podPortForward(pod: string, port: number, targetPort: number): ManifestObject {
+  return {
+    apiVersion: 'kwok.x-k8s.io/v1alpha1',
+    kind: 'PortForward',
+    metadata: { name: pod, namespace: 'kube-system' },
+    spec: { forwards: [{ ports: [port], target: { port: targetPort, address: '127.0.0.1' } }] },
+  };
+}

@@ -223,6 +223,7 @@ export class Harness {
   async stop(): Promise<void> {
     for (const history of this.histories.splice(0)) await history.stop();
     await this.provider?.stop();
+    await this.guest?.stop();
     if (this.ownsSim) await this.sim?.stop();
     await this.plane?.stop();
   }

@@ -17,11 +17,14 @@ export interface ExternalEtcd {
   keyPem: string;
 }
 
-/** Cluster (with its controlPlaneRef) + VCDCluster, VCDMachineTemplate, KubeadmControlPlane. */
+/**
+ * Cluster (with its controlPlaneRef) + VCDCluster, VCDMachineTemplate, KubeadmControlPlane; with
+ * `etcd`, external etcd and its certificate Secrets, else stacked etcd (KCP makes its CA).
+ */
 export function kcpClusterObjects(
   site: Site,
   name: string,
-  etcd: ExternalEtcd,
+  etcd: ExternalEtcd | undefined,
   options: { replicas: number; version?: string },
 ): ManifestObject[] {
   const [cluster, vcdCluster] = clusterObjects(site, name) as [ManifestObject, ManifestObject];
@@ -30,7 +33,7 @@ export function kcpClusterObjects(
     ...clusterSpec,
     controlPlaneRef: { apiGroup: CONTROL_PLANE, kind: 'KubeadmControlPlane', name },
   };
-  const pem = (purpose: string) => ({
+  const pem = (purpose: string, etcd: ExternalEtcd) => ({
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
@@ -43,8 +46,7 @@ export function kcpClusterObjects(
       purpose === 'etcd' ? { 'tls.crt': etcd.caPem } : { 'tls.crt': etcd.certPem, 'tls.key': etcd.keyPem },
   });
   return [
-    pem('etcd'),
-    pem('apiserver-etcd-client'),
+    ...(etcd ? [pem('etcd', etcd), pem('apiserver-etcd-client', etcd)] : []),
     cluster,
     vcdCluster,
     {
@@ -53,15 +55,15 @@ export function kcpClusterObjects(
       metadata: { name: `${name}-cp`, namespace: site.namespace },
       spec: { template: { spec: { ...TEMPLATE } } },
     },
-    kubeadmControlPlane(site.namespace, name, etcd.endpoint, options),
+    kubeadmControlPlane(site.namespace, name, etcd?.endpoint, options),
   ];
 }
 
-/** A KubeadmControlPlane with external etcd, rolled one machine at a time (maxSurge 1). */
+/** A KubeadmControlPlane (external etcd at `etcdEndpoint`, else stacked), rolled with maxSurge 1. */
 export function kubeadmControlPlane(
   namespace: string,
   name: string,
-  etcdEndpoint: string,
+  etcdEndpoint: string | undefined,
   options: { replicas: number; version?: string },
 ): ManifestObject {
   return {
@@ -76,16 +78,19 @@ export function kubeadmControlPlane(
       },
       kubeadmConfigSpec: {
         format: 'cloud-config',
-        clusterConfiguration: {
-          etcd: {
-            external: {
-              endpoints: [etcdEndpoint],
-              caFile: '/etc/kubernetes/pki/etcd/ca.crt',
-              certFile: '/etc/kubernetes/pki/apiserver-etcd-client.crt',
-              keyFile: '/etc/kubernetes/pki/apiserver-etcd-client.key',
-            },
-          },
-        },
+        clusterConfiguration: etcdEndpoint
+          ? {
+              etcd: {
+                external: {
+                  endpoints: [etcdEndpoint],
+                  caFile: '/etc/kubernetes/pki/etcd/ca.crt',
+                  certFile: '/etc/kubernetes/pki/apiserver-etcd-client.crt',
+                  keyFile: '/etc/kubernetes/pki/apiserver-etcd-client.key',
+                },
+              },
+            }
+          : // Stacked etcd where kubeadm puts it (the schema wants some configuration here).
+            { etcd: { local: { dataDir: '/var/lib/etcd' } } },
       },
       rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } },
     },

@@ -2,83 +2,24 @@
  * KubeadmControlPlane (KCP, the real manager) on vcdsim machines through capvcd, with external
  * etcd (tier a): the guests play kubeadm (envtest's KubeadmGuest: static pods, kubeadm-config,
  * control-plane Nodes through kwok), so KCP initializes the control plane, reports it Available,
- * and scales it 1 → 3 → 1 behind the VCD load balancer, leaving no VM behind.
+ * reads each node's apiserver certificate through kwok's port-forwarding, and scales it 1 → 3 → 1
+ * behind the VCD load balancer, leaving no VM behind.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadBalancerName } from '../../src/index.js';
-import { Harness } from './harness.js';
-import { CONTROL_PLANE, kcpClusterObjects } from './kcp-objects.js';
+import type { Harness } from './harness.js';
+import { kcpClusterObjects } from './kcp-objects.js';
+import { kcpSettled, patchKcp, poolMembers, startKcpHarness } from './kcp-status.js';
 
 const ns = 'e2e-kcp';
 const cluster = 'kcp1';
-const kcpPath = `/apis/${CONTROL_PLANE}/v1beta2/namespaces/${ns}/kubeadmcontrolplanes/${cluster}`;
 let h: Harness;
 
-interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-}
-interface Kcp {
-  status?: {
-    replicas?: number;
-    readyReplicas?: number;
-    availableReplicas?: number;
-    upToDateReplicas?: number;
-    initialization?: { controlPlaneInitialized?: boolean };
-    conditions?: Condition[];
-  };
-}
-
-async function kcp(): Promise<Kcp> {
-  const answer = await h.plane.request('GET', kcpPath);
-  if (answer.status !== 200) throw new Error(`GET ${kcpPath}: ${JSON.stringify(answer.body)}`);
-  return answer.body as Kcp;
-}
-const condition = (k: Kcp, type: string) => k.status?.conditions?.find((c) => c.type === type);
-const kcpText = (k: Kcp) =>
-  `KCP replicas ${k.status?.replicas}/${k.status?.readyReplicas}/${k.status?.availableReplicas}; ` +
-  (k.status?.conditions ?? []).map((c) => `${c.type}=${c.status} ${c.message ?? ''}`).join('; ');
-
-/** The pool's members (their IPs) in vcdsim. */
-const poolMembers = () =>
-  (h.vcdObjects().pools.find((p) => p.name === loadBalancerName(ns, cluster))?.members ?? []).map(
-    (m) => (m as { ipAddress: string }).ipAddress,
-  );
-
-/** Waits until KCP has `replicas` machines, all ready and available, `Available` true, and as many VMs. */
-async function settled(replicas: number, timeoutMs = 240_000) {
-  let last: Kcp | undefined;
-  try {
-    return await h.wait(
-      `KCP settled at ${replicas} Available replicas`,
-      async () => {
-        last = await kcp();
-        const s = last.status;
-        const available = condition(last, 'Available')?.status === 'True';
-        const vms = h.vcdObjects().vms.length;
-        return available && s?.replicas === replicas && s.availableReplicas === replicas && vms === replicas
-          ? last
-          : undefined;
-      },
-      timeoutMs,
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${last ? kcpText(last) : 'no KCP read'}`);
-  }
-}
-
 beforeAll(async () => {
-  h = await Harness.start({ namespace: ns, kubeadmControlPlane: true });
-  await h.prepareCluster(cluster);
-  await h.startProvider();
+  h = await startKcpHarness(ns, cluster);
 }, 600_000);
-afterAll(async () => {
-  await h?.stop();
-});
+afterAll(() => h?.stop());
 
 describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
   it('initializes a 1-replica control plane and reports it Available', { timeout: 300_000 }, async () => {
@@ -94,7 +35,7 @@ describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
     await h.plane.createObjects(
       kcpClusterObjects({ namespace: ns, url: h.sim.url }, cluster, etcd, { replicas: 1 }),
     );
-    const ready = await settled(1);
+    const ready = await kcpSettled(h, ns, cluster, 1);
     expect(ready.status?.initialization?.controlPlaneInitialized).toBe(true);
     // What the guest left, as kubeadm init would: the kubeadm-config naming the external etcd, the
     // control-plane Node, and its three static pods (no etcd pod: etcd is external).
@@ -114,20 +55,32 @@ describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
     expect(names.sort()).toEqual(
       ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `${c}-${guest?.name}`),
     );
+    // KCP read the node's kube-apiserver serving certificate through the apiserver's port-forward to
+    // the node (kwok's kubelet server, the guest's PortForward) and recorded its expiry.
+    await h.wait('the certificate expiry on the KubeadmConfig', async () => {
+      const configs = await h.plane.request(
+        'GET',
+        `/apis/bootstrap.cluster.x-k8s.io/v1beta2/namespaces/${ns}/kubeadmconfigs`,
+      );
+      const items = (configs.body as { items: Array<{ metadata: { annotations?: Record<string, string> } }> })
+        .items;
+      const expiry = items[0]?.metadata.annotations?.['machine.cluster.x-k8s.io/certificates-expiry'];
+      return expiry && Date.parse(expiry) > Date.now() ? expiry : undefined;
+    });
     await h.wait('the control plane in the load balancer pool', async () =>
-      poolMembers().length === 1 ? true : undefined,
+      poolMembers(h, ns, cluster).length === 1 ? true : undefined,
     );
   });
 
   it('scales to 3 and back to 1: machines, VMs and pool members follow', { timeout: 600_000 }, async () => {
-    await h.plane.request('PATCH', kcpPath, { spec: { replicas: 3 } }, 'application/merge-patch+json');
-    await settled(3, 400_000);
-    await h.wait('3 pool members', async () => (poolMembers().length === 3 ? true : undefined));
+    await patchKcp(h, ns, cluster, { replicas: 3 });
+    await kcpSettled(h, ns, cluster, 3, 400_000);
+    await h.wait('3 pool members', async () => (poolMembers(h, ns, cluster).length === 3 ? true : undefined));
     expect(h.guest?.nodes.filter((n) => n.step === 'join-control-plane')).toHaveLength(2);
 
-    await h.plane.request('PATCH', kcpPath, { spec: { replicas: 1 } }, 'application/merge-patch+json');
-    await settled(1, 400_000);
-    await h.wait('1 pool member', async () => (poolMembers().length === 1 ? true : undefined));
+    await patchKcp(h, ns, cluster, { replicas: 1 });
+    await kcpSettled(h, ns, cluster, 1, 400_000);
+    await h.wait('1 pool member', async () => (poolMembers(h, ns, cluster).length === 1 ? true : undefined));
     expect(h.vcdObjects().vms).toHaveLength(1);
   });
 });

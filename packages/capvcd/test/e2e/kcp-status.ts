@@ -1,0 +1,91 @@
+/**
+ * Reading and steering a KubeadmControlPlane in the e2e harness: its status, scaling it, waiting
+ * until it settles (replicas Available, as many VMs), and the load balancer pool's members.
+ */
+import { loadBalancerName } from '../../src/index.js';
+import { Harness } from './harness.js';
+import { CONTROL_PLANE } from './kcp-objects.js';
+
+interface Condition {
+  type: string;
+  status: string;
+  message?: string;
+}
+
+/** The KubeadmControlPlane status fields the tests read. */
+export interface Kcp {
+  spec?: { version?: string };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    upToDateReplicas?: number;
+    initialization?: { controlPlaneInitialized?: boolean };
+    conditions?: Condition[];
+  };
+}
+
+const path = (ns: string, name: string) =>
+  `/apis/${CONTROL_PLANE}/v1beta2/namespaces/${ns}/kubeadmcontrolplanes/${name}`;
+
+export async function getKcp(h: Harness, ns: string, name: string): Promise<Kcp> {
+  const answer = await h.plane.request('GET', path(ns, name));
+  if (answer.status !== 200)
+    throw new Error(`GET KubeadmControlPlane ${name}: ${JSON.stringify(answer.body)}`);
+  return answer.body as Kcp;
+}
+
+/** Merge-patches the KubeadmControlPlane's spec (replicas, version). */
+export async function patchKcp(h: Harness, ns: string, name: string, spec: Record<string, unknown>) {
+  const answer = await h.plane.request('PATCH', path(ns, name), { spec }, 'application/merge-patch+json');
+  if (answer.status !== 200)
+    throw new Error(`PATCH KubeadmControlPlane ${name}: ${JSON.stringify(answer.body)}`);
+}
+
+export const kcpCondition = (k: Kcp, type: string) => k.status?.conditions?.find((c) => c.type === type);
+
+const kcpText = (k: Kcp) =>
+  `KCP replicas ${k.status?.replicas}, ready ${k.status?.readyReplicas}, available ${k.status?.availableReplicas}; ` +
+  (k.status?.conditions ?? []).map((c) => `${c.type}=${c.status} ${c.message ?? ''}`).join('; ');
+
+/** Waits until the KCP has `replicas` machines, all available, `Available` true, and as many VMs. */
+export async function kcpSettled(
+  h: Harness,
+  ns: string,
+  name: string,
+  replicas: number,
+  timeoutMs = 240_000,
+) {
+  let last: Kcp | undefined;
+  try {
+    return await h.wait(
+      `KCP ${name} settled at ${replicas} Available replicas`,
+      async () => {
+        last = await getKcp(h, ns, name);
+        const s = last.status;
+        const available = kcpCondition(last, 'Available')?.status === 'True';
+        const vms = h.vcdObjects().vms.length;
+        return available && s?.replicas === replicas && s.availableReplicas === replicas && vms === replicas
+          ? last
+          : undefined;
+      },
+      timeoutMs,
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${last ? kcpText(last) : 'no KCP read'}`);
+  }
+}
+
+/** The IPs of the cluster's load balancer pool members in vcdsim. */
+export const poolMembers = (h: Harness, ns: string, name: string): string[] =>
+  (h.vcdObjects().pools.find((p) => p.name === loadBalancerName(ns, name))?.members ?? []).map(
+    (m) => m.ipAddress,
+  );
+
+/** A harness for one KubeadmControlPlane cluster: KCP, kwok, kubeadm guests, the provider running. */
+export async function startKcpHarness(namespace: string, cluster: string): Promise<Harness> {
+  const h = await Harness.start({ namespace, kubeadmControlPlane: true });
+  await h.prepareCluster(cluster);
+  await h.startProvider();
+  return h;
+}
