@@ -89,3 +89,45 @@ export async function startKcpHarness(namespace: string, cluster: string): Promi
   await h.startProvider();
   return h;
 }
+
+/** What sampling the load balancer during a rollout saw. */
+export interface PoolSamples {
+  samples: number;
+  /** Samples in which no member was UP (no VM behind the pool serving). */
+  withoutHealthyMember: number;
+  /** Members seen in the pool while their VM was not powered on (`<ip> <vm status>`). */
+  membersDown: string[];
+  /** The most control-plane VMs seen at once. */
+  mostVms: number;
+}
+
+/**
+ * Samples the cluster's pool through vcdsim's inspection (every 100 ms) until `stop`: whether some
+ * member is UP (enabled, its VM powered on, booted and serving, as vcdsim's health says) and
+ * whether any member's VM is not powered on (a member left in the pool while its VM goes down).
+ */
+export function samplePool(h: Harness, ns: string, name: string): { stop(): PoolSamples } {
+  const seen: PoolSamples = { samples: 0, withoutHealthyMember: 0, membersDown: [], mostVms: 0 };
+  const world = h.sim.inspect.world;
+  const timer = setInterval(() => {
+    const pool = h.vcdObjects().pools.find((p) => p.name === loadBalancerName(ns, name));
+    if (!pool) return;
+    seen.samples++;
+    seen.mostVms = Math.max(seen.mostVms, h.vcdObjects().vms.length);
+    let up = 0;
+    for (const m of pool.members) {
+      const vm = world.vmHoldingIp(m.ipAddress);
+      const running = vm?.status === 4 && vm.toolsRunning;
+      if (m.enabled && running && vm?.serving) up++;
+      if (!running)
+        seen.membersDown.push(`${m.ipAddress} ${vm ? `VM ${vm.name} status ${vm.status}` : 'no VM'}`);
+    }
+    if (up === 0) seen.withoutHealthyMember++;
+  }, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return seen;
+    },
+  };
+}

@@ -3,14 +3,16 @@
  * etcd (tier a): the guests play kubeadm (envtest's KubeadmGuest: static pods, kubeadm-config,
  * control-plane Nodes through kwok), so KCP initializes the control plane, reports it Available,
  * reads each node's apiserver certificate through kwok's port-forwarding, and scales it 1 → 3 → 1
- * behind the VCD load balancer, leaving no VM behind.
+ * behind the VCD load balancer, leaving no VM behind; a version bump rolls it one machine at a time,
+ * the pool (sampled through vcdsim) never without a healthy member nor holding a VM going down.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MachineType } from '../../src/index.js';
 import type { Harness } from './harness.js';
 import { kcpClusterObjects } from './kcp-objects.js';
-import { kcpSettled, patchKcp, poolMembers, startKcpHarness } from './kcp-status.js';
+import { getKcp, kcpSettled, patchKcp, poolMembers, samplePool, startKcpHarness } from './kcp-status.js';
 
 const ns = 'e2e-kcp';
 const cluster = 'kcp1';
@@ -82,5 +84,41 @@ describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
     await kcpSettled(h, ns, cluster, 1, 400_000);
     await h.wait('1 pool member', async () => (poolMembers(h, ns, cluster).length === 1 ? true : undefined));
     expect(h.vcdObjects().vms).toHaveLength(1);
+  });
+
+  it('a version bump rolls the control plane with maxSurge 1: the pool always has a healthy member and never a VM going down; no VM leaked', {
+    timeout: 400_000,
+  }, async () => {
+    const before = new Set(h.vcdObjects().vms.map((vm) => vm.name));
+    const sampler = samplePool(h, ns, cluster);
+    await patchKcp(h, ns, cluster, { version: 'v1.35.1' });
+    const rolled = await h.wait(
+      'the control plane rolled onto v1.35.1',
+      async () => {
+        const k = await getKcp(h, ns, cluster);
+        const machines = (await h.client.list(MachineType, { namespace: ns })).items;
+        const vms = h.vcdObjects().vms;
+        const done =
+          k.status?.upToDateReplicas === 1 &&
+          k.status.availableReplicas === 1 &&
+          machines.length === 1 &&
+          machines.every((m) => m.status?.nodeRef) &&
+          vms.length === 1 &&
+          !before.has(vms[0]?.name as string);
+        return done ? machines : undefined;
+      },
+      300_000,
+    );
+    await h.wait('the new machine in the pool', async () =>
+      poolMembers(h, ns, cluster).length === 1 ? true : undefined,
+    );
+    const seen = sampler.stop();
+    expect(seen.samples).toBeGreaterThan(50);
+    expect(seen.withoutHealthyMember).toBe(0);
+    expect(seen.membersDown).toEqual([]);
+    expect(seen.mostVms).toBe(2); // maxSurge 1: one new VM at a time
+    // The new machine's guest joined with the version KCP uploaded for the upgrade.
+    const joined = h.guest?.nodes.find((n) => n.name === rolled[0]?.status?.nodeRef?.name);
+    expect(joined).toMatchObject({ step: 'join-control-plane', version: 'v1.35.1' });
   });
 });
