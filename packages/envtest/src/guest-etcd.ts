@@ -102,6 +102,11 @@ export class GuestEtcd {
     );
   }
 
+  /** Stops `node`'s member, as its machine going down would (it stays in the member list). */
+  async stopMember(node: string): Promise<void> {
+    await this.members.get(node)?.proc.stop(2_000);
+  }
+
   /** The member names, through the etcd API (MemberList) of a running member. */
   async memberList(): Promise<string[]> {
     const via = [...this.members.values()].find((m) => !m.proc.hasExited);

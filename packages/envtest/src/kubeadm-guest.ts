@@ -55,6 +55,15 @@ export class KubeadmGuest {
     this.etcd = new GuestEtcd(async () => options.etcdBinary ?? (await resolveAssets()).etcd);
   }
 
+  /**
+   * The guest of `node` goes down with its VM (powered off): its etcd member stops and its Node
+   * stops reporting (Ready Unknown), as when the kubelet is gone.
+   */
+  async powerOff(node: string): Promise<void> {
+    await this.etcd.stopMember(node);
+    await this.options.workload.failNode(node);
+  }
+
   /** Stops the etcd members the guests started. */
   stop(): Promise<void> {
     return this.etcd.stop();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MachineType } from '../../src/index.js';
 import type { Harness } from './harness.js';
 import { kcpClusterObjects } from './kcp-objects.js';
-import { kcpCondition, kcpSettled, patchKcp, startKcpHarness } from './kcp-status.js';
+import { kcpCondition, kcpSettled, patchKcp, powerOffInVcd, startKcpHarness } from './kcp-status.js';
 
 const ns = 'e2e-kcp-etcd';
 const cluster = 'kcp2';
@@ -36,6 +36,51 @@ async function membersFollowMachines(count: number): Promise<string[]> {
   });
 }
 
+/**
+ * A MachineHealthCheck on the control plane; one machine's VM is powered off behind capvcd's back
+ * (its guest goes down: etcd member stopped, Node no longer reporting). KCP remediates: the machine
+ * is deleted (its etcd member removed, its VM deleted) and a new one joins.
+ */
+async function remediatesPoweredOffMachine(): Promise<void> {
+  await h.plane.createObjects([
+    {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'MachineHealthCheck',
+      metadata: { name: `${cluster}-control-plane`, namespace: ns },
+      spec: {
+        clusterName: cluster,
+        selector: { matchLabels: { 'cluster.x-k8s.io/control-plane': '' } },
+        checks: {
+          nodeStartupTimeoutSeconds: 600,
+          unhealthyNodeConditions: [
+            { type: 'Ready', status: 'Unknown', timeoutSeconds: 5 },
+            { type: 'Ready', status: 'False', timeoutSeconds: 5 },
+          ],
+        },
+      },
+    },
+  ]);
+  const victim = (await h.client.list(MachineType, { namespace: ns })).items[0];
+  const node = victim?.status?.nodeRef?.name as string;
+  const vmName = h.vcdObjects().vms.find((vm) => vm.name === node)?.name ?? node;
+  await powerOffInVcd(h, vmName);
+  await h.guest?.powerOff(node);
+  await h.wait(
+    'the powered-off machine replaced',
+    async () => {
+      const names = await nodeNames();
+      const vms = h.vcdObjects().vms.map((vm) => vm.name);
+      return names.length === 3 && !names.includes(node) && !vms.includes(vmName) && vms.length === 3
+        ? names
+        : undefined;
+    },
+    400_000,
+  );
+  await kcpSettled(h, ns, cluster, 3, 300_000);
+  // KCP removed the dead member (MemberRemove) and the new machine's guest joined its own.
+  expect(await membersFollowMachines(3)).not.toContain(node);
+}
+
 describe('KubeadmControlPlane with stacked etcd', () => {
   it('initializes with one etcd member and reports the etcd cluster healthy', {
     timeout: 300_000,
@@ -54,10 +99,13 @@ describe('KubeadmControlPlane with stacked etcd', () => {
     expect(ready.status?.availableReplicas).toBe(1);
   });
 
-  it('scales to 3 and back to 1: the etcd member list follows', { timeout: 600_000 }, async () => {
+  it('scales to 3, remediates a VM powered off behind capvcd’s back, back to 1: the etcd member list follows', {
+    timeout: 900_000,
+  }, async () => {
     await patchKcp(h, ns, cluster, { replicas: 3 });
     await kcpSettled(h, ns, cluster, 3, 400_000);
     await membersFollowMachines(3);
+    await remediatesPoweredOffMachine();
     await patchKcp(h, ns, cluster, { replicas: 1 });
     await kcpSettled(h, ns, cluster, 1, 400_000);
     const [member] = await membersFollowMachines(1);
