@@ -228,6 +228,27 @@ describe('decideMachine against a model of VCD', () => {
     expect(decideMachine(intent(false), { taskRunning: false, vapp })).toMatchObject({ kind: 'WaitForVCD' });
   });
 
+  it('property: a deleting VM in the load balancer pool is never powered off; out of it, it is', () => {
+    const status = fc.constantFrom(VmStatus.PoweredOn, VmStatus.PoweredOff, VmStatus.Resolved);
+    fc.assert(
+      fc.property(status, fc.boolean(), fc.boolean(), (vmStatus, inPool, deployed) => {
+        const vm = { name: 'm1', status: vmStatus, deployed, busy: false, extraConfig: {}, ip: '10.0.0.5' };
+        const vapp = {
+          deployed: true,
+          busy: false,
+          description: intent(true).vappMarker,
+          vms: [{ ...vm, description: intent(true).vmMarker }],
+        };
+        const step = decideMachine({ ...intent(true), inLoadBalancer: inPool }, { taskRunning: false, vapp });
+        if (vmStatus === VmStatus.PoweredOn)
+          expect(step).toMatchObject(
+            inPool ? { kind: 'WaitForVCD', reason: 'LoadBalancerMember' } : { kind: 'PowerOff' },
+          );
+        else expect(step.kind).not.toBe('PowerOff');
+      }),
+    );
+  });
+
   it('releases an unplaceable machine without VCD only when it never asked VCD for a VM', () => {
     const trace = fc.record(
       {

@@ -2,11 +2,11 @@
  * Act 1, provision: a management cluster with real Cluster API (core + kubeadm bootstrap) and
  * capvcd under its own Manager and ServiceAccount; vcdsim over HTTPS as the cloud; a workload
  * control plane (kube-scheduler, kube-controller-manager, kwok) whose kubeconfig Secret Cluster API
- * reads. Each VM's boot hook plays its guest: it reads guestinfo as cloud-init would and registers
- * its kwok Node, with the providerID, in the workload cluster; Cluster API then sets the nodeRef
- * and the Machine runs.
+ * reads. Each VM's boot hook plays its guest (envtest's KubeadmGuest): it reads guestinfo as
+ * cloud-init would and does what its kubeadm step leaves in the workload cluster (the kwok Node with
+ * its providerID; a control plane's static pods and kubeadm-config); Cluster API then sets the
+ * nodeRef and the Machine runs.
  */
-import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -20,13 +20,12 @@ import {
   type VCDMachine,
   VCDMachineType,
 } from '@capstan/capvcd';
-import { ControlPlane, readManifests, startWorkloadCluster } from '@capstan/envtest';
+import { ControlPlane, KubeadmGuest, readManifests, startWorkloadCluster } from '@capstan/envtest';
 import { Client, type Condition, defineResource, type KubeObject, Manager } from '@capstan/runtime';
 import { HttpTransport } from '@capstan/runtime/client';
 import { type BootedVm, startVcdSim, type VcdSim, VmStatus } from '@capstan/vcdsim';
 import type { ActContext } from './act.js';
-import { clusterObjects, controlPlaneMachine } from './cluster-objects.js';
-import { readGuestBoot } from './guest.js';
+import { clusterObjects, controlPlaneName } from './cluster-objects.js';
 import { type MachineRow, machineTable } from './tables.js';
 
 const capiKind = (kind: string, plural: string) =>
@@ -70,6 +69,8 @@ export interface ProvisionedCluster {
 
 /** The cluster act 1 asks for. */
 export interface ClusterPlan {
+  /** KubeadmControlPlane replicas. */
+  controlPlanes: number;
   workers: number;
   /** OS image the guests boot (`status.nodeInfo.osImage`). */
   osImage: string;
@@ -78,7 +79,6 @@ export interface ClusterPlan {
 const NAMESPACE = 'demo-clusters';
 const CLUSTER = 'capstan-demo';
 const KUBERNETES_VERSION = 'v1.35.0';
-const CONTROL_PLANE_NODE_LABEL = 'node-role.kubernetes.io/control-plane';
 
 const capvcdDeploy = (file: string) => fileURLToPath(import.meta.resolve(`@capstan/capvcd/deploy/${file}`));
 /** vcdsim's sample cloud, shipped in its package (`<package>/seeds`, beside `dist`). */
@@ -107,12 +107,12 @@ async function poolConditions(admin: Client): Promise<string> {
 export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Promise<ProvisionedCluster> {
   const { view } = ctx;
   view.say(
-    'Act 1: provision. Starting a management cluster (etcd, kube-apiserver, Cluster API core + kubeadm bootstrap) and a workload control plane (kube-scheduler, kube-controller-manager, kwok)...',
+    'Act 1: provision. Starting a management cluster (etcd, kube-apiserver, Cluster API core + kubeadm bootstrap + KubeadmControlPlane) and a workload control plane (kube-scheduler, kube-controller-manager, kwok)...',
   );
   // Both at once; whichever started is stopped at the end even if the other failed.
   const planes = await Promise.allSettled([
     ControlPlane.start({
-      clusterApi: true,
+      clusterApi: { controlPlane: 'kubeadm' },
       controllerManager: ['clusterrole-aggregation', 'garbagecollector'],
     }),
     ControlPlane.start({ controllerManager: true, scheduler: true, kwok: true }),
@@ -130,23 +130,17 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
   );
 
   const nodes: RegisteredNode[] = [];
+  // Each VM's guest plays cloud-init and kubeadm: its Node (and, on a control plane, kubeadm's
+  // static pods and uploads) appear in the workload cluster as its bootstrap data says.
+  const guests = new KubeadmGuest({ workload, providerID: providerIdFor, osImage: plan.osImage });
+  ctx.onEnd(() => guests.stop());
   const boot = async (vm: BootedVm, guestinfo: Record<string, string>) => {
-    const guest = readGuestBoot(guestinfo);
-    if (nodes.some((n) => n.name === guest.hostname)) return undefined;
-    const controlPlane = guest.role === 'control-plane';
-    const providerID = providerIdFor(guest.instanceId);
-    await workload.addNodes([
-      {
-        name: guest.hostname,
-        providerID,
-        labels: controlPlane ? { [CONTROL_PLANE_NODE_LABEL]: '' } : {},
-        bootID: randomUUID(),
-        osImage: plan.osImage,
-      },
-    ]);
-    nodes.push({ name: guest.hostname, controlPlane, providerID });
+    const guest = await guests.boot(guestinfo);
+    if (!guest) return undefined;
+    const controlPlane = guest.step !== 'join';
+    nodes.push({ name: guest.name, controlPlane, providerID: guest.providerID });
     view.say(
-      `  guest ${vm.name} (${vm.ipAddress ?? 'no IP'}): cloud-config ${guest.role === 'control-plane' ? 'kubeadm init' : 'kubeadm join'}; registered Node ${guest.hostname}`,
+      `  guest ${vm.name} (${vm.ipAddress ?? 'no IP'}): ${guest.format} kubeadm ${guest.step.replace('-', ' --')}; registered Node ${guest.name}`,
     );
     return undefined;
   };
@@ -203,6 +197,7 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
       namespace: NAMESPACE,
       name: CLUSTER,
       kubernetesVersion: KUBERNETES_VERSION,
+      controlPlanes: plan.controlPlanes,
       workers: plan.workers,
       cloud: {
         site: sim.url,
@@ -216,7 +211,7 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
     }),
   );
   view.say(
-    `  Cluster ${NAMESPACE}/${CLUSTER}: no endpoint given (capvcd makes a VCD load balancer); the control plane is one Machine (${controlPlaneMachine(CLUSTER)}) with a KubeadmConfig — no KubeadmControlPlane provider here; MachineDeployment of ${plan.workers} workers`,
+    `  Cluster ${NAMESPACE}/${CLUSTER}: no endpoint given (capvcd makes a VCD load balancer); KubeadmControlPlane ${controlPlaneName(CLUSTER)} of ${plan.controlPlanes} machines (stacked etcd: a real etcd member per node); MachineDeployment of ${plan.workers} workers`,
   );
 
   let rows: MachineRow[] = [];
@@ -265,7 +260,7 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
     );
     return rows;
   };
-  const total = plan.workers + 1;
+  const total = plan.workers + plan.controlPlanes;
   await ctx
     .waitUntil(`${total} Machines Running with a Node`, async () => {
       const now = await look();

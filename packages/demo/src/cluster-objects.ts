@@ -1,19 +1,11 @@
 /**
- * The objects a user writes to ask Cluster API for the demo's cluster on Cloud Director: a
- * Cluster with its VCDCluster (no endpoint given, so capvcd makes a VCD load balancer for it), one
- * control-plane Machine with its KubeadmConfig and VCDMachine, and a MachineDeployment of workers
- * with its KubeadmConfigTemplate and VCDMachineTemplate. Only Cluster API core and the kubeadm
- * bootstrap provider run here (no KubeadmControlPlane provider): the control plane is that one
- * Machine, as in capvcd's own end-to-end tests.
+ * The objects a user writes to ask Cluster API for the demo's cluster on Cloud Director, as every
+ * CAPVCD cluster template does: a Cluster with its VCDCluster (no endpoint given, so capvcd makes a
+ * VCD load balancer for it), a KubeadmControlPlane (stacked etcd, rolled one machine at a time)
+ * with the VCDMachineTemplate of its machines, and a MachineDeployment of workers with its
+ * KubeadmConfigTemplate and VCDMachineTemplate.
  */
-import {
-  CAPI_GROUP,
-  CAPI_VERSION,
-  CLUSTER_NAME_LABEL,
-  CONTROL_PLANE_LABEL,
-  GROUP,
-  VERSION,
-} from '@capstan/capvcd';
+import { CAPI_GROUP, CAPI_VERSION, CLUSTER_NAME_LABEL, GROUP, VERSION } from '@capstan/capvcd';
 import type { ManifestObject } from '@capstan/envtest';
 
 /** Where in vcdsim's sample cloud the cluster goes, and as whom. */
@@ -34,25 +26,27 @@ export interface ClusterRequest {
   namespace: string;
   name: string;
   kubernetesVersion: string;
+  /** KubeadmControlPlane replicas. */
+  controlPlanes: number;
   workers: number;
   cloud: CloudPlacement;
 }
 
 const BOOTSTRAP = 'bootstrap.cluster.x-k8s.io';
+const CONTROL_PLANE = 'controlplane.cluster.x-k8s.io';
 const capi = `${CAPI_GROUP}/${CAPI_VERSION}`;
 const infra = `${GROUP}/${VERSION}`;
 
-/** The control-plane Machine's name. */
-export const controlPlaneMachine = (cluster: string) => `${cluster}-control-plane-0`;
+/** The KubeadmControlPlane's name (its Machines are named from it). */
+export const controlPlaneName = (cluster: string) => `${cluster}-control-plane`;
 /** The workers' MachineDeployment's name. */
 export const workerPool = (cluster: string) => `${cluster}-workers`;
 
 /** Every object of {@link ClusterRequest}, in the order they can be created. */
 export function clusterObjects(r: ClusterRequest): ManifestObject[] {
   const { namespace, name } = r;
-  const cp = controlPlaneMachine(name);
+  const cp = controlPlaneName(name);
   const pool = workerPool(name);
-  const cpLabels = { [CLUSTER_NAME_LABEL]: name, [CONTROL_PLANE_LABEL]: '' };
   const poolLabels = { [CLUSTER_NAME_LABEL]: name, 'demo.capstan.dev/pool': pool };
   const vm = { catalog: r.cloud.catalog, template: r.cloud.template };
   return [
@@ -60,7 +54,10 @@ export function clusterObjects(r: ClusterRequest): ManifestObject[] {
       apiVersion: capi,
       kind: 'Cluster',
       metadata: { name, namespace },
-      spec: { infrastructureRef: { apiGroup: GROUP, kind: 'VCDCluster', name } },
+      spec: {
+        infrastructureRef: { apiGroup: GROUP, kind: 'VCDCluster', name },
+        controlPlaneRef: { apiGroup: CONTROL_PLANE, kind: 'KubeadmControlPlane', name: cp },
+      },
     },
     {
       apiVersion: infra,
@@ -75,21 +72,28 @@ export function clusterObjects(r: ClusterRequest): ManifestObject[] {
       },
     },
     {
-      apiVersion: `${BOOTSTRAP}/v1beta2`,
-      kind: 'KubeadmConfig',
-      metadata: { name: cp, namespace, labels: cpLabels },
-      spec: { preKubeadmCommands: ['echo "capstan demo: control plane"'] },
+      apiVersion: infra,
+      kind: 'VCDMachineTemplate',
+      metadata: { name: cp, namespace },
+      spec: { template: { spec: vm } },
     },
-    { apiVersion: infra, kind: 'VCDMachine', metadata: { name: cp, namespace, labels: cpLabels }, spec: vm },
     {
-      apiVersion: capi,
-      kind: 'Machine',
-      metadata: { name: cp, namespace, labels: cpLabels },
+      apiVersion: `${CONTROL_PLANE}/v1beta2`,
+      kind: 'KubeadmControlPlane',
+      metadata: { name: cp, namespace, labels: { [CLUSTER_NAME_LABEL]: name } },
       spec: {
-        clusterName: name,
+        replicas: r.controlPlanes,
         version: r.kubernetesVersion,
-        bootstrap: { configRef: { apiGroup: BOOTSTRAP, kind: 'KubeadmConfig', name: cp } },
-        infrastructureRef: { apiGroup: GROUP, kind: 'VCDMachine', name: cp },
+        machineTemplate: {
+          spec: { infrastructureRef: { apiGroup: GROUP, kind: 'VCDMachineTemplate', name: cp } },
+        },
+        kubeadmConfigSpec: {
+          format: 'cloud-config',
+          clusterConfiguration: { etcd: { local: { dataDir: '/var/lib/etcd' } } },
+          preKubeadmCommands: ['echo "capstan demo: control plane"'],
+        },
+        // Written out: no defaulting webhook runs here to fill it in.
+        rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } },
       },
     },
     {

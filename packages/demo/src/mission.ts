@@ -43,6 +43,8 @@ export interface MissionOptions {
   signal?: AbortSignal;
 }
 
+/** The cluster's KubeadmControlPlane replicas, as a highly available control plane has. */
+export const CONTROL_PLANES = 3;
 /** Workers of the MachineDeployment (and of `--only reboot`'s local cluster). */
 export const WORKERS = 5;
 /** The workers' budget the RebootStack asks for: two of five at once. */
@@ -55,7 +57,9 @@ export async function runMission(options: MissionOptions): Promise<MissionSummar
   const protocol = options.protocol ?? 'capstan';
   const acts = { cluster: options.only !== 'reboot', reboot: options.only !== 'cluster' };
   const title = [
-    acts.cluster ? `a cluster on Cloud Director (1 control plane + ${WORKERS} workers)` : '',
+    acts.cluster
+      ? `a cluster on Cloud Director (${CONTROL_PLANES} control-plane machines of a KubeadmControlPlane + ${WORKERS} workers)`
+      : '',
     acts.reboot ? `operators installed, nodes updated (${protocol} protocol)` : '',
   ]
     .filter(Boolean)
@@ -73,7 +77,11 @@ export async function runMission(options: MissionOptions): Promise<MissionSummar
     let plane: ControlPlane | undefined;
     let fleet: FleetNode[] = [];
     if (acts.cluster) {
-      const provisioned = await provisionCluster(ctx, { workers: WORKERS, osImage });
+      const provisioned = await provisionCluster(ctx, {
+        controlPlanes: CONTROL_PLANES,
+        workers: WORKERS,
+        osImage,
+      });
       cluster = provisioned.facts;
       plane = provisioned.workload;
       fleet = provisioned.facts.nodes.map((n) => ({ name: n.name, controlPlane: n.controlPlane }));
@@ -130,7 +138,7 @@ export async function runMission(options: MissionOptions): Promise<MissionSummar
   for (const f of ctx.faults) if (!errors.includes(f)) errors.push(f);
   return checkMission({
     acts,
-    expectedMachines: WORKERS + 1,
+    expectedMachines: WORKERS + CONTROL_PLANES,
     toVersion: TO_VERSION,
     ...(cluster ? { cluster } : {}),
     ...(install ? { install } : {}),

@@ -66,7 +66,7 @@ function checkCluster(facts: MissionFacts, lines: string[], problems: string[]):
   const running = c.machines.filter((m) => m.phase === 'Running' && m.node !== undefined);
   const workers = c.machines.filter((m) => !m.controlPlane).length;
   lines.push(
-    `machines Running: ${running.length} of ${facts.expectedMachines} (${c.machines.length - workers} control plane — one Machine with a KubeadmConfig, no KubeadmControlPlane provider — and ${workers} workers of a MachineDeployment)`,
+    `machines Running: ${running.length} of ${facts.expectedMachines} (${c.machines.length - workers} control-plane machines of a KubeadmControlPlane and ${workers} workers of a MachineDeployment)`,
   );
   if (running.length !== facts.expectedMachines || c.machines.length !== facts.expectedMachines)
     problems.push(

@@ -39,6 +39,8 @@ export async function createWorkloads(admin: Client, groups: GroupWorkload[]): P
                 },
               },
             },
+            // kubeadm taints control-plane nodes; a group's pods that belong there tolerate it.
+            tolerations: [{ key: g.nodeSelector.key, operator: 'Exists', effect: 'NoSchedule' }],
             containers: [{ name: 'app', image: `registry.invalid/${g.name}:1` }],
             terminationGracePeriodSeconds: 5,
           },
@@ -56,7 +58,11 @@ export async function createWorkloads(admin: Client, groups: GroupWorkload[]): P
       selector: { matchLabels: { app: 'node-exporter' } },
       template: {
         metadata: { labels: { app: 'node-exporter' } },
-        spec: { containers: [{ name: 'exporter', image: 'registry.invalid/node-exporter:1' }] },
+        spec: {
+          // On every node, control planes included (as node-exporter's charts run it).
+          tolerations: [{ operator: 'Exists' }],
+          containers: [{ name: 'exporter', image: 'registry.invalid/node-exporter:1' }],
+        },
       },
     },
   });

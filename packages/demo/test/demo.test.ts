@@ -26,15 +26,17 @@ function runMain(args: string[]): Promise<{ code: number | null; output: string 
 }
 
 /** The update act's facts, the same in the whole run and in `--only reboot`. */
-function expectUpdated(output: string): void {
+function expectUpdated(output: string, nodes = 6): void {
   expect(output).toMatch(
-    /operators Available: 3 of 3 at \S+ \(Deployment capstan-version-operator 2\/2, Deployment capstan-coordinator 2\/2, DaemonSet capstan-agent 6\/6\); RebootStack Available/,
+    new RegExp(
+      `operators Available: 3 of 3 at \\S+ \\(Deployment capstan-version-operator 2/2, Deployment capstan-coordinator 2/2, DaemonSet capstan-agent ${nodes}/${nodes}\\); RebootStack Available`,
+    ),
   );
   // The RebootStack's workersMaxUnavailable: the version operator created the group at 40%.
   expect(output).toMatch(
     /the default RebootGroups: control-plane \(order 0, maxUnavailable 1\); workers \(order 1, maxUnavailable 40%\)/,
   );
-  expect(output).toContain('nodes rebooted once onto 4459.2.1: 6 of 6');
+  expect(output).toContain(`nodes rebooted once onto 4459.2.1: ${nodes} of ${nodes}`);
   expect(output).toMatch(/control-plane: most disrupted at once 1, budget 1 \(within budget\)/);
   // Five workers at 40%: two at once; the coordinator uses the whole budget but never more.
   expect(output).toMatch(/workers: most disrupted at once 2, budget 2 \(within budget\)/);
@@ -46,7 +48,7 @@ function expectUpdated(output: string): void {
   expect(Number(moved?.[1])).toBeGreaterThanOrEqual(6);
   // The control plane went first: it was updated before any worker was granted.
   const lines = output.split('\n');
-  const controlPlaneUpdated = lines.findLastIndex((l) => /control-plane-0 .*→ updated/.test(l));
+  const controlPlaneUpdated = lines.findLastIndex((l) => /control-plane-\S+ .*→ updated/.test(l));
   const firstWorkerGranted = lines.findIndex((l) => /worker\S* .*→ granted/.test(l));
   expect(controlPlaneUpdated).toBeGreaterThan(0);
   expect(firstWorkerGranted).toBeGreaterThan(controlPlaneUpdated);
@@ -54,9 +56,11 @@ function expectUpdated(output: string): void {
 }
 
 describe('npm run demo', () => {
-  it('the whole mission: 6 Machines Running on vcdsim, VCD calls for each, operators Available, 6 of 6 nodes rebooted once within budget; exits 0', async () => {
+  it('the whole mission: 8 Machines Running on vcdsim (3 of a KubeadmControlPlane), VCD calls for each, operators Available, 8 of 8 nodes rebooted once within budget; exits 0', async () => {
     const { code, output } = await runMain(['--plain', '--reboot-seconds', '2']);
-    expect(output, output).toContain('machines Running: 6 of 6 (1 control plane');
+    expect(output, output).toContain(
+      'machines Running: 8 of 8 (3 control-plane machines of a KubeadmControlPlane',
+    );
     expect(output).toContain('and 5 workers of a MachineDeployment');
     const vcd =
       /VCD calls made: (\d+) \((\d+) writes, (\d+) tasks\); per machine (\d+)–(\d+); load balancer VIP (\S+)/.exec(
@@ -66,12 +70,14 @@ describe('npm run demo', () => {
     const [, calls, writes, tasks, fewest] = (vcd as RegExpExecArray).map(Number);
     expect(calls).toBeGreaterThan(writes as number);
     expect(writes).toBeGreaterThan(0);
-    expect(tasks).toBeGreaterThanOrEqual(6 * 3); // per VM at least: create, configure, power on
+    expect(tasks).toBeGreaterThanOrEqual(8 * 3); // per VM at least: create, configure, power on
     expect(fewest).toBeGreaterThan(0); // every VM had its own calls
-    // Each guest read its bootstrap data and registered its Node: kubeadm init once, join five times.
+    // Each guest read its bootstrap data and played kubeadm: init once, two control-plane joins
+    // (KCP scales up once the first is initialized), five worker joins.
     expect(output.match(/cloud-config kubeadm init; registered Node/g)).toHaveLength(1);
+    expect(output.match(/cloud-config kubeadm join --control-plane; registered Node/g)).toHaveLength(2);
     expect(output.match(/cloud-config kubeadm join; registered Node/g)).toHaveLength(5);
-    expectUpdated(output.replace(/capstan-demo-control-plane-0/g, 'control-plane-0'));
+    expectUpdated(output, 8);
     expect(code).toBe(0);
   }, 600_000);
 
@@ -141,15 +147,17 @@ describe('interrupting the demo', () => {
     await Promise.race([rebooting, exited]);
     const below = descendants(child.pid as number);
     const count = (name: RegExp) => below.filter((p) => name.test(p.command)).length;
-    // Two control planes (etcd, kube-apiserver, kube-controller-manager each), Cluster API's core
-    // and kubeadm bootstrap managers, kube-scheduler and kwok, six dbus-daemons (ps cuts names at 15).
-    expect(count(/^etcd$/), output).toBe(2);
+    // Two control planes (etcd, kube-apiserver, kube-controller-manager each) and the workload
+    // cluster's three stacked etcd members, Cluster API's core, kubeadm bootstrap and control-plane
+    // managers, kube-scheduler and kwok, eight dbus-daemons (ps cuts names at 15).
+    expect(count(/^etcd$/), output).toBe(5);
     expect(count(/^kube-apiserver$/)).toBe(2);
     expect(count(/^kube-controller/)).toBe(2);
     expect(count(/^cluster-api-man/)).toBe(1);
     expect(count(/^kubeadm-bootstr/)).toBe(1);
+    expect(count(/^kubeadm-control/)).toBe(1);
     expect(count(/^kwok$/)).toBe(1);
-    expect(count(/^dbus-daemon$/)).toBe(6);
+    expect(count(/^dbus-daemon$/)).toBe(8);
     child.kill('SIGINT');
     const code = await exited;
     expect(code, output).toBe(1);

@@ -16,6 +16,8 @@ export interface KwokAssets {
   stagesDir: string;
   /** The module's `kustomize/rbac` (the `kwok-controller` ClusterRole). */
   rbacDir: string;
+  /** The module's `kustomize/crd/bases` (PortForward, ClusterPortForward, ...). */
+  crdDir: string;
 }
 
 /** Cluster API's managers and the files of its module they run with. */
@@ -25,6 +27,15 @@ export interface ClusterApiAssets {
   /** `core/` and `kubeadm-bootstrap/`: the CRD bases of the module. */
   crdDir: string;
   /** `core/` and `kubeadm-bootstrap/`: each manager's `config/rbac`. */
+  rbacDir: string;
+}
+
+/** KubeadmControlPlane's manager (KCP) and the files of its module it runs with. */
+export interface KubeadmControlPlaneAssets {
+  manager: string;
+  /** The CRD bases of `controlplane/kubeadm` (KubeadmControlPlane, KubeadmControlPlaneTemplate). */
+  crdDir: string;
+  /** Its `config/rbac`. */
   rbacDir: string;
 }
 
@@ -49,12 +60,17 @@ export interface Assets {
   kwok?: KwokAssets;
   /** Present when asked for with `with: ['cluster-api']`. */
   clusterApi?: ClusterApiAssets;
+  /** Present when asked for with `with: ['kubeadm-control-plane']`. */
+  kubeadmControlPlane?: KubeadmControlPlaneAssets;
   /** Present when asked for with `with: ['clusterctl']`. */
   clusterctl?: ClusterctlAssets;
 }
 
 /** Components beyond the control plane itself (kube-apiserver, etcd, controller manager, scheduler). */
-export type ExtraComponent = Extract<ComponentName, 'kwok' | 'cluster-api' | 'clusterctl'>;
+export type ExtraComponent = Extract<
+  ComponentName,
+  'kwok' | 'cluster-api' | 'kubeadm-control-plane' | 'clusterctl'
+>;
 
 /** Options of {@link resolveAssets}. */
 export interface ResolveAssetsOptions {
@@ -112,6 +128,7 @@ export async function resolveAssets(options: ResolveAssetsOptions = {}): Promise
       binary: paths.kwok as string,
       stagesDir: join(dataDir('kwok'), 'stages'),
       rbacDir: join(dataDir('kwok'), 'rbac'),
+      crdDir: join(dataDir('kwok'), 'crds'),
     };
   if (names.includes('cluster-api'))
     assets.clusterApi = {
@@ -119,6 +136,12 @@ export async function resolveAssets(options: ResolveAssetsOptions = {}): Promise
       kubeadmBootstrapManager: paths['kubeadm-bootstrap-manager'] as string,
       crdDir: join(dataDir('cluster-api'), 'crds'),
       rbacDir: join(dataDir('cluster-api'), 'rbac'),
+    };
+  if (names.includes('kubeadm-control-plane'))
+    assets.kubeadmControlPlane = {
+      manager: paths['kubeadm-control-plane-manager'] as string,
+      crdDir: join(dataDir('kubeadm-control-plane'), 'crds'),
+      rbacDir: join(dataDir('kubeadm-control-plane'), 'rbac'),
     };
   if (names.includes('clusterctl'))
     assets.clusterctl = {

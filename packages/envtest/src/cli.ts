@@ -20,22 +20,26 @@ program
   .command('setup')
   .description(
     'build (once, in parallel) and print every binary envtest runs: kube-apiserver, etcd, ' +
-      'kube-controller-manager, kube-scheduler, kwok, Cluster API and clusterctl',
+      'kube-controller-manager, kube-scheduler, kwok, Cluster API (core, CABPK, KCP) and clusterctl',
   )
   .action(async () => {
     const started = Date.now();
-    const assets = await resolveAssets({ with: ['kwok', 'cluster-api', 'clusterctl'] });
-    const lines = [
-      `kube-apiserver            ${assets.kubeApiServer}`,
-      `etcd                      ${assets.etcd}`,
-      `kube-controller-manager   ${assets.kubeControllerManager ?? '(none in KUBEBUILDER_ASSETS)'}`,
-      `kube-scheduler            ${assets.kubeScheduler ?? '(none in KUBEBUILDER_ASSETS)'}`,
-      `kwok                      ${assets.kwok?.binary}`,
-      `cluster-api-manager       ${assets.clusterApi?.manager}`,
-      `kubeadm-bootstrap-manager ${assets.clusterApi?.kubeadmBootstrapManager}`,
-      `clusterctl                ${assets.clusterctl?.binary}`,
+    const assets = await resolveAssets({
+      with: ['kwok', 'cluster-api', 'kubeadm-control-plane', 'clusterctl'],
+    });
+    const none = '(none in KUBEBUILDER_ASSETS)';
+    const lines: Array<[string, string | undefined]> = [
+      ['kube-apiserver', assets.kubeApiServer],
+      ['etcd', assets.etcd],
+      ['kube-controller-manager', assets.kubeControllerManager ?? none],
+      ['kube-scheduler', assets.kubeScheduler ?? none],
+      ['kwok', assets.kwok?.binary],
+      ['cluster-api-manager', assets.clusterApi?.manager],
+      ['kubeadm-bootstrap-manager', assets.clusterApi?.kubeadmBootstrapManager],
+      ['kubeadm-control-plane-manager', assets.kubeadmControlPlane?.manager],
+      ['clusterctl', assets.clusterctl?.binary],
     ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(lines.map(([name, path]) => `${name.padEnd(30)}${path}\n`).join(''));
     process.stderr.write(`[envtest] setup done in ${Math.round((Date.now() - started) / 1000)} s\n`);
   });
 
@@ -55,6 +59,7 @@ interface StartFlags {
   kwok?: boolean;
   nodes?: string;
   clusterApi?: boolean;
+  kubeadmControlPlane?: boolean;
 }
 
 program
@@ -69,6 +74,7 @@ program
   .option('--kwok', 'run kwok, which plays the kubelet for the simulated nodes')
   .option('--nodes <count>', 'add this many kwok nodes (implies --kwok)')
   .option('--cluster-api', "run Cluster API's core manager and kubeadm bootstrap provider")
+  .option('--kubeadm-control-plane', 'with --cluster-api: run the KubeadmControlPlane provider too')
   .option(
     '--watch-cache',
     'run kube-apiserver with its watch cache (production-like; see StartOptions.watchCache)',
@@ -83,14 +89,18 @@ program
       watchCache: opts.watchCache ?? false,
       scheduler: opts.scheduler ?? false,
       kwok: opts.kwok ?? false,
-      clusterApi: opts.clusterApi ?? false,
+      clusterApi: opts.clusterApi
+        ? { ...(opts.kubeadmControlPlane ? { controlPlane: 'kubeadm' as const } : {}) }
+        : false,
       ...(nodes !== undefined ? { nodes } : {}),
     });
     const running = [
       'etcd, kube-apiserver, kube-controller-manager',
       ...(opts.scheduler ? ['kube-scheduler'] : []),
       ...(opts.kwok || nodes !== undefined ? [`kwok (${nodes ?? 0} nodes)`] : []),
-      ...(opts.clusterApi ? ['Cluster API core + kubeadm bootstrap'] : []),
+      ...(opts.clusterApi
+        ? [`Cluster API core + kubeadm bootstrap${opts.kubeadmControlPlane ? ' + control plane' : ''}`]
+        : []),
     ];
     process.stdout.write(
       [

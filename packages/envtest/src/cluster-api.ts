@@ -1,5 +1,6 @@
 /**
- * Cluster API: the core manager and the kubeadm bootstrap provider (CABPK), each under its own
+ * Cluster API: the core manager and the kubeadm bootstrap provider (CABPK), optionally the
+ * KubeadmControlPlane provider (KCP), each under its own
  * service account identity with its module's RBAC, their CRDs from the module with the contract
  * labels Cluster API reads. The managers cannot run without a webhook server, so each gets a
  * self-signed serving certificate; no webhook configuration is installed (nothing defaults or
@@ -9,7 +10,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CertPair } from '@capstan/runtime/testing';
-import type { ClusterApiAssets } from './assets.js';
+import type { ClusterApiAssets, KubeadmControlPlaneAssets } from './assets.js';
 import type { CrdObject } from './crds.js';
 import { httpOk } from './http.js';
 import { type ManifestObject, readManifests } from './manifests.js';
@@ -17,22 +18,40 @@ import { freePorts } from './ports.js';
 import { ManagedProcess } from './process.js';
 import { waitFor } from './wait.js';
 
-/** The two managers: their RBAC name prefix and namespace (as the module's kustomize sets them). */
+/**
+ * The managers: their RBAC name prefix and namespace (as each module's kustomize sets them), and
+ * the label of the ClusterRoles their role aggregates, when it does.
+ */
 export const clusterApiManagers = [
-  { component: 'core', prefix: 'capi-', namespace: 'capi-system', serviceAccount: 'capi-manager' },
+  {
+    component: 'core',
+    prefix: 'capi-',
+    namespace: 'capi-system',
+    serviceAccount: 'capi-manager',
+    aggregateLabel: 'cluster.x-k8s.io/aggregate-to-manager',
+  },
   {
     component: 'kubeadm-bootstrap',
     prefix: 'capi-kubeadm-bootstrap-',
     namespace: 'capi-kubeadm-bootstrap-system',
     serviceAccount: 'capi-kubeadm-bootstrap-manager',
   },
+  {
+    component: 'kubeadm-control-plane',
+    prefix: 'capi-kubeadm-control-plane-',
+    namespace: 'capi-kubeadm-control-plane-system',
+    serviceAccount: 'capi-kubeadm-control-plane-manager',
+    aggregateLabel: 'kubeadm.controlplane.cluster.x-k8s.io/aggregate-to-manager',
+  },
 ] as const;
+
+type ManagerSpec = (typeof clusterApiManagers)[number];
 
 /**
  * The label a ClusterRole carries to grant the core manager access to an infrastructure
  * provider's kinds (the core manager's role aggregates them), as every provider's RBAC does.
  */
-export const aggregateToManagerLabel = 'cluster.x-k8s.io/aggregate-to-manager';
+export const aggregateToManagerLabel = clusterApiManagers[0].aggregateLabel;
 
 /**
  * A CRD with the contract labels Cluster API resolves references by: for Cluster API's own CRDs
@@ -59,25 +78,45 @@ export interface ClusterApiHost {
   issueServing(commonName: string): CertPair;
 }
 
-/** The RBAC of one manager: its module's ClusterRole, renamed as kustomize does, bound to its identity. */
-function managerRbac(
+/** Where one manager's binary, CRD bases and `config/rbac` are. */
+interface ManagerFiles {
+  binary: string;
+  crdDir: string;
+  rbacDir: string;
+}
+
+function managerFiles(
+  manager: ManagerSpec,
   assets: ClusterApiAssets,
-  manager: (typeof clusterApiManagers)[number],
-): ManifestObject[] {
+  kcp?: KubeadmControlPlaneAssets,
+): ManagerFiles {
+  if (manager.component === 'kubeadm-control-plane') {
+    if (!kcp) throw new Error('KubeadmControlPlane was asked for, but its assets are missing');
+    return { binary: kcp.manager, crdDir: kcp.crdDir, rbacDir: kcp.rbacDir };
+  }
+  return {
+    binary: manager.component === 'core' ? assets.manager : assets.kubeadmBootstrapManager,
+    crdDir: join(assets.crdDir, manager.component),
+    rbacDir: join(assets.rbacDir, manager.component),
+  };
+}
+
+/**
+ * The RBAC of one manager: its module's ClusterRole, renamed as kustomize does, bound to its
+ * identity. As the modules' default kustomizations do, a manager with an aggregation label has its
+ * role join an aggregated role, which also collects what providers grant it.
+ */
+function managerRbac(files: ManagerFiles, manager: ManagerSpec): ManifestObject[] {
   const roleName = `${manager.prefix}manager-role`;
-  const role = readManifests(join(assets.rbacDir, manager.component, 'role.yaml')).find(
+  const role = readManifests(join(files.rbacDir, 'role.yaml')).find(
     (o) => o.kind === 'ClusterRole',
   ) as ManifestObject;
-  // As the module's default kustomization does, the core manager's role joins an aggregated role
-  // that also collects what infrastructure providers grant it.
-  const core = manager.component === 'core';
-  const labels = core ? { [aggregateToManagerLabel]: 'true' } : {};
+  const aggregates = 'aggregateLabel' in manager;
+  const labels = aggregates ? { [manager.aggregateLabel]: 'true' } : {};
   const objects: ManifestObject[] = [{ ...role, metadata: { ...role.metadata, name: roleName, labels } }];
   let bound = roleName;
-  if (core) {
-    const aggregated = readManifests(
-      join(assets.rbacDir, 'core', 'aggregated_role.yaml'),
-    )[0] as ManifestObject;
+  if (aggregates) {
+    const aggregated = readManifests(join(files.rbacDir, 'aggregated_role.yaml'))[0] as ManifestObject;
     bound = `${manager.prefix}aggregated-manager-role`;
     objects.push({ ...aggregated, metadata: { ...aggregated.metadata, name: bound } });
   }
@@ -92,40 +131,48 @@ function managerRbac(
 }
 
 /** Feature gates a manager runs with (`--feature-gates`), beyond Cluster API's defaults. */
-export const clusterApiFeatureGates: Record<(typeof clusterApiManagers)[number]['component'], string[]> = {
+export const clusterApiFeatureGates: Record<ManagerSpec['component'], string[]> = {
   core: [],
   // Alpha in v1.14: KubeadmConfig `format: ignition` (Flatcar and other Ignition images).
   'kubeadm-bootstrap': ['KubeadmBootstrapFormatIgnition=true'],
+  // KCP generates the KubeadmConfigs of its machines, in the format its spec asks for.
+  'kubeadm-control-plane': ['KubeadmBootstrapFormatIgnition=true'],
 };
 
-/** Installs CRDs and RBAC, then starts both managers and waits until each reports ready. */
+/**
+ * Installs CRDs and RBAC, then starts the core manager and CABPK, and KCP when its assets are
+ * given, and waits until each reports ready.
+ */
 export async function startClusterApi(
   host: ClusterApiHost,
   assets: ClusterApiAssets,
+  kcp?: KubeadmControlPlaneAssets,
 ): Promise<ManagedProcess[]> {
-  const crds = clusterApiManagers.flatMap(({ component }) =>
-    readdirSync(join(assets.crdDir, component))
+  const managers = clusterApiManagers
+    .filter((m) => kcp || m.component !== 'kubeadm-control-plane')
+    .map((manager) => ({ manager, files: managerFiles(manager, assets, kcp) }));
+  const crds = managers.flatMap(({ files }) =>
+    readdirSync(files.crdDir)
       .filter((f) => f.endsWith('.yaml'))
-      .flatMap((f) => readManifests(join(assets.crdDir, component, f)) as CrdObject[])
+      .flatMap((f) => readManifests(join(files.crdDir, f)) as CrdObject[])
       .map((crd) => withContractLabels(crd)),
   );
   await host.installCRDs(crds);
   const serving = host.issueServing('cluster-api-webhooks');
   const started: ManagedProcess[] = [];
   try {
-    for (const manager of clusterApiManagers) {
-      await host.createObjects(managerRbac(assets, manager), { ignoreExisting: true });
+    for (const { manager, files } of managers) {
+      await host.createObjects(managerRbac(files, manager), { ignoreExisting: true });
       const identity = await host.serviceAccountKubeConfig(manager.namespace, manager.serviceAccount);
       const certDir = join(host.workDir, `${manager.serviceAccount}-webhook`);
       mkdirSync(certDir, { recursive: true });
       writeFileSync(join(certDir, 'tls.crt'), serving.cert);
       writeFileSync(join(certDir, 'tls.key'), serving.key, { mode: 0o600 });
       const [webhookPort, healthPort, diagnosticsPort] = await freePorts(3);
-      const binary = manager.component === 'core' ? assets.manager : assets.kubeadmBootstrapManager;
       const gates = clusterApiFeatureGates[manager.component];
       const proc = ManagedProcess.start(
         manager.serviceAccount,
-        binary,
+        files.binary,
         [
           `--kubeconfig=${identity.path}`,
           '--leader-elect=false',

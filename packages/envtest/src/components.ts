@@ -6,7 +6,13 @@
 import { pinnedVersion } from './versions.js';
 
 /** A component of envtest, built as a unit (one wrapper module, one cache folder, one lock). */
-export type ComponentName = 'kubernetes' | 'etcd' | 'kwok' | 'cluster-api' | 'clusterctl';
+export type ComponentName =
+  | 'kubernetes'
+  | 'etcd'
+  | 'kwok'
+  | 'cluster-api'
+  | 'kubeadm-control-plane'
+  | 'clusterctl';
 
 /** One binary of a component. */
 export interface BinarySpec {
@@ -104,6 +110,7 @@ export const components: Record<ComponentName, ComponentSpec> = {
       ['kustomize/stage/node', 'stages/node'],
       ['kustomize/stage/pod', 'stages/pod'],
       ['kustomize/rbac', 'rbac'],
+      ['kustomize/crd/bases', 'crds'],
     ],
   },
   'cluster-api': {
@@ -129,6 +136,26 @@ export const components: Record<ComponentName, ComponentSpec> = {
       ['bootstrap/kubeadm/config/crd/bases', 'crds/kubeadm-bootstrap'],
       ['core/config/rbac', 'rbac/core'],
       ['bootstrap/kubeadm/config/rbac', 'rbac/kubeadm-bootstrap'],
+    ],
+  },
+  // Cluster API's KubeadmControlPlane manager (KCP), at the managers' version, with its CRDs and
+  // RBAC; its own wrapper module, as KCP needs etcd's client (~30 s warm once core is built, 92 MB).
+  'kubeadm-control-plane': {
+    name: 'kubeadm-control-plane',
+    moduleDir: 'kubeadm-control-plane',
+    upstream: 'sigs.k8s.io/cluster-api',
+    binaries: [
+      {
+        name: 'kubeadm-control-plane-manager',
+        pkg: 'sigs.k8s.io/cluster-api/controlplane/kubeadm',
+        envVar: 'CAPSTAN_KUBEADM_CONTROL_PLANE_MANAGER_BINARY',
+      },
+    ],
+    versionFlags: (version, releasedAt) =>
+      kubeVersionFlags(['sigs.k8s.io/cluster-api/version'], version, releasedAt),
+    data: [
+      ['controlplane/kubeadm/config/crd/bases', 'crds'],
+      ['controlplane/kubeadm/config/rbac', 'rbac'],
     ],
   },
   // Cluster API's CLI (`clusterctl generate cluster`, `move`), at the managers' version, and the

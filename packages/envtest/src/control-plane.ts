@@ -95,9 +95,11 @@ export class ControlPlane {
   /** Starts etcd and kube-apiserver (and the chosen components) and waits until ready. */
   static async start(options: StartOptions = {}): Promise<ControlPlane> {
     const kwok = options.kwok || options.nodes !== undefined;
+    const kcp = typeof options.clusterApi === 'object' && options.clusterApi.controlPlane === 'kubeadm';
     const extras: ExtraComponent[] = [
       ...(kwok ? ['kwok' as const] : []),
       ...(options.clusterApi ? ['cluster-api' as const] : []),
+      ...(kcp ? ['kubeadm-control-plane' as const] : []),
     ];
     const assets = options.assets ?? (await resolveAssets({ with: extras }));
     const workDir = mkdtempSync(join(tmpdir(), 'capstan-envtest-'));
@@ -152,7 +154,7 @@ export class ControlPlane {
         options.controllerManager === true
           ? defaultControllers
           : options.controllerManager || options.controllers,
-        { kwok, clusterApi: options.clusterApi ?? false },
+        { kwok, clusterApi: Boolean(options.clusterApi) },
       );
       if (controllers.length) {
         const binary = requireAsset(
@@ -181,7 +183,14 @@ export class ControlPlane {
         started(await startKwok(plane.host, requireAsset(assets.kwok, 'kwok', 'CAPSTAN_KWOK_BINARY')));
       if (options.clusterApi) {
         const capi = requireAsset(assets.clusterApi, 'Cluster API', 'CAPSTAN_CLUSTER_API_MANAGER_BINARY');
-        for (const proc of await startClusterApi(plane.host, capi)) started(proc);
+        const controlPlane = kcp
+          ? requireAsset(
+              assets.kubeadmControlPlane,
+              'KubeadmControlPlane',
+              'CAPSTAN_KUBEADM_CONTROL_PLANE_MANAGER_BINARY',
+            )
+          : undefined;
+        for (const proc of await startClusterApi(plane.host, capi, controlPlane)) started(proc);
       }
       if (options.nodes !== undefined) await plane.addNodes(options.nodes);
       return plane;

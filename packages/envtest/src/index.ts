@@ -13,6 +13,7 @@ export {
   type ClusterctlAssets,
   defaultCacheRoot,
   type ExtraComponent,
+  type KubeadmControlPlaneAssets,
   type KwokAssets,
   type ResolveAssetsOptions,
   resolveAssets,
@@ -23,13 +24,32 @@ export { ControlPlane, type ControlPlaneInfo, type StartOptions } from './contro
 export { type ControllerName, defaultControllers } from './controller-manager.js';
 export type { CrdObject } from './crds.js';
 export { moduleSource } from './go-build.js';
+export {
+  decodeGuestinfoValue,
+  type GuestBootstrap,
+  type KubeadmStep,
+  kubeadmDocuments,
+  readGuestBootstrap,
+} from './guest-bootstrap.js';
 export type { ApiAnswer } from './http.js';
+export { type GuestNode, KubeadmGuest, type KubeadmGuestOptions } from './kubeadm-guest.js';
+export {
+  bootstrapTokenSecret,
+  controlPlaneComponents,
+  controlPlaneNodeRole,
+  controlPlanePods,
+  initUploads,
+  mirrorPod,
+  nodeRegistration,
+  usesExternalEtcd,
+} from './kubeadm-objects.js';
 export { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
 export type { RebootOptions } from './kwok-nodes.js';
 export { type ApplyOptions, type ManifestObject, readManifests } from './manifests.js';
 export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.js';
 export { freePort, freePorts } from './ports.js';
 export { type AdmissionResourceRule, refuseWrites, type WriteRefusal } from './refuse-writes.js';
+export type { ClusterApiOptions } from './start-options.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
 export { type ResolveToolOptions, resolveTool, type ToolName, type ToolSpec, tools } from './tools.js';
 export { clusterApiVersion, etcdVersion, kubernetesVersion, kwokVersion } from './versions.js';

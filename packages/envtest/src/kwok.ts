@@ -3,9 +3,13 @@
  * reports Ready, renews their Lease and runs the pods bound to them, with the stage files of its
  * module. It runs under its own identity with its module's `kwok-controller` RBAC.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CertPair } from '@capstan/runtime/testing';
 import type { KwokAssets } from './assets.js';
+import type { CrdObject } from './crds.js';
 import { type ManifestObject, readManifests } from './manifests.js';
+import { freePort } from './ports.js';
 import { ManagedProcess } from './process.js';
 import { delay } from './wait.js';
 
@@ -30,9 +34,22 @@ export interface KwokHost {
   workDir: string;
   createObjects(objects: ManifestObject[], options?: { ignoreExisting?: boolean }): Promise<void>;
   serviceAccountKubeConfig(namespace: string, name: string): Promise<{ path: string }>;
+  installCRDs(crds: CrdObject[]): Promise<void>;
+  issueServing(commonName: string): CertPair;
 }
 
-/** Installs kwok's RBAC (from its module), then starts it under its service account identity. */
+/** The kwok kinds that say where a pod's forwarded ports go: per pod, and for pods selected. */
+export const kwokPortForwardCrds = [
+  'kwok.x-k8s.io_portforwards.yaml',
+  'kwok.x-k8s.io_clusterportforwards.yaml',
+];
+
+/**
+ * Installs kwok's RBAC and port-forwarding CRDs (from its module), then starts it under its service
+ * account identity. It also serves the kubelet API (TLS, on a free loopback port that its Nodes
+ * report as their address and kubelet port), so the apiserver's `pods/portforward` reaches it and
+ * it forwards to the target a `PortForward` (pod's name and namespace) or `ClusterPortForward` names.
+ */
 export async function startKwok(host: KwokHost, assets: KwokAssets): Promise<ManagedProcess> {
   const rbac = ['role.yaml', 'role_binding.yaml'].flatMap((f) => readManifests(join(assets.rbacDir, f)));
   const binding = rbac.find((o) => o.kind === 'ClusterRoleBinding') as {
@@ -41,7 +58,18 @@ export async function startKwok(host: KwokHost, assets: KwokAssets): Promise<Man
   const subject = binding?.subjects?.[0];
   if (!subject) throw new Error(`${assets.rbacDir}/role_binding.yaml binds no service account`);
   await host.createObjects(rbac, { ignoreExisting: true });
+  await host.installCRDs(
+    kwokPortForwardCrds.flatMap((f) => readManifests(join(assets.crdDir, f)) as CrdObject[]),
+  );
   const identity = await host.serviceAccountKubeConfig(subject.namespace, subject.name);
+  const serving = host.issueServing('kwok-kubelet');
+  const [certFile, keyFile] = [
+    join(host.workDir, 'kwok-kubelet.crt'),
+    join(host.workDir, 'kwok-kubelet.key'),
+  ];
+  writeFileSync(certFile, serving.cert);
+  writeFileSync(keyFile, serving.key, { mode: 0o600 });
+  const kubeletPort = await freePort();
   const kwok = ManagedProcess.start(
     'kwok',
     assets.binary,
@@ -52,6 +80,12 @@ export async function startKwok(host: KwokHost, assets: KwokAssets): Promise<Man
       `--config=${kwokStageFiles.map((f) => join(assets.stagesDir, f)).join(',')}`,
       '--node-lease-duration-seconds=40',
       '--cidr=10.244.0.1/16',
+      '--node-ip=127.0.0.1',
+      `--node-port=${kubeletPort}`,
+      `--server-address=127.0.0.1:${kubeletPort}`,
+      `--tls-cert-file=${certFile}`,
+      `--tls-private-key-file=${keyFile}`,
+      '--enable-crds=PortForward,ClusterPortForward',
     ],
     join(host.workDir, 'kwok.log'),
   );

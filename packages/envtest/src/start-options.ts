@@ -4,6 +4,12 @@ import type { ControllerName } from './controller-manager.js';
 import type { CrdObject } from './crds.js';
 import type { NodeSpec } from './nodes.js';
 
+/** Which Cluster API providers run beside the core manager and the kubeadm bootstrap provider. */
+export interface ClusterApiOptions {
+  /** `'kubeadm'`: the KubeadmControlPlane provider (KCP) too. */
+  controlPlane?: 'kubeadm';
+}
+
 /** Options of `ControlPlane.start`. */
 export interface StartOptions {
   /**
@@ -34,9 +40,12 @@ export interface StartOptions {
   nodes?: number | NodeSpec[];
   /**
    * Run Cluster API's core manager and kubeadm bootstrap provider (CRDs, RBAC and identities
-   * included; kube-controller-manager's `clusterrole-aggregation` runs too). Pair it with `startWorkloadCluster` for Machines to find their Nodes.
+   * included; kube-controller-manager's `clusterrole-aggregation` runs too); with
+   * `{ controlPlane: 'kubeadm' }` also the KubeadmControlPlane provider (KCP). Pair it with
+   * `startWorkloadCluster` for Machines to find their Nodes, and KCP with `kubeadmGuest` for
+   * machines that play kubeadm.
    */
-  clusterApi?: boolean;
+  clusterApi?: boolean | ClusterApiOptions;
   /**
    * Run kube-apiserver with its watch cache (default false). Without it every watch is served by
    * etcd, so a watch resumes from any resourceVersion etcd still holds — also across

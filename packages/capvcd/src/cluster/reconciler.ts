@@ -234,10 +234,11 @@ export class VCDClusterReconciler implements Reconciler {
     return this.settle(vcdCluster, status, step, task !== undefined);
   }
 
-  /** IPs of the cluster's provisioned control-plane machines. */
   /**
-   * IPs of the cluster's provisioned control-plane machines, and whether one that was provisioned
-   * before (it has a providerID) has not reported again yet (its status was lost, as in a move).
+   * IPs of the cluster's provisioned control-plane machines not being deleted (a machine going
+   * away leaves the pool first; its VM powers off only once it has), and whether one that was
+   * provisioned before (it has a providerID) has not reported again yet (its status was lost, as
+   * in a move).
    */
   private async controlPlane(namespace: string, clusterName: string, vcdMachines: VCDMachine[]) {
     const cps = await this.deps.client.list(MachineType, {
@@ -245,9 +246,17 @@ export class VCDClusterReconciler implements Reconciler {
       labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName},${CONTROL_PLANE_LABEL}`,
     });
     const names = new Set(cps.items.map((m) => m.spec?.infrastructureRef?.name));
+    const leaving = new Set(
+      cps.items.filter((m) => m.metadata.deletionTimestamp).map((m) => m.spec?.infrastructureRef?.name),
+    );
     const ours = vcdMachines.filter((m) => names.has(m.metadata.name));
     const ips = ours
-      .filter((m) => m.status?.initialization?.provisioned)
+      .filter(
+        (m) =>
+          m.status?.initialization?.provisioned &&
+          !m.metadata.deletionTimestamp &&
+          !leaving.has(m.metadata.name),
+      )
       .flatMap(
         (m) => m.status?.addresses?.filter((a) => a.type === 'InternalIP').map((a) => a.address) ?? [],
       );

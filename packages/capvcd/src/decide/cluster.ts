@@ -9,8 +9,9 @@
  * 2. The VIP is taken from the edge gateway's free uplink addresses when the virtual service is
  *    made (VCD marks it used then), and recorded in `spec.controlPlaneEndpoint` after (which
  *    survives move); the virtual service that exists is the truth about the VIP.
- * 3. Members are the control-plane VMs that are provisioned (powered on with an IP); the pool's
- *    TCP health monitor keeps traffic off those not serving yet (#220).
+ * 3. Members are the control-plane VMs that are provisioned (powered on with an IP) and not being
+ *    deleted; the pool's TCP health monitor keeps traffic off those not serving yet (#220). A
+ *    deleting machine leaves the pool first: its VM powers off only once the pool has dropped it.
  * 4. Deletion waits for every machine to be gone, then removes virtual service, pool, and the
  *    cluster's vApp if it is left empty.
  */

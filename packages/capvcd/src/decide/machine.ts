@@ -46,6 +46,12 @@ export interface MachineIntent {
   /** The ExtraConfig keys the VM must carry before it powers on (bootstrap data, metadata). */
   guestinfo: Record<string, string>;
   deleting: boolean;
+  /**
+   * A control-plane machine's IP is still a member of the cluster's load balancer pool: while
+   * deleting, its VM stays powered on until the pool has dropped it, so the pool never sends
+   * traffic to a VM going down.
+   */
+  inLoadBalancer?: boolean;
 }
 
 /** What VCD (and our recorded task) report now. */
@@ -152,6 +158,12 @@ function decideDeletion(intent: MachineIntent, vapp: ObservedVApp): MachineStep 
   if (vm) {
     if (vm.busy || vapp.busy)
       return { kind: 'WaitForVCD', reason: 'VMBusy', message: 'a task runs on the VM or its vApp' };
+    if (vm.status === VmStatus.PoweredOn && intent.inLoadBalancer)
+      return {
+        kind: 'WaitForVCD',
+        reason: 'LoadBalancerMember',
+        message: 'the VM leaves the control-plane load balancer pool before it powers off',
+      };
     if (vm.status === VmStatus.PoweredOn) return { kind: 'PowerOff' };
     if (vm.deployed) return { kind: 'UndeployVM' };
     return { kind: 'DeleteVM' };

@@ -250,12 +250,19 @@ export class VCDMachineReconciler implements Reconciler {
       secret && vm
         ? await guestinfoOf(connection, secret, vm, vmName, placement.networks[0] as string, placement.ovdc)
         : {};
+    const poolMembers = vcdCluster.status?.loadBalancer?.members ?? [];
     const intent = {
       vmName,
       vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
       vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
       guestinfo,
       deleting,
+      // Not when the whole cluster goes: its load balancer is deleted after its machines.
+      inLoadBalancer:
+        deleting &&
+        !vcdCluster.metadata.deletionTimestamp &&
+        vm?.ip !== undefined &&
+        poolMembers.includes(vm.ip),
     };
     const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
     this.vappLocks.decided(machineKey, step, deleting);

@@ -13,12 +13,19 @@ import {
   type CapvcdOptions,
   EVENT_SOURCE,
   PROVIDER_ID_PREFIX,
+  providerIdFor,
   type VCDMachine,
   type VCDMachineSpec,
   VCDMachineType,
   type Zone,
 } from '@capstan/capvcd';
-import { ControlPlane, type ManifestObject, readManifests, startWorkloadCluster } from '@capstan/envtest';
+import {
+  ControlPlane,
+  KubeadmGuest,
+  type ManifestObject,
+  readManifests,
+  startWorkloadCluster,
+} from '@capstan/envtest';
 import { Client, Manager } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually, WatchRecord } from '@capstan/runtime/testing';
@@ -60,6 +67,8 @@ export class Harness {
   /** Errors a provider's run ended with (a lost leader lease, ...). */
   readonly failures: unknown[] = [];
   private readonly histories: WatchRecord<VCDMachine>[] = [];
+  /** With KubeadmControlPlane: the guests that play kubeadm (see `Harness.start`). */
+  guest: KubeadmGuest | undefined;
 
   private constructor(
     readonly plane: ControlPlane,
@@ -74,14 +83,21 @@ export class Harness {
    * cluster for the same VCD, as `clusterctl move` targets; only the owner stops the simulator).
    */
   static async start(
-    options: Partial<VcdSimOptions> & { namespace: string; sharedSim?: VcdSim },
+    options: Partial<VcdSimOptions> & {
+      namespace: string;
+      sharedSim?: VcdSim;
+      kubeadmControlPlane?: boolean;
+    },
   ): Promise<Harness> {
     // Cluster API's manager role is an aggregated ClusterRole: kube-controller-manager's
     // clusterrole-aggregation controller must run to fill it (ours included); the garbage
-    // collector removes what owner references tie to deleted objects.
+    // collector removes what owner references tie to deleted objects. With KubeadmControlPlane,
+    // kwok runs the Nodes and the guests play kubeadm (static pods, kubeadm-config), as KCP checks.
+    const kcp = options.kubeadmControlPlane ?? false;
     const plane = await ControlPlane.start({
-      clusterApi: true,
+      clusterApi: kcp ? { controlPlane: 'kubeadm' } : true,
       controllerManager: ['clusterrole-aggregation', 'garbagecollector'],
+      kwok: kcp,
     });
     if (process.env.CAPVCD_TEST_LOG) console.info(`management cluster: ${plane.kubeconfigPath}`);
     const client = new Client(new HttpTransport(plane.kubeConfig));
@@ -98,6 +114,11 @@ export class Harness {
         },
       }));
     harness = new Harness(plane, sim, client, options.namespace, !options.sharedSim);
+    if (kcp)
+      harness.guest = new KubeadmGuest({
+        workload: plane,
+        providerID: providerIdFor,
+      });
     await plane.installCRDs([deploy('crds.yaml')]);
     // deploy/ as an operator applies it: the provider's Namespace, then its RBAC and ServiceAccount
     // (the Deployment itself stays out: the provider runs here, in-process or as main.js).
@@ -109,9 +130,16 @@ export class Harness {
     return harness;
   }
 
-  /** The guest: keeps its guestinfo and registers its Node by providerID in the workload cluster. */
+  /**
+   * The guest: keeps its guestinfo and registers its Node by providerID in the workload cluster;
+   * with KubeadmControlPlane, plays kubeadm as its bootstrap data says.
+   */
   private async boot(vm: BootedVm, guestinfo: Record<string, string>): Promise<void> {
     this.booted.set(vm.name, guestinfo);
+    if (this.guest) {
+      await this.guest.boot(guestinfo);
+      return;
+    }
     await this.client.create(Node, {
       metadata: { name: vm.name },
       spec: { providerID: `${PROVIDER_ID_PREFIX}${vm.urn}` },
@@ -195,6 +223,7 @@ export class Harness {
   async stop(): Promise<void> {
     for (const history of this.histories.splice(0)) await history.stop();
     await this.provider?.stop();
+    await this.guest?.stop();
     if (this.ownsSim) await this.sim?.stop();
     await this.plane?.stop();
   }

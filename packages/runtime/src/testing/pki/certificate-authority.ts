@@ -3,7 +3,7 @@
  * certificates, so test servers (envtest's kube-apiserver and webhooks, the VCD simulator) serve
  * real HTTPS their clients verify, and Kubernetes users authenticate by certificate. ECDSA P-256
  * keys from node:crypto (made in about a millisecond), certificates encoded by `der.ts`; no
- * dependency.
+ * dependency. A CA made elsewhere (Cluster API's RSA etcd CA) can be read from PEM and sign too.
  */
 import {
   createHash,
@@ -31,6 +31,7 @@ import {
   utcTime,
   utf8,
 } from './der.js';
+import { certificateNames } from './der-read.js';
 
 /** A PEM certificate and its PEM (PKCS#8) private key. */
 export interface CertPair {
@@ -39,6 +40,7 @@ export interface CertPair {
 }
 
 const ECDSA_SHA256 = sequence(oid('1.2.840.10045.4.3.2'));
+const RSA_SHA256 = sequence(oid('1.2.840.113549.1.1.11'), Buffer.from([0x05, 0x00]));
 const COMMON_NAME = '2.5.4.3';
 const ORGANIZATION = '2.5.4.10';
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
@@ -84,6 +86,8 @@ interface CertSpec {
   publicKey: KeyObject;
   signingKey: KeyObject;
   issuerKeyId: Buffer;
+  /** The signature algorithm of `signingKey`: ECDSA or RSA, each with SHA-256. */
+  algorithm: Buffer;
   extensions: Buffer[];
 }
 
@@ -92,7 +96,7 @@ function certificate(spec: CertSpec): string {
   const tbs = sequence(
     explicit(0, integer(Buffer.from([2]))),
     integer(Buffer.concat([Buffer.from([1]), randomBytes(15)])),
-    ECDSA_SHA256,
+    spec.algorithm,
     spec.issuer,
     sequence(utcTime(new Date(now - DAY_MS)), utcTime(new Date(now + 5 * 365 * DAY_MS))),
     spec.subject,
@@ -106,7 +110,7 @@ function certificate(spec: CertSpec): string {
       ),
     ),
   );
-  const der = sequence(tbs, ECDSA_SHA256, bitString(sign('sha256', tbs, spec.signingKey)));
+  const der = sequence(tbs, spec.algorithm, bitString(sign('sha256', tbs, spec.signingKey)));
   const b64 = der.toString('base64').replace(/.{64}/g, '$&\n');
   return `-----BEGIN CERTIFICATE-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END CERTIFICATE-----\n`;
 }
@@ -114,13 +118,22 @@ function certificate(spec: CertSpec): string {
 const newKeys = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const pkcs8 = (key: KeyObject): string => key.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-/** A certificate authority for tests: it signs serving and client certificates. */
+/** The signature algorithm a CA's key signs with, or an error naming a key type it cannot. */
+function algorithmOf(key: KeyObject): Buffer {
+  if (key.asymmetricKeyType === 'ec') return ECDSA_SHA256;
+  if (key.asymmetricKeyType === 'rsa') return RSA_SHA256;
+  throw new Error(`a CA key of type ${key.asymmetricKeyType} is not supported`);
+}
+
+/** A certificate authority for tests: it signs serving, peer and client certificates. */
 export class CertificateAuthority {
   private constructor(
     private readonly privateKey: KeyObject,
     /** The CA certificate in PEM: clients trust it. */
     readonly certPem: string,
     private readonly subject: Buffer,
+    /** How issued certificates name this CA: its own Subject Key Identifier when it has one. */
+    private readonly ownKeyId: Buffer = keyId(createPublicKey(privateKey)),
   ) {}
 
   /** A new self-signed CA, valid from a day ago for five years. */
@@ -133,6 +146,7 @@ export class CertificateAuthority {
       publicKey: keys.publicKey,
       signingKey: keys.privateKey,
       issuerKeyId: keyId(keys.publicKey),
+      algorithm: ECDSA_SHA256,
       extensions: [
         extension('2.5.29.19', true, sequence(boolean(true))),
         extension('2.5.29.15', true, bitString(Buffer.from([0x06]), 1)), // keyCertSign, cRLSign
@@ -150,6 +164,19 @@ export class CertificateAuthority {
     return new CertificateAuthority(privateKey, certPem, distinguishedName(commonName));
   }
 
+  /**
+   * A CA from its PEM certificate and key (PKCS#1, SEC1 or PKCS#8; RSA or ECDSA), such as the
+   * `<cluster>-etcd` CA Cluster API writes into a control-plane machine's bootstrap data. It is
+   * named in what it issues exactly as its certificate names itself (subject bytes, key identifier:
+   * Go's crypto/x509 derives the latter otherwise than here).
+   */
+  static fromPem(certPem: string, keyPem: string): CertificateAuthority {
+    const privateKey = createPrivateKey(keyPem);
+    algorithmOf(privateKey);
+    const { subject, subjectKeyId } = certificateNames(new X509Certificate(certPem).raw);
+    return new CertificateAuthority(privateKey, certPem, subject, subjectKeyId);
+  }
+
   /** Writes `ca.crt` and `ca.key` (owner-only) into `dir`. */
   save(dir: string): void {
     writePair(dir, 'ca', { cert: this.certPem, key: pkcs8(this.privateKey) });
@@ -157,28 +184,40 @@ export class CertificateAuthority {
 
   /** A serving certificate for `hosts` (DNS names and IP addresses; loopback by default). */
   issueServing(commonName: string, hosts: readonly string[] = LOOPBACK_HOSTS): CertPair {
-    return this.issue(distinguishedName(commonName), SERVER_AUTH, [
-      extension('2.5.29.17', false, sequence(...hosts.map(altName))),
-    ]);
+    return this.issue(
+      distinguishedName(commonName),
+      [SERVER_AUTH],
+      [extension('2.5.29.17', false, sequence(...hosts.map(altName)))],
+    );
+  }
+
+  /** A certificate for serving and as a client on loopback (an etcd member's, for its peers). */
+  issuePeer(commonName: string, hosts: readonly string[] = ['127.0.0.1', 'localhost']): CertPair {
+    return this.issue(
+      distinguishedName(commonName),
+      [SERVER_AUTH, CLIENT_AUTH],
+      [extension('2.5.29.17', false, sequence(...hosts.map(altName)))],
+    );
   }
 
   /** A client certificate: Kubernetes reads the user name from CN and the groups from O. */
   issueClient(user: string, groups: readonly string[] = []): CertPair {
-    return this.issue(distinguishedName(user, groups), CLIENT_AUTH, []);
+    return this.issue(distinguishedName(user, groups), [CLIENT_AUTH], []);
   }
 
-  private issue(subject: Buffer, usage: string, extra: Buffer[]): CertPair {
+  private issue(subject: Buffer, usages: readonly string[], extra: Buffer[]): CertPair {
     const keys = newKeys();
     const cert = certificate({
       subject,
       issuer: this.subject,
       publicKey: keys.publicKey,
       signingKey: this.privateKey,
-      issuerKeyId: keyId(createPublicKey(this.privateKey)),
+      issuerKeyId: this.ownKeyId,
+      algorithm: algorithmOf(this.privateKey),
       extensions: [
         extension('2.5.29.19', true, sequence()),
         extension('2.5.29.15', true, bitString(Buffer.from([0x80]), 7)), // digitalSignature
-        extension('2.5.29.37', false, sequence(oid(usage))),
+        extension('2.5.29.37', false, sequence(...usages.map(oid))),
         ...extra,
       ],
     });

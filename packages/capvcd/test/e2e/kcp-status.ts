@@ -1,0 +1,159 @@
+/**
+ * Reading and steering a KubeadmControlPlane in the e2e harness: its status, scaling it, waiting
+ * until it settles (replicas Available, as many VMs), and the load balancer pool's members.
+ */
+import { callSim } from '@capstan/vcdsim';
+import { loadBalancerName } from '../../src/index.js';
+import { Harness } from './harness.js';
+import { CONTROL_PLANE } from './kcp-objects.js';
+
+interface Condition {
+  type: string;
+  status: string;
+  message?: string;
+}
+
+/** The KubeadmControlPlane status fields the tests read. */
+export interface Kcp {
+  spec?: { version?: string };
+  status?: {
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    upToDateReplicas?: number;
+    initialization?: { controlPlaneInitialized?: boolean };
+    conditions?: Condition[];
+  };
+}
+
+const path = (ns: string, name: string) =>
+  `/apis/${CONTROL_PLANE}/v1beta2/namespaces/${ns}/kubeadmcontrolplanes/${name}`;
+
+export async function getKcp(h: Harness, ns: string, name: string): Promise<Kcp> {
+  const answer = await h.plane.request('GET', path(ns, name));
+  if (answer.status !== 200)
+    throw new Error(`GET KubeadmControlPlane ${name}: ${JSON.stringify(answer.body)}`);
+  return answer.body as Kcp;
+}
+
+/** Merge-patches the KubeadmControlPlane's spec (replicas, version). */
+export async function patchKcp(h: Harness, ns: string, name: string, spec: Record<string, unknown>) {
+  const answer = await h.plane.request('PATCH', path(ns, name), { spec }, 'application/merge-patch+json');
+  if (answer.status !== 200)
+    throw new Error(`PATCH KubeadmControlPlane ${name}: ${JSON.stringify(answer.body)}`);
+}
+
+export const kcpCondition = (k: Kcp, type: string) => k.status?.conditions?.find((c) => c.type === type);
+
+const kcpText = (k: Kcp) =>
+  `KCP replicas ${k.status?.replicas}, ready ${k.status?.readyReplicas}, available ${k.status?.availableReplicas}; ` +
+  (k.status?.conditions ?? []).map((c) => `${c.type}=${c.status} ${c.message ?? ''}`).join('; ');
+
+/** Waits until the KCP has `replicas` machines, all available, `Available` true, and as many VMs. */
+export async function kcpSettled(
+  h: Harness,
+  ns: string,
+  name: string,
+  replicas: number,
+  timeoutMs = 240_000,
+) {
+  let last: Kcp | undefined;
+  try {
+    return await h.wait(
+      `KCP ${name} settled at ${replicas} Available replicas`,
+      async () => {
+        last = await getKcp(h, ns, name);
+        const s = last.status;
+        const available = kcpCondition(last, 'Available')?.status === 'True';
+        const vms = h.vcdObjects().vms.length;
+        return available && s?.replicas === replicas && s.availableReplicas === replicas && vms === replicas
+          ? last
+          : undefined;
+      },
+      timeoutMs,
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${last ? kcpText(last) : 'no KCP read'}`);
+  }
+}
+
+/** The IPs of the cluster's load balancer pool members in vcdsim. */
+export const poolMembers = (h: Harness, ns: string, name: string): string[] =>
+  (h.vcdObjects().pools.find((p) => p.name === loadBalancerName(ns, name))?.members ?? []).map(
+    (m) => m.ipAddress,
+  );
+
+/** A harness for one KubeadmControlPlane cluster: KCP, kwok, kubeadm guests, the provider running. */
+export async function startKcpHarness(namespace: string, cluster: string): Promise<Harness> {
+  const h = await Harness.start({ namespace, kubeadmControlPlane: true });
+  await h.prepareCluster(cluster);
+  await h.startProvider();
+  return h;
+}
+
+/** What sampling the load balancer during a rollout saw. */
+export interface PoolSamples {
+  samples: number;
+  /** Samples in which no member was UP (no VM behind the pool serving). */
+  withoutHealthyMember: number;
+  /** Members seen in the pool while their VM was not powered on (`<ip> <vm status>`). */
+  membersDown: string[];
+  /** The most control-plane VMs seen at once. */
+  mostVms: number;
+}
+
+/**
+ * Samples the cluster's pool through vcdsim's inspection (every 100 ms) until `stop`: whether some
+ * member is UP (enabled, its VM powered on, booted and serving, as vcdsim's health says) and
+ * whether any member's VM is not powered on (a member left in the pool while its VM goes down).
+ */
+export function samplePool(h: Harness, ns: string, name: string): { stop(): PoolSamples } {
+  const seen: PoolSamples = { samples: 0, withoutHealthyMember: 0, membersDown: [], mostVms: 0 };
+  const world = h.sim.inspect.world;
+  const timer = setInterval(() => {
+    const pool = h.vcdObjects().pools.find((p) => p.name === loadBalancerName(ns, name));
+    if (!pool) return;
+    seen.samples++;
+    seen.mostVms = Math.max(seen.mostVms, h.vcdObjects().vms.length);
+    let up = 0;
+    for (const m of pool.members) {
+      const vm = world.vmHoldingIp(m.ipAddress);
+      const running = vm?.status === 4 && vm.toolsRunning;
+      if (m.enabled && running && vm?.serving) up++;
+      if (!running)
+        seen.membersDown.push(`${m.ipAddress} ${vm ? `VM ${vm.name} status ${vm.status}` : 'no VM'}`);
+    }
+    if (up === 0) seen.withoutHealthyMember++;
+  }, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return seen;
+    },
+  };
+}
+
+/**
+ * Powers a VM off behind capvcd's back, as a tenant user would in Cloud Director: a session of its
+ * own and the VM's `power/action/powerOff`, waited for until VCD reports it off.
+ */
+export async function powerOffInVcd(h: Harness, vmName: string): Promise<void> {
+  const vm = h.sim.inspect.vm(vmName);
+  if (!vm) throw new Error(`vcdsim has no VM ${vmName}`);
+  const endpoint = { url: h.sim.url, caPem: h.sim.caPem };
+  const login = await callSim(endpoint, 'POST', '/cloudapi/1.0.0/sessions', {
+    headers: {
+      Accept: 'application/*;version=37.2',
+      Authorization: `Basic ${Buffer.from('alice@tenant-a:alice-password').toString('base64')}`,
+    },
+  });
+  if (login.status !== 200) throw new Error(`login to vcdsim: ${login.status} ${login.text}`);
+  const token = String(login.headers['x-vmware-vcloud-access-token']);
+  const off = await callSim(endpoint, 'POST', `/api/vApp/vm-${vm.id}/power/action/powerOff`, {
+    headers: { Accept: 'application/*+xml;version=37.2', Authorization: `Bearer ${token}` },
+  });
+  if (off.status !== 202) throw new Error(`powerOff ${vmName}: ${off.status} ${off.text}`);
+  await h.wait(`VM ${vmName} powered off`, async () =>
+    h.sim.inspect.vm(vmName)?.status === 8 ? true : undefined,
+  );
+}

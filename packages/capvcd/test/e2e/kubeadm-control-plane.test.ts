@@ -1,0 +1,124 @@
+/**
+ * KubeadmControlPlane (KCP, the real manager) on vcdsim machines through capvcd, with external
+ * etcd (tier a): the guests play kubeadm (envtest's KubeadmGuest: static pods, kubeadm-config,
+ * control-plane Nodes through kwok), so KCP initializes the control plane, reports it Available,
+ * reads each node's apiserver certificate through kwok's port-forwarding, and scales it 1 → 3 → 1
+ * behind the VCD load balancer, leaving no VM behind; a version bump rolls it one machine at a time,
+ * the pool (sampled through vcdsim) never without a healthy member nor holding a VM going down.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MachineType } from '../../src/index.js';
+import type { Harness } from './harness.js';
+import { kcpClusterObjects } from './kcp-objects.js';
+import { getKcp, kcpSettled, patchKcp, poolMembers, samplePool, startKcpHarness } from './kcp-status.js';
+
+const ns = 'e2e-kcp';
+const cluster = 'kcp1';
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startKcpHarness(ns, cluster);
+}, 600_000);
+afterAll(() => h?.stop());
+
+describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
+  it('initializes a 1-replica control plane and reports it Available', { timeout: 300_000 }, async () => {
+    // The workload plane's own etcd is the external etcd; a client certificate from its CA names it.
+    const client = await h.plane.userKubeConfig('apiserver-etcd-client');
+    const user = client.getCurrentUser();
+    const etcd = {
+      endpoint: h.plane.etcdUrl,
+      caPem: readFileSync(join(h.plane.info.workDir, 'pki', 'ca.crt'), 'utf8'),
+      certPem: Buffer.from(user?.certData ?? '', 'base64').toString(),
+      keyPem: Buffer.from(user?.keyData ?? '', 'base64').toString(),
+    };
+    await h.plane.createObjects(
+      kcpClusterObjects({ namespace: ns, url: h.sim.url }, cluster, etcd, { replicas: 1 }),
+    );
+    const ready = await kcpSettled(h, ns, cluster, 1);
+    expect(ready.status?.initialization?.controlPlaneInitialized).toBe(true);
+    // What the guest left, as kubeadm init would: the kubeadm-config naming the external etcd, the
+    // control-plane Node, and its three static pods (no etcd pod: etcd is external).
+    const config = await h.plane.request('GET', '/api/v1/namespaces/kube-system/configmaps/kubeadm-config');
+    expect((config.body as { data: Record<string, string> }).data.ClusterConfiguration).toContain(
+      h.plane.etcdUrl,
+    );
+    const [guest] = h.guest?.nodes ?? [];
+    expect(guest?.step).toBe('init');
+    const pods = await h.plane.request(
+      'GET',
+      '/api/v1/namespaces/kube-system/pods?labelSelector=tier%3Dcontrol-plane',
+    );
+    const names = (pods.body as { items: Array<{ metadata: { name: string } }> }).items.map(
+      (p) => p.metadata.name,
+    );
+    expect(names.sort()).toEqual(
+      ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `${c}-${guest?.name}`),
+    );
+    // KCP read the node's kube-apiserver serving certificate through the apiserver's port-forward to
+    // the node (kwok's kubelet server, the guest's PortForward) and recorded its expiry.
+    await h.wait('the certificate expiry on the KubeadmConfig', async () => {
+      const configs = await h.plane.request(
+        'GET',
+        `/apis/bootstrap.cluster.x-k8s.io/v1beta2/namespaces/${ns}/kubeadmconfigs`,
+      );
+      const items = (configs.body as { items: Array<{ metadata: { annotations?: Record<string, string> } }> })
+        .items;
+      const expiry = items[0]?.metadata.annotations?.['machine.cluster.x-k8s.io/certificates-expiry'];
+      return expiry && Date.parse(expiry) > Date.now() ? expiry : undefined;
+    });
+    await h.wait('the control plane in the load balancer pool', async () =>
+      poolMembers(h, ns, cluster).length === 1 ? true : undefined,
+    );
+  });
+
+  it('scales to 3 and back to 1: machines, VMs and pool members follow', { timeout: 600_000 }, async () => {
+    await patchKcp(h, ns, cluster, { replicas: 3 });
+    await kcpSettled(h, ns, cluster, 3, 400_000);
+    await h.wait('3 pool members', async () => (poolMembers(h, ns, cluster).length === 3 ? true : undefined));
+    expect(h.guest?.nodes.filter((n) => n.step === 'join-control-plane')).toHaveLength(2);
+
+    await patchKcp(h, ns, cluster, { replicas: 1 });
+    await kcpSettled(h, ns, cluster, 1, 400_000);
+    await h.wait('1 pool member', async () => (poolMembers(h, ns, cluster).length === 1 ? true : undefined));
+    expect(h.vcdObjects().vms).toHaveLength(1);
+  });
+
+  it('a version bump rolls the control plane with maxSurge 1: the pool always has a healthy member and never a VM going down; no VM leaked', {
+    timeout: 400_000,
+  }, async () => {
+    const before = new Set(h.vcdObjects().vms.map((vm) => vm.name));
+    const sampler = samplePool(h, ns, cluster);
+    await patchKcp(h, ns, cluster, { version: 'v1.35.1' });
+    const rolled = await h.wait(
+      'the control plane rolled onto v1.35.1',
+      async () => {
+        const k = await getKcp(h, ns, cluster);
+        const machines = (await h.client.list(MachineType, { namespace: ns })).items;
+        const vms = h.vcdObjects().vms;
+        const done =
+          k.status?.upToDateReplicas === 1 &&
+          k.status.availableReplicas === 1 &&
+          machines.length === 1 &&
+          machines.every((m) => m.status?.nodeRef) &&
+          vms.length === 1 &&
+          !before.has(vms[0]?.name as string);
+        return done ? machines : undefined;
+      },
+      300_000,
+    );
+    await h.wait('the new machine in the pool', async () =>
+      poolMembers(h, ns, cluster).length === 1 ? true : undefined,
+    );
+    const seen = sampler.stop();
+    expect(seen.samples).toBeGreaterThan(50);
+    expect(seen.withoutHealthyMember).toBe(0);
+    expect(seen.membersDown).toEqual([]);
+    expect(seen.mostVms).toBe(2); // maxSurge 1: one new VM at a time
+    // The new machine's guest joined with the version KCP uploaded for the upgrade.
+    const joined = h.guest?.nodes.find((n) => n.name === rolled[0]?.status?.nodeRef?.name);
+    expect(joined).toMatchObject({ step: 'join-control-plane', version: 'v1.35.1' });
+  });
+});
