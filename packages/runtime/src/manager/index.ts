@@ -35,11 +35,13 @@ export {
   loggerFor,
 } from './logger.js';
 export { type LeaderElectionOptions, LeadershipLostError, Manager, type ManagerOptions } from './manager.js';
+export type { MetricsAccessTtls } from './metrics/metrics-access.js';
 export {
   MetricsRegistry,
   type MetricsRegistryOptions,
   type RestRequestInfo,
 } from './metrics/metrics-registry.js';
+export type { MetricsSecureOptions } from './metrics/secure-metrics.js';
 export type { Check, ProbesServerPorts } from './probes-server.js';
 export { runManager, signalOnTerminate } from './run-manager.js';
 export type { Runnable, RunnableScope } from './runnable.js';

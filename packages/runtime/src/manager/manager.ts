@@ -4,9 +4,8 @@ import { Client } from '../client/client.js';
 import { HttpTransport } from '../client/http-transport.js';
 import type { ClusterAccess } from '../client/kubeconfig-types.js';
 import type { ApiTransport } from '../client/transport.js';
-import type { ResourceType } from '../client/types.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
-import { type AdmissionWebhooks, ControllerBuilder } from '../controller/builder.js';
+import type { ControllerBuilder } from '../controller/builder.js';
 import type { Controller } from '../controller/controller.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
 import { webhookMetrics } from '../webhook/metrics.js';
@@ -14,7 +13,9 @@ import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
 import { InformerHealthChecks } from './informer-health.js';
 import { LeaderElector } from './leaderelection/leader-elector.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from './logger.js';
+import { ManagedControllerBuilder } from './managed-builder.js';
 import { MetricsRegistry } from './metrics/metrics-registry.js';
+import { type MetricsSecureOptions, secureMetricsServing } from './metrics/secure-metrics.js';
 import { type Check, ProbesServer, type ProbesServerPorts } from './probes-server.js';
 import type { Runnable, RunnableScope } from './runnable.js';
 
@@ -58,6 +59,8 @@ export interface ManagerOptions {
   leaderElection?: LeaderElectionOptions;
   /** `:8080` (default), `127.0.0.1:9090`, `:0` (ephemeral) or `0` (off). */
   metricsBindAddress?: string;
+  /** Serve `/metrics` over HTTPS to ServiceAccounts allowed `get /metrics` only; plain HTTP without. */
+  metricsSecure?: MetricsSecureOptions;
   /** `:8081` (default) or `0` (off). */
   healthProbeBindAddress?: string;
   /** Serve `/debug/queues` (per controller, per key: why enqueued, failures, next run). Off by default. */
@@ -88,30 +91,6 @@ export interface ManagerOptions {
 /** The lease was lost while leading; the process should exit non-zero. */
 export class LeadershipLostError extends Error {
   override readonly name = 'LeadershipLostError';
-}
-
-/** A controller builder that registers what it builds with its manager. */
-class ManagedControllerBuilder extends ControllerBuilder {
-  constructor(
-    private readonly manager: Manager,
-    cache: InformerCache,
-    deps: ConstructorParameters<typeof ControllerBuilder>[1],
-    restriction: ConstructorParameters<typeof ControllerBuilder>[2],
-  ) {
-    super(cache, deps, restriction);
-  }
-
-  protected override registerWebhooks(forType: ResourceType, webhooks: AdmissionWebhooks): void {
-    const { defaulter, validator } = webhooks;
-    if (defaulter) this.manager.webhooks.addDefaulter(forType, defaulter.defaulter, defaulter.options);
-    if (validator) this.manager.webhooks.addValidator(forType, validator.validator, validator.options);
-  }
-
-  override build(...args: Parameters<ControllerBuilder['build']>): Controller {
-    const controller = super.build(...args);
-    this.manager.addController(controller);
-    return controller;
-  }
 }
 
 /**
@@ -197,6 +176,9 @@ export class Manager {
     this.probes = new ProbesServer({
       metrics: this.metrics,
       metricsBindAddress: options.metricsBindAddress ?? ':8080',
+      metricsSecure:
+        options.metricsSecure &&
+        secureMetricsServing(options.metricsSecure, this.transport, this.logger, this.clock),
       healthProbeBindAddress: options.healthProbeBindAddress ?? ':8081',
       enableDebugEndpoint: options.enableDebugEndpoint ?? false,
       debugBindAddress: options.debugBindAddress ?? '0',
