@@ -80,6 +80,8 @@ export interface ManagerOptions {
   cacheSyncTimeoutMs?: number;
   /** Field manager for server-side apply. Default `capstan`. */
   fieldManager?: string;
+  /** The client's cached reads never older than its own writes (see `ClientOptions`). Default true. */
+  readYourWrites?: boolean;
   /** `reportingController` of events, e.g. `reboot.capstan.dev/coordinator`. Default `capstan`. */
   eventSource?: string;
   cache?: Omit<InformerCacheOptions, 'clock'>;
@@ -150,6 +152,7 @@ export class Manager {
       cache: this.cache,
       clock: this.clock,
       fieldManager: options.fieldManager ?? 'capstan',
+      readYourWrites: options.readYourWrites,
     });
     const le = options.leaderElection;
     this.elector = le
