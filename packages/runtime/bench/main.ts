@@ -203,17 +203,8 @@ if (wants('queue')) {
 if (wants('planner')) absolute.push(plannerRow());
 if (wants('images')) absolute.push(...(await measureImageSizes(log)));
 
-const needsPlane = wants(
-  'read',
-  'bundled',
-  'heap',
-  'metaheap',
-  'write',
-  'ryow',
-  'sync',
-  'footprint',
-  'fleetlock',
-);
+// Every row but these runs against the apiserver.
+const needsPlane = wants(...ROW_NAMES.filter((r) => !['queue', 'planner', 'images'].includes(r)));
 const plane = needsPlane ? await ControlPlane.start({ watchCache: true }) : undefined;
 try {
   if (plane) await planeRows(plane);
