@@ -3,10 +3,13 @@
  * @capstan/runtime: a manager, one ConfigMap controller with 4 workers, a reconciler reading from the
  * cache. Runs in a fresh process; prints `{ ms }` (from process start to the last key reconciled),
  * `startupMs` (to the body's first line: Node's start-up and the imports), `afterStartupMs`,
- * `syncedMs` (from the first line to the cache's sync) and `reconcilePhaseMs` (sync to last key).
+ * `syncedMs` (from the first line to the cache's sync), `reconcilePhaseMs` (sync to last key) and
+ * `cpuMs` (the process's CPU time to the last key: what a feature costs, less swayed by a busy
+ * machine than wall time).
  *   KUBECONFIG=... node controller-probe.js <read|write> <namespace> <count>
  * `write`: each reconcile merge-patches a run annotation onto its ConfigMap unless it carries it.
  * `PROBE_WIRE=json`: speak JSON only (by default built-in kinds are read as protobuf).
+ * `PROBE_RYOW=off`: the client without read-your-own-writes (on by default), to measure its cost.
  */
 import { loadKubeConfig, Manager } from '@capstan/runtime';
 import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
@@ -29,6 +32,7 @@ const manager = Manager.create({
   metricsBindAddress: '0',
   healthProbeBindAddress: '0',
   logLevel: 'warn',
+  readYourWrites: process.env.PROBE_RYOW !== 'off',
 });
 const seen = new Set<string>();
 let finish: () => void = () => {};
@@ -63,7 +67,12 @@ const running = manager.start(stop.signal);
 await Promise.race([done, running.then(() => Promise.reject(new Error('manager stopped early')))]);
 const ms = performance.now();
 if (syncedAt === undefined) throw new Error('every key was reconciled before the cache was seen synced');
-const phases = { syncedMs: syncedAt - startupMs, reconcilePhaseMs: ms - syncedAt };
+const cpu = process.cpuUsage();
+const phases = {
+  syncedMs: syncedAt - startupMs,
+  reconcilePhaseMs: ms - syncedAt,
+  cpuMs: (cpu.user + cpu.system) / 1000,
+};
 process.stdout.write(`${JSON.stringify({ ms, startupMs, afterStartupMs: ms - startupMs, ...phases })}\n`);
 stop.abort();
 process.exit(0);

@@ -1,18 +1,25 @@
 /**
  * Capstan's side of the informer workloads, in a fresh process (so heaps do not mix): syncs a
  * ConfigMap informer over a namespace and prints `{ syncMs, heapBytes, rssBytes }` as JSON.
- *   node --expose-gc informer-probe.js <kubeconfig> <namespace> <count> [warm]
+ *   node --expose-gc informer-probe.js <kubeconfig> <namespace> <count> [warm] [metadata]
  * `warm`: a first sync warms the code paths (lazy compilation, connection pool) and is thrown away,
- * so heap per object is not start-up cost divided by the count.
+ * so heap per object is not start-up cost divided by the count. `metadata`: a metadata-only
+ * informer (`metadataOnly(ConfigMap)`: PartialObjectMetadata, no data) instead of the full one.
  */
 
 import { loadKubeConfig } from '@capstan/runtime';
 import { SharedInformer } from '@capstan/runtime/cache';
-import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
+import { ConfigMap, HttpTransport, metadataOnly } from '@capstan/runtime/client';
 import { objectCount } from './object-count.js';
 
-const [kubeconfig, namespace, countText, warm] = process.argv.slice(2) as [string, string, string, string?];
-const count = objectCount(countText, 'informer-probe.js <kubeconfig> <namespace> <count> [warm]');
+const [kubeconfig, namespace, countText, ...modes] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  ...string[],
+];
+const count = objectCount(countText, 'informer-probe.js <kubeconfig> <namespace> <count> [warm] [metadata]');
+const type = modes.includes('metadata') ? metadataOnly(ConfigMap) : ConfigMap;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
@@ -26,14 +33,14 @@ const settle = async () => {
   return process.memoryUsage().heapUsed;
 };
 
-async function sync(): Promise<SharedInformer<ConfigMap>> {
-  const informer = new SharedInformer(transport, ConfigMap, { namespace });
+async function sync(): Promise<SharedInformer> {
+  const informer = new SharedInformer(transport, type, { namespace });
   informer.start();
   await informer.waitForSync(300_000);
   return informer;
 }
 
-if (warm === 'warm') await (await sync()).stop();
+if (modes.includes('warm')) await (await sync()).stop();
 const before = await settle();
 const started = performance.now();
 const informer = await sync();

@@ -8,7 +8,9 @@
  *  2. write: 5,000 ConfigMaps, each reconcile writes one merge patch;
  *     (1. and 2. also against the baseline told to speak JSON, as we do: a row without target;
  *     and the floor: the same requests from Node with `node:https` alone, see floor-probe.ts);
- *  3. heap per cached object (10,000 ConfigMaps of ~1 KB);
+ *  3. heap per cached object (10,000 ConfigMaps of ~1 KB); and ours against ours: a metadata-only
+ *     informer's heap per object against the full one's (10,000 ConfigMaps of ~4 KB), and the
+ *     write row with read-your-own-writes on against off (its cost);
  *  4. work queue add/get/done cycles per second, ours against client-go's;
  *  5. a 100,000-object informer sync: time and heap;
  *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts);
@@ -18,8 +20,8 @@
  * default 30 s), `BENCH_FOOTPRINT_ROUNDS` (rounds of fresh operator processes, default 3),
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
- * queue, read, bundled, heap, write, sync, footprint, planner, fleetlock, images, undici (the runtime's
- * HTTP client against undici's Pool, http-client-probe.ts); default all: only what
+ * queue, read, bundled, heap, metaheap, write, ryow, sync, footprint, planner, fleetlock, images,
+ * undici (the runtime's HTTP client against undici's Pool, http-client-probe.ts); default all: only what
  * the chosen rows need is seeded),
  * `BENCH_PROBE_ENV` (`pod`, the default: processes start with a Pod's environment, not this
  * shell's; `inherit`: with this shell's, see pod-environment.ts).
@@ -56,7 +58,9 @@ const ROW_NAMES = [
   'read',
   'bundled',
   'heap',
+  'metaheap',
   'write',
+  'ryow',
   'sync',
   'footprint',
   'planner',
@@ -68,8 +72,12 @@ const chosen = new Set((process.env.BENCH_ROWS ?? ROW_NAMES.join(',')).split(','
 for (const r of chosen) if (!ROW_NAMES.includes(r)) throw new Error(`BENCH_ROWS: unknown row ${r}`);
 const wants = (...names: string[]) => names.some((n) => chosen.has(n));
 
-// The Go baseline is built (once, cached) only for rows that run it.
-const go = wants('queue', 'read', 'bundled', 'heap', 'write', 'sync', 'fleetlock') ? baselineBinary(log) : '';
+// Built (once per machine) only when a row needs it: the ours-against-ours rows do not.
+let goBinary: string | undefined;
+const go = (): string => {
+  goBinary ??= baselineBinary(log);
+  return goBinary;
+};
 const against = `controller-runtime ${controllerRuntimeVersion()}`;
 const rows: Row[] = [];
 const absolute: AbsoluteRow[] = [];
@@ -83,6 +91,8 @@ const bundler = (await import(
 
 interface Comparison {
   name: string;
+  /** What `base` runs, when it is not controller-runtime (ours with a feature off, say). */
+  against?: string;
   runs: number;
   ours: () => Promise<ProbeResult>;
   base: () => Promise<ProbeResult>;
@@ -139,7 +149,7 @@ async function compare(c: Comparison): Promise<void> {
       ratio: ours / base,
       goal: r.goal,
       limit: r.limit,
-      against: r.onJson ? `${against}, both on JSON` : against,
+      against: r.onJson ? `${against}, both on JSON` : (c.against ?? against),
     };
     if (r.goal !== 'info' && !r.onJson && !r.onFloor)
       row.pairs = pairsMeeting(oursFigures, baseFigures, r.goal, r.limit);
@@ -177,7 +187,7 @@ if (wants('queue')) {
   const ours: number[] = [];
   const base: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    base.push((await runProbe(go, ['queue', '10000', '20'])).perSecond as number);
+    base.push((await runProbe(go(), ['queue', '10000', '20'])).perSecond as number);
     ours.push(await workqueueThroughput(10_000, 20));
   }
   const [o, b] = [median(ours), median(base)];
@@ -196,7 +206,8 @@ if (wants('queue')) {
 if (wants('planner')) absolute.push(plannerRow());
 if (wants('images')) absolute.push(...(await measureImageSizes(log)));
 
-const needsPlane = wants('read', 'bundled', 'heap', 'write', 'sync', 'footprint', 'fleetlock', 'undici');
+// Every row but these runs against the apiserver.
+const needsPlane = wants(...ROW_NAMES.filter((r) => !['queue', 'planner', 'images'].includes(r)));
 const plane = needsPlane ? await ControlPlane.start({ watchCache: true }) : undefined;
 try {
   if (plane) await planeRows(plane);
@@ -213,7 +224,8 @@ async function planeRows(plane: ControlPlane): Promise<void> {
   log(`seeding ${READ} + ${WRITE} + ${BIG} ConfigMaps...`);
   // ~1 KB of JSON each, with metadata
   if (wants('read', 'bundled', 'heap', 'undici')) await seedConfigMaps(transport, 'bench-read', READ, 700);
-  if (wants('write', 'undici')) await seedConfigMaps(transport, 'bench-write', WRITE, 700);
+  if (wants('metaheap')) await seedConfigMaps(transport, 'bench-meta', READ, 4_000);
+  if (wants('write', 'ryow', 'undici')) await seedConfigMaps(transport, 'bench-write', WRITE, 700);
   if (wants('sync')) await seedConfigMaps(transport, 'bench-big', BIG, 100);
   transport.close();
   const credentials = await writeFloorCredentials(plane.kubeConfig);
@@ -231,11 +243,11 @@ async function planeRows(plane: ControlPlane): Promise<void> {
       name: 'read',
       runs: READ_RUNS,
       ours: () => runProbe(node, [probe('controller-probe.js'), 'read', 'bench-read', String(READ)], env),
-      base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+      base: () => runProbe(go(), ['read', 'bench-read', String(READ)], env),
       bothOnJson: {
         ours: () =>
           runProbe(node, [probe('controller-probe.js'), 'read', 'bench-read', String(READ)], jsonEnv),
-        base: () => runProbe(go, ['read', 'bench-read', String(READ)], jsonEnv),
+        base: () => runProbe(go(), ['read', 'bench-read', String(READ)], jsonEnv),
       },
       floor: floor('read', 'bench-read', READ),
       rows: [
@@ -253,7 +265,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
       name: 'read (bundled)',
       runs: READ_RUNS,
       ours: () => runProbe(node, [bundledProbe, 'read', 'bench-read', String(READ)], env),
-      base: () => runProbe(go, ['read', 'bench-read', String(READ)], env),
+      base: () => runProbe(go(), ['read', 'bench-read', String(READ)], env),
       rows: [{ field: 'wallMs', label: `  the same, bundled probe`, show: ms, goal: '<=', limit: 1 }],
     });
   if (wants('heap'))
@@ -269,7 +281,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
           String(READ),
           'warm',
         ]),
-      base: () => runProbe(go, ['informer', 'bench-read', String(READ)], env),
+      base: () => runProbe(go(), ['informer', 'bench-read', String(READ)], env),
       rows: [
         {
           field: 'heapBytes',
@@ -280,16 +292,39 @@ async function planeRows(plane: ControlPlane): Promise<void> {
         },
       ],
     });
+  if (wants('metaheap')) {
+    const args = ['--expose-gc', probe('informer-probe.js'), kubeconfig, 'bench-meta', String(READ)];
+    const informer =
+      (...modes: string[]) =>
+      () =>
+        runProbe(node, [...args, ...modes]);
+    await compare({
+      name: 'metadata-only heap',
+      runs: RUNS,
+      ours: informer('warm', 'metadata'),
+      base: informer('warm'),
+      against: 'Capstan, the full watch',
+      rows: [
+        {
+          field: 'heapBytes',
+          label: `heap per cached object, metadata-only (${READ} CMs of 4 KB)`,
+          show: perObject(READ),
+          goal: '<=',
+          limit: 0.5,
+        },
+      ],
+    });
+  }
   if (wants('write'))
     await compare({
       name: 'write',
       runs: Math.min(RUNS, 3),
       ours: () => runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], env),
-      base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], env),
+      base: () => runProbe(go(), ['write', 'bench-write', String(WRITE)], env),
       bothOnJson: {
         ours: () =>
           runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], jsonEnv),
-        base: () => runProbe(go, ['write', 'bench-write', String(WRITE)], jsonEnv),
+        base: () => runProbe(go(), ['write', 'bench-write', String(WRITE)], jsonEnv),
       },
       floor: floor('write', 'bench-write', WRITE),
       rows: [
@@ -299,13 +334,38 @@ async function planeRows(plane: ControlPlane): Promise<void> {
         onFloor('  floor: node:https sends the patches'),
       ],
     });
+  if (wants('ryow')) {
+    const write = (ryow: string) => () =>
+      runProbe(node, [probe('controller-probe.js'), 'write', 'bench-write', String(WRITE)], {
+        ...env,
+        PROBE_RYOW: ryow,
+      });
+    await compare({
+      name: 'read-your-own-writes',
+      runs: Math.min(RUNS, 3),
+      ours: write('on'),
+      base: write('off'),
+      against: 'Capstan, read-your-own-writes off',
+      rows: [
+        // CPU time: the feature's cost is CPU in our process; wall time on a busy machine is noise.
+        {
+          field: 'cpuMs',
+          label: `write, ${WRITE} CMs: read-your-own-writes on, CPU`,
+          show: ms,
+          goal: '<=',
+          limit: 1.1,
+        },
+        info('wallMs', '  the same, wall time'),
+      ],
+    });
+  }
   if (wants('sync'))
     await compare({
       name: 'sync',
       runs: Math.min(RUNS, 3),
       ours: () =>
         runProbe(node, ['--expose-gc', probe('informer-probe.js'), kubeconfig, 'bench-big', String(BIG)]),
-      base: () => runProbe(go, ['informer', 'bench-big', String(BIG)], env),
+      base: () => runProbe(go(), ['informer', 'bench-big', String(BIG)], env),
       rows: [
         { field: 'syncMs', label: `informer sync, ${BIG} CMs: time`, show: ms, goal: '<=', limit: 1 },
         { field: 'heapBytes', label: `informer sync, ${BIG} CMs: heap`, show: mb, goal: '<=', limit: 0.5 },
@@ -327,7 +387,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
 
   t = performance.now();
   if (wants('footprint')) absolute.push(...(await measureFootprint(plane, log)));
-  if (wants('fleetlock')) absolute.push(await fleetlockRow(plane, go, RUNS, log));
+  if (wants('fleetlock')) absolute.push(await fleetlockRow(plane, go(), RUNS, log));
   log(`operator rows in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 

@@ -18,19 +18,20 @@ export class ReflectorHealth {
   constructor(private readonly clock: Clock) {}
 
   /**
-   * Takes one step's outcome; answers whether its error is only the repeat of a kind still not
-   * served (said once, not at every retry while its CRD is missing).
+   * Takes one step's outcome; answers whether the kind just stopped being served (`lost`), came
+   * back (`regained`), or the error only repeats a kind still not served (said once, not at every
+   * retry while its CRD is missing). A kind not served is a stopped informer, not a failing one.
    */
-  observe(error: Error | undefined): { repeat: boolean } {
+  observe(error: Error | undefined): { repeat: boolean; lost: boolean; regained: boolean } {
     const wasServed = this.served;
     const notFound = error instanceof ApiError && error.code === 404;
     if (notFound && wasServed) {
       this.served = false;
       this.wake();
     } else if (!error) this.served = true;
-    if (!error) this.failingSince = undefined;
+    if (!error || notFound) this.failingSince = undefined;
     else this.failingSince ??= this.clock.now();
-    return { repeat: notFound && !wasServed };
+    return { repeat: notFound && !wasServed, lost: notFound && wasServed, regained: !error && !wasServed };
   }
 
   /** How long requests have failed without a success between (0 while healthy). */

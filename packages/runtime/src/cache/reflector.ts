@@ -68,6 +68,12 @@ export interface ReflectorOptions<T extends KubeObject> {
   onSynced?: () => void;
   /** Called for every failure; the reflector keeps retrying after `info.retryInMs`. */
   onError?: (error: Error, info: ReflectorErrorInfo) => void;
+  /**
+   * Called when the server stops serving the kind (a 404: its CRD deleted, or not installed yet)
+   * and when it serves it again. While not served the informer is stopped: its store emptied, no
+   * watch, one list every `notServedRetryMs` to notice the kind's return. Not an error.
+   */
+  onServedChange?: (served: boolean) => void;
   backoff?: BackoffOptions;
   /**
    * While the server answers 404 for the kind (its CRD is not installed, or was deleted), ask
@@ -121,6 +127,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly onChange: ((change: StoreChange<T>) => void) | undefined;
   private readonly onSynced: (() => void) | undefined;
   private readonly onError: (error: Error, info: ReflectorErrorInfo) => void;
+  private readonly onServedChange: ((served: boolean) => void) | undefined;
   private readonly abort = new AbortController();
   private state: WatcherState<T> = { phase: 'Empty', quorum: false, paginate: true };
   private running: Promise<void> | undefined;
@@ -161,6 +168,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.transformEvent = options.transform ?? ((o) => internCommonStrings(dropManagedFields(o)));
     this.onChange = options.onChange;
     this.onSynced = options.onSynced;
+    this.onServedChange = options.onServedChange;
     this.onError =
       options.onError ??
       ((error, info) =>
@@ -253,7 +261,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
         break;
       }
       this.state = result.next;
-      const { repeat } = this.health.observe(result.error);
+      const { repeat, lost, regained } = this.health.observe(result.error);
+      if (lost) this.stopServing();
+      if (lost || regained) this.onServedChange?.(!lost);
       this.storeArriving(result.next);
       if (result.watchListRefused) this.watchListRefused = true;
       if (result.event) this.apply(result.event);
@@ -262,7 +272,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         error = new Error(`${this.type.plural}: 410 Gone again right after a relist`);
       if (error) {
         const delay = this.health.served ? this.backoff.next() : this.notServedRetryMs;
-        if (!repeat) this.report(error, { phase, retryInMs: delay });
+        if (!repeat && !lost) this.report(error, { phase, retryInMs: delay });
         try {
           await sleep(this.clock, delay, this.abort.signal);
         } catch {
@@ -270,6 +280,19 @@ export class Reflector<T extends KubeObject = KubeObject> {
         }
       }
     }
+  }
+
+  /**
+   * The kind is gone (its CRD deleted): what the store still holds is gone with it. Deleting a CRD
+   * deletes its objects first, so this is usually nothing; the deletes say `finalStateUnknown`.
+   */
+  private stopServing(): void {
+    // A kind that comes back is listed afresh: a watch from the old resourceVersion would miss
+    // whatever was created with it.
+    if (this.state.phase === 'Watching') this.state.stream.stop();
+    this.state = { phase: 'Empty', quorum: true, paginate: true };
+    const gone = this.store.replace([]);
+    for (const object of gone.deleted) this.emit({ type: 'delete', object, finalStateUnknown: true });
   }
 
   /**

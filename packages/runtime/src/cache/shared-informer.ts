@@ -33,6 +33,8 @@ export interface SharedInformerOptions<T extends KubeObject>
 /** The little of a logger the cache needs (a `Logger`'s `warn(fields, message)`). */
 export interface CacheLogger {
   warn(fields: Record<string, unknown>, message: string): void;
+  /** For news that is not a failure (a kind stops or starts being served). */
+  info?(fields: Record<string, unknown>, message: string): void;
 }
 
 /** The cache's sync wait timed out or was aborted. */
@@ -88,6 +90,15 @@ export class SharedInformer<T extends KubeObject = KubeObject> {
                 ),
             }
           : {}),
+        onServedChange: (served) => {
+          options.onServedChange?.(served);
+          logger?.info?.(
+            { resource: type.plural },
+            served
+              ? 'kind served again: informer started'
+              : 'kind not served (CRD not installed, or deleted): informer stopped until it is',
+          );
+        },
         onChange: (change) => {
           for (const l of this.listeners) l.push(change);
         },

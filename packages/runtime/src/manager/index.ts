@@ -44,3 +44,5 @@ export {
 export type { Check, ProbesServerPorts } from './probes-server.js';
 export { runManager, signalOnTerminate } from './run-manager.js';
 export type { Runnable, RunnableScope } from './runnable.js';
+export type { MetricsAccessTtls } from './secure-metrics/metrics-access.js';
+export type { MetricsSecureOptions } from './secure-metrics/secure-metrics.js';

@@ -3,7 +3,7 @@ import type { ResourceType } from '../api/types.js';
 import { InformerCache, type InformerCacheOptions } from '../cache/informer-cache.js';
 import { Client } from '../client/client.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
-import { type AdmissionWebhooks, ControllerBuilder } from '../controller/builder.js';
+import type { ControllerBuilder } from '../controller/builder.js';
 import type { Controller } from '../controller/controller.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
 import type { ClusterAccess } from '../kubeconfig/kubeconfig-types.js';
@@ -14,9 +14,11 @@ import { webhookMetrics } from '../webhook/metrics.js';
 import { WebhookServer, type WebhookServerOptions } from '../webhook/server.js';
 import { InformerHealthChecks } from './informer-health.js';
 import { LeaderElector } from './leaderelection/leader-elector.js';
+import { ManagedControllerBuilder } from './managed-builder.js';
 import { MetricsRegistry } from './metrics-registry.js';
 import { type Check, ProbesServer, type ProbesServerPorts } from './probes-server.js';
 import type { Runnable, RunnableScope } from './runnable.js';
+import { type MetricsSecureOptions, secureMetricsServing } from './secure-metrics/secure-metrics.js';
 
 /** Leader election settings; see {@link LeaderElector} for the semantics. */
 export interface LeaderElectionOptions {
@@ -58,6 +60,8 @@ export interface ManagerOptions {
   leaderElection?: LeaderElectionOptions;
   /** `:8080` (default), `127.0.0.1:9090`, `:0` (ephemeral) or `0` (off). */
   metricsBindAddress?: string;
+  /** Serve `/metrics` over HTTPS to ServiceAccounts allowed `get /metrics` only; plain HTTP without. */
+  metricsSecure?: MetricsSecureOptions;
   /** `:8081` (default) or `0` (off). */
   healthProbeBindAddress?: string;
   /** Serve `/debug/queues` (per controller, per key: why enqueued, failures, next run). Off by default. */
@@ -77,6 +81,8 @@ export interface ManagerOptions {
   cacheSyncTimeoutMs?: number;
   /** Field manager for server-side apply. Default `capstan`. */
   fieldManager?: string;
+  /** The client's cached reads never older than its own writes (see `ClientOptions`). Default true. */
+  readYourWrites?: boolean;
   /** `reportingController` of events, e.g. `reboot.capstan.dev/coordinator`. Default `capstan`. */
   eventSource?: string;
   cache?: Omit<InformerCacheOptions, 'clock'>;
@@ -88,30 +94,6 @@ export interface ManagerOptions {
 /** The lease was lost while leading; the process should exit non-zero. */
 export class LeadershipLostError extends Error {
   override readonly name = 'LeadershipLostError';
-}
-
-/** A controller builder that registers what it builds with its manager. */
-class ManagedControllerBuilder extends ControllerBuilder {
-  constructor(
-    private readonly manager: Manager,
-    cache: InformerCache,
-    deps: ConstructorParameters<typeof ControllerBuilder>[1],
-    restriction: ConstructorParameters<typeof ControllerBuilder>[2],
-  ) {
-    super(cache, deps, restriction);
-  }
-
-  protected override registerWebhooks(forType: ResourceType, webhooks: AdmissionWebhooks): void {
-    const { defaulter, validator } = webhooks;
-    if (defaulter) this.manager.webhooks.addDefaulter(forType, defaulter.defaulter, defaulter.options);
-    if (validator) this.manager.webhooks.addValidator(forType, validator.validator, validator.options);
-  }
-
-  override build(...args: Parameters<ControllerBuilder['build']>): Controller {
-    const controller = super.build(...args);
-    this.manager.addController(controller);
-    return controller;
-  }
 }
 
 /**
@@ -176,6 +158,7 @@ export class Manager {
       cache: this.cache,
       clock: this.clock,
       fieldManager: options.fieldManager ?? 'capstan',
+      readYourWrites: options.readYourWrites,
     });
     const le = options.leaderElection;
     this.elector = le
@@ -202,6 +185,9 @@ export class Manager {
     this.probes = new ProbesServer({
       metrics: this.metrics,
       metricsBindAddress: options.metricsBindAddress ?? ':8080',
+      metricsSecure:
+        options.metricsSecure &&
+        secureMetricsServing(options.metricsSecure, this.transport, this.logger, this.clock),
       healthProbeBindAddress: options.healthProbeBindAddress ?? ':8081',
       enableDebugEndpoint: options.enableDebugEndpoint ?? false,
       debugBindAddress: options.debugBindAddress ?? '0',

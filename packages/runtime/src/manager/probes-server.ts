@@ -4,9 +4,12 @@
  * addresses say; equal addresses share one server, different ones get a server each.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.js';
+import type { CertWatcher } from '../webhook/cert-watcher.js';
 import { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
+import type { MetricsAccess } from './secure-metrics/metrics-access.js';
 
 /**
  * A named health or readiness check: passes when it returns (or resolves), fails when it throws (or
@@ -23,12 +26,20 @@ export interface MetricsSource {
   text(): Promise<string>;
 }
 
+/** `/metrics` over HTTPS with this certificate, each request allowed by `access` first. */
+export interface SecureMetricsServing {
+  certs: CertWatcher;
+  access: MetricsAccess;
+}
+
 /** Options of a {@link ProbesServer}. */
 export interface ProbesServerOptions {
   /** Served on `/metrics`; without it the metrics server is not started. */
   metrics?: MetricsSource;
   /** Where `/metrics` listens: `:8080` (default), `127.0.0.1:8080`, `:0` (ephemeral) or `0` (disabled). */
   metricsBindAddress?: string;
+  /** Serve `/metrics` securely; its address must then be its own (the probes stay plain HTTP). */
+  metricsSecure?: SecureMetricsServing;
   /** Where `/healthz` and `/readyz` listen; default `:8081`, `0` disables. */
   healthProbeBindAddress?: string;
   /** Serve `/debug/queues`. Default false. */
@@ -55,7 +66,7 @@ type Role = 'metrics' | 'probes' | 'debug';
 interface Listener {
   readonly address: BindAddress;
   readonly roles: Set<Role>;
-  server?: http.Server;
+  server?: http.Server | https.Server;
 }
 
 interface CheckOutcome {
@@ -105,6 +116,13 @@ export class ProbesServer {
     if (metrics) this.listen(metrics, 'metrics');
     if (probes) this.listen(probes, 'probes');
     if (debug) this.listen(debug, 'debug');
+    const shared = this.listeners.find((l) => l.roles.has('metrics') && l.roles.size > 1);
+    if (options.metricsSecure && shared) {
+      throw new Error(
+        `secure metrics need an address of their own: ${formatBindAddress(shared.address)} also serves ` +
+          `${[...shared.roles].filter((r) => r !== 'metrics').join(' and ')}`,
+      );
+    }
   }
 
   /** Adds (or replaces) a liveness check, run on every `/healthz` request. */
@@ -135,13 +153,7 @@ export class ProbesServer {
     const ports: ProbesServerPorts = {};
     try {
       for (const listener of this.listeners) {
-        const server = http.createServer((req, res) => {
-          this.handle(listener.roles, req, res).catch((err: unknown) => {
-            this.options.logger?.error({ err }, 'probes server: request failed');
-            if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
-            else res.destroy();
-          });
-        });
+        const server = this.createServer(listener.roles);
         listener.server = server;
         const port = await listen(server, listener.address);
         for (const role of listener.roles) ports[role] = port;
@@ -157,8 +169,26 @@ export class ProbesServer {
     return ports;
   }
 
+  private createServer(roles: Set<Role>): http.Server | https.Server {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      this.handle(roles, req, res).catch((err: unknown) => {
+        this.options.logger?.error({ err }, 'probes server: request failed');
+        if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+        else res.destroy();
+      });
+    };
+    const secure = this.options.metricsSecure;
+    if (!secure || !roles.has('metrics')) return http.createServer(handler);
+    const { cert, key } = secure.certs.start();
+    const server = https.createServer({ cert, key }, handler);
+    // A rotated pair serves new connections at once; no restart.
+    secure.certs.onReload((next) => server.setSecureContext({ cert: next.cert, key: next.key }));
+    return server;
+  }
+
   /** Stops every server, closing idle keep-alive connections too. Idempotent. */
   async stop(): Promise<void> {
+    this.options.metricsSecure?.certs.stop();
     await Promise.all(
       this.listeners.map(async (listener) => {
         const server = listener.server;
@@ -214,6 +244,19 @@ export class ProbesServer {
   }
 
   private async serveMetrics(res: http.ServerResponse): Promise<void> {
+    const secure = this.options.metricsSecure;
+    if (secure) {
+      // HEAD is a GET without its body: one right, `get /metrics`, covers both.
+      const decision = await secure.access.decide(res.req.headers.authorization, {
+        path: '/metrics',
+        verb: 'get',
+      });
+      if (decision.status !== 200) {
+        if (decision.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+        send(res, decision.status, 'text/plain; charset=utf-8', `${decision.message}\n`);
+        return;
+      }
+    }
     const metrics = this.options.metrics as MetricsSource;
     const body = await metrics.text();
     send(res, 200, metrics.contentType, body);
@@ -299,7 +342,7 @@ function send(res: http.ServerResponse, code: number, contentType: string, body:
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
-function listen(server: http.Server, address: BindAddress): Promise<number> {
+function listen(server: http.Server | https.Server, address: BindAddress): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => {
       server.off('listening', onListening);

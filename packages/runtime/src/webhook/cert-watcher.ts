@@ -21,6 +21,10 @@ export interface CertWatcherOptions {
   /** How often to compare the files besides watching them. Default 10 s. */
   pollIntervalMs?: number;
   logger?: Logger;
+  /** What serves with it, for messages. Default `webhook server`. */
+  purpose?: string;
+  /** The flag that names the folder, for the error when it does not load. Default `--webhook-cert-dir`. */
+  flag?: string;
 }
 
 /** A loaded pair. */
@@ -41,6 +45,10 @@ export class CertWatcher {
   private readonly listeners: Array<(cert: ServingCert) => void> = [];
 
   constructor(private readonly options: CertWatcherOptions) {}
+
+  private get purpose(): string {
+    return this.options.purpose ?? 'webhook server';
+  }
 
   private get certPath(): string {
     return join(this.options.certDir, this.options.certName ?? 'tls.crt');
@@ -70,8 +78,8 @@ export class CertWatcher {
       this.current = this.load();
     } catch (err) {
       throw new Error(
-        `webhook server: cannot load the serving certificate ${this.certPath} and key ${this.keyPath}: ` +
-          `${(err as Error).message} (--webhook-cert-dir must hold tls.crt and tls.key)`,
+        `${this.purpose}: cannot load the serving certificate ${this.certPath} and key ${this.keyPath}: ` +
+          `${(err as Error).message} (${this.options.flag ?? '--webhook-cert-dir'} must hold them)`,
         { cause: err },
       );
     }
@@ -102,13 +110,16 @@ export class CertWatcher {
     } catch (err) {
       this.options.logger?.warn(
         { err, certDir: this.options.certDir },
-        'webhook serving certificate did not load; keeping the previous one',
+        `${this.purpose}: serving certificate did not load; keeping the previous one`,
       );
       return false;
     }
     if (next.digest === this.current?.digest) return false;
     this.current = next;
-    this.options.logger?.info({ certDir: this.options.certDir }, 'webhook serving certificate reloaded');
+    this.options.logger?.info(
+      { certDir: this.options.certDir },
+      `${this.purpose}: serving certificate reloaded`,
+    );
     for (const listener of this.listeners) listener(next);
     return true;
   }

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/client/errors.js';
+import { ApiError } from '../../src/api/errors.js';
 import type { Client } from '../../src/client/index.js';
 import {
   backoffDelay,

@@ -223,4 +223,17 @@ describe('ProbesServer debug endpoint', () => {
         new ProbesServer({ healthProbeBindAddress: '0', enableDebugEndpoint: true, debugBindAddress: '0' }),
     ).toThrow(/debug endpoint is enabled but has no address/);
   });
+
+  it('refuses secure metrics on an address shared with the probes', () => {
+    const metricsSecure = {} as NonNullable<ConstructorParameters<typeof ProbesServer>[0]>['metricsSecure'];
+    expect(
+      () =>
+        new ProbesServer({
+          metrics: new MetricsRegistry(),
+          metricsBindAddress: ':8080',
+          healthProbeBindAddress: ':8080',
+          metricsSecure,
+        }),
+    ).toThrow(/secure metrics need an address of their own: :8080 also serves probes/);
+  });
 });

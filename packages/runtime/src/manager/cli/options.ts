@@ -2,20 +2,10 @@
  * The command-line flags every operator's `main` shares, named and defaulted as controller-runtime
  * operators name them, so that manifests written for Go operators carry over.
  */
-import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { formatDuration, parseDuration } from '../../helpers/duration.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../../log/logger.js';
-import { parseBindAddress } from './bind-address.js';
-
-const require = createRequire(import.meta.url);
-/**
- * commander, required on the first parse: a program that parses no flags skips it (~12 ms). The
- * operator bundle inlines the require (scripts/bundle-operators.mjs looks for the line above).
- */
-const commander = () => require('commander') as typeof import('commander');
-/** The error commander reports as a bad value of the flag being parsed. */
-const invalid = (message: string) => new (commander().InvalidArgumentError)(message);
+import { checkAddress, checkChoice, checkDuration, checkPort, commander, parseBool } from './flag-values.js';
 
 /** The standard flags, parsed. Durations are in milliseconds. */
 export interface StandardOptions {
@@ -39,6 +29,17 @@ export interface StandardOptions {
   retryPeriodMs: number;
   /** `--metrics-bind-address` (default `:8080`; `0` disables). */
   metricsBindAddress: string;
+  /**
+   * `--metrics-secure`: serve `/metrics` over HTTPS to callers whose token may `get /metrics`
+   * (TokenReview and SubjectAccessReview). Default false: plain HTTP.
+   */
+  metricsSecure: boolean;
+  /** `--metrics-cert-path`: the folder holding the metrics serving certificate (needed with `--metrics-secure`). */
+  metricsCertPath?: string;
+  /** `--metrics-cert-name`: the certificate's file in that folder (default `tls.crt`). */
+  metricsCertName: string;
+  /** `--metrics-cert-key`: the key's file in that folder (default `tls.key`). */
+  metricsCertKey: string;
   /** `--health-probe-bind-address` (default `:8081`; `0` disables). */
   healthProbeBindAddress: string;
   /** `--enable-debug-endpoint`: serve `/debug/queues`. Default false. */
@@ -104,6 +105,7 @@ type Defaults = Omit<
   | 'leaderElectionNamespace'
   | 'webhookPort'
   | 'webhookCertDir'
+  | 'metricsCertPath'
 > &
   Partial<StandardOptions>;
 
@@ -113,6 +115,9 @@ const STANDARD_DEFAULTS: Defaults = {
   renewDeadlineMs: 10_000,
   retryPeriodMs: 2_000,
   metricsBindAddress: ':8080',
+  metricsSecure: false,
+  metricsCertName: 'tls.crt',
+  metricsCertKey: 'tls.key',
   healthProbeBindAddress: ':8081',
   enableDebugEndpoint: false,
   debugBindAddress: '0',
@@ -132,6 +137,10 @@ const STANDARD_KEYS = new Set([
   'leaderElectRenewDeadline',
   'leaderElectRetryPeriod',
   'metricsBindAddress',
+  'metricsSecure',
+  'metricsCertPath',
+  'metricsCertName',
+  'metricsCertKey',
   'healthProbeBindAddress',
   'enableDebugEndpoint',
   'debugBindAddress',
@@ -243,6 +252,19 @@ function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
     checkAddress,
   );
   add(
+    '--metrics-secure [bool]',
+    'serve /metrics over HTTPS to callers allowed "get /metrics" (TokenReview, SubjectAccessReview)',
+    d.metricsSecure,
+    parseBool,
+  );
+  add(
+    '--metrics-cert-path <dir>',
+    'folder of the metrics serving certificate, reloaded when it changes',
+    d.metricsCertPath,
+  );
+  add('--metrics-cert-name <file>', 'the metrics certificate file in --metrics-cert-path', d.metricsCertName);
+  add('--metrics-cert-key <file>', 'the metrics key file in --metrics-cert-path', d.metricsCertKey);
+  add(
     '--health-probe-bind-address <address>',
     'where /healthz and /readyz listen; "0" disables',
     d.healthProbeBindAddress,
@@ -292,6 +314,10 @@ function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolea
     renewDeadlineMs: duration(o.leaderElectRenewDeadline, defaults.renewDeadlineMs),
     retryPeriodMs: duration(o.leaderElectRetryPeriod, defaults.retryPeriodMs),
     metricsBindAddress: str('metricsBindAddress') ?? defaults.metricsBindAddress,
+    metricsSecure: o.metricsSecure === true,
+    metricsCertPath: str('metricsCertPath'),
+    metricsCertName: str('metricsCertName') ?? defaults.metricsCertName,
+    metricsCertKey: str('metricsCertKey') ?? defaults.metricsCertKey,
     healthProbeBindAddress: str('healthProbeBindAddress') ?? defaults.healthProbeBindAddress,
     enableDebugEndpoint: o.enableDebugEndpoint === true,
     debugBindAddress: str('debugBindAddress') ?? defaults.debugBindAddress,
@@ -308,11 +334,12 @@ function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolea
     'leaderElectionNamespace',
     'webhookPort',
     'webhookCertDir',
+    'metricsCertPath',
   ] as const) {
     if (standard[key] === undefined) delete standard[key];
   }
 
-  const problem = leaderElectionProblem(standard);
+  const problem = leaderElectionProblem(standard) ?? metricsProblem(standard);
   if (problem) program.error(`error: ${problem}`, { exitCode: 2, code: 'capstan.invalidOptions' });
 
   const extra: Record<string, unknown> = {};
@@ -320,6 +347,13 @@ function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolea
     if (!STANDARD_KEYS.has(key) && !(hasVersion && key === 'version')) extra[key] = value;
   }
   return { standard, extra: extra as Extra, args: [...program.args] };
+}
+
+/** Secure metrics need a certificate: say which flag, rather than fail at start. */
+function metricsProblem(o: StandardOptions): string | undefined {
+  if (o.metricsSecure && !o.metricsCertPath && o.metricsBindAddress !== '0')
+    return '--metrics-secure needs --metrics-cert-path (a folder holding tls.crt and tls.key)';
+  return undefined;
 }
 
 /** Checks the leader election settings as client-go does; returns what is wrong, if anything. */
@@ -342,53 +376,4 @@ function leaderElectionProblem(o: StandardOptions): string | undefined {
     );
   }
   return undefined;
-}
-
-function parseBool(value: string | boolean | undefined): boolean {
-  if (value === undefined || value === true) return true;
-  switch (String(value).toLowerCase()) {
-    case 'true':
-    case 't':
-    case '1':
-      return true;
-    case 'false':
-    case 'f':
-    case '0':
-      return false;
-    default:
-      throw invalid('expected true or false.');
-  }
-}
-
-function checkDuration(value: string): string {
-  let ms: number;
-  try {
-    ms = parseDuration(value);
-  } catch (err) {
-    throw invalid(`${(err as Error).message}.`);
-  }
-  if (ms < 0) throw invalid(`invalid duration "${value}": must not be negative.`);
-  return value;
-}
-
-function checkAddress(value: string): string {
-  try {
-    parseBindAddress(value);
-  } catch (err) {
-    throw invalid(`${(err as Error).message}.`);
-  }
-  return value;
-}
-
-function checkPort(value: string): string {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw invalid('expected a port from 0 to 65535.');
-  return value;
-}
-
-function checkChoice(choices: readonly string[]) {
-  return (value: string): string => {
-    if (!choices.includes(value)) throw invalid(`allowed: ${choices.join(', ')}.`);
-    return value;
-  };
 }
