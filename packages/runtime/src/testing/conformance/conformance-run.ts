@@ -55,7 +55,12 @@ export class ConformanceRun {
       ResourceType | [ResourceType, object]
     >;
     this.cluster = new FakeCluster({ clock: this.clock, kinds: [...kinds, Event] });
-    this.user = { cluster: this.cluster, clock: this.clock, client: new Client(this.cluster) };
+    this.user = {
+      cluster: this.cluster,
+      clock: this.clock,
+      client: new Client(this.cluster),
+      killController: () => this.current?.process.kill(),
+    };
   }
 
   /** The process now running (undefined while a crashed one waits to restart). */

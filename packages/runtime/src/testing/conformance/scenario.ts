@@ -11,6 +11,11 @@ export interface ConformanceUser {
   readonly clock: Clock;
   /** Speaks to the cluster directly: no faults, no stale cache. */
   readonly client: Client;
+  /**
+   * Kills the controller's process now, as its machine going down does (a node agent's reboot);
+   * it starts again a second later, as after a crash. Nothing happens while it is down already.
+   */
+  killController(): void;
 }
 
 /** Something the user does, between which the harness perturbs the controller. */

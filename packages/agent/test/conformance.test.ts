@@ -1,0 +1,25 @@
+/**
+ * The agent under the runtime's conformance harness: `addAgent` (as main wires it) on a manager
+ * over the fake cluster, perturbed by crashes after writes, stale caches, lost and merged events,
+ * injected answers and clock jumps, with the machine, the coordinator and a workload around it.
+ */
+import { checkConformance } from '@capstan/runtime/testing';
+import { describe, expect, it } from 'vitest';
+import { adminCordonScenario, rebootsScenario, stuckDrainScenario } from './agent-scenario.js';
+
+describe('the agent under the conformance harness', () => {
+  it('reboots once per update, only drained and cordoned, and releases the node', async () => {
+    const report = await checkConformance(rebootsScenario(), { numRuns: 12, seed: 47 });
+    expect(report.runs).toBe(12);
+  }, 300_000);
+
+  it('never reboots when its drain cannot finish, and reports the failure', async () => {
+    const report = await checkConformance(stuckDrainScenario(), { numRuns: 8, seed: 47 });
+    expect(report.runs).toBe(8);
+  }, 300_000);
+
+  it("leaves an administrator's cordon in place", async () => {
+    const report = await checkConformance(adminCordonScenario(), { numRuns: 8, seed: 47 });
+    expect(report.runs).toBe(8);
+  }, 300_000);
+});
