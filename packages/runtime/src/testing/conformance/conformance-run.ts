@@ -200,7 +200,7 @@ export class ConformanceRun {
   }
 
   private afterWrite(write: CommittedWrite): void {
-    if (write.verb === 'create') {
+    if (write.created) {
       const o = write.answer as { metadata?: { namespace?: string; name?: string; uid?: string } };
       this.created.push({
         type: write.type,
