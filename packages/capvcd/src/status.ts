@@ -56,17 +56,15 @@ export async function writeStatus<T extends KubeObject & { status?: unknown }, S
   status: S,
 ): Promise<boolean> {
   status.observedGeneration = object.metadata.generation;
-  if (JSON.stringify(status) === JSON.stringify(object.status ?? {})) return false;
+  // Compared field by field: the same status built in another key order is no change to write.
+  const changes = mergePatchBetween({ status: object.status ?? {} }, { status }) as Record<string, unknown>;
+  if (Object.keys(changes).length === 0) return false;
   const key = { namespace: object.metadata.namespace as string, name: object.metadata.name as string };
   await client.patchStatus(
     type,
     key,
     'merge',
-    conditionalMergePatch(
-      object.metadata.resourceVersion,
-      {},
-      mergePatchBetween({ status: object.status ?? {} }, { status }) as Record<string, unknown>,
-    ),
+    conditionalMergePatch(object.metadata.resourceVersion, {}, changes),
   );
   return true;
 }

@@ -30,7 +30,7 @@ export class Connections {
 
   constructor(
     /** Per-site settings; `caPem` serves sites whose own options name no CA bundle. */
-    private readonly defaults: Pick<SiteOptions, 'qps' | 'burst' | 'timeoutMs' | 'caPem'> = {},
+    private readonly defaults: Pick<SiteOptions, 'qps' | 'burst' | 'timeoutMs' | 'caPem' | 'transport'> = {},
     private readonly onCall: (info: CallInfo) => void = () => {},
   ) {}
 

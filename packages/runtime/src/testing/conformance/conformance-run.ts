@@ -300,10 +300,17 @@ async function checkedPhases(run: ConformanceRun, scenario: ConformanceScenario)
   }
   if (!scenario.teardown) return;
   await scenario.teardown.run(run.user);
-  const clean = () => run.leftovers().length === 0 && run.terminating().length === 0;
+  const released = () => scenario.released?.(run.cluster) ?? true;
+  const clean = () => run.leftovers().length === 0 && run.terminating().length === 0 && released() === true;
   if ((await run.runUntil(clean, settle)) === true || run.violation !== undefined) return;
   const stuck = run.terminating();
+  const still = released();
   if (stuck.length > 0)
     run.fail(`after "${scenario.teardown.name}", deletes never completed: ${stuck.join(', ')}`);
-  else run.fail(`after "${scenario.teardown.name}", left behind: ${run.leftovers().join(', ')}`);
+  else if (run.leftovers().length > 0)
+    run.fail(`after "${scenario.teardown.name}", left behind: ${run.leftovers().join(', ')}`);
+  else
+    run.fail(
+      `after "${scenario.teardown.name}", not released${typeof still === 'string' ? `: ${still}` : ''}`,
+    );
 }
