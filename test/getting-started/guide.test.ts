@@ -43,8 +43,10 @@ beforeAll(() => {
   const started = Date.now();
   const tarballs = packTarballs(['packages/runtime', 'packages/envtest'], join(work, 'tarballs'));
   mkdirSync(project);
-  const [setup, check] = guide.steps;
-  for (const line of setup ?? []) {
+  const [setup, check, conformance] = guide.steps;
+  // The conformance step's installs join the set-up: the project's tests run once, both files.
+  const installs = (conformance ?? []).filter((line) => line !== 'npx vitest run');
+  for (const line of [...(setup ?? []), ...installs]) {
     sh(line, tarballs);
     if (line === 'npx tsc --init') {
       const tsconfig = join(project, 'tsconfig.json');
@@ -58,6 +60,7 @@ beforeAll(() => {
   sh('npx tsc', tarballs);
   timings.push(`set-up total: ${Date.now() - started} ms`);
   expect(check).toEqual(['npx tsc', 'npx vitest run']);
+  expect(conformance).toEqual(['npm install --save-dev fast-check', 'npx vitest run']);
 }, 600_000);
 
 let controller: ChildProcess | undefined;
@@ -74,6 +77,7 @@ describe('docs/getting-started.md, followed outside the workspace', () => {
     expect([...guide.files.keys()].sort()).toEqual([
       'src/main.ts',
       'src/mirror.ts',
+      'test/mirror.conformance.test.ts',
       'test/mirror.test.ts',
       'vitest.config.ts',
     ]);
@@ -130,7 +134,7 @@ describe('docs/getting-started.md, followed outside the workspace', () => {
     expect(output.join('')).toContain('secret written');
   });
 
-  it("passes the project's own envtest test under its own vitest", () => {
+  it("passes the project's own tests under its own vitest: envtest, then the conformance scenario", () => {
     const started = Date.now();
     const out = execFileSync('npx', ['vitest', 'run'], {
       cwd: project,
@@ -139,7 +143,8 @@ describe('docs/getting-started.md, followed outside the workspace', () => {
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     });
     timings.push(`npx vitest run: ${Date.now() - started} ms`);
-    expect(out).toMatch(/Test Files\s+\S*1 passed\S*\s+\(1\)/);
-    expect(out).toMatch(/Tests\s+\S*1 passed\S*\s+\(1\)/);
+    expect(out).toMatch(/Test Files\s+\S*2 passed\S*\s+\(2\)/);
+    expect(out).toMatch(/Tests\s+\S*2 passed\S*\s+\(2\)/);
+    expect(out).toContain('mirror.conformance.test.ts');
   }, 600_000);
 });

@@ -29,6 +29,7 @@ import { VCDMachineReconciler } from './machine/reconciler.js';
 import { CapvcdMetrics } from './metrics.js';
 import type { TaskPolling } from './tasks.js';
 import { Connections } from './vcd/connections.js';
+import type { VcdTransport } from './vcd/site.js';
 
 /** Options of {@link addCapvcd}. */
 export interface CapvcdOptions {
@@ -43,6 +44,8 @@ export interface CapvcdOptions {
   vcdTimeoutMs?: number;
   /** PEM CA bundle for sites whose credentials Secret has no `ca.crt` (default: the system roots). */
   vcdCaPem?: string;
+  /** Sends VCD requests instead of HTTPS: a simulator served in-process, for tests on a virtual clock. */
+  vcdTransport?: VcdTransport;
   /** How often recorded tasks are looked at. */
   taskPolling?: TaskPolling;
   /** Delay before looking again at a VM waiting for its IP or a busy entity (default 5 s). */
@@ -115,6 +118,7 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
       concurrency: options.vcdConcurrency,
       timeoutMs: options.vcdTimeoutMs,
       ...(options.vcdCaPem ? { caPem: options.vcdCaPem } : {}),
+      ...(options.vcdTransport ? { transport: options.vcdTransport } : {}),
     },
     metrics.onCall,
   );

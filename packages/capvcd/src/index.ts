@@ -28,4 +28,11 @@ export { VcdClient } from './vcd/client.js';
 export { type Connection, Connections } from './vcd/connections.js';
 export { VcdError } from './vcd/errors.js';
 export { type Credentials, Session } from './vcd/session.js';
-export { type CallInfo, Site, type SiteOptions, SUPPORTED_VERSIONS } from './vcd/site.js';
+export {
+  type CallInfo,
+  Site,
+  type SiteOptions,
+  SUPPORTED_VERSIONS,
+  type VcdRequest,
+  type VcdTransport,
+} from './vcd/site.js';

@@ -14,9 +14,10 @@ export { type Filter, FiqlError, formatFiql, matches, parseFiql } from './query/
 export { buildWorld, parseSeed, readSeedFile, SeedError } from './seed/load.js';
 export type * from './seed/schema.js';
 export { VcdError } from './server/errors.js';
+export type { InProcessRequest, ServedAnswer } from './server/server.js';
 export { CURRENT_VERSION, SUPPORTED_VERSIONS } from './server/versions.js';
 export type { BootedVm, BootHook } from './simulator.js';
-export { startVcdSim, type VcdSim, type VcdSimOptions } from './start.js';
+export { IN_PROCESS_URL, startVcdSim, type VcdSim, type VcdSimOptions } from './start.js';
 export { isTerminal, step, type TaskEvent, type TaskState, type TaskStatus } from './tasks/machine.js';
 export type { OwnerRef, Task } from './tasks/runner.js';
 export { generateTls, type TlsMaterial } from './tls/ca.js';

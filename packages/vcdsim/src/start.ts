@@ -18,7 +18,7 @@ import { inspectRoutes } from './inspect/routes.js';
 import { buildWorld, parseSeed, readSeedFile } from './seed/load.js';
 import type { Seed } from './seed/schema.js';
 import { Router } from './server/router.js';
-import { listen } from './server/server.js';
+import { type InProcessRequest, listen, type ServedAnswer, serveInProcess } from './server/server.js';
 import { type BootHook, Simulator } from './simulator.js';
 import { generateTls } from './tls/ca.js';
 
@@ -50,6 +50,11 @@ export interface VcdSimOptions {
   servingOnBoot?: boolean;
   /** Receives one line per request (default: none). */
   log?: (line: string) => void;
+  /**
+   * `false`: open no socket; requests are served in-process through {@link VcdSim.serve} (for
+   * harnesses on a virtual clock). Default true.
+   */
+  listen?: boolean;
 }
 
 /** A running simulator; `C` is its clock's type ({@link ManualClock} for `clock: 'virtual'`). */
@@ -64,9 +69,14 @@ export interface VcdSim<C extends Clock = Clock> {
   clock: C;
   /** Fault injection. */
   faults: Faults;
+  /** Serves one request in-process, through the same pipeline as the HTTP front. */
+  serve(request: InProcessRequest): Promise<ServedAnswer>;
   /** Stops listening and closes open connections. */
   stop(): Promise<void>;
 }
+
+/** Where an in-process simulator says it is: hrefs in its answers start with it. */
+export const IN_PROCESS_URL = 'https://vcdsim.in-process';
 
 /** Where a virtual clock starts: a fixed instant, so runs on virtual time are reproducible. */
 const VIRTUAL_EPOCH = Date.UTC(2026, 0, 1);
@@ -121,6 +131,20 @@ export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   cloudApiRoutes(router, sim);
   inspectRoutes(router, sim, inspect);
   sim.routes = router.routes.map((r) => `${r.method} ${r.pattern}`);
+  const inProcess = (base: string) => (request: InProcessRequest) =>
+    serveInProcess(sim, router, base, request);
+  if (opts.listen === false) {
+    const url = IN_PROCESS_URL;
+    return {
+      url,
+      caPem: '',
+      inspect,
+      clock,
+      faults: sim.faults,
+      serve: inProcess(url),
+      stop: async () => {},
+    };
+  }
   const host = opts.host ?? '127.0.0.1';
   const names = [
     'localhost',
@@ -136,7 +160,15 @@ export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
     ...(tls ? { tls } : {}),
     ...(opts.log ? { logLine: opts.log } : {}),
   });
-  return { url, caPem: tls?.caPem ?? '', inspect, clock, faults: sim.faults, stop: () => close(server) };
+  return {
+    url,
+    caPem: tls?.caPem ?? '',
+    inspect,
+    clock,
+    faults: sim.faults,
+    serve: inProcess(url),
+    stop: () => close(server),
+  };
 }
 
 function close(server: Server): Promise<void> {

@@ -4,6 +4,7 @@
  * labels are ever pruned or deleted: what a user applied by hand is never touched.
  */
 import { type Client, isNotFound, type KubeObject, type ResourceType, TerminalError } from '@capstan/runtime';
+import { holds, withManifestHash } from './already-applied.js';
 import { FIELD_MANAGER, MANAGED_BY, stackLabels } from './api/reboot-stack.js';
 import type { Manifest } from './catalogue.js';
 import { DELETION_ORDER, kindOf } from './kinds.js';
@@ -16,7 +17,8 @@ export function stackSelector(stack: string): string {
 
 /**
  * Applies `objects` in order (force: the operator owns the fields it renders) and returns them as
- * the server answered.
+ * the server answered; an object that already holds its manifest (same hash, fields untouched) is
+ * read, not applied again, so a converged stack costs no write.
  * @throws TerminalError for a manifest of a kind the operator does not manage.
  */
 export async function applyObjects(client: Client, objects: readonly Manifest[]): Promise<KubeObject[]> {
@@ -25,9 +27,27 @@ export async function applyObjects(client: Client, objects: readonly Manifest[])
     const type = kindOf(object.apiVersion, object.kind);
     if (!type)
       throw new TerminalError(`manifest ${objectKey(object)}: kind not managed by the version operator`);
-    out.push(await client.apply(type, object as KubeObject, { fieldManager: FIELD_MANAGER, force: true }));
+    const stamped = withManifestHash(object);
+    const live = await readLive(client, type, stamped);
+    if (live && holds(stamped, live)) out.push(live);
+    else
+      out.push(await client.apply(type, stamped as KubeObject, { fieldManager: FIELD_MANAGER, force: true }));
   }
   return out;
+}
+
+/** The object as the server holds it now (a direct read), or undefined when there is none. */
+async function readLive(client: Client, type: ResourceType<KubeObject>, m: Manifest) {
+  try {
+    return await client.get(
+      type,
+      { namespace: m.metadata.namespace, name: m.metadata.name },
+      { direct: true },
+    );
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
 interface Found {

@@ -5,6 +5,8 @@
  * protocol migration and node mirroring) and the reconciler that applies them. It never
  * coordinates a reboot; the coordinator never deploys an agent.
  */
+
+export * from './already-applied.js';
 export * from './api/index.js';
 export * from './applier.js';
 export * from './catalogue.js';

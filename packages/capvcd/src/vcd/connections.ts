@@ -32,7 +32,7 @@ export class Connections {
     /** Per-site settings; `caPem` serves sites whose own options name no CA bundle. */
     private readonly defaults: Pick<
       SiteOptions,
-      'qps' | 'burst' | 'concurrency' | 'timeoutMs' | 'caPem'
+      'qps' | 'burst' | 'concurrency' | 'timeoutMs' | 'caPem' | 'transport'
     > = {},
     private readonly onCall: (info: CallInfo) => void = () => {},
   ) {}

@@ -29,7 +29,19 @@ export interface SiteOptions {
   concurrency?: number;
   /** Per-request timeout (default 60 s). */
   timeoutMs?: number;
+  /** Sends the requests instead of HTTPS (a simulator served in-process); TLS options are then unused. */
+  transport?: VcdTransport;
 }
+
+/** One request, as a {@link VcdTransport} sends it. */
+export interface VcdRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Sends a request to a site and answers as HTTPS would (header names in lower case). */
+export type VcdTransport = (url: URL, request: VcdRequest) => Promise<HttpAnswer>;
 
 /** One HTTP answer, body as text. */
 export type RawResponse = HttpAnswer;
@@ -169,13 +181,10 @@ export class Site {
     const started = performance.now();
     const call = `${method} ${pathTemplate(path)}`;
     try {
-      const res = await sendRequest(url, {
-        method,
-        headers,
-        agent: this.agent,
-        timeoutMs: this.timeoutMs,
-        ...(body !== undefined ? { body } : {}),
-      });
+      const request = { method, headers, ...(body !== undefined ? { body } : {}) };
+      const res = this.options.transport
+        ? await this.options.transport(url, request)
+        : await sendRequest(url, { ...request, agent: this.agent, timeoutMs: this.timeoutMs });
       this.onCall({
         method,
         path: pathTemplate(path),

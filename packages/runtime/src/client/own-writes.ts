@@ -83,6 +83,12 @@ export class OwnWrites {
   /** Records the server's answer to a write of a cached kind (a copy, frozen as the cache's are). */
   written<T extends KubeObject>(type: ResourceType<T>, answer: T): void {
     if (!this.cache.isCached(type) || !answer?.metadata?.name) return;
+    // A write that removed the last finalizer of an object being deleted deleted it: the server
+    // answers its last state, but it is gone (else lists would show it until the TTL).
+    if (answer.metadata.deletionTimestamp && (answer.metadata.finalizers ?? []).length === 0) {
+      this.deleted(type, answer.metadata as ObjectKey, answer.metadata.uid);
+      return;
+    }
     const object = this.cache.adopt ? this.cache.adopt(type, answer) : structuredClone(answer);
     this.put(type, objectKey(answer.metadata.namespace, answer.metadata.name), {
       object,

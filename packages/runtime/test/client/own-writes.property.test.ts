@@ -43,6 +43,20 @@ describe('olderResourceVersion', () => {
 });
 
 describe('OwnWrites', () => {
+  it('a write that removed the last finalizer of a deleted object deleted it: it is listed no more', () => {
+    const cache = new HandCache();
+    const own = new OwnWrites(cache, new ManualClock());
+    const doomed = { ...cm('a', 5), metadata: { ...cm('a', 5).metadata, finalizers: ['f'] } };
+    cache.objects.set('ns/a', doomed);
+    // The server's answer to the finalizer's removal: its last state, being deleted, no finalizer.
+    own.written(ConfigMap, { ...cm('a', 6), metadata: { ...cm('a', 6).metadata, deletionTimestamp: 'now' } });
+    expect(own.list(ConfigMap, cache.list(), {})).toEqual([]);
+    expect(own.get(ConfigMap, { namespace: 'ns', name: 'a' }, doomed)).toBeUndefined();
+    cache.objects.delete('ns/a');
+    expect(own.list(ConfigMap, cache.list(), {})).toEqual([]);
+    expect(own.pending).toBe(0);
+  });
+
   it('a read is never older than the last write, and is the cache’s once it caught up', () => {
     // Steps: the server (and we) write version n; or the cache's watch delivers the next version.
     const step = fc.constantFrom('write' as const, 'deliver' as const);

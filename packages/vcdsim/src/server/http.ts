@@ -1,5 +1,5 @@
 /** The request context handlers receive and the replies they return. */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Session } from '../auth/sessions.js';
 import { errors } from './errors.js';
 
@@ -12,9 +12,16 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/** What handlers read of a request beside its body: an HTTP request, or one served in-process. */
+export interface RequestHead {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+}
+
 /** One request, as a handler sees it. */
 export interface Ctx {
-  readonly req: IncomingMessage;
+  readonly req: RequestHead;
   readonly method: string;
   /** The path without query string, percent-decoding left to the handler's params. */
   readonly path: string;

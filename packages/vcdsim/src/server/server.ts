@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Simulator } from '../simulator.js';
 import { errorJson, errors, errorXml, VcdError } from './errors.js';
-import { type Ctx, type Reply, readBody } from './http.js';
+import { type Ctx, type Reply, type RequestHead, readBody } from './http.js';
 import type { Router } from './router.js';
 import { CURRENT_VERSION, isSupported, requestedVersion, SUPPORTED_VERSIONS } from './versions.js';
 
@@ -27,7 +27,7 @@ export interface ListenOptions {
 const isJsonPath = (p: string) =>
   p.startsWith('/cloudapi') || p.startsWith('/oauth') || p.startsWith('/inspect');
 
-function tokenOf(req: IncomingMessage): string | undefined {
+function tokenOf(req: RequestHead): string | undefined {
   const h = req.headers['x-vmware-vcloud-access-token'];
   if (typeof h === 'string' && h) return h;
   const m = /^bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -49,8 +49,9 @@ function errorReply(path: string, e: VcdError): Reply {
 async function handle(
   sim: Simulator,
   router: Router,
-  req: IncomingMessage,
+  req: RequestHead,
   base: string,
+  readRequestBody: () => Promise<Buffer>,
 ): Promise<{ reply: Reply; route: string; user?: string }> {
   const url = new URL(req.url ?? '/', base);
   const path = url.pathname.replace(/\/{2,}/g, '/');
@@ -80,7 +81,7 @@ async function handle(
       base,
       version: isSupported(asked) ? asked : CURRENT_VERSION,
       session: undefined,
-      body: () => (bodyCache ??= readBody(req)),
+      body: () => (bodyCache ??= readRequestBody()),
     };
     if (route.auth) {
       ctx.session = sim.auth.verify(tokenOf(req));
@@ -109,6 +110,90 @@ function versioned(reply: Reply, version: string): Reply {
 }
 
 /** Starts listening; resolves with the server and its base URL. */
+/** An answer as the client receives it: status, headers, body. */
+export interface ServedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A request served in-process (no socket), as {@link serveInProcess} takes it. */
+export interface InProcessRequest {
+  method: string;
+  /** The path and query, e.g. `/api/org`. */
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+type Handled = { reply: Reply; route: string; user?: string };
+
+/** Runs one request through the pipeline; a failure of the pipeline itself is a 500. */
+function handled(
+  sim: Simulator,
+  router: Router,
+  req: RequestHead,
+  base: string,
+  body: () => Promise<Buffer>,
+): Promise<Handled> {
+  return handle(sim, router, req, base, body).catch((e: unknown) => {
+    sim.failures.push({ where: 'server', error: e });
+    return { reply: errorReply(req.url ?? '/', errors.internal()), route: req.url ?? '/' };
+  });
+}
+
+/** The answer's headers, as the server sends them. */
+function answerHeaders(reply: Reply): Record<string, string> {
+  // VCD tags every answer with a request id (clients log it for support cases).
+  const headers: Record<string, string> = {
+    'X-VMWARE-VCLOUD-REQUEST-ID': randomUUID(),
+    ...(reply.headers ?? {}),
+  };
+  if (reply.contentType) headers['Content-Type'] = reply.contentType;
+  headers['Content-Length'] = String(Buffer.byteLength(reply.body ?? ''));
+  return headers;
+}
+
+/** Records a served request in the request log; returns the log line. */
+function record(sim: Simulator, req: RequestHead, base: string, done: Handled, started: number): string {
+  const url = new URL(req.url ?? '/', base);
+  const { reply, route, user } = done;
+  const entry = sim.log.add({
+    at: Date.now(),
+    method: (req.method ?? 'GET').toUpperCase(),
+    path: url.pathname,
+    route,
+    query: url.search,
+    status: reply.status,
+    ...(user ? { user } : {}),
+    durationMs: performance.now() - started,
+  });
+  return `${new Date(entry.at).toISOString()} ${entry.method} ${entry.path}${entry.query} ${entry.status} ${entry.durationMs.toFixed(1)}ms${user ? ` ${user}` : ''}`;
+}
+
+/**
+ * Serves one request in-process, through the same pipeline as the HTTP front (routes, faults,
+ * versions, authentication, the request log): for harnesses that run a client and the simulator
+ * on one virtual clock, where a socket's real-time round trip would break determinism.
+ */
+export async function serveInProcess(
+  sim: Simulator,
+  router: Router,
+  base: string,
+  request: InProcessRequest,
+): Promise<ServedAnswer> {
+  const started = performance.now();
+  const head: RequestHead = {
+    method: request.method,
+    url: request.url,
+    headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v])),
+  };
+  const done = await handled(sim, router, head, base, async () => Buffer.from(request.body ?? ''));
+  record(sim, head, base, done, started);
+  return { status: done.reply.status, headers: answerHeaders(done.reply), body: done.reply.body ?? '' };
+}
+
+/** Starts listening; resolves with the server and its base URL. */
 export async function listen(
   sim: Simulator,
   router: Router,
@@ -117,43 +202,14 @@ export async function listen(
   let base = '';
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
-    handle(sim, router, req, base)
-      .catch((e: unknown) => {
-        sim.failures.push({ where: 'server', error: e });
-        return { reply: errorReply(req.url ?? '/', errors.internal()), route: req.url ?? '/' } as {
-          reply: Reply;
-          route: string;
-          user?: string;
-        };
-      })
-      .then(({ reply, route, user }) => {
-        // Drain an unread body so keep-alive connections stay usable.
-        req.resume();
-        // VCD tags every answer with a request id (clients log it for support cases).
-        const headers: Record<string, string> = {
-          'X-VMWARE-VCLOUD-REQUEST-ID': randomUUID(),
-          ...(reply.headers ?? {}),
-        };
-        if (reply.contentType) headers['Content-Type'] = reply.contentType;
-        const body = reply.body ?? '';
-        headers['Content-Length'] = String(Buffer.byteLength(body));
-        res.writeHead(reply.status, headers);
-        res.end(body);
-        const url = new URL(req.url ?? '/', base);
-        const entry = sim.log.add({
-          at: Date.now(),
-          method: (req.method ?? 'GET').toUpperCase(),
-          path: url.pathname,
-          route,
-          query: url.search,
-          status: reply.status,
-          ...(user ? { user } : {}),
-          durationMs: performance.now() - started,
-        });
-        opts.logLine?.(
-          `${new Date(entry.at).toISOString()} ${entry.method} ${entry.path}${entry.query} ${entry.status} ${entry.durationMs.toFixed(1)}ms${user ? ` ${user}` : ''}`,
-        );
-      });
+    void handled(sim, router, req, base, () => readBody(req)).then((done) => {
+      // Drain an unread body so keep-alive connections stay usable.
+      req.resume();
+      res.writeHead(done.reply.status, answerHeaders(done.reply));
+      res.end(done.reply.body ?? '');
+      const line = record(sim, req, base, done, started);
+      opts.logLine?.(line);
+    });
   };
   const server = opts.tls
     ? https.createServer({ key: opts.tls.keyPem, cert: opts.tls.certPem, keepAlive: true }, onRequest)

@@ -55,7 +55,12 @@ export class ConformanceRun {
       ResourceType | [ResourceType, object]
     >;
     this.cluster = new FakeCluster({ clock: this.clock, kinds: [...kinds, Event] });
-    this.user = { cluster: this.cluster, clock: this.clock, client: new Client(this.cluster) };
+    this.user = {
+      cluster: this.cluster,
+      clock: this.clock,
+      client: new Client(this.cluster),
+      killController: () => this.current?.process.kill(),
+    };
   }
 
   /** The process now running (undefined while a crashed one waits to restart). */
@@ -195,7 +200,7 @@ export class ConformanceRun {
   }
 
   private afterWrite(write: CommittedWrite): void {
-    if (write.verb === 'create') {
+    if (write.created) {
       const o = write.answer as { metadata?: { namespace?: string; name?: string; uid?: string } };
       this.created.push({
         type: write.type,
@@ -295,10 +300,17 @@ async function checkedPhases(run: ConformanceRun, scenario: ConformanceScenario)
   }
   if (!scenario.teardown) return;
   await scenario.teardown.run(run.user);
-  const clean = () => run.leftovers().length === 0 && run.terminating().length === 0;
+  const released = () => scenario.released?.(run.cluster) ?? true;
+  const clean = () => run.leftovers().length === 0 && run.terminating().length === 0 && released() === true;
   if ((await run.runUntil(clean, settle)) === true || run.violation !== undefined) return;
   const stuck = run.terminating();
+  const still = released();
   if (stuck.length > 0)
     run.fail(`after "${scenario.teardown.name}", deletes never completed: ${stuck.join(', ')}`);
-  else run.fail(`after "${scenario.teardown.name}", left behind: ${run.leftovers().join(', ')}`);
+  else if (run.leftovers().length > 0)
+    run.fail(`after "${scenario.teardown.name}", left behind: ${run.leftovers().join(', ')}`);
+  else
+    run.fail(
+      `after "${scenario.teardown.name}", not released${typeof still === 'string' ? `: ${still}` : ''}`,
+    );
 }

@@ -40,6 +40,8 @@ export interface CommittedWrite {
   readonly key: ObjectKey | undefined;
   /** The server's answer (the written object, or a Status for a delete). */
   readonly answer: unknown;
+  /** The write made the object: a create, or a patch (server-side apply) of one that did not exist. */
+  readonly created: boolean;
 }
 
 /** What a stale window holds back: watch events, and the end of the stream. */
@@ -131,7 +133,7 @@ export class ControllerProcess implements ApiTransport {
   }
 
   /**
-   * Watch events stop reaching the cache, and lists answer the state of now, until
+   * Watch events stop reaching the cache, and lists from the watch cache answer the state of now, until
    * {@link endStale}: the cache serves an older snapshot than the server, as a lagging watch
    * cache does.
    */
@@ -182,7 +184,14 @@ export class ControllerProcess implements ApiTransport {
 
   list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ListResult<T>> {
     const at = this.staleAt;
-    const stale = at !== undefined && !options?.continue && !options?.resourceVersionMatch;
+    // Only a list the server may answer from its watch cache (resourceVersion "0", or not older
+    // than one) can be stale; one without a resourceVersion is a consistent read, fresh.
+    const cacheable = options?.resourceVersion !== undefined && options.resourceVersion !== '';
+    const stale =
+      at !== undefined &&
+      cacheable &&
+      !options?.continue &&
+      (options?.resourceVersionMatch === undefined || options.resourceVersionMatch === 'NotOlderThan');
     return this.call('list', type, undefined, () =>
       this.cluster.list(
         type,
@@ -259,10 +268,12 @@ export class ControllerProcess implements ApiTransport {
       await Promise.resolve();
       throw injectedError(injected);
     }
+    const existed = verb === 'patch' && key !== undefined && this.cluster.getObject(type, key) !== undefined;
     const answer = await serve();
     if (write) {
       this.committedWrites++;
-      this.onWrite({ verb, type, key, answer });
+      const created = verb === 'create' || (verb === 'patch' && !existed);
+      this.onWrite({ verb, type, key, answer, created });
       for (const due of this.atWrites.filter((a) => a.at === this.committedWrites)) due.run();
       if (this.crashAt !== undefined && this.committedWrites >= this.crashAt) this.kill();
     }

@@ -11,6 +11,11 @@ export interface ConformanceUser {
   readonly clock: Clock;
   /** Speaks to the cluster directly: no faults, no stale cache. */
   readonly client: Client;
+  /**
+   * Kills the controller's process now, as its machine going down does (a node agent's reboot);
+   * it starts again a second later, as after a crash. Nothing happens while it is down already.
+   */
+  killController(): void;
 }
 
 /** Something the user does, between which the harness perturbs the controller. */
@@ -62,6 +67,11 @@ export interface ConformanceScenario {
    * or deleted by the controller). Without it, the leak check does not run.
    */
   readonly teardown?: UserAction;
+  /**
+   * What must also hold once the teardown is done, beyond no object left: the other parties'
+   * resources released (a cloud's VMs and load balancers, say). Read with the leak check.
+   */
+  readonly released?: WorldCheck;
   /** Virtual time the controller runs after each slot of perturbations (default 3 s). */
   readonly stepMs?: number;
   /** Virtual time allowed to converge once the perturbations stop (default 10 min). */
