@@ -124,7 +124,7 @@ export function plan(input: PlanInput): Plan {
       membership[d.name] = g.name;
       order.push(d);
       inspectValues(d, g, findings);
-      settle(d, g, now, findings);
+      settle(d, g, now, findings, input.gates?.[g.name]);
     }
   }
   // Failure policies first: a node set aside this round keeps no group waiting.
@@ -184,6 +184,7 @@ export function plan(input: PlanInput): Plan {
       setAside,
       windowOpen,
       queue: served.queue,
+      ...(input.gates?.[g.name]?.health ? { gates: input.gates[g.name]?.health } : {}),
     });
   }
 
