@@ -41,7 +41,14 @@ export function startPrometheus(options: PrometheusOptions = {}): Promise<Monito
     const config = {
       global: { scrape_interval: interval, evaluation_interval: interval, scrape_timeout: interval },
       rule_files: [rulesFile],
-      scrape_configs: [{ job_name: 'test', static_configs: [{ targets: options.scrapeTargets ?? [] }] }],
+      scrape_configs: [
+        {
+          job_name: 'test',
+          // A bare test server may send no Content-Type: read it as the text format.
+          fallback_scrape_protocol: 'PrometheusText0.0.4',
+          static_configs: [{ targets: options.scrapeTargets ?? [] }],
+        },
+      ],
       ...(options.alertmanagerUrl
         ? {
             alerting: {

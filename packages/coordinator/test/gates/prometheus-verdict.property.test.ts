@@ -6,7 +6,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ActiveAlert, type AlertFilter, blockingAlerts, prometheusVerdict } from '../../src/gates/prometheus-verdict.js';
+import {
+  type ActiveAlert,
+  type AlertFilter,
+  blockingAlerts,
+  prometheusVerdict,
+} from '../../src/gates/prometheus-verdict.js';
 
 const arbAlert: fc.Arbitrary<ActiveAlert> = fc.record({
   labels: fc.record({
