@@ -76,6 +76,22 @@ describe('the monitoring tools', () => {
     expect(toolFolder('alertmanager')).toMatch(/^alertmanager-v0\.35\.0-[0-9a-f]{8}$/);
     expect(toolFolder('helm')).toBe(`helm-${tools.helm.version}`);
   });
+
+  it('fail with what to install when nothing is cached and Go is missing (never skip)', async () => {
+    process.env.PATH = '/nonexistent';
+    const cacheRoot = mkdtempSync(join(tmpdir(), 'cache-'));
+    for (const [name, variable] of [
+      ['prometheus', 'CAPSTAN_PROMETHEUS_BINARY'],
+      ['alertmanager', 'CAPSTAN_ALERTMANAGER_BINARY'],
+    ] as const) {
+      delete process.env[variable];
+      const error = await resolveTool(name, { cacheRoot, onProgress: () => {} }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AssetsUnavailableError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`${name} v[0-9.]+ is not cached.*Install Go.*${variable}`, 's'),
+      );
+    }
+  });
 });
 
 describe('capstan-envtest tools', () => {
