@@ -81,7 +81,7 @@ export class CoordinatorReconciler implements Reconciler {
   private readonly read: WorldReader;
   private readonly reporter: RoundReporter;
   /** Alertmanager silences of the nodes holding a grant; beside the rounds, never in their way. */
-  readonly silences: SilenceKeeper;
+  private readonly silences: SilenceKeeper;
   /** Nodes whose writes are refused, with their backoff. */
   readonly refusals = new WriteRefusals();
   private refusedThisRound: string[] = [];
