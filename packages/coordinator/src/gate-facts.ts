@@ -1,13 +1,16 @@
 /**
  * Reads what the groups' health gates need for a round: for `blockingPods`, the pods its selector
  * matches, by node (one list per group with that gate, from the API server: the coordinator caches
- * no pods). A read that fails, or a selector that cannot be used, becomes the group's gate error,
- * which blocks every node of the group (fail closed) and shows in its queue.
+ * no pods); for `prometheus` and `conditions`, each gate's state (`gates/`). A read that fails, or
+ * a selector that cannot be used, becomes the group's gate error or an `Error` state, which blocks
+ * every node of the group (fail closed) and shows in its queue and status.
  */
 import { type Client, isJsonObject, labelSelectorFromSpec, selectorProblems } from '@capstan/runtime';
 import { Pod } from '@capstan/runtime/client';
 import type { RebootGroup } from './api/reboot-group.js';
-import type { GroupGateFacts } from './planner/health-gates.js';
+import { readConditionsGate } from './gates/conditions-gate.js';
+import { readPrometheusGate } from './gates/prometheus-gate.js';
+import type { GroupGateFacts, HealthGateState } from './planner/health-gates.js';
 
 /** Each group's gate facts by group name; groups without gates have no entry. */
 export async function readGateFacts(
@@ -19,11 +22,28 @@ export async function readGateFacts(
     groups.map(async (g) => {
       const gates = g.spec?.gates;
       const name = g.metadata.name;
-      if (!isJsonObject(gates) || name === undefined || gates.blockingPods === undefined) return;
-      facts[name] = await blockingPods(client, gates.blockingPods);
+      if (!isJsonObject(gates) || name === undefined) return;
+      const [pods, health] = await Promise.all([
+        gates.blockingPods === undefined ? undefined : blockingPods(client, gates.blockingPods),
+        healthGates(client, gates),
+      ]);
+      if (pods === undefined && health.length === 0) return;
+      facts[name] = { ...pods, ...(health.length > 0 ? { health } : {}) };
     }),
   );
   return facts;
+}
+
+/** The Prometheus gate and the conditions, in that order, as read now. */
+async function healthGates(
+  client: Client,
+  gates: NonNullable<NonNullable<RebootGroup['spec']>['gates']>,
+): Promise<HealthGateState[]> {
+  const [prometheus, conditions] = await Promise.all([
+    gates.prometheus ? readPrometheusGate(client, gates.prometheus) : undefined,
+    Array.isArray(gates.conditions) ? readConditionsGate(client, gates.conditions) : [],
+  ]);
+  return [...(prometheus ? [prometheus] : []), ...conditions];
 }
 
 async function blockingPods(client: Client, selector: unknown): Promise<GroupGateFacts> {

@@ -29,10 +29,11 @@ import { writeGroupStatuses } from './group-status.js';
 import type { CoordinatorMetrics } from './metrics.js';
 import type { CoordinatorOptions } from './options.js';
 import type { NodeSnapshot } from './planner/node-snapshot.js';
-import type { NodeWrite } from './planner/node-write.js';
+import { applyWrites, type NodeWrite } from './planner/node-write.js';
 import type { Plan } from './planner/plan.js';
 import { PlannerService, type World, type WorldReader } from './planner-service.js';
 import { RoundReporter } from './round-report.js';
+import { SilenceKeeper } from './silences/silence-keeper.js';
 import { isRefusal, WriteRefusals } from './write-refusals.js';
 
 export type { World, WorldReader } from './planner-service.js';
@@ -79,6 +80,8 @@ export class CoordinatorReconciler implements Reconciler {
   private readonly logger: Logger | undefined;
   private readonly read: WorldReader;
   private readonly reporter: RoundReporter;
+  /** Alertmanager silences of the nodes holding a grant; beside the rounds, never in their way. */
+  private readonly silences: SilenceKeeper;
   /** Nodes whose writes are refused, with their backoff. */
   readonly refusals = new WriteRefusals();
   private refusedThisRound: string[] = [];
@@ -103,6 +106,7 @@ export class CoordinatorReconciler implements Reconciler {
     );
     this.read = deps.read ?? (() => this.planner.readWorld(false));
     this.reporter = new RoundReporter(this.protocol, deps);
+    this.silences = new SilenceKeeper(this.client, this.logger);
   }
 
   async reconcile(_request: unknown, context?: ReconcileContext): Promise<Result> {
@@ -183,6 +187,8 @@ export class CoordinatorReconciler implements Reconciler {
       statusWrites = await writeGroupStatuses(this.client, world, p, this.clock);
       this.reporter.reportFindings(world, p);
     }
+    if (world.groups.some((g) => g.spec?.silences !== undefined))
+      void this.silences.sync(world.groups, applyWrites(r.nodes, applied), p.membership, now);
     const retry = this.refusals.nextRetryAfter(now);
     const requeueAfter = retry === undefined ? p.wakeAfterMs : Math.min(p.wakeAfterMs, retry);
     return { applied, stopped, refused: this.refusedThisRound, statusWrites, plan: p, requeueAfter };

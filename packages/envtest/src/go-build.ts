@@ -4,6 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import {
+  chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -91,7 +93,7 @@ export async function buildComponent(
  * `instead` says what else the user can do when Go is missing.
  */
 export async function goInstall(
-  tool: { name: string; pkg: string; version: string; instead: string },
+  tool: { name: string; pkg: string; version: string; instead: string; buildFlags?: readonly string[] },
   dir: string,
   progress: (line: string) => void,
 ): Promise<void> {
@@ -103,7 +105,7 @@ export async function goInstall(
   const started = Date.now();
   progress(`building ${pkg}@${version} from the Go module proxy...`);
   await oneCompileAtATime(() =>
-    runGo(['install', `${pkg}@${version}`], goModulesDir, progress, name, {
+    runGo(['install', ...(tool.buildFlags ?? []), `${pkg}@${version}`], goModulesDir, progress, name, {
       GOBIN: scratch,
       CGO_ENABLED: '0',
     }),
@@ -111,6 +113,57 @@ export async function goInstall(
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   renameSync(scratch, dir);
   progress(`${name} ${version} ready in ${dir} (${seconds(started)} s)`);
+}
+
+/**
+ * Builds a main package from a copy of its module's source (the version the Go module proxy
+ * serves, with the module's own go.mod and go.sum), after writing `placeholders` into the copy:
+ * for modules whose release embeds generated files the module zip lacks (Alertmanager's
+ * `//go:embed app/dist` web UI, built by its Makefile, not committed).
+ */
+export async function goBuildFromSource(
+  tool: {
+    name: string;
+    pkg: string;
+    version: string;
+    module: string;
+    instead: string;
+    buildFlags?: readonly string[];
+    placeholders: Readonly<Record<string, string>>;
+  },
+  dir: string,
+  progress: (line: string) => void,
+): Promise<void> {
+  const { name, pkg, version, module } = tool;
+  await requireGo(tool.instead, `${name} ${version} is`);
+  const scratch = `${dir}.partial-${process.pid}`;
+  rmSync(scratch, { recursive: true, force: true });
+  const started = Date.now();
+  progress(`building ${pkg}@${version} from the Go module proxy (a copy of its source)...`);
+  const source = await moduleSource(module, version);
+  const copy = join(scratch, 'src');
+  cpSync(source.dir, copy, { recursive: true });
+  makeWritable(copy);
+  for (const [path, text] of Object.entries(tool.placeholders)) {
+    mkdirSync(join(copy, path, '..'), { recursive: true });
+    writeFileSync(join(copy, path), text);
+  }
+  const relative = pkg === module ? '.' : `./${pkg.slice(module.length + 1)}`;
+  await oneCompileAtATime(() =>
+    runGo(['build', ...(tool.buildFlags ?? []), '-o', join(scratch, name), relative], copy, progress, name, {
+      CGO_ENABLED: '0',
+    }),
+  );
+  rmSync(copy, { recursive: true, force: true });
+  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  renameSync(scratch, dir);
+  progress(`${name} ${version} ready in ${dir} (${seconds(started)} s)`);
+}
+
+/** The module cache is read-only; a copy of it is made writable (folders and files). */
+function makeWritable(path: string): void {
+  chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) makeWritable(join(path, entry));
 }
 
 let compiling: Promise<unknown> = Promise.resolve();

@@ -6,6 +6,8 @@
  * clusters. Binaries come from `KUBEBUILDER_ASSETS` and `CAPSTAN_*_BINARY`, an on-disk cache, or
  * a build with the machine's Go from the Go module proxy.
  */
+
+export { startAlertmanager } from './alertmanager.js';
 export {
   type Assets,
   AssetsUnavailableError,
@@ -46,12 +48,21 @@ export {
 export { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
 export type { RebootOptions } from './kwok-nodes.js';
 export { type ApplyOptions, type ManifestObject, readManifests } from './manifests.js';
+export type { MonitoringOptions, MonitoringServer } from './monitoring-process.js';
 export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.js';
 export { freePort, freePorts } from './ports.js';
+export { type PrometheusOptions, type PrometheusRule, startPrometheus } from './prometheus.js';
 export { type AdmissionResourceRule, refuseWrites, type WriteRefusal } from './refuse-writes.js';
 export type { ClusterApiOptions } from './start-options.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
-export { type ResolveToolOptions, resolveTool, type ToolName, type ToolSpec, tools } from './tools.js';
+export {
+  type ResolveToolOptions,
+  resolveTool,
+  type ToolName,
+  type ToolSpec,
+  toolFolder,
+  tools,
+} from './tools.js';
 export { clusterApiVersion, etcdVersion, kubernetesVersion, kwokVersion } from './versions.js';
 export {
   installWebhooks,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AssetsUnavailableError, resolveTool, tools } from '../src/index.js';
+import { AssetsUnavailableError, resolveTool, type ToolName, toolFolder, tools } from '../src/index.js';
 
 const saved = { helm: process.env.CAPSTAN_HELM_BINARY, path: process.env.PATH };
 afterEach(() => {
@@ -69,11 +69,36 @@ describe('resolveTool', () => {
   });
 });
 
+describe('the monitoring tools', () => {
+  it('build Prometheus without its service discoveries, and cache each recipe apart', () => {
+    expect(tools.prometheus.buildFlags).toContain('-tags=remove_all_sd');
+    expect(toolFolder('prometheus')).toMatch(/^prometheus-v0\.316\.0-[0-9a-f]{8}$/);
+    expect(toolFolder('alertmanager')).toMatch(/^alertmanager-v0\.35\.0-[0-9a-f]{8}$/);
+    expect(toolFolder('helm')).toBe(`helm-${tools.helm.version}`);
+  });
+
+  it('fail with what to install when nothing is cached and Go is missing (never skip)', async () => {
+    process.env.PATH = '/nonexistent';
+    const cacheRoot = mkdtempSync(join(tmpdir(), 'cache-'));
+    for (const [name, variable] of [
+      ['prometheus', 'CAPSTAN_PROMETHEUS_BINARY'],
+      ['alertmanager', 'CAPSTAN_ALERTMANAGER_BINARY'],
+    ] as const) {
+      delete process.env[variable];
+      const error = await resolveTool(name, { cacheRoot, onProgress: () => {} }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AssetsUnavailableError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`${name} v[0-9.]+ is not cached.*Install Go.*${variable}`, 's'),
+      );
+    }
+  });
+});
+
 describe('capstan-envtest tools', () => {
   it('prints each tool with its path, from the cache, through the committed launcher', async () => {
     const cacheRoot = mkdtempSync(join(tmpdir(), 'cache-'));
-    const paths = Object.entries(tools).map(([name, spec]) =>
-      script(join(cacheRoot, 'tools', `${name}-${spec.version}`, name)),
+    const paths = (Object.keys(tools) as ToolName[]).map((name) =>
+      script(join(cacheRoot, 'tools', toolFolder(name), name)),
     );
     const launcher = fileURLToPath(new URL('../bin/capstan-envtest.js', import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, [launcher, 'tools'], {

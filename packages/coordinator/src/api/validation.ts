@@ -6,6 +6,7 @@
  */
 import { isJsonObject, readDuration, selectorProblems } from '@capstan/runtime';
 import { maxFailedProblem, maxUnavailableProblem } from './budget.js';
+import { healthGateProblems, silenceProblems } from './gate-validation.js';
 import { blackoutSpan, cronWindowProblems } from './reboot-calendar.js';
 import { isKnownTimeZone, parseClock, WEEKDAYS } from './reboot-window.js';
 
@@ -44,7 +45,9 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
     problems.push({ path: 'spec.gates', message: 'must be an object' });
   } else if (spec.gates !== undefined) {
     problems.push(...selectorProblemsAt(spec.gates.blockingPods, 'spec.gates.blockingPods'));
+    problems.push(...healthGateProblems(spec.gates));
   }
+  problems.push(...silenceProblems(spec.silences));
   const budget = maxUnavailableProblem(spec.maxUnavailable);
   if (budget) problems.push({ path: 'spec.maxUnavailable', message: budget });
   if (spec.order !== undefined && !Number.isSafeInteger(spec.order)) {

@@ -74,14 +74,33 @@ export function afterHooksDeadline(
 ): boolean {
   if (stampWait(draft, now)) return true;
   if (draft.facts().failed || !overdue(draft, group, now)) return false;
-  draft.setAnnotation(coordinatorKeys.failed, `AfterRebootHooksTimedOut ${formatTimestamp(now)}`);
+  markTimedOut(
+    draft,
+    group,
+    now,
+    findings,
+    'AfterRebootHooksTimedOut',
+    `after-reboot annotations (${missingHooks(draft, group.afterHooks)} not "true") did not pass within ${group.hookTimeoutMs / 1000}s of its verified reboot`,
+  );
+  return true;
+}
+
+/** Marks a rebooted node failed for a wait past its deadline (`reason` on the marker), with a finding. */
+export function markTimedOut(
+  draft: NodeDraft,
+  group: GroupPolicy,
+  now: number,
+  findings: Finding[],
+  reason: string,
+  what: string,
+): void {
+  draft.setAnnotation(coordinatorKeys.failed, `${reason} ${formatTimestamp(now)}`);
   draft.record('MarkedFailed');
   findings.push({
     kind: 'HookTimedOut',
     severity: 'Warning',
     node: draft.name,
     group: group.name,
-    message: `node ${draft.name}: after-reboot annotations (${missingHooks(draft, group.afterHooks)} not "true") did not pass within ${group.hookTimeoutMs / 1000}s of its verified reboot; marked failed`,
+    message: `node ${draft.name}: ${what}; marked failed`,
   });
-  return true;
 }

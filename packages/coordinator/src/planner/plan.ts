@@ -127,7 +127,7 @@ export function plan(input: PlanInput): Plan {
       membership[d.name] = g.name;
       order.push(d);
       inspectValues(d, g, findings);
-      settle(d, g, now, findings);
+      settle(d, g, now, findings, input.gates?.[g.name]);
     }
   }
   // Failure policies first: a node set aside this round keeps no group waiting.
@@ -195,6 +195,7 @@ export function plan(input: PlanInput): Plan {
       windowOpen,
       inBlackout: calendar.blackout !== undefined,
       queue: served.queue,
+      ...(input.gates?.[g.name]?.health ? { gates: input.gates[g.name]?.health } : {}),
     });
   }
 

@@ -15,8 +15,10 @@ import { applyClearFailure } from './clear-failure.js';
 import type { Finding } from './finding.js';
 import { beforeHooksOf } from './fleetlock-hooks.js';
 import type { GroupPolicy } from './group-policy.js';
+import type { GroupGateFacts } from './health-gates.js';
 import { afterHooksDeadline, beforeHooksDeadline, hookTimedOutFinding } from './hook-deadline.js';
 import { isUsableBootId, type NodeDraft } from './node-state.js';
+import { releaseGate } from './release-gate.js';
 
 /** Whether every annotation in `hooks` is `"true"` on the node (vacuously true for none). */
 export function hooksPassed(draft: NodeDraft, hooks: readonly string[]): boolean {
@@ -63,7 +65,13 @@ function stampSettling(draft: NodeDraft, now: number): boolean {
 }
 
 /** One rule application; true when it edited the draft. */
-function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Finding[]): boolean {
+function step(
+  draft: NodeDraft,
+  group: GroupPolicy,
+  now: number,
+  findings: Finding[],
+  gates: GroupGateFacts | undefined,
+): boolean {
   const f = draft.facts();
   const labels = draft.protocol.labels;
   switch (f.phase) {
@@ -181,6 +189,8 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
     case 'Returning':
       if (f.ready && !draft.node.unschedulable) {
         if (!settled(draft, group, now)) return stampSettling(draft, now);
+        const verdict = releaseGate(draft, group, now, findings, gates);
+        if (!verdict.release) return verdict.changed;
         removeIfPresent(draft, coordinatorKeys.settlingSince);
         draft.removeAnnotation(coordinatorKeys.grantedAt);
         draft.removeAnnotation(coordinatorKeys.grantedBootId);
@@ -207,9 +217,15 @@ function step(draft: NodeDraft, group: GroupPolicy, now: number, findings: Findi
  * Applies the per-node rules until none applies (a fixpoint), so that planning the result again
  * writes nothing.
  */
-export function settle(draft: NodeDraft, group: GroupPolicy, now: number, findings: Finding[]): void {
+export function settle(
+  draft: NodeDraft,
+  group: GroupPolicy,
+  now: number,
+  findings: Finding[],
+  gates?: GroupGateFacts,
+): void {
   applyClearFailure(draft, group);
-  for (let i = 0; i < 16 && step(draft, group, now, findings); i++) {
+  for (let i = 0; i < 16 && step(draft, group, now, findings, gates); i++) {
     // each step edits the draft; the bound only guards against a rule cycle
   }
   // A node sent back to the queue keeps its group Degraded until it is granted or stops asking.

@@ -7,6 +7,7 @@ import type { QueueEntry, RebootGroupCondition, RebootGroupStatus } from '../api
 import type { Finding } from './finding.js';
 import { CLEAR_HINT } from './gate.js';
 import type { GroupPolicy } from './group-policy.js';
+import type { HealthGateState } from './health-gates.js';
 import type { NodeDraft } from './node-state.js';
 
 /** What a group's status is computed from, after its queue was served. */
@@ -23,6 +24,8 @@ export interface StatusInput {
   /** Whether a blackout keeps the calendar closed now. */
   inBlackout?: boolean;
   queue: QueueEntry[];
+  /** The group's Prometheus and conditions gates as read this round, if it has any. */
+  gates?: readonly HealthGateState[];
 }
 
 function condition(type: string, status: boolean, reason: string, message: string): RebootGroupCondition {
@@ -40,6 +43,7 @@ export function groupStatusOf({
   windowOpen,
   inBlackout = false,
   queue,
+  gates,
 }: StatusInput): RebootGroupStatus {
   const finals = drafts.map((d) => d.facts());
   const problems = g.problems.map((p) => `${p.path}: ${p.message}`);
@@ -55,6 +59,7 @@ export function groupStatusOf({
     setAside: setAside.length,
     windowOpen,
     queue,
+    ...(gates && gates.length > 0 ? { gates: gates.map((h) => ({ ...h })) } : {}),
     conditions: [
       problems.length > 0
         ? condition('Valid', false, 'InvalidSpec', problems.join('; '))

@@ -27,6 +27,8 @@ export interface RebootGroupSpec {
   hookTimeout?: string;
   /** Health gates checked before a node is scheduled and before it is granted; each fails closed (an error blocks, with the reason in the queue). */
   gates?: RebootGroupSpecGates;
+  /** Alertmanager silences while a node reboots: created at its grant for that node's alerts, extended while it is in flight, expired at its release. */
+  silences?: RebootGroupSpecSilences;
   /** How long a rebooted node must stay Ready and schedulable before its slot frees (kured's --lock-release-delay), e.g. 5m. Default 0. */
   settleTime?: string;
   /** What a failed node does to its group: Halt (default) grants nothing new until the node is cleared; SetAside quarantines it (out of the budget and the queue, counted in status.setAside) and carries on while at most maxFailed nodes are set aside. */
@@ -70,12 +72,108 @@ export interface RebootGroupSpecWindowsItem {
 export interface RebootGroupSpecGates {
   /** A pod label selector (kured's --blocking-pod-selector): a node running a matching pod is not scheduled or granted (reason BlockingPods). */
   blockingPods?: RebootGroupSpecGatesBlockingPods;
+  /** Prometheus health gate: closed while the query returns any series or a matching alert is active. Unreachable or erroring, it blocks (GateFailed). */
+  prometheus?: RebootGroupSpecGatesPrometheus;
+  /** CEL health checks: each names an object (or every object of a kind when name is empty) and an expression over it (bound to `object`) that must be true. A compile or evaluation error, or a missing object, closes the gate. */
+  conditions?: RebootGroupSpecGatesConditionsItem[];
 }
 
 /** A pod label selector (kured's --blocking-pod-selector): a node running a matching pod is not scheduled or granted (reason BlockingPods). */
 export interface RebootGroupSpecGatesBlockingPods {
   matchLabels?: Record<string, string>;
   matchExpressions?: RebootGroupSpecNodeSelectorMatchExpressionsItem[];
+}
+
+/** Prometheus health gate: closed while the query returns any series or a matching alert is active. Unreachable or erroring, it blocks (GateFailed). */
+export interface RebootGroupSpecGatesPrometheus {
+  /** Base URL of the Prometheus HTTP API (kured's --prometheus-url), e.g. http://prometheus.monitoring:9090. */
+  url: string;
+  /** A PromQL instant query that must return no series for the gate to open. */
+  query?: string;
+  /** Alerts from /api/v1/alerts that close the gate; present (even empty) means any active alert closes it. */
+  alerts?: RebootGroupSpecGatesPrometheusAlerts;
+  /** A Secret key holding a bearer token sent to Prometheus (the coordinator needs get on that Secret). */
+  bearerTokenSecretRef?: RebootGroupSpecGatesPrometheusBearerTokenSecretRef;
+  /** A Secret key holding the PEM CA bundle that signs Prometheus's serving certificate. */
+  caSecretRef?: RebootGroupSpecGatesPrometheusCaSecretRef;
+  /** How long one request may take before the gate counts as erroring. Default 10s. */
+  timeout?: string;
+}
+
+/** Alerts from /api/v1/alerts that close the gate; present (even empty) means any active alert closes it. */
+export interface RebootGroupSpecGatesPrometheusAlerts {
+  /** Alert names to ignore (kured's --alert-filter-regexp), a regular expression matched anywhere in the name. */
+  filterRegexp?: string;
+  /** Only alerts whose names match filterRegexp close the gate (kured's --alert-filter-match-only). */
+  filterMatchOnly?: boolean;
+  /** Only firing alerts close the gate, not pending ones (kured's --alert-firing-only). */
+  firingOnly?: boolean;
+  /** Only alerts carrying all these labels close the gate. */
+  matchLabels?: Record<string, string>;
+}
+
+/** A Secret key holding a bearer token sent to Prometheus (the coordinator needs get on that Secret). */
+export interface RebootGroupSpecGatesPrometheusBearerTokenSecretRef {
+  namespace: string;
+  name: string;
+  key: string;
+}
+
+/** A Secret key holding the PEM CA bundle that signs Prometheus's serving certificate. */
+export interface RebootGroupSpecGatesPrometheusCaSecretRef {
+  namespace: string;
+  name: string;
+  key: string;
+}
+
+export interface RebootGroupSpecGatesConditionsItem {
+  apiVersion: string;
+  kind: string;
+  /** The kind's plural resource name, when it is not the lower-case kind plus s (es after s, x, ch, sh; ies after a consonant and y). */
+  resource?: string;
+  /** The object's namespace; empty for a cluster-scoped kind. */
+  namespace?: string;
+  /** The object's name; empty means every object of the kind (in the namespace) must pass. */
+  name?: string;
+  /** A CEL expression over `object` that must be true, e.g. object.status.ceph.health == 'HEALTH_OK'. */
+  expression: string;
+  /** Shown in the queue while the expression is false; default the expression. */
+  message?: string;
+}
+
+/** Alertmanager silences while a node reboots: created at its grant for that node's alerts, extended while it is in flight, expired at its release. */
+export interface RebootGroupSpecSilences {
+  /** Base URL of the Alertmanager API, e.g. http://alertmanager.monitoring:9093. */
+  url: string;
+  /** Matchers of the silence; $NODE in a value is the node's name (escaped as a regular expression for =~ and !~). */
+  matchers: RebootGroupSpecSilencesMatchersItem[];
+  /** The longest a node's silence lasts from its grant, however long the reboot takes. Default 1h. */
+  maxDuration?: string;
+  /** A Secret key holding a bearer token sent to Alertmanager. */
+  bearerTokenSecretRef?: RebootGroupSpecSilencesBearerTokenSecretRef;
+  /** A Secret key holding the PEM CA bundle that signs Alertmanager's serving certificate. */
+  caSecretRef?: RebootGroupSpecSilencesCaSecretRef;
+}
+
+export interface RebootGroupSpecSilencesMatchersItem {
+  name: string;
+  value: string;
+  /** Default =. */
+  operator?: '=' | '!=' | '=~' | '!~';
+}
+
+/** A Secret key holding a bearer token sent to Alertmanager. */
+export interface RebootGroupSpecSilencesBearerTokenSecretRef {
+  namespace: string;
+  name: string;
+  key: string;
+}
+
+/** A Secret key holding the PEM CA bundle that signs Alertmanager's serving certificate. */
+export interface RebootGroupSpecSilencesCaSecretRef {
+  namespace: string;
+  name: string;
+  key: string;
 }
 
 export interface RebootGroupSpecCronWindowsItem {
@@ -114,6 +212,8 @@ export interface RebootGroupStatus {
   failed: number;
   /** Failed nodes set aside (onFailure SetAside), outside the budget and the queue. */
   setAside?: number;
+  /** The group's Prometheus and conditions gates as last read: Open, Closed (with why) or Error. A node settling after its reboot keeps its slot while one is not Open. */
+  gates?: RebootGroupStatusGatesItem[];
   /** Whether a window is open now (true when the group has no windows). */
   windowOpen: boolean;
   /** Asking nodes not yet granted, first served first, with why each waits. */
@@ -121,12 +221,19 @@ export interface RebootGroupStatus {
   conditions: RebootGroupStatusConditionsItem[];
 }
 
+export interface RebootGroupStatusGatesItem {
+  /** prometheus, or conditions[i]. */
+  gate: string;
+  state: 'Open' | 'Closed' | 'Error';
+  message: string;
+}
+
 export interface RebootGroupStatusQueueItem {
   node: string;
   /** When the coordinator first saw the node ask (RFC 3339). */
   requestedAt: string;
   /** Why the node is not scheduled yet. */
-  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused' | 'BlockingPods' | 'GateFailed' | 'DrainBlocked' | 'Blackout';
+  reason: 'WaitingForBeforeRebootAnnotations' | 'BudgetExhausted' | 'OutsideWindow' | 'GroupPaused' | 'GroupHalted' | 'InvalidGroup' | 'WaitingForLowerOrder' | 'NoBootID' | 'RebootInProgressWithoutGrant' | 'WritesRefused' | 'BlockingPods' | 'GateFailed' | 'DrainBlocked' | 'Blackout' | 'GateClosed';
   message: string;
 }
 
