@@ -7,7 +7,7 @@
  * workload are played by ./agent-world.ts.
  */
 import { AGENT_FAILURE_ANNOTATION, capstanProtocol, parseAgentFailure } from '@capstan/reboot-protocol';
-import type { Clock, Manager } from '@capstan/runtime';
+import type { Manager } from '@capstan/runtime';
 import { ConfigMap, Node, Pod } from '@capstan/runtime/client';
 import type { ConformanceScenario, ConformanceUser, FakeCluster, WorldCheck } from '@capstan/runtime/testing';
 import { type AgentOptions, addAgent } from '../src/agent.js';
@@ -97,12 +97,11 @@ export function agentScenario(options: AgentScenarioOptions): ConformanceScenari
     name: options.name,
     kinds: [Node, Pod, ConfigMap],
     manager: { fieldManager: 'capstan-agent', eventSource: 'reboot.capstan.dev/agent' },
-    setup: (manager: Manager, { clock }: { clock: Clock }) => {
+    setup: (manager: Manager) => {
       wiring(manager, {
         nodeName: NODE,
         source: new MachineSource(user),
         rebooter: machineRebooter(user),
-        clock,
         osReleasePath: '/nonexistent/os-release',
         drainTimeoutMs: options.drainTimeoutMs,
         drainGracePeriodSeconds: 0,

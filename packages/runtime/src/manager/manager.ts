@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import type { ResourceType } from '../api/types.js';
 import { InformerCache, type InformerCacheOptions } from '../cache/informer-cache.js';
 import { Client } from '../client/client.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
