@@ -17,6 +17,7 @@ import {
   realClock,
 } from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
+import { conversionSchemes } from './api/conversion.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
 import {
   type VCDClusterIdentity,
@@ -52,6 +53,11 @@ export interface CapvcdOptions {
    * `initialMs × 2^n` for its n-th error in a row, at most `maxMs` (default 1 s to 5 min).
    */
   vcdErrorBackoff?: { initialMs: number; maxMs: number };
+  /**
+   * Serve the conversion of CAPVCD's v1beta2 and v1beta1 on the manager's webhook server (which
+   * then needs its serving certificate, as the Deployment mounts it). Default false.
+   */
+  conversionWebhook?: boolean;
 }
 
 /** What {@link addCapvcd} added. */
@@ -115,6 +121,8 @@ export function addCapvcd(
   extras: { clock?: Clock } = {},
 ): CapvcdHandle {
   const metrics = new CapvcdMetrics(manager.metrics.registry);
+  if (options.conversionWebhook)
+    for (const scheme of conversionSchemes()) manager.webhooks.addConversion(scheme);
   const connections = new Connections(
     {
       qps: options.vcdQps,

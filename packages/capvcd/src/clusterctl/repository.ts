@@ -1,7 +1,7 @@
 /**
  * A clusterctl file repository of this provider, laid out as clusterctl's local repositories are
  * (`<root>/infrastructure-capvcd/<version>/`): `infrastructure-components.yaml` (Namespace, CRDs,
- * RBAC and the Deployment from `deploy/`, one namespace, the container named `manager`),
+ * RBAC, the conversion webhook's Service and certificate, and the Deployment from `deploy/`, one namespace, the container named `manager`),
  * `metadata.yaml`, a `cluster-template[-<flavor>].yaml` per flavor and `clusterclass-<name>.yaml`.
  * The components carry clusterctl variables (with defaults) for the VCD request budget;
  * the VCD site and credentials are per cluster, variables of the templates.
@@ -35,7 +35,13 @@ export function infrastructureComponents(): string {
   const manager = documents('manager.yaml');
   const namespace = manager.filter((o) => o.kind === 'Namespace');
   const deployment = manager.filter((o) => o.kind !== 'Namespace').map(withVariableArgs);
-  return multiDoc([...namespace, ...documents('crds.yaml'), ...documents('rbac.yaml'), ...deployment]);
+  return multiDoc([
+    ...namespace,
+    ...documents('crds.yaml'),
+    ...documents('rbac.yaml'),
+    ...documents('webhook.yaml'),
+    ...deployment,
+  ]);
 }
 
 function withVariableArgs(o: TemplateObject): TemplateObject {
