@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
+import { WEBHOOK } from '../api/keys.js';
 import { clusterClasses, flavors } from './flavors.js';
 import type { TemplateObject } from './objects.js';
 import { toYaml } from './yaml.js';
@@ -34,7 +35,10 @@ const VARIABLE_ARGS: Record<string, [string, string]> = {
 export function infrastructureComponents(): string {
   const manager = documents('manager.yaml');
   const namespace = manager.filter((o) => o.kind === 'Namespace');
-  const deployment = manager.filter((o) => o.kind !== 'Namespace').map(withVariableArgs);
+  const deployment = manager
+    .filter((o) => o.kind !== 'Namespace')
+    .map(withVariableArgs)
+    .map(withWebhook);
   return multiDoc([
     ...namespace,
     ...documents('crds.yaml'),
@@ -57,6 +61,36 @@ function withVariableArgs(o: TemplateObject): TemplateObject {
       ...Object.entries(VARIABLE_ARGS).map(([flag, [name, value]]) => `${flag}=\${${name}:=${value}}`),
     ];
   }
+  return copy;
+}
+
+/** Where the conversion webhook's certificate (webhook.yaml's Certificate writes the Secret) is mounted. */
+const CERT_DIR = '/var/run/capvcd/serving-certs';
+
+/**
+ * The Deployment serving the conversion of CAPVCD's v1beta2 and v1beta1 (clusterctl init installs
+ * cert-manager, which issues its certificate): the flag, the port the Service targets, the Secret.
+ */
+function withWebhook(o: TemplateObject): TemplateObject {
+  if (o.kind !== 'Deployment') return o;
+  const copy = structuredClone(o) as TemplateObject & {
+    spec: { template: { spec: { containers: Array<Record<string, unknown[]>>; volumes?: unknown[] } } };
+  };
+  const pod = copy.spec.template.spec;
+  for (const c of pod.containers) {
+    c.args = [
+      ...(c.args ?? []),
+      '--conversion-webhook',
+      '--webhook-port=9443',
+      `--webhook-cert-dir=${CERT_DIR}`,
+    ];
+    c.ports = [...(c.ports ?? []), { name: 'webhook', containerPort: 9443 }];
+    c.volumeMounts = [
+      ...(c.volumeMounts ?? []),
+      { name: 'webhook-cert', mountPath: CERT_DIR, readOnly: true },
+    ];
+  }
+  pod.volumes = [...(pod.volumes ?? []), { name: 'webhook-cert', secret: { secretName: WEBHOOK.secret } }];
   return copy;
 }
 

@@ -16,11 +16,11 @@ function pathOf(o: ManifestObject): string {
   return `${base}${ns}/${plural}/${o.metadata?.name}`;
 }
 
-/** Applies `o` as `fieldManager`; rejects with the API server's message on any refusal. */
+/** Applies `o` as kubectl (`dryRun`: validated only); rejects with the API server's message on a refusal. */
 export async function applyStrict(
   plane: ControlPlane,
   o: ManifestObject,
-  fieldManager = 'kubectl',
+  { dryRun = false }: { dryRun?: boolean } = {},
 ): Promise<void> {
   const options: import('node:https').RequestOptions = { method: 'PATCH', timeout: 30_000 };
   await plane.kubeConfig.applyToHTTPSOptions(options);
@@ -29,7 +29,7 @@ export async function applyStrict(
     accept: 'application/json',
     'content-type': 'application/apply-patch+yaml',
   };
-  const url = `${plane.server}${pathOf(o)}?fieldManager=${fieldManager}&fieldValidation=Strict&force=true`;
+  const url = `${plane.server}${pathOf(o)}?fieldManager=kubectl&fieldValidation=Strict&force=true${dryRun ? '&dryRun=All' : ''}`;
   const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(url, options, (res) => {
       const chunks: Buffer[] = [];

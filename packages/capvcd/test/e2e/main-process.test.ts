@@ -68,7 +68,8 @@ describe('capstan-capvcd as a process', () => {
       '--metrics-bind-address=127.0.0.1:0',
       '--health-probe-bind-address=127.0.0.1:0',
       `--vcd-ca-bundle=${ca}`,
-      // The Deployment's --conversion-webhook, served where the CRDs' conversion was pointed.
+      // The conversion webhook, as clusterctl's components run it, where the CRDs' conversion points.
+      '--conversion-webhook',
       `--webhook-port=${h.webhooks?.port}`,
       `--webhook-cert-dir=${h.webhooks?.certDir}`,
       '--log-level=info',
