@@ -15,6 +15,7 @@ import {
   type Request,
 } from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
+import { conversionSchemes } from './api/conversion.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
 import {
   type VCDClusterIdentity,
@@ -55,6 +56,11 @@ export interface CapvcdOptions {
    * `initialMs × 2^n` for its n-th error in a row, at most `maxMs` (default 1 s to 5 min).
    */
   vcdErrorBackoff?: { initialMs: number; maxMs: number };
+  /**
+   * Serve the conversion of CAPVCD's v1beta2 and v1beta1 on the manager's webhook server (which
+   * then needs its serving certificate, as the Deployment mounts it). Default false.
+   */
+  conversionWebhook?: boolean;
 }
 
 /** What {@link addCapvcd} added. */
@@ -111,6 +117,8 @@ const keyOf = (o: KubeObject): Request => ({
 /** Adds both controllers to `manager`, on the manager's clock. Call before `manager.start`. */
 export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): CapvcdHandle {
   const metrics = new CapvcdMetrics(manager.metrics.registry);
+  if (options.conversionWebhook)
+    for (const scheme of conversionSchemes()) manager.webhooks.addConversion(scheme);
   const connections = new Connections(
     {
       qps: options.vcdQps,

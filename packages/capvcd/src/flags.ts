@@ -18,6 +18,7 @@ export interface CapvcdFlags {
   vcdBurst: string;
   vcdTimeout: string;
   vcdCaBundle?: string;
+  conversionWebhook: boolean;
 }
 
 /** Adds the provider's flags (use as `parseStandardOptions`' `extend`). */
@@ -27,6 +28,11 @@ export function addCapvcdFlags(command: Command): void {
     .option('--vcd-qps <n>', 'VCD API requests per second per site', '10')
     .option('--vcd-burst <n>', 'VCD API requests in a burst per site', '20')
     .option('--vcd-timeout <duration>', 'timeout of one VCD API request', '60s')
+    .option(
+      '--conversion-webhook',
+      "serve the conversion of CAPVCD's v1beta2 and v1beta1 objects (needs --webhook-cert-dir's certificate)",
+      false,
+    )
     .option(
       '--vcd-ca-bundle <file>',
       "PEM CA certificates to verify VCD sites with when the credentials Secret has no ca.crt (default: the system's roots)",
@@ -47,6 +53,7 @@ export function capvcdOptionsFromFlags(flags: CapvcdFlags): CapvcdOptions {
     vcdQps: positive('vcd-qps', flags.vcdQps),
     vcdBurst: Math.floor(positive('vcd-burst', flags.vcdBurst)),
     vcdTimeoutMs: timeout,
+    conversionWebhook: flags.conversionWebhook === true,
     ...(flags.vcdCaBundle !== undefined ? { vcdCaPem: readCaBundle(flags.vcdCaBundle) } : {}),
   };
 }

@@ -3,44 +3,52 @@
  * `clusterctl move` finds the same vApp, VM and load balancer again instead of making new ones
  * (#211). The markers go into VCD descriptions: a vApp or VM is ours only if it carries ours.
  */
+import type { KubeObject } from '@capstan/runtime';
+import type { Value } from './template/functions.js';
+import { execute, TemplateError } from './template/go-template.js';
 
-/** What a VM naming template may refer to. */
+/**
+ * What a VM naming template may refer to: `.machine` (the Cluster API Machine) and `.vcdMachine`,
+ * as CAPVCD passes them, and `.cluster` (its name, this provider's addition).
+ */
 export interface NamingInput {
-  namespace: string;
   cluster: string;
-  machine: string;
-  vcdMachine: string;
+  /** The Machine; absent until Cluster API has made it (the VCDMachine then stands in). */
+  machine?: KubeObject;
+  vcdMachine: KubeObject;
 }
-
-const PLACEHOLDER = /\{\{\s*\.([a-zA-Z]+)\.name\s*\}\}/g;
-const FIELDS: Record<string, keyof NamingInput> = {
-  machine: 'machine',
-  vcdMachine: 'vcdMachine',
-  cluster: 'cluster',
-};
 
 /** A VM name is a DNS label (it becomes the hostname): at most 63 of [a-z0-9-], no dash at either end. */
 const VM_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /**
- * The VM's name: the VCDMachine's name, or the naming template filled in.
+ * The VM's name: the VCDMachine's name, or the naming template (Go's text/template with sprig's
+ * functions, as CAPVCD reads it) executed. "" means no template, as in CAPVCD.
  * @returns the name, or an error message saying what is wrong with the template or its result.
  */
 export function vmNameFor(
   template: string | undefined,
   input: NamingInput,
 ): { name: string } | { error: string } {
-  let unknown: string | undefined;
-  const name = (template ?? '{{ .vcdMachine.name }}').replace(PLACEHOLDER, (_, field: string) => {
-    const key = FIELDS[field];
-    if (!key) unknown = field;
-    return key ? input[key] : '';
-  });
-  if (unknown)
-    return { error: `vmNamingTemplate refers to .${unknown}.name; known: .machine, .vcdMachine, .cluster` };
-  if (name.includes('{{')) return { error: 'vmNamingTemplate holds an expression other than {{ .x.name }}' };
-  if (!VM_NAME.test(name)) return { error: `VM name "${name}" is not a DNS label of at most 63 characters` };
-  return { name };
+  if (!template) return checked(input.vcdMachine.metadata.name ?? '', []);
+  const data = {
+    machine: input.machine ?? input.vcdMachine,
+    vcdMachine: input.vcdMachine,
+    cluster: { metadata: { name: input.cluster } },
+  };
+  try {
+    const { text, missing } = execute(template, data as unknown as Value);
+    return checked(text, missing);
+  } catch (err) {
+    if (err instanceof TemplateError) return { error: `vmNamingTemplate: ${err.message}` };
+    throw err;
+  }
+}
+
+function checked(name: string, missing: string[]): { name: string } | { error: string } {
+  if (VM_NAME.test(name)) return { name };
+  const why = missing.length > 0 ? ` (no value for ${[...new Set(missing)].join(', ')})` : '';
+  return { error: `VM name "${name}" is not a DNS label of at most 63 characters${why}` };
 }
 
 /** The cluster's vApp: one per cluster, named after the VCDCluster (as CAPVCD names it). */

@@ -161,4 +161,28 @@ describe('decideLoadBalancer against a model of the ALB', () => {
       health: 'DOWN',
     });
   });
+
+  it('a VIP asked for in spec is the one the virtual service is made with; a host without a port is recorded again', () => {
+    fc.assert(
+      fc.property(fc.ipV4(), fc.boolean(), (vip, portMissing) => {
+        const intent = { members: [], deleting: false, machinesLeft: 0 };
+        const pool = { id: 'p', members: [] };
+        expect(
+          decideLoadBalancer(intent, { taskRunning: false, pool, recordedVip: vip, portMissing }),
+        ).toEqual({
+          kind: 'CreateVirtualService',
+          vip,
+        });
+        const made = {
+          taskRunning: false,
+          pool,
+          virtualService: { id: 'v', vip, health: 'UP' },
+          recordedVip: vip,
+        };
+        expect(decideLoadBalancer(intent, { ...made, portMissing }).kind).toBe(
+          portMissing ? 'RecordVIP' : 'Available',
+        );
+      }),
+    );
+  });
 });

@@ -1,7 +1,7 @@
 /** The guestinfo keys: bootstrap data verbatim, metadata for cloud-init's VMware datasource, VM names. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bootstrapFormat, guestinfoFor, vmNameFor } from '../src/index.js';
+import { bootstrapFormat, guestinfoFor } from '../src/index.js';
 import { parseQuantity } from '../src/machine/quantity.js';
 
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
@@ -76,20 +76,6 @@ describe('guestinfoFor', () => {
     expect(bootstrapFormat(b64('ignition'))).toBe('ignition');
     expect(bootstrapFormat(b64('cloud-config'))).toBe('cloud-config');
     expect(bootstrapFormat(b64('shell'))).toBeUndefined();
-  });
-});
-
-describe('vmNameFor', () => {
-  const input = { namespace: 'ns', cluster: 'c1', machine: 'c1-md-0-abcde', vcdMachine: 'c1-md-0-xyz' };
-  it('defaults to the VCDMachine name and fills the placeholders', () => {
-    expect(vmNameFor(undefined, input)).toEqual({ name: 'c1-md-0-xyz' });
-    expect(vmNameFor('{{ .cluster.name }}-{{.machine.name}}', input)).toEqual({ name: 'c1-c1-md-0-abcde' });
-  });
-  it('refuses unknown fields, other expressions and names that are not DNS labels', () => {
-    expect(vmNameFor('{{ .node.name }}', input)).toHaveProperty('error');
-    expect(vmNameFor('{{ randAlpha 5 }}', input)).toHaveProperty('error');
-    expect(vmNameFor('Upper_Case', input)).toHaveProperty('error');
-    expect(vmNameFor('x'.repeat(64), input)).toHaveProperty('error');
   });
 });
 

@@ -2,7 +2,7 @@
  * The five CustomResourceDefinitions, built from the schemas in `schema.ts`. `deploy/crds.yaml` is
  * their YAML (written by `npm run crds -w @capstan/capvcd`; a test keeps it in step).
  */
-import { CONTRACT_LABEL, GROUP, VERSION } from './keys.js';
+import { CONTRACT_LABEL, GROUP, VERSION, WEBHOOK } from './keys.js';
 import {
   clusterSpecSchema,
   clusterStatusSchema,
@@ -12,6 +12,7 @@ import {
   machineStatusSchema,
   machineTemplateSpecSchema,
 } from './schema.js';
+import { capvcdVersions, type OlderVersion } from './schema-capvcd.js';
 
 type Schema = Record<string, unknown>;
 
@@ -84,15 +85,48 @@ const kinds: Kind[] = [
   },
 ];
 
-/** The CRD of one kind. */
-function crdOf(k: Kind): Record<string, unknown> {
+/** One served version's entry: its schema, status subresource and columns. */
+function versionOf(k: Kind, name: string, v: OlderVersion, storage: boolean): Record<string, unknown> {
   const properties: Schema = {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
     metadata: { type: 'object' },
-    spec: k.spec,
+    spec: v.spec,
   };
-  if (k.status) properties.status = k.status;
+  if (v.status) properties.status = v.status;
+  return {
+    name,
+    served: true,
+    storage,
+    ...(name === 'v1beta1'
+      ? { deprecated: true, deprecationWarning: `${GROUP}/v1beta1 ${k.kind} is deprecated; use ${VERSION}` }
+      : {}),
+    ...(v.status ? { subresources: { status: {} } } : {}),
+    ...(k.columns ? { additionalPrinterColumns: k.columns } : {}),
+    schema: {
+      openAPIV3Schema: { type: 'object', description: k.description, required: ['spec'], properties },
+    },
+  };
+}
+
+/**
+ * CAPVCD's older versions convert through our webhook (`/convert` on the provider's Service),
+ * whose CA cert-manager injects (the CA's name is the Certificate's, in `webhook.yaml`).
+ */
+const conversion = {
+  strategy: 'Webhook',
+  webhook: {
+    conversionReviewVersions: ['v1'],
+    clientConfig: {
+      service: { namespace: WEBHOOK.namespace, name: WEBHOOK.service, path: '/convert', port: 443 },
+    },
+  },
+};
+
+/** The CRD of one kind. */
+function crdOf(k: Kind): Record<string, unknown> {
+  const older = Object.entries(capvcdVersions[k.kind] ?? {});
+  const hub: OlderVersion = { spec: k.spec, ...(k.status ? { status: k.status } : {}) };
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -103,6 +137,9 @@ function crdOf(k: Kind): Record<string, unknown> {
         'clusterctl.cluster.x-k8s.io': '',
         'cluster.x-k8s.io/provider': 'infrastructure-vcd',
       },
+      ...(older.length > 0
+        ? { annotations: { 'cert-manager.io/inject-ca-from': `${WEBHOOK.namespace}/${WEBHOOK.certificate}` } }
+        : {}),
     },
     spec: {
       group: GROUP,
@@ -114,18 +151,8 @@ function crdOf(k: Kind): Record<string, unknown> {
         singular: k.kind.toLowerCase(),
         categories: ['cluster-api'],
       },
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          ...(k.status ? { subresources: { status: {} } } : {}),
-          ...(k.columns ? { additionalPrinterColumns: k.columns } : {}),
-          schema: {
-            openAPIV3Schema: { type: 'object', description: k.description, required: ['spec'], properties },
-          },
-        },
-      ],
+      ...(older.length > 0 ? { conversion } : {}),
+      versions: [...older.map(([name, v]) => versionOf(k, name, v, false)), versionOf(k, VERSION, hub, true)],
     },
   };
 }

@@ -7,6 +7,16 @@
 export const GROUP = 'infrastructure.cluster.x-k8s.io';
 export const VERSION = 'v1beta3';
 
+/** Where the API server calls the conversion webhook, and the cert-manager Certificate it trusts. */
+export const WEBHOOK = {
+  namespace: 'capvcd-system',
+  service: 'capstan-capvcd-webhook',
+  certificate: 'capstan-capvcd-serving-cert',
+  secret: 'capstan-capvcd-webhook-cert',
+} as const;
+/** The annotation carrying, through a conversion, the fields the other version has no place for. */
+export const CONVERSION_DATA_ANNOTATION = 'capvcd.capstan.dev/conversion-data';
+
 /** Cluster API's own group and version (Cluster, Machine). */
 export const CAPI_GROUP = 'cluster.x-k8s.io';
 export const CAPI_VERSION = 'v1beta2';
@@ -34,9 +44,9 @@ export const MANAGED_BY_LABEL = 'cluster.x-k8s.io/managed-by';
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 
 /**
- * Written on a VCDCluster (with `spec.controlPlaneEndpoint`) when this provider allocated the
- * endpoint: an endpoint without it was supplied by the user, and no load balancer is made (#666).
- * Annotations survive `clusterctl move`; status does not.
+ * Written on a VCDCluster (with `spec.controlPlaneEndpoint`) when this provider recorded the
+ * load balancer's VIP there; it tells an operator where the endpoint came from. Whether a load
+ * balancer is made is `spec.loadBalancerConfigSpec.disabled`'s alone.
  */
 export const MANAGED_ENDPOINT_ANNOTATION = 'capvcd.capstan.dev/managed-endpoint';
 

@@ -8,6 +8,13 @@ type Schema = Record<string, unknown>;
 
 const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
 const name = (description: string): Schema => str(description, { minLength: 1, maxLength: 253 });
+/**
+ * A name where `""` means none, as CAPVCD reads it; null too, which an unset clusterctl variable
+ * left unquoted in CAPVCD's templates (`placementPolicy: ${VCD_..._POLICY}`) becomes.
+ */
+const optionalName = (description: string): Schema =>
+  str(`${description} ("", null or absent: none)`, { maxLength: 253, nullable: true });
+const nullableString: Schema = { type: 'string', nullable: true };
 
 /** `metav1.Condition`, as CAPI reads it. */
 export const conditionsSchema: Schema = {
@@ -30,7 +37,8 @@ export const conditionsSchema: Schema = {
 
 const endpointSchema: Schema = {
   type: 'object',
-  description: 'The workload API server. Set it yourself to run without a load balancer.',
+  description:
+    'The workload API server. A host given is the load balancer’s VIP (as CAPVCD), or your own endpoint with loadBalancerConfigSpec.disabled.',
   properties: {
     host: str('IP address or DNS name', { maxLength: 512 }),
     port: { type: 'integer', format: 'int32', minimum: 1, maximum: 65535 },
@@ -53,6 +61,10 @@ const initializationSchema: Schema = {
   properties: { provisioned: { type: 'boolean' } },
 };
 
+/** CEL: the load balancer is switched off in `o` (a spec). */
+const LB_DISABLED = (o: string) =>
+  `has(${o}.loadBalancerConfigSpec) && has(${o}.loadBalancerConfigSpec.disabled) && ${o}.loadBalancerConfigSpec.disabled`;
+
 /** VCDCluster.spec (also VCDClusterTemplate.spec.template.spec). */
 export const clusterSpecSchema: Schema = {
   type: 'object',
@@ -74,7 +86,7 @@ export const clusterSpecSchema: Schema = {
           required: ['name'],
           properties: {
             name: name('Secret name'),
-            namespace: name('Secret namespace (default: the VCDCluster’s)'),
+            namespace: optionalName('Secret namespace (default: the VCDCluster’s)'),
           },
         },
         username: str('Refused: put it in the Secret'),
@@ -97,7 +109,15 @@ export const clusterSpecSchema: Schema = {
             { rule: '!self', message: 'one-arm load balancers are not supported' },
           ],
         },
-        vipSubnet: str('CIDR the VIP is taken from', { pattern: '^[0-9.]+/[0-9]{1,2}$' }),
+        vipSubnet: str('CIDR the VIP is taken from ("" or null: any)', {
+          pattern: '^([0-9.]+/[0-9]{1,2})?$',
+          nullable: true,
+        }),
+        disabled: {
+          type: 'boolean',
+          description:
+            'true: make no load balancer; you run the endpoint controlPlaneEndpoint names (required then). Absent or false: a load balancer is made, its VIP controlPlaneEndpoint.host if given (as CAPVCD), else a free address of the edge gateway.',
+        },
       },
     },
     multiZoneSpec: {
@@ -132,16 +152,18 @@ export const clusterSpecSchema: Schema = {
       description: 'Do not verify the site certificate (warned by a condition).',
     },
     // CAPVCD's fields, accepted so that its manifests apply; SpecHonoured=False names those set.
-    rdeId: str('CAPVCD: the RDE of the cluster (no RDE is kept here; reported, not acted on)'),
-    parentUid: str('CAPVCD: the management cluster’s RDE (reported, not acted on)'),
+    rdeId: str('CAPVCD: the RDE of the cluster (no RDE is kept here; reported, not acted on)', {
+      nullable: true,
+    }),
+    parentUid: str('CAPVCD: the management cluster’s RDE (reported, not acted on)', { nullable: true }),
     useAsManagementCluster: { type: 'boolean', description: 'CAPVCD: reported, not acted on' },
     proxyConfigSpec: {
       type: 'object',
       description: 'CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files)',
       properties: {
-        httpProxy: { type: 'string' },
-        httpsProxy: { type: 'string' },
-        noProxy: { type: 'string' },
+        httpProxy: nullableString,
+        httpsProxy: nullableString,
+        noProxy: nullableString,
       },
     },
     ovcdZoneConfigMap: str('CAPVCD: zone ConfigMap (reported, not acted on)'),
@@ -152,6 +174,15 @@ export const clusterSpecSchema: Schema = {
       message: 'controlPlaneEndpoint is immutable once set',
     },
     { rule: 'self.site == oldSelf.site && self.org == oldSelf.org', message: 'site and org are immutable' },
+    {
+      rule: `!(${LB_DISABLED('self')}) || (has(self.controlPlaneEndpoint) && has(self.controlPlaneEndpoint.host) && self.controlPlaneEndpoint.host != "")`,
+      message: 'loadBalancerConfigSpec.disabled needs controlPlaneEndpoint.host: the endpoint you run',
+    },
+    {
+      rule: `(${LB_DISABLED('self')}) == (${LB_DISABLED('oldSelf')})`,
+      message:
+        'loadBalancerConfigSpec.disabled is immutable: a load balancer is made or not for the cluster’s life',
+    },
   ],
 };
 
@@ -200,9 +231,9 @@ export const machineSpecSchema: Schema = {
     }),
     catalog: name('Catalog holding the template'),
     template: name('vApp template the VM is made from'),
-    sizingPolicy: name('VM sizing policy'),
-    placementPolicy: name('VM placement policy'),
-    storageProfile: name('Storage profile'),
+    sizingPolicy: optionalName('VM sizing policy'),
+    placementPolicy: optionalName('VM placement policy'),
+    storageProfile: optionalName('Storage profile'),
     diskSize: {
       'x-kubernetes-int-or-string': true,
       description: 'Size of the first disk (a quantity, e.g. 20Gi); grown only',
@@ -216,7 +247,7 @@ export const machineSpecSchema: Schema = {
         'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'vmNamingTemplate is immutable' }],
       },
     ),
-    failureDomain: name('Failure domain (a zone of the VCDCluster)'),
+    failureDomain: optionalName('Failure domain (a zone of the VCDCluster)'),
     enableGuestCustomization: {
       type: 'boolean',
       description: 'VCD guest customization (off: cloud-init does it)',

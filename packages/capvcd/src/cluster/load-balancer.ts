@@ -97,7 +97,8 @@ export async function actCluster(
       const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
       const seg = await connection.directory.once(`seg:${gw.id}`, () => serviceEngineGroupOf(vcd, gw.id));
       const vip =
-        step.vip ?? (await freeUplinkAddress(vcd, gw.id, vcdCluster.spec.loadBalancerConfigSpec?.vipSubnet));
+        step.vip ??
+        (await freeUplinkAddress(vcd, gw.id, vcdCluster.spec.loadBalancerConfigSpec?.vipSubnet || undefined));
       if (!vip)
         throw new VcdError(
           400,
@@ -112,6 +113,14 @@ export async function actCluster(
         pool: { id: pool.id, name: pool.name },
         vip,
         port,
+      }).catch((err: unknown) => {
+        // A VIP from spec that VCD refuses (outside the gateway's ranges, in use): say which.
+        if (!(step.vip && err instanceof VcdError && err.status === 400)) throw err;
+        throw new VcdError(
+          400,
+          'VIP_REFUSED',
+          `VCD refused the VIP ${vip} of spec.controlPlaneEndpoint.host: ${err.message}`,
+        );
       });
     }
     case 'SetMembers':

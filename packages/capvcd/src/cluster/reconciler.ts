@@ -1,6 +1,6 @@
 /**
- * The VCDCluster reconciler: waits for its owner Cluster; with a user-supplied endpoint it is
- * provisioned at once and makes no VCD call (#666); otherwise it makes the NSX-T ALB load balancer
+ * The VCDCluster reconciler: waits for its owner Cluster; with `loadBalancerConfigSpec.disabled`
+ * (the user runs the endpoint) it is provisioned at once and makes no VCD call (#666); otherwise it makes the NSX-T ALB load balancer
  * ({@link decideLoadBalancer}) one write per reconcile, never waiting for a task. Deletion waits
  * for the cluster's machines, then removes virtual service, pool and the emptied vApp.
  */
@@ -54,6 +54,8 @@ import { UnknownReference, VcdError } from '../vcd/errors.js';
 import { claimCredentials, releaseCredentials } from './credentials-claim.js';
 import { actCluster, observeCluster } from './load-balancer.js';
 import { tlsCondition } from './tls-condition.js';
+
+const IPV4 = /^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
 export interface ClusterReconcilerDeps {
   client: Client;
@@ -111,9 +113,16 @@ export class VCDClusterReconciler implements Reconciler {
         attributes: { ovdc: z.ovdc, ovdcNetwork: z.ovdcNetworkName },
       }));
     }
-    const managed =
-      !vcdCluster.spec.controlPlaneEndpoint?.host ||
-      vcdCluster.metadata.annotations?.[MANAGED_ENDPOINT_ANNOTATION] !== undefined;
+    // As CAPVCD: a host given is the VIP asked for; only `disabled` means the endpoint is the user's.
+    const managed = vcdCluster.spec.loadBalancerConfigSpec?.disabled !== true;
+    const host = vcdCluster.spec.controlPlaneEndpoint?.host;
+    if (managed && host && !deleting && !IPV4.test(host))
+      return this.refuse(
+        vcdCluster,
+        status,
+        'EndpointNotAnIP',
+        `controlPlaneEndpoint.host ${host} cannot be a load balancer's VIP (an IPv4 address is needed); set loadBalancerConfigSpec.disabled if you run this endpoint`,
+      );
     let connection: Connection | undefined;
     try {
       // Refused credentials stop here, before anything is read from them or held.
@@ -136,7 +145,9 @@ export class VCDClusterReconciler implements Reconciler {
             ? 'UnknownReference'
             : err.minorErrorCode === 'NO_FREE_IP'
               ? 'NoFreeIP'
-              : 'VCDError';
+              : err.minorErrorCode === 'VIP_REFUSED'
+                ? 'VIPRefused'
+                : 'VCDError';
       if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, err.message);
       if (connection) tlsCondition(status, vcdCluster, connection.site);
       condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
@@ -149,7 +160,20 @@ export class VCDClusterReconciler implements Reconciler {
     }
   }
 
-  /** The user gave the endpoint: provisioned, no load balancer, no VCD call. */
+  /** A spec the load balancer cannot be made from: said in the conditions, no VCD call. */
+  private async refuse(
+    vcdCluster: VCDCluster,
+    status: VCDClusterStatus,
+    reason: string,
+    message: string,
+  ): Promise<undefined> {
+    condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, message);
+    condition(status, vcdCluster, Conditions.Ready, false, reason, message);
+    await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
+    return undefined; // a spec change brings it back
+  }
+
+  /** The user runs the endpoint: provisioned, no load balancer, no VCD call. */
   private async userEndpoint(vcdCluster: VCDCluster, status: VCDClusterStatus): Promise<undefined> {
     status.initialization = { provisioned: true };
     status.ready = true;
@@ -159,7 +183,7 @@ export class VCDClusterReconciler implements Reconciler {
       Conditions.LoadBalancerAvailable,
       true,
       'UserSuppliedEndpoint',
-      'spec.controlPlaneEndpoint was given: no load balancer is managed',
+      'loadBalancerConfigSpec.disabled: no load balancer is made; spec.controlPlaneEndpoint is yours',
     );
     condition(status, vcdCluster, Conditions.Ready, true, 'Provisioned');
     await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
@@ -186,7 +210,7 @@ export class VCDClusterReconciler implements Reconciler {
     const world = await observeCluster(connection, vcdCluster, lbName, {
       managed,
       deleting,
-      ...(recordedVip ? { recordedVip } : {}),
+      ...(recordedVip ? { recordedVip, portMissing: !vcdCluster.spec.controlPlaneEndpoint?.port } : {}),
       ...(status.loadBalancer?.poolId ? { poolId: status.loadBalancer.poolId } : {}),
     });
     tlsCondition(status, vcdCluster, connection.site);

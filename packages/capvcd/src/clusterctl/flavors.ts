@@ -36,6 +36,16 @@ export interface Flavor {
 const CP = '${CLUSTER_NAME}-control-plane';
 const endpoint = { host: '${CONTROL_PLANE_ENDPOINT_IP}', port: '${CONTROL_PLANE_ENDPOINT_PORT:=6443}' };
 
+/**
+ * A VCDCluster whose endpoint the user runs: no load balancer (a host alone would be the VIP of
+ * one, as in CAPVCD).
+ */
+const ownEndpoint = () => ({
+  ...vcdClusterSpec(),
+  controlPlaneEndpoint: endpoint,
+  loadBalancerConfigSpec: { disabled: true },
+});
+
 /** A worker pool: MachineDeployment, VCDMachineTemplate and KubeadmConfigTemplate of one name. */
 const workers = (name: string, configSpec = workerConfigSpec(), failureDomain?: string): TemplateObject[] => [
   kubeadmConfigTemplate(name, configSpec),
@@ -69,14 +79,14 @@ export const flavors: Flavor[] = [
     name: 'endpoint',
     description:
       'the endpoint is yours (CONTROL_PLANE_ENDPOINT_IP: a DNS name or VIP you run); no load balancer',
-    objects: () => kubeadmCluster({ ...vcdClusterSpec(), controlPlaneEndpoint: endpoint }),
+    objects: () => kubeadmCluster(ownEndpoint()),
   },
   {
     name: 'no-lb',
     description: 'no NSX-T ALB: kube-vip on the control-plane nodes holds CONTROL_PLANE_ENDPOINT_IP',
     objects: () =>
       kubeadmCluster(
-        { ...vcdClusterSpec(), controlPlaneEndpoint: endpoint },
+        ownEndpoint(),
         controlPlaneConfigSpec({
           files: [
             {

@@ -1,14 +1,16 @@
 /**
  * The VCDCluster's next step for its control-plane load balancer (NSX-T ALB), as a pure function.
- * Only called when the provider manages the endpoint: a user-supplied endpoint makes no
- * load-balancer call at all (#666).
+ * Only called when the provider manages the endpoint: `loadBalancerConfigSpec.disabled` (the
+ * user runs the endpoint) makes no load-balancer call at all (#666).
  *
  * 1. Names are deterministic (from namespace and name), so the pool and virtual service are found
  *    again after a lost status or `clusterctl move`, never made twice (#211): a create only when
  *    VCD shows none of that name and no task of ours runs.
- * 2. The VIP is taken from the edge gateway's free uplink addresses when the virtual service is
- *    made (VCD marks it used then), and recorded in `spec.controlPlaneEndpoint` after (which
- *    survives move); the virtual service that exists is the truth about the VIP.
+ * 2. The VIP is the host the user gave in `spec.controlPlaneEndpoint` (as CAPVCD, a pre-registered
+ *    VIP; VCD refuses one outside the gateway's ranges or in use), else taken from the edge
+ *    gateway's free uplink addresses when the virtual service is made (VCD marks it used then),
+ *    and recorded in `spec.controlPlaneEndpoint` after (which survives move); the virtual service
+ *    that exists is the truth about the VIP.
  * 3. Members are the control-plane VMs that are provisioned (powered on with an IP) and not being
  *    deleted; the pool's TCP health monitor keeps traffic off those not serving yet (#220). A
  *    deleting machine leaves the pool first: its VM powers off only once the pool has dropped it.
@@ -22,8 +24,10 @@ export interface LoadBalancerObservation {
   taskRunning: boolean;
   pool?: { id: string; members: string[] };
   virtualService?: { id: string; vip: string; health: string };
-  /** The VIP recorded in spec (managed endpoint). */
+  /** The VIP in spec: recorded by us, or asked for by the user (as CAPVCD reads a given host). */
   recordedVip?: string;
+  /** spec.controlPlaneEndpoint has a host but no port: the VIP is recorded again with the port. */
+  portMissing?: boolean;
   /** The cluster's vApp, when deleting: whether it is empty, deployed, busy. Undefined: none or not ours. */
   vapp?: { empty: boolean; deployed: boolean; busy: boolean };
 }
@@ -91,7 +95,7 @@ export function decideLoadBalancer(intent: LoadBalancerIntent, seen: LoadBalance
       ? { kind: 'CreateVirtualService', vip: seen.recordedVip }
       : { kind: 'CreateVirtualService' };
   const vip = vs.vip;
-  if (seen.recordedVip !== vip) return { kind: 'RecordVIP', vip };
+  if (seen.recordedVip !== vip || seen.portMissing) return { kind: 'RecordVIP', vip };
   const wanted = intent.unsettled ? [...seen.pool.members, ...intent.members] : intent.members;
   const members = [...new Set(wanted)].sort();
   if (!sameSet(seen.pool.members, members)) return { kind: 'SetMembers', members };

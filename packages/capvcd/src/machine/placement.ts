@@ -17,7 +17,8 @@ export function placementOf(
   vcdMachine: VCDMachine,
   machine: Machine | undefined,
 ): Placement | { error: string } {
-  const wanted = machine?.spec?.failureDomain ?? vcdMachine.spec.failureDomain;
+  // "" is none, as CAPVCD reads it.
+  const wanted = machine?.spec?.failureDomain || vcdMachine.spec.failureDomain;
   const extra = vcdMachine.spec.extraOvdcNetworks ?? [];
   const zones = vcdCluster.spec.multiZoneSpec?.zones ?? [];
   if (!wanted) return { ovdc: vcdCluster.spec.ovdc, networks: [vcdCluster.spec.ovdcNetwork, ...extra] };

@@ -178,14 +178,12 @@ export class VCDMachineReconciler implements Reconciler {
     log: Logger,
   ): Promise<Result | undefined> {
     const { client, connections } = this.deps;
-    const namespace = vcdMachine.metadata.namespace as string;
     // Provisioned and spec.providerID kept: nothing to ask VCD until deletion.
     if (!deleting && status.initialization?.provisioned && vcdMachine.spec.providerID) return undefined;
     const named = vmNameFor(vcdMachine.spec.vmNamingTemplate, {
-      namespace,
       cluster: clusterName,
-      machine: machine?.metadata.name ?? vcdMachine.metadata.name ?? '',
-      vcdMachine: vcdMachine.metadata.name as string,
+      ...(machine ? { machine } : {}),
+      vcdMachine,
     });
     if ('error' in named) return this.unplaceable(vcdMachine, status, deleting, 'InvalidVMName', named.error);
     const placement = placementOf(vcdCluster, vcdMachine, machine);

@@ -135,9 +135,29 @@ describe('the clusterctl repository, under the real clusterctl', () => {
     const manager = deployment.spec.template.spec.containers.find((c) => c.name === 'manager');
     expect(manager?.args).toContain('--vcd-qps=10');
     expect(manager?.image).toBe('ghcr.io/capstan-dev/capvcd:0.1.0'); // as deploy/manager.yaml names it
+    // The conversion webhook's certificate comes from cert-manager (clusterctl init installs it;
+    // its CRDs are not here): the Certificate writes the Secret the Deployment mounts, and names
+    // the Service the CRDs' conversion calls.
+    const certManager = objects.filter((o) => o.apiVersion.startsWith('cert-manager.io/'));
+    expect(certManager.map((o) => o.kind).sort()).toEqual(['Certificate', 'Issuer']);
+    const certificate = certManager.find((o) => o.kind === 'Certificate') as Manifest & {
+      spec: { secretName: string; dnsNames: string[] };
+    };
+    expect(JSON.stringify(deployment)).toContain(`"secretName":"${certificate.spec.secretName}"`);
+    const crd = objects.find(
+      (o) => o.metadata.name === `vcdclusters.infrastructure.cluster.x-k8s.io`,
+    ) as Manifest & {
+      spec: { conversion: { webhook: { clientConfig: { service: { name: string; namespace: string } } } } };
+    };
+    const service = crd.spec.conversion.webhook.clientConfig.service;
+    expect(certificate.spec.dnsNames).toContain(`${service.name}.${service.namespace}.svc`);
+    expect(crd.metadata.annotations?.['cert-manager.io/inject-ca-from']).toBe(
+      `capvcd-system/${certificate.metadata.name}`,
+    );
+    expect(manager?.args).toContain('--conversion-webhook');
     // A dry run creates nothing: the namespace is made for real, the rest only validated.
     await plane.createObjects(objects.filter((o) => o.kind === 'Namespace'));
-    await dryRun(objects.filter((o) => o.kind !== 'Namespace'));
+    await dryRun(objects.filter((o) => o.kind !== 'Namespace' && !certManager.includes(o)));
   }, 120_000);
 
   for (const flavor of flavors) {
@@ -162,8 +182,12 @@ describe('the clusterctl repository, under the real clusterctl', () => {
       } else {
         expect(kinds).toEqual(expect.arrayContaining(['KubeadmControlPlane', 'MachineDeployment']));
         const endpoint = (vcd.spec.controlPlaneEndpoint as { host?: string } | undefined)?.host;
-        // Default, ignition and multi-zone make the load balancer; endpoint and no-lb name the host.
-        expect(endpoint).toBe(['endpoint', 'no-lb'].includes(flavor.name) ? '10.10.0.7' : undefined);
+        const lb = vcd.spec.loadBalancerConfigSpec as { disabled?: boolean } | undefined;
+        // Default, ignition and multi-zone make the load balancer; endpoint and no-lb name the
+        // host they run and switch the load balancer off (a host alone would be its VIP).
+        const own = ['endpoint', 'no-lb'].includes(flavor.name);
+        expect(endpoint).toBe(own ? '10.10.0.7' : undefined);
+        expect(lb?.disabled).toBe(own ? true : undefined);
       }
     }, 120_000);
   }

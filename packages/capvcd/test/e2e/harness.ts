@@ -25,6 +25,7 @@ import {
   type ManifestObject,
   readManifests,
   startWorkloadCluster,
+  type WebhookInstallation,
 } from '@capstan/envtest';
 import { Client, Manager } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
@@ -32,6 +33,7 @@ import { eventually, WatchRecord } from '@capstan/runtime/testing';
 import { type BootedVm, startVcdSim, type VcdSim, type VcdSimOptions } from '@capstan/vcdsim';
 import { conditionText } from './condition-history.js';
 import {
+  type ClusterExtras,
   clusterObjects,
   type MachineExtras,
   machineObjects,
@@ -69,6 +71,8 @@ export class Harness {
   private readonly histories: WatchRecord<VCDMachine>[] = [];
   /** With KubeadmControlPlane: the guests that play kubeadm (see `Harness.start`). */
   guest: KubeadmGuest | undefined;
+  /** With `conversionWebhook`: where the API server calls the conversion of CAPVCD's versions. */
+  webhooks: WebhookInstallation | undefined;
 
   private constructor(
     readonly plane: ControlPlane,
@@ -81,12 +85,15 @@ export class Harness {
   /**
    * Starts a management cluster, and vcdsim unless `sharedSim` is given (a second management
    * cluster for the same VCD, as `clusterctl move` targets; only the owner stops the simulator).
+   * With `conversionWebhook`, the CRDs' conversion calls the provider this harness starts (CAPVCD's
+   * v1beta2 and v1beta1 served); without, only v1beta3 objects can be read and written.
    */
   static async start(
     options: Partial<VcdSimOptions> & {
       namespace: string;
       sharedSim?: VcdSim;
       kubeadmControlPlane?: boolean;
+      conversionWebhook?: boolean;
     },
   ): Promise<Harness> {
     // Cluster API's manager role is an aggregated ClusterRole: kube-controller-manager's
@@ -119,7 +126,9 @@ export class Harness {
         workload: plane,
         providerID: providerIdFor,
       });
-    await plane.installCRDs([deploy('crds.yaml')]);
+    if (options.conversionWebhook)
+      harness.webhooks = await plane.installWebhooks({ crds: [deploy('crds.yaml')] });
+    else await plane.installCRDs([deploy('crds.yaml')]);
     // deploy/ as an operator applies it: the provider's Namespace, then its RBAC and ServiceAccount
     // (the Deployment itself stays out: the provider runs here, in-process or as main.js).
     await plane.createObjects([
@@ -165,8 +174,11 @@ export class Harness {
       healthProbeBindAddress: '127.0.0.1:0',
       logLevel: (process.env.CAPVCD_TEST_LOG as 'info' | undefined) ?? 'silent',
       gracefulShutdownTimeoutMs: 5_000,
+      ...(this.webhooks
+        ? { webhook: { host: this.webhooks.host, port: this.webhooks.port, certDir: this.webhooks.certDir } }
+        : {}),
     });
-    const handle = addCapvcd(manager, options);
+    const handle = addCapvcd(manager, { ...options, conversionWebhook: this.webhooks !== undefined });
     const stop = new AbortController();
     // A lost lease (a starved machine) ends the run; it must not crash the process unseen.
     const running = manager.start(stop.signal).catch((err: unknown) => {
@@ -225,13 +237,18 @@ export class Harness {
     await this.provider?.stop();
     await this.guest?.stop();
     if (this.ownsSim) await this.sim?.stop();
+    this.webhooks?.serving.remove();
     await this.plane?.stop();
   }
 
   /** Cluster + VCDCluster of this namespace on this simulator (see {@link clusterObjects}). */
   clusterObjects(name: string, endpoint?: { host: string; port: number }, zones?: Zone[]): ManifestObject[] {
-    const site = { namespace: this.namespace, url: this.sim.url };
-    return clusterObjects(site, name, { ...(endpoint ? { endpoint } : {}), ...(zones ? { zones } : {}) });
+    return this.clusterWith(name, { ...(endpoint ? { endpoint } : {}), ...(zones ? { zones } : {}) });
+  }
+
+  /** Cluster + VCDCluster of this namespace on this simulator, with any {@link ClusterExtras}. */
+  clusterWith(name: string, extras: ClusterExtras): ManifestObject[] {
+    return clusterObjects({ namespace: this.namespace, url: this.sim.url }, name, extras);
   }
 
   /** One control-plane Machine with its KubeadmConfig and VCDMachine (`vcdMachine`: spec extras). */

@@ -93,3 +93,49 @@ describe('the control-plane load balancer', () => {
     expect(h.sim.inspect.unfinishedTasks()).toEqual([]);
   }, 300_000);
 });
+
+describe('a host given in controlPlaneEndpoint (CAPVCD’s meaning: the VIP asked for)', () => {
+  /** The VCDCluster's LoadBalancerAvailable condition once its reason is `reason`. */
+  const refused = (name: string, reason: string) =>
+    h.wait(`VCDCluster ${name}: LoadBalancerAvailable ${reason}`, async () => {
+      const c = await h.client.get(VCDClusterType, { namespace: ns, name });
+      return c.status?.conditions?.find((x) => x.type === 'LoadBalancerAvailable' && x.reason === reason);
+    });
+
+  it('makes the load balancer with that VIP', async () => {
+    await h.prepareCluster('lb2');
+    await h.plane.createObjects(h.clusterWith('lb2', { vip: '203.0.113.40' }));
+    const provisioned = await h.wait('lb2 provisioned', async () => {
+      const c = await h.client.get(VCDClusterType, { namespace: ns, name: 'lb2' });
+      return c.status?.initialization?.provisioned ? c : undefined;
+    });
+    expect(provisioned.spec.controlPlaneEndpoint).toEqual({ host: '203.0.113.40', port: 6443 });
+    expect(h.vcdObjects().virtualServices.map((v) => v.virtualIpAddress)).toEqual(['203.0.113.40']);
+    expect(edge().used.get('203.0.113.40')?.category).toBe('LOAD_BALANCER');
+  }, 120_000);
+
+  it('a VIP VCD refuses (outside the gateway’s ranges, or in use) is VIPRefused, made nowhere', async () => {
+    await h.prepareCluster('lb3');
+    await h.prepareCluster('lb4');
+    await h.plane.createObjects([
+      ...h.clusterWith('lb3', { vip: '198.51.100.7' }),
+      ...h.clusterWith('lb4', { vip: '203.0.113.40' }), // lb2's
+    ]);
+    for (const name of ['lb3', 'lb4']) {
+      const lb = await refused(name, 'VIPRefused');
+      expect(lb.message).toMatch(/VCD refused the VIP .* of spec.controlPlaneEndpoint.host/);
+    }
+    expect(h.vcdObjects().virtualServices).toHaveLength(1); // lb2's only
+  }, 120_000);
+
+  it('a DNS name cannot be a VIP: EndpointNotAnIP, no VCD call', async () => {
+    await h.prepareCluster('lb5');
+    const before = h.lastSeq();
+    await h.plane.createObjects(h.clusterWith('lb5', { vip: 'api.example.com' }));
+    const lb = await refused('lb5', 'EndpointNotAnIP');
+    expect(lb.message).toContain('loadBalancerConfigSpec.disabled');
+    // lb3's and lb4's refused virtual services are retried meanwhile (backing off); nothing else.
+    expect(h.writesSince(before).filter((w) => !w.endsWith('/loadBalancer/virtualServices'))).toEqual([]);
+    expect(h.vcdObjects().pools.map((p) => p.name)).not.toContain(loadBalancerName(ns, 'lb5'));
+  }, 120_000);
+});

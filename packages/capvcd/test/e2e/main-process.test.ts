@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { readManifests } from '@capstan/envtest';
 import { Lease } from '@capstan/runtime/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VCDMachineV1beta2Type } from '../../src/api/generated/types.js';
 import { MachineType, PROVIDER_ID_PREFIX, VCDMachineType } from '../../src/index.js';
 import { deploy, Harness } from './harness.js';
 
@@ -43,7 +44,7 @@ function run(args: string[]) {
 
 beforeAll(async () => {
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
-  h = await Harness.start({ namespace: ns });
+  h = await Harness.start({ namespace: ns, conversionWebhook: true });
   await h.prepareCluster('m1', { caInSecret: false });
 }, 600_000);
 afterAll(async () => {
@@ -67,6 +68,10 @@ describe('capstan-capvcd as a process', () => {
       '--metrics-bind-address=127.0.0.1:0',
       '--health-probe-bind-address=127.0.0.1:0',
       `--vcd-ca-bundle=${ca}`,
+      // The conversion webhook, as clusterctl's components run it, where the CRDs' conversion points.
+      '--conversion-webhook',
+      `--webhook-port=${h.webhooks?.port}`,
+      `--webhook-cert-dir=${h.webhooks?.certDir}`,
       '--log-level=info',
     ]);
     const exited = p.exit.then((code) => {
@@ -88,6 +93,9 @@ describe('capstan-capvcd as a process', () => {
       expect(vcdMachine.spec.providerID).toBe(`${PROVIDER_ID_PREFIX}urn:vcloud:vm:${vm?.id}`);
       expect(machine.spec?.providerID).toBe(vcdMachine.spec.providerID);
       expect(h.provider).toBeUndefined(); // nothing in this process reconciled it
+      // CAPVCD's v1beta2, converted by main.js's webhook.
+      const asV1beta2 = await h.client.get(VCDMachineV1beta2Type, { namespace: ns, name: 'm1-cp-0' });
+      expect(asV1beta2.spec.providerID).toBe(vcdMachine.spec.providerID);
       const lease = await h.client.get(Lease, { namespace: 'capvcd-system', name: 'capstan-capvcd' });
       expect(lease.spec?.holderIdentity).toBeTruthy();
     } finally {

@@ -19,9 +19,13 @@ export interface Site {
   url: string;
 }
 
-/** What a cluster may add: a user-supplied endpoint (no load balancer), failure domains. */
+/**
+ * What a cluster may add: a user-supplied endpoint (no load balancer), a VIP asked of the load
+ * balancer (CAPVCD's meaning of a host given), failure domains.
+ */
 export interface ClusterExtras {
   endpoint?: { host: string; port: number };
+  vip?: string;
   zones?: Zone[];
 }
 
@@ -44,7 +48,10 @@ export function clusterObjects(site: Site, name: string, extras: ClusterExtras =
         ovdc: 'vdc-a',
         ovdcNetwork: 'net-a',
         userContext: { secretRef: { name: `${name}-vcd` } },
-        ...(extras.endpoint ? { controlPlaneEndpoint: extras.endpoint } : {}),
+        ...(extras.endpoint
+          ? { controlPlaneEndpoint: extras.endpoint, loadBalancerConfigSpec: { disabled: true } }
+          : {}),
+        ...(extras.vip ? { controlPlaneEndpoint: { host: extras.vip, port: 6443 } } : {}),
         ...(extras.zones ? { multiZoneSpec: { zones: extras.zones } } : {}),
       },
     },

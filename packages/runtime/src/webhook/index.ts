@@ -55,6 +55,13 @@ export {
   type UserInfo,
 } from './review.js';
 export {
+  type OpenApiSchema,
+  type PathTransform,
+  type SchemaSpokeOptions,
+  schemaSpoke,
+  splitBySchema,
+} from './schema-spoke.js';
+export {
   CONVERSION_PATH,
   type ConversionOptions,
   DEFAULT_WEBHOOK_CERT_DIR,

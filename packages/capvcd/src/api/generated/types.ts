@@ -3,14 +3,12 @@
 import { defineResource, type KubeObject } from '@capstan/runtime';
 
 /** The VCD side of a Cluster: site, org, VDC, network, credentials and the control-plane endpoint. */
-export interface VCDCluster extends KubeObject {
-  spec: VCDClusterSpec;
-  status?: VCDClusterStatus;
+export interface VCDClusterV1beta2 extends KubeObject {
+  spec: VCDClusterV1beta2Spec;
+  status?: VCDClusterV1beta2Status;
 }
 
-export interface VCDClusterSpec {
-  /** The workload API server. Set it yourself to run without a load balancer. */
-  controlPlaneEndpoint?: VCDClusterSpecControlPlaneEndpoint;
+export interface VCDClusterV1beta2Spec {
   /** VCD URL */
   site: string;
   /** Organization */
@@ -20,33 +18,22 @@ export interface VCDClusterSpec {
   /** Organization VDC network the VMs attach to */
   ovdcNetwork: string;
   /** Credentials: a Secret with username and password, or refreshToken. Inline values are refused. */
-  userContext: VCDClusterSpecUserContext;
-  loadBalancerConfigSpec?: VCDClusterSpecLoadBalancerConfigSpec;
-  multiZoneSpec?: VCDClusterSpecMultiZoneSpec;
-  /** Do not verify the site certificate (warned by a condition). */
-  insecureSkipTLSVerify?: boolean;
+  userContext: VCDClusterV1beta2SpecUserContext;
   /** CAPVCD: the RDE of the cluster (no RDE is kept here; reported, not acted on) */
-  rdeId?: string;
+  rdeId?: string | null;
   /** CAPVCD: the management cluster’s RDE (reported, not acted on) */
-  parentUid?: string;
+  parentUid?: string | null;
   /** CAPVCD: reported, not acted on */
   useAsManagementCluster?: boolean;
+  controlPlaneEndpoint?: VCDClusterV1beta2SpecControlPlaneEndpoint;
   /** CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files) */
-  proxyConfigSpec?: VCDClusterSpecProxyConfigSpec;
-  /** CAPVCD: zone ConfigMap (reported, not acted on) */
-  ovcdZoneConfigMap?: string;
-}
-
-/** The workload API server. Set it yourself to run without a load balancer. */
-export interface VCDClusterSpecControlPlaneEndpoint {
-  /** IP address or DNS name */
-  host?: string;
-  port?: number;
+  proxyConfigSpec?: VCDClusterV1beta2SpecProxyConfigSpec;
+  loadBalancerConfigSpec?: VCDClusterV1beta2SpecLoadBalancerConfigSpec;
 }
 
 /** Credentials: a Secret with username and password, or refreshToken. Inline values are refused. */
-export interface VCDClusterSpecUserContext {
-  secretRef: VCDClusterSpecUserContextSecretRef;
+export interface VCDClusterV1beta2SpecUserContext {
+  secretRef: VCDClusterV1beta2SpecUserContextSecretRef;
   /** Refused: put it in the Secret */
   username?: string;
   /** Refused: put it in the Secret */
@@ -55,28 +42,173 @@ export interface VCDClusterSpecUserContext {
   refreshToken?: string;
 }
 
-export interface VCDClusterSpecUserContextSecretRef {
+export interface VCDClusterV1beta2SpecUserContextSecretRef {
   /** Secret name */
   name: string;
-  /** Secret namespace (default: the VCDCluster’s) */
-  namespace?: string;
+  /** Secret namespace (default: the VCDCluster’s) ("", null or absent: none) */
+  namespace?: string | null;
 }
 
-export interface VCDClusterSpecLoadBalancerConfigSpec {
+export interface VCDClusterV1beta2SpecControlPlaneEndpoint {
+  host?: string;
+  port?: number;
+}
+
+/** CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files) */
+export interface VCDClusterV1beta2SpecProxyConfigSpec {
+  httpProxy?: string | null;
+  httpsProxy?: string | null;
+  noProxy?: string | null;
+}
+
+export interface VCDClusterV1beta2SpecLoadBalancerConfigSpec {
   useOneArm?: boolean;
-  /** CIDR the VIP is taken from */
+  /** CIDR the VIP is taken from ("" or null: any) */
+  vipSubnet?: string | null;
+}
+
+export interface VCDClusterV1beta2Status {
+  ready?: boolean;
+  rdeVersionInUse?: string;
+  vappMetadataUpdated?: boolean;
+  conditions?: VCDClusterV1beta2StatusConditionsItem[];
+  site?: string;
+  org?: string;
+  ovdc?: string;
+  ovdcNetwork?: string;
+  infraId?: string;
+  parentUid?: string;
+  useAsManagementCluster?: boolean;
+  /** CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files) */
+  proxyConfig?: VCDClusterV1beta2SpecProxyConfigSpec;
+  loadBalancerConfig?: VCDClusterV1beta2StatusLoadBalancerConfig;
+  vcdResourceMap?: VCDClusterV1beta2StatusVcdResourceMap;
+}
+
+export interface VCDClusterV1beta2StatusConditionsItem {
+  type: string;
+  status: string;
+  severity?: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface VCDClusterV1beta2StatusLoadBalancerConfig {
+  useOneArm?: boolean;
   vipSubnet?: string;
 }
 
-export interface VCDClusterSpecMultiZoneSpec {
-  zones?: VCDClusterSpecMultiZoneSpecZonesItem[];
+export interface VCDClusterV1beta2StatusVcdResourceMap {
+  ovdcs?: VCDClusterV1beta2StatusVcdResourceMapOvdcsItem[];
+}
+
+export interface VCDClusterV1beta2StatusVcdResourceMapOvdcsItem {
+  type?: string;
+  id: string;
+  name: string;
+}
+
+/** The `VCDCluster` kind (namespaced) for the client, the cache and controllers. */
+export const VCDClusterV1beta2Type = defineResource<VCDClusterV1beta2>({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta2',
+  kind: 'VCDCluster',
+  plural: 'vcdclusters',
+  namespaced: true,
+});
+
+/** The VCD side of a Cluster: site, org, VDC, network, credentials and the control-plane endpoint. */
+export interface VCDClusterV1beta1 extends KubeObject {
+  spec: VCDClusterV1beta2Spec;
+  status?: VCDClusterV1beta1Status;
+}
+
+export interface VCDClusterV1beta1Status {
+  ready?: boolean;
+  rdeVersionInUse?: string;
+  vappMetadataUpdated?: boolean;
+  conditions?: VCDClusterV1beta2StatusConditionsItem[];
+  site?: string;
+  org?: string;
+  ovdc?: string;
+  ovdcNetwork?: string;
+  infraId?: string;
+  parentUid?: string;
+  useAsManagementCluster?: boolean;
+  /** CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files) */
+  proxyConfig?: VCDClusterV1beta2SpecProxyConfigSpec;
+  loadBalancerConfig?: VCDClusterV1beta2StatusLoadBalancerConfig;
+}
+
+/** The `VCDCluster` kind (namespaced) for the client, the cache and controllers. */
+export const VCDClusterV1beta1Type = defineResource<VCDClusterV1beta1>({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta1',
+  kind: 'VCDCluster',
+  plural: 'vcdclusters',
+  namespaced: true,
+});
+
+/** The VCD side of a Cluster: site, org, VDC, network, credentials and the control-plane endpoint. */
+export interface VCDClusterV1beta3 extends KubeObject {
+  spec: VCDClusterV1beta3Spec;
+  status?: VCDClusterV1beta3Status;
+}
+
+export interface VCDClusterV1beta3Spec {
+  /** The workload API server. A host given is the load balancer’s VIP (as CAPVCD), or your own endpoint with loadBalancerConfigSpec.disabled. */
+  controlPlaneEndpoint?: VCDClusterV1beta3SpecControlPlaneEndpoint;
+  /** VCD URL */
+  site: string;
+  /** Organization */
+  org: string;
+  /** Organization VDC */
+  ovdc: string;
+  /** Organization VDC network the VMs attach to */
+  ovdcNetwork: string;
+  /** Credentials: a Secret with username and password, or refreshToken. Inline values are refused. */
+  userContext: VCDClusterV1beta2SpecUserContext;
+  loadBalancerConfigSpec?: VCDClusterV1beta3SpecLoadBalancerConfigSpec;
+  multiZoneSpec?: VCDClusterV1beta3SpecMultiZoneSpec;
+  /** Do not verify the site certificate (warned by a condition). */
+  insecureSkipTLSVerify?: boolean;
+  /** CAPVCD: the RDE of the cluster (no RDE is kept here; reported, not acted on) */
+  rdeId?: string | null;
+  /** CAPVCD: the management cluster’s RDE (reported, not acted on) */
+  parentUid?: string | null;
+  /** CAPVCD: reported, not acted on */
+  useAsManagementCluster?: boolean;
+  /** CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files) */
+  proxyConfigSpec?: VCDClusterV1beta2SpecProxyConfigSpec;
+  /** CAPVCD: zone ConfigMap (reported, not acted on) */
+  ovcdZoneConfigMap?: string;
+}
+
+/** The workload API server. A host given is the load balancer’s VIP (as CAPVCD), or your own endpoint with loadBalancerConfigSpec.disabled. */
+export interface VCDClusterV1beta3SpecControlPlaneEndpoint {
+  /** IP address or DNS name */
+  host?: string;
+  port?: number;
+}
+
+export interface VCDClusterV1beta3SpecLoadBalancerConfigSpec {
+  useOneArm?: boolean;
+  /** CIDR the VIP is taken from ("" or null: any) */
+  vipSubnet?: string | null;
+  /** true: make no load balancer; you run the endpoint controlPlaneEndpoint names (required then). Absent or false: a load balancer is made, its VIP controlPlaneEndpoint.host if given (as CAPVCD), else a free address of the edge gateway. */
+  disabled?: boolean;
+}
+
+export interface VCDClusterV1beta3SpecMultiZoneSpec {
+  zones?: VCDClusterV1beta3SpecMultiZoneSpecZonesItem[];
   /** CAPVCD: DCGroup topology (reported, not acted on) */
   zoneTopology?: '' | 'DCGroup';
   /** CAPVCD: DC group settings (reported, not acted on) */
   dcGroupConfig?: Record<string, unknown>;
 }
 
-export interface VCDClusterSpecMultiZoneSpecZonesItem {
+export interface VCDClusterV1beta3SpecMultiZoneSpecZonesItem {
   /** Failure domain name */
   name: string;
   /** VDC of the zone */
@@ -86,29 +218,22 @@ export interface VCDClusterSpecMultiZoneSpecZonesItem {
   controlPlaneZone?: boolean;
 }
 
-/** CAPVCD: proxy for the nodes (reported, not acted on: set it in KubeadmConfig files) */
-export interface VCDClusterSpecProxyConfigSpec {
-  httpProxy?: string;
-  httpsProxy?: string;
-  noProxy?: string;
-}
-
-export interface VCDClusterStatus {
-  initialization?: VCDClusterStatusInitialization;
+export interface VCDClusterV1beta3Status {
+  initialization?: VCDClusterV1beta3StatusInitialization;
   ready?: boolean;
-  conditions?: VCDClusterStatusConditionsItem[];
-  failureDomains?: VCDClusterStatusFailureDomainsItem[];
+  conditions?: VCDClusterV1beta3StatusConditionsItem[];
+  failureDomains?: VCDClusterV1beta3StatusFailureDomainsItem[];
   /** The VCD task in flight; the next reconcile reads it. */
-  task?: VCDClusterStatusTask;
-  loadBalancer?: VCDClusterStatusLoadBalancer;
+  task?: VCDClusterV1beta3StatusTask;
+  loadBalancer?: VCDClusterV1beta3StatusLoadBalancer;
   observedGeneration?: number;
 }
 
-export interface VCDClusterStatusInitialization {
+export interface VCDClusterV1beta3StatusInitialization {
   provisioned?: boolean;
 }
 
-export interface VCDClusterStatusConditionsItem {
+export interface VCDClusterV1beta3StatusConditionsItem {
   type: string;
   status: 'True' | 'False' | 'Unknown';
   reason: string;
@@ -117,7 +242,7 @@ export interface VCDClusterStatusConditionsItem {
   observedGeneration?: number;
 }
 
-export interface VCDClusterStatusFailureDomainsItem {
+export interface VCDClusterV1beta3StatusFailureDomainsItem {
   /** Failure domain */
   name: string;
   controlPlane?: boolean;
@@ -125,7 +250,7 @@ export interface VCDClusterStatusFailureDomainsItem {
 }
 
 /** The VCD task in flight; the next reconcile reads it. */
-export interface VCDClusterStatusTask {
+export interface VCDClusterV1beta3StatusTask {
   /** Task URL */
   href: string;
   /** What the task does */
@@ -133,7 +258,7 @@ export interface VCDClusterStatusTask {
   startedAt: string;
 }
 
-export interface VCDClusterStatusLoadBalancer {
+export interface VCDClusterV1beta3StatusLoadBalancer {
   vip?: string;
   poolId?: string;
   virtualServiceId?: string;
@@ -141,7 +266,7 @@ export interface VCDClusterStatusLoadBalancer {
 }
 
 /** The `VCDCluster` kind (namespaced) for the client, the cache and controllers. */
-export const VCDClusterType = defineResource<VCDCluster>({
+export const VCDClusterV1beta3Type = defineResource<VCDClusterV1beta3>({
   group: 'infrastructure.cluster.x-k8s.io',
   version: 'v1beta3',
   kind: 'VCDCluster',
@@ -150,31 +275,124 @@ export const VCDClusterType = defineResource<VCDCluster>({
 });
 
 /** One VM in VCD for one Cluster API Machine, made from a catalog template. */
-export interface VCDMachine extends KubeObject {
-  spec: VCDMachineSpec;
-  status?: VCDMachineStatus;
+export interface VCDMachineV1beta2 extends KubeObject {
+  spec: VCDMachineV1beta2Spec;
+  status?: VCDMachineV1beta2Status;
 }
 
-export interface VCDMachineSpec {
+export interface VCDMachineV1beta2Spec {
   /** vmware-cloud-director://urn:vcloud:vm:<uuid> */
   providerID?: string;
   /** Catalog holding the template */
   catalog: string;
   /** vApp template the VM is made from */
   template: string;
-  /** VM sizing policy */
+  /** VM sizing policy ("", null or absent: none) */
+  sizingPolicy?: string | null;
+  /** VM placement policy ("", null or absent: none) */
+  placementPolicy?: string | null;
+  /** Storage profile ("", null or absent: none) */
+  storageProfile?: string | null;
+  /** Size of the first disk (a quantity, e.g. 20Gi); grown only */
+  diskSize?: number | string;
+  /** CAPVCD: written by its controller (reported, not acted on) */
+  bootstrapped?: boolean;
+  /** CAPVCD: a no-op there too (reported, not acted on) */
+  enableNvidiaGPU?: boolean;
+  extraOvdcNetworks?: string[];
+  /** VM name: literal text and {{ .machine.name }}, {{ .vcdMachine.name }}, {{ .cluster.name }} */
+  vmNamingTemplate?: string;
+}
+
+export interface VCDMachineV1beta2Status {
+  providerID?: string;
+  ready?: boolean;
+  addresses?: VCDMachineV1beta2StatusAddressesItem[];
+  template?: string;
   sizingPolicy?: string;
-  /** VM placement policy */
   placementPolicy?: string;
-  /** Storage profile */
-  storageProfile?: string;
+  nvidiaGpuEnabled?: boolean;
+  /** Size of the first disk (a quantity, e.g. 20Gi); grown only */
+  diskSize?: number | string;
+  conditions?: VCDClusterV1beta2StatusConditionsItem[];
+}
+
+export interface VCDMachineV1beta2StatusAddressesItem {
+  type: 'Hostname' | 'ExternalIP' | 'InternalIP' | 'ExternalDNS' | 'InternalDNS';
+  address: string;
+}
+
+/** The `VCDMachine` kind (namespaced) for the client, the cache and controllers. */
+export const VCDMachineV1beta2Type = defineResource<VCDMachineV1beta2>({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta2',
+  kind: 'VCDMachine',
+  plural: 'vcdmachines',
+  namespaced: true,
+});
+
+/** One VM in VCD for one Cluster API Machine, made from a catalog template. */
+export interface VCDMachineV1beta1 extends KubeObject {
+  spec: VCDMachineV1beta1Spec;
+  status?: VCDMachineV1beta2Status;
+}
+
+export interface VCDMachineV1beta1Spec {
+  /** vmware-cloud-director://urn:vcloud:vm:<uuid> */
+  providerID?: string;
+  /** Catalog holding the template */
+  catalog: string;
+  /** vApp template the VM is made from */
+  template: string;
+  /** VM sizing policy ("", null or absent: none) */
+  sizingPolicy?: string | null;
+  /** VM placement policy ("", null or absent: none) */
+  placementPolicy?: string | null;
+  /** Storage profile ("", null or absent: none) */
+  storageProfile?: string | null;
+  /** Size of the first disk (a quantity, e.g. 20Gi); grown only */
+  diskSize?: number | string;
+  /** CAPVCD: written by its controller (reported, not acted on) */
+  bootstrapped?: boolean;
+  /** CAPVCD: a no-op there too (reported, not acted on) */
+  enableNvidiaGPU?: boolean;
+}
+
+/** The `VCDMachine` kind (namespaced) for the client, the cache and controllers. */
+export const VCDMachineV1beta1Type = defineResource<VCDMachineV1beta1>({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta1',
+  kind: 'VCDMachine',
+  plural: 'vcdmachines',
+  namespaced: true,
+});
+
+/** One VM in VCD for one Cluster API Machine, made from a catalog template. */
+export interface VCDMachineV1beta3 extends KubeObject {
+  spec: VCDMachineV1beta3Spec;
+  status?: VCDMachineV1beta3Status;
+}
+
+export interface VCDMachineV1beta3Spec {
+  /** vmware-cloud-director://urn:vcloud:vm:<uuid> */
+  providerID?: string;
+  /** Catalog holding the template */
+  catalog: string;
+  /** vApp template the VM is made from */
+  template: string;
+  /** VM sizing policy ("", null or absent: none) */
+  sizingPolicy?: string | null;
+  /** VM placement policy ("", null or absent: none) */
+  placementPolicy?: string | null;
+  /** Storage profile ("", null or absent: none) */
+  storageProfile?: string | null;
   /** Size of the first disk (a quantity, e.g. 20Gi); grown only */
   diskSize?: number | string;
   extraOvdcNetworks?: string[];
   /** VM name: literal text and {{ .machine.name }}, {{ .vcdMachine.name }}, {{ .cluster.name }} */
   vmNamingTemplate?: string;
-  /** Failure domain (a zone of the VCDCluster) */
-  failureDomain?: string;
+  /** Failure domain (a zone of the VCDCluster) ("", null or absent: none) */
+  failureDomain?: string | null;
   /** VCD guest customization (off: cloud-init does it) */
   enableGuestCustomization?: boolean;
   /** CAPVCD: written by its controller (reported, not acted on) */
@@ -183,25 +401,20 @@ export interface VCDMachineSpec {
   enableNvidiaGPU?: boolean;
 }
 
-export interface VCDMachineStatus {
-  initialization?: VCDClusterStatusInitialization;
+export interface VCDMachineV1beta3Status {
+  initialization?: VCDClusterV1beta3StatusInitialization;
   ready?: boolean;
-  addresses?: VCDMachineStatusAddressesItem[];
-  conditions?: VCDClusterStatusConditionsItem[];
+  addresses?: VCDMachineV1beta2StatusAddressesItem[];
+  conditions?: VCDClusterV1beta3StatusConditionsItem[];
   failureDomain?: string;
   vmName?: string;
   /** The VCD task in flight; the next reconcile reads it. */
-  task?: VCDClusterStatusTask;
+  task?: VCDClusterV1beta3StatusTask;
   observedGeneration?: number;
 }
 
-export interface VCDMachineStatusAddressesItem {
-  type: 'Hostname' | 'ExternalIP' | 'InternalIP' | 'ExternalDNS' | 'InternalDNS';
-  address: string;
-}
-
 /** The `VCDMachine` kind (namespaced) for the client, the cache and controllers. */
-export const VCDMachineType = defineResource<VCDMachine>({
+export const VCDMachineV1beta3Type = defineResource<VCDMachineV1beta3>({
   group: 'infrastructure.cluster.x-k8s.io',
   version: 'v1beta3',
   kind: 'VCDMachine',
@@ -210,26 +423,72 @@ export const VCDMachineType = defineResource<VCDMachine>({
 });
 
 /** The VCDMachine spec a MachineDeployment or control plane clones. */
-export interface VCDMachineTemplate extends KubeObject {
-  spec: VCDMachineTemplateSpec;
+export interface VCDMachineTemplateV1beta2 extends KubeObject {
+  spec: VCDMachineTemplateV1beta2Spec;
 }
 
-export interface VCDMachineTemplateSpec {
-  template: VCDMachineTemplateSpecTemplate;
+export interface VCDMachineTemplateV1beta2Spec {
+  template: VCDMachineTemplateV1beta2SpecTemplate;
 }
 
-export interface VCDMachineTemplateSpecTemplate {
-  metadata?: VCDMachineTemplateSpecTemplateMetadata;
-  spec: VCDMachineSpec;
+export interface VCDMachineTemplateV1beta2SpecTemplate {
+  metadata?: VCDMachineTemplateV1beta2SpecTemplateMetadata;
+  spec: VCDMachineV1beta2Spec;
 }
 
-export interface VCDMachineTemplateSpecTemplateMetadata {
+export interface VCDMachineTemplateV1beta2SpecTemplateMetadata {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
 
 /** The `VCDMachineTemplate` kind (namespaced) for the client, the cache and controllers. */
-export const VCDMachineTemplateType = defineResource<VCDMachineTemplate>({
+export const VCDMachineTemplateV1beta2Type = defineResource<VCDMachineTemplateV1beta2>({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta2',
+  kind: 'VCDMachineTemplate',
+  plural: 'vcdmachinetemplates',
+  namespaced: true,
+});
+
+/** The VCDMachine spec a MachineDeployment or control plane clones. */
+export interface VCDMachineTemplateV1beta1 extends KubeObject {
+  spec: VCDMachineTemplateV1beta1Spec;
+}
+
+export interface VCDMachineTemplateV1beta1Spec {
+  template: VCDMachineTemplateV1beta1SpecTemplate;
+}
+
+export interface VCDMachineTemplateV1beta1SpecTemplate {
+  metadata?: VCDMachineTemplateV1beta2SpecTemplateMetadata;
+  spec: VCDMachineV1beta1Spec;
+}
+
+/** The `VCDMachineTemplate` kind (namespaced) for the client, the cache and controllers. */
+export const VCDMachineTemplateV1beta1Type = defineResource<VCDMachineTemplateV1beta1>({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta1',
+  kind: 'VCDMachineTemplate',
+  plural: 'vcdmachinetemplates',
+  namespaced: true,
+});
+
+/** The VCDMachine spec a MachineDeployment or control plane clones. */
+export interface VCDMachineTemplateV1beta3 extends KubeObject {
+  spec: VCDMachineTemplateV1beta3Spec;
+}
+
+export interface VCDMachineTemplateV1beta3Spec {
+  template: VCDMachineTemplateV1beta3SpecTemplate;
+}
+
+export interface VCDMachineTemplateV1beta3SpecTemplate {
+  metadata?: VCDMachineTemplateV1beta2SpecTemplateMetadata;
+  spec: VCDMachineV1beta3Spec;
+}
+
+/** The `VCDMachineTemplate` kind (namespaced) for the client, the cache and controllers. */
+export const VCDMachineTemplateV1beta3Type = defineResource<VCDMachineTemplateV1beta3>({
   group: 'infrastructure.cluster.x-k8s.io',
   version: 'v1beta3',
   kind: 'VCDMachineTemplate',
@@ -238,20 +497,42 @@ export const VCDMachineTemplateType = defineResource<VCDMachineTemplate>({
 });
 
 /** The VCDCluster spec a ClusterClass clones. */
-export interface VCDClusterTemplate extends KubeObject {
-  spec: VCDClusterTemplateSpec;
+export interface VCDClusterTemplateV1beta2 extends KubeObject {
+  spec: VCDClusterTemplateV1beta2Spec;
 }
 
-export interface VCDClusterTemplateSpec {
-  template: VCDClusterTemplateSpecTemplate;
+export interface VCDClusterTemplateV1beta2Spec {
+  template: VCDClusterTemplateV1beta2SpecTemplate;
 }
 
-export interface VCDClusterTemplateSpecTemplate {
-  spec: VCDClusterSpec;
+export interface VCDClusterTemplateV1beta2SpecTemplate {
+  spec: VCDClusterV1beta2Spec;
 }
 
 /** The `VCDClusterTemplate` kind (namespaced) for the client, the cache and controllers. */
-export const VCDClusterTemplateType = defineResource<VCDClusterTemplate>({
+export const VCDClusterTemplateV1beta2Type = defineResource<VCDClusterTemplateV1beta2>({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta2',
+  kind: 'VCDClusterTemplate',
+  plural: 'vcdclustertemplates',
+  namespaced: true,
+});
+
+/** The VCDCluster spec a ClusterClass clones. */
+export interface VCDClusterTemplateV1beta3 extends KubeObject {
+  spec: VCDClusterTemplateV1beta3Spec;
+}
+
+export interface VCDClusterTemplateV1beta3Spec {
+  template: VCDClusterTemplateV1beta3SpecTemplate;
+}
+
+export interface VCDClusterTemplateV1beta3SpecTemplate {
+  spec: VCDClusterV1beta3Spec;
+}
+
+/** The `VCDClusterTemplate` kind (namespaced) for the client, the cache and controllers. */
+export const VCDClusterTemplateV1beta3Type = defineResource<VCDClusterTemplateV1beta3>({
   group: 'infrastructure.cluster.x-k8s.io',
   version: 'v1beta3',
   kind: 'VCDClusterTemplate',
