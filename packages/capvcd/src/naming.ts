@@ -65,3 +65,10 @@ export const vmMarker = (namespace: string, vcdMachine: string): string =>
 /** The control-plane load balancer's pool and virtual service name. */
 export const loadBalancerName = (namespace: string, vcdCluster: string): string =>
   `capvcd-${namespace}-${vcdCluster}-tcp`;
+
+/** The VM's URN, from its `id` or (when VCD omits it) its href. */
+export function vmUrn(vm: { id: string; href: string }): string {
+  if (vm.id.startsWith('urn:vcloud:vm:')) return vm.id;
+  const uuid = /vm-([0-9a-fA-F-]{36})/.exec(vm.href)?.[1];
+  return `urn:vcloud:vm:${uuid ?? vm.id}`;
+}

@@ -35,22 +35,15 @@ import {
 } from '../api/types.js';
 import { specHonouredCondition, unactedClusterFields } from '../compat.js';
 import { CLUSTER_WRITES, type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
+import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { loadBalancerName } from '../naming.js';
-import {
-  capiOwner,
-  connectionFor,
-  credentialsSecret,
-  gate,
-  getCluster,
-  getOrUndefined,
-  NotReady,
-} from '../scope.js';
+import { capiOwner, connectionFor, credentialsSecret, gate, getCluster, getOrUndefined } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
-import { UnknownReference, VcdError } from '../vcd/errors.js';
+import { VcdError } from '../vcd/errors.js';
 import { claimCredentials, releaseCredentials } from './credentials-claim.js';
 import { actCluster, observeCluster } from './load-balancer.js';
 import { tlsCondition } from './tls-condition.js';
@@ -137,17 +130,8 @@ export class VCDClusterReconciler implements Reconciler {
       this.backoff.succeeded(requestKey(request));
       return result;
     } catch (err) {
-      if (!(err instanceof NotReady || err instanceof VcdError)) throw err;
-      const reason =
-        err instanceof NotReady
-          ? err.reason
-          : err instanceof UnknownReference
-            ? 'UnknownReference'
-            : err.minorErrorCode === 'NO_FREE_IP'
-              ? 'NoFreeIP'
-              : err.minorErrorCode === 'VIP_REFUSED'
-                ? 'VIPRefused'
-                : 'VCDError';
+      const reason = failureReason(err);
+      if (reason === undefined || !(err instanceof Error)) throw err;
       if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, err.message);
       if (connection) tlsCondition(status, vcdCluster, connection.site);
       condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);

@@ -34,17 +34,19 @@ import {
 } from '../api/types.js';
 import { specHonouredCondition, unactedMachineFields } from '../compat.js';
 import { decideMachine, type MachineStep, releasableWithoutVcd } from '../decide/machine.js';
+import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
-import { vappMarker, vappNameFor, vmMarker, vmNameFor } from '../naming.js';
+import { vappMarker, vappNameFor, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
-import { UnknownReference, VcdError } from '../vcd/errors.js';
+import { VcdError } from '../vcd/errors.js';
 import { type VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
+import { notReady } from './not-ready.js';
 import { type Placement, placementOf } from './placement.js';
 import { VAppLocks } from './vapp-locks.js';
 import { VAppTurns } from './vapp-turns.js';
@@ -370,12 +372,9 @@ export class VCDMachineReconciler implements Reconciler {
     deleting: boolean,
     log: Logger,
   ): Promise<Result | undefined> {
-    let reason: string;
-    if (err instanceof NotReady) reason = err.reason;
-    else if (err instanceof UnknownReference) reason = 'UnknownReference';
-    else if (err instanceof VcdError) reason = err.minorErrorCode === 'BUSY_ENTITY' ? 'VCDBusy' : 'VCDError';
-    else throw err;
-    const message = err.message;
+    const reason = failureReason(err);
+    if (reason === undefined) throw err;
+    const message = (err as Error).message;
     if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, message);
     notReady(status, vcdMachine, deleting, reason, message);
     await writeStatus(this.deps.client, VCDMachineType, vcdMachine, status, this.deps.clock);
@@ -386,27 +385,7 @@ export class VCDMachineReconciler implements Reconciler {
   }
 }
 
-/** VMProvisioned (still True for a provisioned machine that is not being deleted) and Ready=False. */
-function notReady(
-  status: VCDMachineStatus,
-  vcdMachine: VCDMachine,
-  deleting: boolean,
-  reason: string,
-  message: string,
-) {
-  const provisioned = status.initialization?.provisioned === true && !deleting;
-  condition(status, vcdMachine, Conditions.VMProvisioned, provisioned, reason, message);
-  condition(status, vcdMachine, Conditions.Ready, false, deleting ? 'Deleting' : reason, message);
-}
-
 const keyOf = (o: VCDMachine) => ({
   namespace: o.metadata.namespace as string,
   name: o.metadata.name as string,
 });
-
-/** The VM's URN, from its `id` or (when VCD omits it) its href. */
-function vmUrn(vm: { id: string; href: string }): string {
-  if (vm.id.startsWith('urn:vcloud:vm:')) return vm.id;
-  const uuid = /vm-([0-9a-fA-F-]{36})/.exec(vm.href)?.[1];
-  return `urn:vcloud:vm:${uuid ?? vm.id}`;
-}
