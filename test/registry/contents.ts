@@ -40,7 +40,8 @@ function typesOf(js: string): string | undefined {
 
 /** An entry point of the runtime's bundle: a module that re-exports names from its core (or testing). */
 const isBundleEntry = (js: string) => js.startsWith('dist/bundle/') && !js.startsWith('dist/bundle/chunks/');
-const BUNDLE_ENTRY = /^\/\/ [^\n]*\nexport \{ [^}]+ \} from "(\.\.\/)*(\.\/)?chunks\/(core|testing)\.js";\n$/;
+const BUNDLE_ENTRY =
+  /^\/\/ [^\n]*\nexport \{ [^}]+ \} from "(\.\.\/)*(\.\/)?chunks\/(core|testing|tsyringe)\.js";\n$/;
 
 /** The manifest: Apache-2.0 with its text, Node's engine, a README. */
 export function expectManifest(dir: string, pkg: PackageJson & { engines?: Record<string, string> }): void {

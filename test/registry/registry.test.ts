@@ -197,8 +197,16 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
     expect(specifiers).toEqual(
       expect.arrayContaining(['@capstan/runtime/client', '@capstan/envtest/vitest']),
     );
-    const script = `for (const s of ${JSON.stringify(specifiers)}) await import(s); console.log('ok');`;
+    // The tsyringe adapter is opt-in: its peers (tsyringe, reflect-metadata) are not installed
+    // unless the project asks for them, and importing it without them must say which is missing.
+    const optIn = '@capstan/runtime/tsyringe';
+    const everyday = specifiers.filter((s) => s !== optIn);
+    const script = `for (const s of ${JSON.stringify(everyday)}) await import(s); console.log('ok');`;
     expect(run(project, process.execPath, ['--input-type=module', '-e', script], 'import').trim()).toBe('ok');
+    const optInScript = `await import(${JSON.stringify(optIn)}).then(() => console.log('loaded'), (e) => console.log(e.message));`;
+    expect(run(project, process.execPath, ['--input-type=module', '-e', optInScript], 'import')).toMatch(
+      /Cannot find package '(reflect-metadata|tsyringe)'/,
+    );
   });
 
   it('runs npx capstan from the installed @capstan/cli: its API is up to date with its CRD', () => {
