@@ -13,6 +13,8 @@ import {
 import { Node } from '@capstan/runtime/client';
 import { FleetLockServer } from './fleetlock.js';
 import { CoordinatorMetrics } from './metrics.js';
+import { WebhookDelivery } from './notifications/delivery.js';
+import { Notifier } from './notifications/notifier.js';
 import type { CoordinatorOptions } from './options.js';
 import { CLUSTER_KEY, CoordinatorReconciler } from './reconciler.js';
 import { RebootGroupType } from './resources.js';
@@ -24,6 +26,8 @@ export interface CoordinatorHandle {
   /** Present when FleetLock is on; `fleetlock.ready` resolves with its port. */
   fleetlock?: FleetLockServer;
   metrics: CoordinatorMetrics;
+  /** Delivery of webhook notifications (tests wait on it). */
+  delivery: WebhookDelivery;
 }
 
 // Kubelets rewrite node status every few seconds (heartbeats); only changes the planner reads matter.
@@ -56,12 +60,20 @@ export function addCoordinator(
   const metrics = new CoordinatorMetrics(manager.metrics.registry);
   // The manager keeps its clock to itself: pass the same one (tests on a ManualClock).
   const clock = extras.clock ?? realClock;
+  const logger = manager.logger.child({ controller: 'reboot-coordinator' });
+  const delivery = new WebhookDelivery({
+    ...options.notifications?.delivery,
+    count: (result) => metrics.notifications.inc({ result }),
+    logger,
+  });
+  const notifier = new Notifier(delivery, options.notifications);
   const reconciler = new CoordinatorReconciler(options, {
+    notifier,
     client: manager.client,
     clock,
     events: manager.events,
     metrics,
-    logger: manager.logger.child({ controller: 'reboot-coordinator' }),
+    logger,
   });
   const selector = options.nodeSelector?.trim();
   const toCluster = () => [{ name: CLUSTER_KEY }];
@@ -88,5 +100,5 @@ export function addCoordinator(
     );
     manager.add(fleetlock, 'leader');
   }
-  return { reconciler, controller, fleetlock, metrics };
+  return { reconciler, controller, fleetlock, metrics, delivery };
 }

@@ -27,6 +27,7 @@ import { Node } from '@capstan/runtime/client';
 import { DEFAULT_FENCE_NAME, type FenceToken, GrantFence } from './fence.js';
 import { writeGroupStatuses } from './group-status.js';
 import type { CoordinatorMetrics } from './metrics.js';
+import type { Notifier } from './notifications/notifier.js';
 import type { CoordinatorOptions } from './options.js';
 import type { NodeSnapshot } from './planner/node-snapshot.js';
 import type { NodeWrite } from './planner/node-write.js';
@@ -63,6 +64,8 @@ export interface CoordinatorDeps {
   events?: EventRecorder;
   metrics?: CoordinatorMetrics;
   logger?: Logger;
+  /** Told of every round's landed writes (webhook notifications); none: nobody is told. */
+  notifier?: Notifier;
   /** Default: list Nodes (with the node selector) and RebootGroups through `client`. */
   read?: WorldReader;
 }
@@ -79,6 +82,7 @@ export class CoordinatorReconciler implements Reconciler {
   private readonly logger: Logger | undefined;
   private readonly read: WorldReader;
   private readonly reporter: RoundReporter;
+  private readonly notifier: Notifier | undefined;
   /** Nodes whose writes are refused, with their backoff. */
   readonly refusals = new WriteRefusals();
   private refusedThisRound: string[] = [];
@@ -103,6 +107,7 @@ export class CoordinatorReconciler implements Reconciler {
     );
     this.read = deps.read ?? (() => this.planner.readWorld(false));
     this.reporter = new RoundReporter(this.protocol, deps);
+    this.notifier = deps.notifier;
   }
 
   async reconcile(_request: unknown, context?: ReconcileContext): Promise<Result> {
@@ -178,6 +183,7 @@ export class CoordinatorReconciler implements Reconciler {
   }): Promise<RoundOutcome> {
     const { world, p, applied, stopped, now } = r;
     this.reporter.observe(p, r.nodes, world, applied, now);
+    this.notifier?.afterRound(p, world.groups, applied, now);
     let statusWrites = 0;
     if (!stopped) {
       statusWrites = await writeGroupStatuses(this.client, world, p, now);

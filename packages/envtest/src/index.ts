@@ -17,6 +17,7 @@ export {
   type ResolveAssetsOptions,
   resolveAssets,
 } from './assets.js';
+export { CertificateAuthority, type CertPair } from './certs.js';
 export { aggregateToManagerLabel, withContractLabels } from './cluster-api.js';
 export { type ComponentName, components } from './components.js';
 export { ControlPlane, type ControlPlaneInfo, type StartOptions } from './control-plane.js';
