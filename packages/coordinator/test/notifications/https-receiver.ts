@@ -21,8 +21,10 @@ export interface Receiver {
 }
 
 /** Starts a receiver on 127.0.0.1 at an ephemeral port. */
-export async function startReceiver(options: { hang?: boolean; status?: number } = {}): Promise<Receiver> {
-  const ca = await CertificateAuthority.create('capstan-notify-test-ca');
+export async function startReceiver(
+  options: { hang?: boolean; status?: number; ca?: CertificateAuthority } = {},
+): Promise<Receiver> {
+  const ca = options.ca ?? (await CertificateAuthority.create('capstan-notify-test-ca'));
   const pair = await ca.issueServing('webhook-receiver');
   const receiver = { bodies: [], hang: options.hang ?? false, hits: 0 } as unknown as Receiver;
   const server: Server = createServer({ cert: pair.cert, key: pair.key }, (req, res) => {
