@@ -3,6 +3,7 @@
  * its timeout, a full queue dropping (counted), and a hanging endpoint neither slowing `enqueue`
  * nor another endpoint.
  */
+import type { Logger } from '@capstan/runtime';
 import { eventually } from '@capstan/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookDelivery } from '../../src/notifications/delivery.js';
@@ -63,9 +64,12 @@ describe('WebhookDelivery', () => {
     const hanging = await receiver({ hang: true });
     const healthy = await receiver();
     const { counts, count } = tally();
+    const warnings: unknown[] = [];
+    const logger = { warn: (fields: unknown) => warnings.push(fields) } as unknown as Logger;
     const d = new WebhookDelivery({
       trust: { caPem: hanging.caPem },
       count,
+      logger,
       timeoutMs: 200,
       maxAttempts: 2,
       backoff: { initialMs: 10, maxMs: 10 },
@@ -77,6 +81,8 @@ describe('WebhookDelivery', () => {
     const enqueueMs = performance.now() - started;
     expect(enqueueMs).toBeLessThan(50);
     expect(counts.dropped).toBe(7);
+    // Logged once, naming the host only (webhook paths carry tokens).
+    expect(warnings).toEqual([{ endpoint: new URL(hanging.url).host }]);
 
     const other = new WebhookDelivery({ trust: { caPem: healthy.caPem } });
     deliveries.push(other);
