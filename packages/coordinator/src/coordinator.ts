@@ -67,6 +67,22 @@ export function addCoordinator(
     logger,
   });
   const notifier = new Notifier(delivery, options.notifications);
+  // Bodies still queued at shutdown are abandoned, never waited for.
+  manager.add(
+    {
+      name: 'notification-delivery',
+      start: (signal) =>
+        new Promise<void>((resolve) => {
+          const stop = () => {
+            delivery.stop();
+            resolve();
+          };
+          if (signal.aborted) stop();
+          else signal.addEventListener('abort', stop, { once: true });
+        }),
+    },
+    'always',
+  );
   const reconciler = new CoordinatorReconciler(options, {
     notifier,
     client: manager.client,

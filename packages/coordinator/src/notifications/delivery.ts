@@ -9,7 +9,13 @@ import { type BackoffCurve, backoffDelay, type Logger } from '@capstan/runtime';
 import { sendRequest, type TlsTrust } from '@capstan/runtime/http';
 
 /** One POST: resolves with the HTTP status, rejects when no answer came. */
-export type Poster = (url: string, body: string, timeoutMs: number, trust: TlsTrust) => Promise<number>;
+export type Poster = (
+  url: string,
+  body: string,
+  timeoutMs: number,
+  trust: TlsTrust,
+  signal: AbortSignal,
+) => Promise<number>;
 
 /** How bodies are delivered. */
 export interface DeliveryOptions {
@@ -32,7 +38,7 @@ export interface DeliveryOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const realPost: Poster = async (url, body, timeoutMs, trust) =>
+const realPost: Poster = async (url, body, timeoutMs, trust, signal) =>
   (
     await sendRequest(new URL(url), {
       method: 'POST',
@@ -40,6 +46,7 @@ const realPost: Poster = async (url, body, timeoutMs, trust) =>
       body,
       timeoutMs,
       trust,
+      signal,
     })
   ).status;
 
@@ -64,6 +71,7 @@ export class WebhookDelivery {
   private readonly queues = new Map<string, EndpointQueue>();
   private readonly idle = new Set<() => void>();
   private stopped = false;
+  private readonly aborted = new AbortController();
 
   constructor(private readonly options: DeliveryOptions = {}) {}
 
@@ -103,9 +111,10 @@ export class WebhookDelivery {
     return new Promise((resolve) => this.idle.add(resolve));
   }
 
-  /** Stops taking bodies; senders stop after their current attempt. */
+  /** Stops taking bodies and abandons those in flight (the coordinator is shutting down). */
   stop(): void {
     this.stopped = true;
+    this.aborted.abort(new Error('notification delivery stopped'));
   }
 
   private async drain(url: string, q: EndpointQueue): Promise<void> {
@@ -125,12 +134,14 @@ export class WebhookDelivery {
     const o = this.options;
     const attempts = o.maxAttempts ?? 5;
     const curve = o.backoff ?? { initialMs: 1000, maxMs: 60_000 };
-    const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    // An unref'd timer: a retry pending at shutdown does not keep the process alive.
+    const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()));
     let why = '';
     for (let attempt = 0; attempt < attempts && !this.stopped; attempt++) {
       if (attempt > 0) await sleep(backoffDelay(attempt - 1, curve));
       try {
-        const status = await (o.post ?? realPost)(url, body, o.timeoutMs ?? 10_000, o.trust ?? {});
+        const post = o.post ?? realPost;
+        const status = await post(url, body, o.timeoutMs ?? 10_000, o.trust ?? {}, this.aborted.signal);
         if (status >= 200 && status < 300) {
           o.count?.('sent');
           return;
