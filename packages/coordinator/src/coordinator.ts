@@ -6,6 +6,8 @@ import { type Controller, jsonEqual, type Manager, type Predicate } from '@capst
 import { Node } from '@capstan/runtime/client';
 import { FleetLockServer } from './fleetlock.js';
 import { CoordinatorMetrics } from './metrics.js';
+import { WebhookDelivery } from './notifications/delivery.js';
+import { Notifier } from './notifications/notifier.js';
 import type { CoordinatorOptions } from './options.js';
 import { CLUSTER_KEY, CoordinatorReconciler } from './reconciler.js';
 import { RebootGroupType } from './resources.js';
@@ -17,6 +19,8 @@ export interface CoordinatorHandle {
   /** Present when FleetLock is on; `fleetlock.ready` resolves with its port. */
   fleetlock?: FleetLockServer;
   metrics: CoordinatorMetrics;
+  /** Delivery of webhook notifications (tests wait on it). */
+  delivery: WebhookDelivery;
 }
 
 // Kubelets rewrite node status every few seconds (heartbeats); only changes the planner reads matter.
@@ -44,12 +48,36 @@ function relevant(node: Node): unknown {
 export function addCoordinator(manager: Manager, options: CoordinatorOptions): CoordinatorHandle {
   const metrics = new CoordinatorMetrics(manager.metrics.registry);
   const clock = manager.clock;
+  const logger = manager.logger.child({ controller: 'reboot-coordinator' });
+  const delivery = new WebhookDelivery({
+    ...options.notifications?.delivery,
+    count: (result) => metrics.notifications.inc({ result }),
+    logger,
+  });
+  const notifier = new Notifier(delivery, options.notifications);
+  // Bodies still queued at shutdown are abandoned, never waited for.
+  manager.add(
+    {
+      name: 'notification-delivery',
+      start: (signal) =>
+        new Promise<void>((resolve) => {
+          const stop = () => {
+            delivery.stop();
+            resolve();
+          };
+          if (signal.aborted) stop();
+          else signal.addEventListener('abort', stop, { once: true });
+        }),
+    },
+    'always',
+  );
   const reconciler = new CoordinatorReconciler(options, {
+    notifier,
     client: manager.client,
     clock,
     events: manager.events,
     metrics,
-    logger: manager.logger.child({ controller: 'reboot-coordinator' }),
+    logger,
   });
   const selector = options.nodeSelector?.trim();
   const toCluster = () => [{ name: CLUSTER_KEY }];
@@ -76,5 +104,5 @@ export function addCoordinator(manager: Manager, options: CoordinatorOptions): C
     );
     manager.add(fleetlock, 'leader');
   }
-  return { reconciler, controller, fleetlock, metrics };
+  return { reconciler, controller, fleetlock, metrics, delivery };
 }

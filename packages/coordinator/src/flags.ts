@@ -4,13 +4,18 @@ import { maxUnavailableProblem } from './api/budget.js';
 import type { RebootGroupSpec } from './api/reboot-group.js';
 import type { RebootWindow, Weekday } from './api/reboot-window.js';
 import { validateRebootGroupSpec } from './api/validation.js';
+import {
+  addNotificationFlags,
+  type NotificationFlags,
+  notificationsFromFlags,
+} from './notifications/flags.js';
 import type { CoordinatorOptions } from './options.js';
 import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, DEFAULT_GROUP_SPEC } from './planner/plan.js';
 
 type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
 
 /** The coordinator's own flags, as commander names them. */
-export interface CoordinatorFlags {
+export interface CoordinatorFlags extends NotificationFlags {
   protocol: string;
   defaultGroupName: string;
   defaultMaxUnavailable: string;
@@ -81,6 +86,7 @@ export function addCoordinatorFlags(command: Command): void {
       'take a FleetLock request without client_params.group as the default group (the protocol requires it)',
       false,
     );
+  addNotificationFlags(command);
 }
 
 /**
@@ -136,7 +142,9 @@ export function coordinatorOptionsFromFlags(flags: CoordinatorFlags, namespace: 
     defaultGroup.afterRebootAnnotations = flags.defaultAfterRebootAnnotation;
   const windows = (flags.defaultRebootWindow ?? []).map(parseRebootWindowFlag);
   if (windows.length > 0) defaultGroup.windows = windows;
+  const notifications = notificationsFromFlags(flags);
   return {
+    ...(notifications ? { notifications } : {}),
     protocol: flags.protocol,
     defaultGroupName: flags.defaultGroupName,
     defaultGroup,

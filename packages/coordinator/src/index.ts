@@ -12,6 +12,7 @@ export * from './fleetlock.js';
 export * from './fleetlock-clients.js';
 export * from './group-status.js';
 export * from './metrics.js';
+export * from './notifications/index.js';
 export * from './options.js';
 export * from './planner/index.js';
 export * from './planner-service.js';

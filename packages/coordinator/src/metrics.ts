@@ -42,6 +42,9 @@ export class CoordinatorMetrics {
   /** FleetLock requests by endpoint and answer kind (`ok` or the error kind). */
   readonly fleetlockRequests: Tally<'endpoint' | 'result'>;
 
+  /** Notifications by what became of them: sent, failed (retries spent), dropped (queue full). */
+  readonly notifications: Tally<'result'>;
+
   constructor(registry: MetricsRegistry['registry']) {
     const metrics = new MetricsFactory(registry);
     this.nodes = metrics.gauge({
@@ -83,6 +86,11 @@ export class CoordinatorMetrics {
     this.fleetlockEvictions = metrics.counter({
       name: 'capstan_fleetlock_evictions_total',
       help: 'Evictions by the coordinator draining FleetLock clients’ nodes (evicted, gone, blocked, error)',
+      labelNames: ['result'],
+    });
+    this.notifications = metrics.counter({
+      name: 'capstan_coordinator_notifications_total',
+      help: 'Webhook notifications: sent, failed (every retry refused or timed out), dropped (endpoint queue full)',
       labelNames: ['result'],
     });
     this.fleetlockRequests = metrics.counter({

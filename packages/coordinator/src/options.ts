@@ -1,6 +1,7 @@
 /** How a coordinator is configured: from flags in `main`, or directly by an in-process caller. */
 import { type Protocol, type ProtocolName, protocolOf } from '@capstan/reboot-protocol';
 import type { RebootGroupSpec } from './api/reboot-group.js';
+import type { NotificationOptions } from './notifications/notifier.js';
 import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, type PlannerOptions } from './planner/plan.js';
 
 /** Options of a coordinator. */
@@ -30,6 +31,11 @@ export interface CoordinatorOptions {
    * computed exactly); default 30 s.
    */
   resyncPeriodMs?: number;
+  /**
+   * Webhooks told of every group's reboots, beside each group's `spec.notifications`, and how
+   * bodies are delivered (see `docs/notifications.md`).
+   */
+  notifications?: NotificationOptions;
   /** Serve FleetLock (off when absent). */
   fleetlock?: FleetLockOptions;
 }

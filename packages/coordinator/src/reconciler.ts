@@ -27,6 +27,7 @@ import { Node } from '@capstan/runtime/client';
 import { DEFAULT_FENCE_NAME, type FenceToken, GrantFence } from './fence.js';
 import { writeGroupStatuses } from './group-status.js';
 import type { CoordinatorMetrics } from './metrics.js';
+import type { Notifier } from './notifications/notifier.js';
 import type { CoordinatorOptions } from './options.js';
 import type { NodeSnapshot } from './planner/node-snapshot.js';
 import { applyWrites, type NodeWrite } from './planner/node-write.js';
@@ -64,6 +65,8 @@ export interface CoordinatorDeps {
   events?: EventRecorder;
   metrics?: CoordinatorMetrics;
   logger?: Logger;
+  /** Told of every round's landed writes (webhook notifications); none: nobody is told. */
+  notifier?: Notifier;
   /** Default: list Nodes (with the node selector) and RebootGroups through `client`. */
   read?: WorldReader;
 }
@@ -82,6 +85,7 @@ export class CoordinatorReconciler implements Reconciler {
   private readonly reporter: RoundReporter;
   /** Alertmanager silences of the nodes holding a grant; beside the rounds, never in their way. */
   private readonly silences: SilenceKeeper;
+  private readonly notifier: Notifier | undefined;
   /** Nodes whose writes are refused, with their backoff. */
   readonly refusals = new WriteRefusals();
   private refusedThisRound: string[] = [];
@@ -107,6 +111,7 @@ export class CoordinatorReconciler implements Reconciler {
     this.read = deps.read ?? (() => this.planner.readWorld(false));
     this.reporter = new RoundReporter(this.protocol, deps);
     this.silences = new SilenceKeeper(this.client, this.logger);
+    this.notifier = deps.notifier;
   }
 
   async reconcile(_request: unknown, context?: ReconcileContext): Promise<Result> {
@@ -182,6 +187,7 @@ export class CoordinatorReconciler implements Reconciler {
   }): Promise<RoundOutcome> {
     const { world, p, applied, stopped, now } = r;
     this.reporter.observe(p, r.nodes, world, applied, now);
+    this.notifier?.afterRound(p, world.groups, applied, now);
     let statusWrites = 0;
     if (!stopped) {
       statusWrites = await writeGroupStatuses(this.client, world, p, this.clock);

@@ -6,6 +6,8 @@
  * every step: no group above its budget, no node rebooted twice for one grant (from a watch on
  * every Node). At the end every other node rebooted exactly once onto the new version, and the
  * refused node is surfaced as failed (its group's Degraded condition, an event) and never rebooted.
+ * The groups also carry a blockingPods gate, a settle time and `onFailure: SetAside`: a node running
+ * a blocking pod waits `BlockingPods` (never granted) until the pod is gone, then reboots too.
  * The counts are printed for the closing note.
  */
 
@@ -15,13 +17,15 @@ import { Deployment, Event, Pod, PodDisruptionBudget } from '@capstan/runtime/cl
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKLOAD_NAMESPACE, workloadProblems } from '../src/workloads.js';
-import { type Fleet, FROM_VERSION, startFleet, TO_VERSION } from './faults/fleet.js';
+import { BLOCKS_REBOOT, type Fleet, FROM_VERSION, startFleet, TO_VERSION } from './faults/fleet.js';
 
 const A = capstanProtocol.annotations;
 const VERSION_LABEL = capstanProtocol.labels.version;
 const REFUSED = 'worker-9';
 const MID_REBOOT = 'control-plane-2';
 const MID_DRAIN = 'worker-1';
+/** Runs a pod the groups' blockingPods gate matches until the rest of the rollout is over. */
+const BLOCKED = 'worker-6';
 let fleet: Fleet;
 const started = Date.now();
 let apiServerRestarts = 0;
@@ -107,6 +111,14 @@ describe('the fault suite', () => {
       metadata: { name: 'sticky', namespace: WORKLOAD_NAMESPACE },
       spec: { minAvailable: 1, selector: { matchLabels: labels } },
     });
+    // A pod the gate matches pins BLOCKED in the queue.
+    await fleet.admin.create(Pod, {
+      metadata: { name: 'blocker', namespace: WORKLOAD_NAMESPACE, labels: { [BLOCKS_REBOOT]: 'true' } },
+      spec: {
+        nodeSelector: { 'kubernetes.io/hostname': BLOCKED },
+        containers: [{ name: 'app', image: 'registry.invalid/blocker:1' }],
+      },
+    });
     const nodeCount = fleet.machines.size;
     await waitFor(
       'every workload pod to run',
@@ -118,6 +130,10 @@ describe('the fault suite', () => {
         labelSelector: 'app=sticky',
       });
       return pods.items.some((p) => p.status?.phase === 'Running');
+    });
+    await waitFor('the blocking pod to run', async () => {
+      const pod = await fleet.admin.get(Pod, { namespace: WORKLOAD_NAMESPACE, name: 'blocker' });
+      return pod.status?.phase === 'Running';
     });
     await waitFor('every agent to report its node', () =>
       [...fleet.machines.keys()].every(
@@ -190,19 +206,35 @@ describe('the fault suite', () => {
     step(`sticky PDB deleted: ${MID_DRAIN}'s drain may finish`);
 
     const others = [...fleet.machines.values()].filter((m) => m.name !== REFUSED);
+    const done = (m: { name: string }) => {
+      const n = fleet.ledger.node(m.name);
+      return (
+        fleet.ledger.reboots(m.name) === 1 &&
+        n?.metadata.labels?.[VERSION_LABEL] === TO_VERSION &&
+        annotation(m.name, A.rebootOk) !== 'true' &&
+        annotation(m.name, A.rebootInProgress) !== 'true' &&
+        n.spec?.unschedulable !== true
+      );
+    };
+    await waitFor(
+      `every node but ${REFUSED} and ${BLOCKED} rebooted onto ${TO_VERSION}, its grant withdrawn`,
+      () => others.filter((m) => m.name !== BLOCKED).every(done),
+      600_000,
+    );
+    step(`rollout finished but for ${BLOCKED}`);
+    const blockedEntry = await waitFor(`${BLOCKED} waiting BlockingPods`, async () =>
+      (await fleet.admin.get(RebootGroupType, { name: 'workers' })).status?.queue?.find(
+        (q) => q.node === BLOCKED && q.reason === 'BlockingPods',
+      ),
+    );
+    expect(blockedEntry.message).toContain(`${WORKLOAD_NAMESPACE}/blocker`);
+    expect(fleet.ledger.grants(BLOCKED)).toBe(0);
+    expect(fleet.ledger.reboots(BLOCKED)).toBe(0);
+    await fleet.admin.delete(Pod, { namespace: WORKLOAD_NAMESPACE, name: 'blocker' });
+    step(`blocking pod on ${BLOCKED} deleted`);
     await waitFor(
       `every node but ${REFUSED} rebooted onto ${TO_VERSION}, its grant withdrawn`,
-      () =>
-        others.every((m) => {
-          const n = fleet.ledger.node(m.name);
-          return (
-            fleet.ledger.reboots(m.name) === 1 &&
-            n?.metadata.labels?.[VERSION_LABEL] === TO_VERSION &&
-            annotation(m.name, A.rebootOk) !== 'true' &&
-            annotation(m.name, A.rebootInProgress) !== 'true' &&
-            n.spec?.unschedulable !== true
-          );
-        }),
+      () => others.every(done),
       600_000,
     );
     step('rollout finished');

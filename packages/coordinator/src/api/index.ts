@@ -3,6 +3,7 @@
  * annotation protocol the agents speak is its own package, `@capstan/reboot-protocol`.
  */
 export * from './budget.js';
+export * from './notification-validation.js';
 export * from './reboot-calendar.js';
 export * from './reboot-group.js';
 export * from './reboot-window.js';

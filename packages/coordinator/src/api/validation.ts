@@ -7,6 +7,7 @@
 import { isJsonObject, readDuration, selectorProblems } from '@capstan/runtime';
 import { maxFailedProblem, maxUnavailableProblem } from './budget.js';
 import { healthGateProblems, silenceProblems } from './gate-validation.js';
+import { notificationProblems } from './notification-validation.js';
 import { blackoutSpan, cronWindowProblems } from './reboot-calendar.js';
 import { isKnownTimeZone, parseClock, WEEKDAYS } from './reboot-window.js';
 
@@ -113,6 +114,7 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
   }
   const maxFailed = maxFailedProblem(spec.maxFailed);
   if (maxFailed) problems.push({ path: 'spec.maxFailed', message: maxFailed });
+  problems.push(...notificationProblems(spec.notifications));
   if (spec.paused !== undefined && typeof spec.paused !== 'boolean') {
     problems.push({ path: 'spec.paused', message: 'must be a boolean' });
   }

@@ -28,6 +28,9 @@ const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
 const COORDINATOR_USER = `system:serviceaccount:${NAMESPACE}:capstan-coordinator`;
 const AGENT_USER = `system:serviceaccount:${NAMESPACE}:capstan-agent`;
 
+/** A pod with this label set to `true` keeps its node from being granted (the groups' gate). */
+export const BLOCKS_REBOOT = 'capstan.test/blocks-reboot';
+
 const PLAN = [
   { name: 'control-plane', order: 0, maxUnavailable: 1, controlPlane: true, count: 3 },
   { name: 'workers', order: 1, maxUnavailable: '25%', controlPlane: false, count: 9 },
@@ -101,6 +104,12 @@ export async function startFleet(options: { refused: string; rebootDownMs: numbe
           order: g.order,
           maxUnavailable: g.maxUnavailable,
           grantTimeout: '10m',
+          // Issue 44's safety settings under the same faults: a pod gate, a settle time, and
+          // failures set aside rather than halting (none is expected: the budget must hold).
+          gates: { blockingPods: { matchLabels: { [BLOCKS_REBOOT]: 'true' } } },
+          settleTime: '1s',
+          onFailure: 'SetAside',
+          maxFailed: 1,
         },
       } as RebootGroup);
     }

@@ -37,6 +37,8 @@ export interface RebootGroupSpec {
   maxFailed?: number | string;
   /** No new schedules or grants while true; in-flight nodes finish. */
   paused?: boolean;
+  /** Webhooks told of this group's reboot cycles (beside the coordinator's global --notify-url): scheduled, granted, rebooted, verified, failed, halted, and a node waiting longer than waitingThreshold. Delivery is retried with backoff and never slows coordination. */
+  notifications?: RebootGroupSpecNotifications;
   /** Windows that open at each time a cron expression names (in timeZone) and stay open for duration, beside spec.windows: a node may start its reboot while any window of either list is open (none at all: always). */
   cronWindows?: RebootGroupSpecCronWindowsItem[];
   /** Periods in which no reboot starts, whatever the windows say (e.g. a change freeze); in-flight nodes finish. */
@@ -174,6 +176,24 @@ export interface RebootGroupSpecSilencesCaSecretRef {
   namespace: string;
   name: string;
   key: string;
+}
+
+/** Webhooks told of this group's reboot cycles (beside the coordinator's global --notify-url): scheduled, granted, rebooted, verified, failed, halted, and a node waiting longer than waitingThreshold. Delivery is retried with backoff and never slows coordination. */
+export interface RebootGroupSpecNotifications {
+  webhooks?: RebootGroupSpecNotificationsWebhooksItem[];
+  /** Notify Waiting once for a node that has waited in the queue longer than this, e.g. 1h (default: never). */
+  waitingThreshold?: string;
+}
+
+export interface RebootGroupSpecNotificationsWebhooksItem {
+  /** Where to POST (http or https). */
+  url: string;
+  /** Json (default): a generic JSON object; Slack: a Slack incoming-webhook body (text and a section block). */
+  format?: 'Json' | 'Slack';
+  /** The message text, with placeholders {{node}}, {{group}}, {{event}}, {{reason}}, {{time}}; an unknown placeholder makes the group invalid. Default: a sentence per event. */
+  template?: string;
+  /** Only these events (default all). */
+  events?: ('Scheduled' | 'Granted' | 'Rebooted' | 'Verified' | 'Failed' | 'Halted' | 'Waiting')[];
 }
 
 export interface RebootGroupSpecCronWindowsItem {
