@@ -6,13 +6,17 @@
  * behind the VCD load balancer, leaving no VM behind; a version bump rolls it one machine at a time,
  * the pool (sampled through vcdsim) never without a healthy member nor holding a VM going down.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MachineType } from '../../src/index.js';
 import type { Harness } from './harness.js';
 import { kcpClusterObjects } from './kcp-objects.js';
-import { getKcp, kcpSettled, patchKcp, poolMembers, samplePool, startKcpHarness } from './kcp-status.js';
+import {
+  kcpSettled,
+  patchKcp,
+  poolMembers,
+  rollVersion,
+  startKcpHarness,
+  workloadEtcd,
+} from './kcp-status.js';
 
 const ns = 'e2e-kcp';
 const cluster = 'kcp1';
@@ -26,14 +30,7 @@ afterAll(() => h?.stop());
 describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
   it('initializes a 1-replica control plane and reports it Available', { timeout: 300_000 }, async () => {
     // The workload plane's own etcd is the external etcd; a client certificate from its CA names it.
-    const client = await h.plane.userKubeConfig('apiserver-etcd-client');
-    const user = client.getCurrentUser();
-    const etcd = {
-      endpoint: h.plane.etcdUrl,
-      caPem: readFileSync(join(h.plane.info.workDir, 'pki', 'ca.crt'), 'utf8'),
-      certPem: Buffer.from(user?.certData ?? '', 'base64').toString(),
-      keyPem: Buffer.from(user?.keyData ?? '', 'base64').toString(),
-    };
+    const etcd = await workloadEtcd(h);
     await h.plane.createObjects(
       kcpClusterObjects({ namespace: ns, url: h.sim.url }, cluster, etcd, { replicas: 1 }),
     );
@@ -89,30 +86,7 @@ describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
   it('a version bump rolls the control plane with maxSurge 1: the pool always has a healthy member and never a VM going down; no VM leaked', {
     timeout: 400_000,
   }, async () => {
-    const before = new Set(h.vcdObjects().vms.map((vm) => vm.name));
-    const sampler = samplePool(h, ns, cluster);
-    await patchKcp(h, ns, cluster, { version: 'v1.35.1' });
-    const rolled = await h.wait(
-      'the control plane rolled onto v1.35.1',
-      async () => {
-        const k = await getKcp(h, ns, cluster);
-        const machines = (await h.client.list(MachineType, { namespace: ns })).items;
-        const vms = h.vcdObjects().vms;
-        const done =
-          k.status?.upToDateReplicas === 1 &&
-          k.status.availableReplicas === 1 &&
-          machines.length === 1 &&
-          machines.every((m) => m.status?.nodeRef) &&
-          vms.length === 1 &&
-          !before.has(vms[0]?.name as string);
-        return done ? machines : undefined;
-      },
-      300_000,
-    );
-    await h.wait('the new machine in the pool', async () =>
-      poolMembers(h, ns, cluster).length === 1 ? true : undefined,
-    );
-    const seen = sampler.stop();
+    const { machines: rolled, seen } = await rollVersion(h, ns, cluster, 'v1.35.1', 1);
     expect(seen.samples).toBeGreaterThan(50);
     expect(seen.withoutHealthyMember).toBe(0);
     expect(seen.membersDown).toEqual([]);
