@@ -4,6 +4,7 @@
  * external etcd (the workload plane's own etcd) and the Secrets naming its certificates. Created
  * complete: envtest installs no KCP webhook to default them.
  */
+import type { Zone } from '@capstan/capvcd';
 import type { ManifestObject } from '@capstan/envtest';
 import { clusterObjects, INFRA, K8S_VERSION, type Site, TEMPLATE } from './objects.js';
 
@@ -18,16 +19,20 @@ export interface ExternalEtcd {
 }
 
 /**
- * Cluster (with its controlPlaneRef) + VCDCluster, VCDMachineTemplate, KubeadmControlPlane; with
+ * Cluster (with its controlPlaneRef) + VCDCluster (with `zones`, its failure domains),
+ * VCDMachineTemplate, KubeadmControlPlane; with
  * `etcd`, external etcd and its certificate Secrets, else stacked etcd (KCP makes its CA).
  */
 export function kcpClusterObjects(
   site: Site,
   name: string,
   etcd: ExternalEtcd | undefined,
-  options: { replicas: number; version?: string },
+  options: { replicas: number; version?: string; zones?: Zone[] },
 ): ManifestObject[] {
-  const [cluster, vcdCluster] = clusterObjects(site, name) as [ManifestObject, ManifestObject];
+  const [cluster, vcdCluster] = clusterObjects(site, name, { zones: options.zones }) as [
+    ManifestObject,
+    ManifestObject,
+  ];
   const clusterSpec = cluster.spec as Record<string, unknown>;
   cluster.spec = {
     ...clusterSpec,

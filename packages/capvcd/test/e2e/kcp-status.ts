@@ -2,10 +2,12 @@
  * Reading and steering a KubeadmControlPlane in the e2e harness: its status, scaling it, waiting
  * until it settles (replicas Available, as many VMs), and the load balancer pool's members.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { callSim } from '@capstan/vcdsim';
-import { loadBalancerName } from '../../src/index.js';
+import { loadBalancerName, type Machine, MachineType } from '../../src/index.js';
 import { Harness } from './harness.js';
-import { CONTROL_PLANE } from './kcp-objects.js';
+import { CONTROL_PLANE, type ExternalEtcd } from './kcp-objects.js';
 
 interface Condition {
   type: string;
@@ -83,6 +85,18 @@ export const poolMembers = (h: Harness, ns: string, name: string): string[] =>
     (m) => m.ipAddress,
   );
 
+/** The workload plane's own etcd as the cluster's external etcd, with a client certificate its CA signs. */
+export async function workloadEtcd(h: Harness): Promise<ExternalEtcd> {
+  const client = await h.plane.userKubeConfig('apiserver-etcd-client');
+  const user = client.getCurrentUser();
+  return {
+    endpoint: h.plane.etcdUrl,
+    caPem: readFileSync(join(h.plane.info.workDir, 'pki', 'ca.crt'), 'utf8'),
+    certPem: Buffer.from(user?.certData ?? '', 'base64').toString(),
+    keyPem: Buffer.from(user?.keyData ?? '', 'base64').toString(),
+  };
+}
+
 /** A harness for one KubeadmControlPlane cluster: KCP, kwok, kubeadm guests, the provider running. */
 export async function startKcpHarness(namespace: string, cluster: string): Promise<Harness> {
   const h = await Harness.start({ namespace, kubeadmControlPlane: true });
@@ -131,6 +145,45 @@ export function samplePool(h: Harness, ns: string, name: string): { stop(): Pool
       return seen;
     },
   };
+}
+
+/**
+ * Bumps the KubeadmControlPlane to `version` and waits until it has rolled: `replicas` up-to-date
+ * machines Available with their nodes, as many VMs and none of those from before, all in the pool;
+ * the pool sampled throughout.
+ */
+export async function rollVersion(
+  h: Harness,
+  ns: string,
+  name: string,
+  version: string,
+  replicas: number,
+  timeoutMs = 300_000,
+): Promise<{ machines: Machine[]; seen: PoolSamples }> {
+  const before = new Set(h.vcdObjects().vms.map((vm) => vm.name));
+  const sampler = samplePool(h, ns, name);
+  await patchKcp(h, ns, name, { version });
+  const machines = await h.wait(
+    `the control plane rolled onto ${version}`,
+    async () => {
+      const k = await getKcp(h, ns, name);
+      const list = (await h.client.list(MachineType, { namespace: ns })).items;
+      const vms = h.vcdObjects().vms;
+      const done =
+        k.status?.upToDateReplicas === replicas &&
+        k.status.availableReplicas === replicas &&
+        list.length === replicas &&
+        list.every((m) => m.status?.nodeRef) &&
+        vms.length === replicas &&
+        vms.every((vm) => !before.has(vm.name));
+      return done ? list : undefined;
+    },
+    timeoutMs,
+  );
+  await h.wait('the new machines in the pool', async () =>
+    poolMembers(h, ns, name).length === replicas ? true : undefined,
+  );
+  return { machines, seen: sampler.stop() };
 }
 
 /**

@@ -3,19 +3,33 @@
  * etcd (tier a): the guests play kubeadm (envtest's KubeadmGuest: static pods, kubeadm-config,
  * control-plane Nodes through kwok), so KCP initializes the control plane, reports it Available,
  * reads each node's apiserver certificate through kwok's port-forwarding, and scales it 1 → 3 → 1
- * behind the VCD load balancer, leaving no VM behind; a version bump rolls it one machine at a time,
- * the pool (sampled through vcdsim) never without a healthy member nor holding a VM going down.
+ * behind the VCD load balancer, leaving no VM behind. The VCDCluster has three failure domains (three
+ * VDCs of the org): KCP gives each of the 3 machines its own and each VM lands in its domain's VDC
+ * and network (vcdsim's world). A version bump at 3 rolls one machine at a time (maxSurge 1): the
+ * pool (sampled through vcdsim) never without a healthy member nor holding a VM going down, at
+ * most 4 VMs at once, 3 new VMs after, spread again, none of the old ones left.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { Zone } from '@capstan/capvcd';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MachineType } from '../../src/index.js';
+import { type Machine, MachineType, VCDMachineType } from '../../src/index.js';
 import type { Harness } from './harness.js';
 import { kcpClusterObjects } from './kcp-objects.js';
-import { getKcp, kcpSettled, patchKcp, poolMembers, samplePool, startKcpHarness } from './kcp-status.js';
+import {
+  kcpSettled,
+  patchKcp,
+  poolMembers,
+  rollVersion,
+  startKcpHarness,
+  workloadEtcd,
+} from './kcp-status.js';
 
 const ns = 'e2e-kcp';
 const cluster = 'kcp1';
+const zones: Zone[] = [
+  { name: 'zone-1', ovdc: 'vdc-a', ovdcNetworkName: 'net-a', controlPlaneZone: true },
+  { name: 'zone-2', ovdc: 'vdc-a2', ovdcNetworkName: 'net-a2', controlPlaneZone: true },
+  { name: 'zone-3', ovdc: 'vdc-a3', ovdcNetworkName: 'net-a3', controlPlaneZone: true },
+];
 let h: Harness;
 
 beforeAll(async () => {
@@ -23,19 +37,49 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => h?.stop());
 
+/** Each control-plane Machine's failure domain and where vcdsim has its VM (VDC, networks). */
+async function placements(machines: Machine[]) {
+  const w = h.sim.inspect.world;
+  return Promise.all(
+    machines.map(async (m) => {
+      const vcdMachine = await h.client.get(VCDMachineType, {
+        namespace: ns,
+        name: m.spec?.infrastructureRef?.name as string,
+      });
+      const vm = h.sim.inspect.vm(vcdMachine.status?.vmName as string);
+      const nics = [...(vm?.nics ?? [])].sort((a, b) => a.index - b.index);
+      return {
+        domain: m.spec?.failureDomain,
+        recorded: vcdMachine.status?.failureDomain,
+        vdc: w.vdcs.get(w.vapps.get(vm?.vappId ?? '')?.vdcId ?? '')?.name,
+        networks: nics.map((n) => n.network),
+      };
+    }),
+  );
+}
+
+/** Every zone once, each VM in its zone's VDC on its zone's network. */
+function expectSpread(placed: Awaited<ReturnType<typeof placements>>) {
+  expect(placed.map((p) => p.domain).sort()).toEqual(zones.map((z) => z.name));
+  for (const p of placed) {
+    const zone = zones.find((z) => z.name === p.domain);
+    expect(p).toEqual({
+      domain: zone?.name,
+      recorded: zone?.name,
+      vdc: zone?.ovdc,
+      networks: [zone?.ovdcNetworkName],
+    });
+  }
+}
+
+const machines = async () => (await h.client.list(MachineType, { namespace: ns })).items;
+
 describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
   it('initializes a 1-replica control plane and reports it Available', { timeout: 300_000 }, async () => {
     // The workload plane's own etcd is the external etcd; a client certificate from its CA names it.
-    const client = await h.plane.userKubeConfig('apiserver-etcd-client');
-    const user = client.getCurrentUser();
-    const etcd = {
-      endpoint: h.plane.etcdUrl,
-      caPem: readFileSync(join(h.plane.info.workDir, 'pki', 'ca.crt'), 'utf8'),
-      certPem: Buffer.from(user?.certData ?? '', 'base64').toString(),
-      keyPem: Buffer.from(user?.keyData ?? '', 'base64').toString(),
-    };
+    const etcd = await workloadEtcd(h);
     await h.plane.createObjects(
-      kcpClusterObjects({ namespace: ns, url: h.sim.url }, cluster, etcd, { replicas: 1 }),
+      kcpClusterObjects({ namespace: ns, url: h.sim.url }, cluster, etcd, { replicas: 1, zones }),
     );
     const ready = await kcpSettled(h, ns, cluster, 1);
     expect(ready.status?.initialization?.controlPlaneInitialized).toBe(true);
@@ -74,51 +118,39 @@ describe('KubeadmControlPlane on vcdsim machines, external etcd', () => {
     );
   });
 
-  it('scales to 3 and back to 1: machines, VMs and pool members follow', { timeout: 600_000 }, async () => {
+  it('scales to 3: each machine in its own failure domain, its VM placed by it, all in the pool', {
+    timeout: 600_000,
+  }, async () => {
     await patchKcp(h, ns, cluster, { replicas: 3 });
     await kcpSettled(h, ns, cluster, 3, 400_000);
     await h.wait('3 pool members', async () => (poolMembers(h, ns, cluster).length === 3 ? true : undefined));
     expect(h.guest?.nodes.filter((n) => n.step === 'join-control-plane')).toHaveLength(2);
+    expectSpread(await placements(await machines()));
+  });
 
+  it('a version bump at 3 rolls one machine at a time: the pool always has a healthy member and never a VM going down; at most 4 VMs; no VM leaked', {
+    timeout: 600_000,
+  }, async () => {
+    const { machines: rolled, seen } = await rollVersion(h, ns, cluster, 'v1.35.1', 3, 500_000);
+    expect(seen.samples).toBeGreaterThan(50);
+    expect(seen.withoutHealthyMember).toBe(0);
+    expect(seen.membersDown).toEqual([]);
+    expect(seen.mostVms).toBe(4); // maxSurge 1: one VM beyond the three at a time
+    expectSpread(await placements(rolled));
+    // Each new machine's guest joined with the version KCP uploaded for the upgrade.
+    for (const m of rolled)
+      expect(h.guest?.nodes.find((n) => n.name === m.status?.nodeRef?.name)).toMatchObject({
+        step: 'join-control-plane',
+        version: 'v1.35.1',
+      });
+  });
+
+  it('scales back to 1: machines, VMs and pool members follow, no VM left behind', {
+    timeout: 600_000,
+  }, async () => {
     await patchKcp(h, ns, cluster, { replicas: 1 });
     await kcpSettled(h, ns, cluster, 1, 400_000);
     await h.wait('1 pool member', async () => (poolMembers(h, ns, cluster).length === 1 ? true : undefined));
     expect(h.vcdObjects().vms).toHaveLength(1);
-  });
-
-  it('a version bump rolls the control plane with maxSurge 1: the pool always has a healthy member and never a VM going down; no VM leaked', {
-    timeout: 400_000,
-  }, async () => {
-    const before = new Set(h.vcdObjects().vms.map((vm) => vm.name));
-    const sampler = samplePool(h, ns, cluster);
-    await patchKcp(h, ns, cluster, { version: 'v1.35.1' });
-    const rolled = await h.wait(
-      'the control plane rolled onto v1.35.1',
-      async () => {
-        const k = await getKcp(h, ns, cluster);
-        const machines = (await h.client.list(MachineType, { namespace: ns })).items;
-        const vms = h.vcdObjects().vms;
-        const done =
-          k.status?.upToDateReplicas === 1 &&
-          k.status.availableReplicas === 1 &&
-          machines.length === 1 &&
-          machines.every((m) => m.status?.nodeRef) &&
-          vms.length === 1 &&
-          !before.has(vms[0]?.name as string);
-        return done ? machines : undefined;
-      },
-      300_000,
-    );
-    await h.wait('the new machine in the pool', async () =>
-      poolMembers(h, ns, cluster).length === 1 ? true : undefined,
-    );
-    const seen = sampler.stop();
-    expect(seen.samples).toBeGreaterThan(50);
-    expect(seen.withoutHealthyMember).toBe(0);
-    expect(seen.membersDown).toEqual([]);
-    expect(seen.mostVms).toBe(2); // maxSurge 1: one new VM at a time
-    // The new machine's guest joined with the version KCP uploaded for the upgrade.
-    const joined = h.guest?.nodes.find((n) => n.name === rolled[0]?.status?.nodeRef?.name);
-    expect(joined).toMatchObject({ step: 'join-control-plane', version: 'v1.35.1' });
   });
 });
