@@ -328,6 +328,22 @@ describe('ServiceMonitor and PrometheusRule', () => {
     expect(plain.some((o) => o.metadata?.name === 'capstan-metrics-auth')).toBe(false);
   });
 
+  it("a subchart's config metrics-secure: the flag and that operator's review RBAC and reader role", async () => {
+    const objects = await renderAndApply({
+      versionOperator: { enabled: true, config: { 'metrics-secure': true } },
+      capvcd: { enabled: true, config: { 'metrics-secure': true } },
+    });
+    for (const name of ['capstan-version-operator', 'capstan-capvcd']) {
+      expect(container(objects, 'Deployment', name).args).toContain('--metrics-secure');
+      const binding = find<{ subjects: unknown[] }>(objects, 'ClusterRoleBinding', `${name}-metrics-auth`);
+      expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name, namespace: env.namespace }]);
+      expect(find<{ rules: unknown[] }>(objects, 'ClusterRole', `${name}-metrics-auth`).rules).toHaveLength(
+        2,
+      );
+      find(objects, 'ClusterRole', `${name}-metrics-reader`);
+    }
+  });
+
   it('are off by default', async () => {
     const kinds = (await renderChart(env.namespace)).map((o) => o.kind);
     expect(kinds).not.toContain('ServiceMonitor');
