@@ -296,6 +296,54 @@ describe('ServiceMonitor and PrometheusRule', () => {
     }
   });
 
+  it('metrics.secure: --metrics-secure, review RBAC, a reader role, https scrapes with a token', async () => {
+    const objects = await renderAndApply({ metrics: { secure: true, serviceMonitor: { enabled: true } } });
+    expect(coordinator(objects).args).toContain('--metrics-secure');
+    expect(agent(objects).args).toContain('--metrics-secure');
+    const auth = find<{ rules: unknown[] }>(objects, 'ClusterRole', 'capstan-metrics-auth');
+    expect(auth.rules).toEqual([
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]);
+    const binding = find<{ subjects: Array<{ name: string }> }>(
+      objects,
+      'ClusterRoleBinding',
+      'capstan-metrics-auth',
+    );
+    expect(binding.subjects.map((s) => s.name)).toEqual(['capstan-coordinator', 'capstan-agent']);
+    expect(find<{ rules: unknown[] }>(objects, 'ClusterRole', 'capstan-metrics-reader').rules).toEqual([
+      { nonResourceURLs: ['/metrics'], verbs: ['get'] },
+    ]);
+    for (const name of ['capstan-coordinator', 'capstan-agent'])
+      expect(
+        find<{ spec: { endpoints: unknown[] } }>(objects, 'ServiceMonitor', name).spec.endpoints[0],
+      ).toMatchObject({
+        scheme: 'https',
+        bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+        tlsConfig: { insecureSkipVerify: true },
+      });
+    // Off by default (existing scrapers keep working): no flag, no roles.
+    const plain = await renderChart(env.namespace, { metrics: { serviceMonitor: { enabled: true } } });
+    expect(coordinator(plain).args).not.toContain('--metrics-secure');
+    expect(plain.some((o) => o.metadata?.name === 'capstan-metrics-auth')).toBe(false);
+  });
+
+  it("a subchart's config metrics-secure: the flag and that operator's review RBAC and reader role", async () => {
+    const objects = await renderAndApply({
+      versionOperator: { enabled: true, config: { 'metrics-secure': true } },
+      capvcd: { enabled: true, config: { 'metrics-secure': true } },
+    });
+    for (const name of ['capstan-version-operator', 'capstan-capvcd']) {
+      expect(container(objects, 'Deployment', name).args).toContain('--metrics-secure');
+      const binding = find<{ subjects: unknown[] }>(objects, 'ClusterRoleBinding', `${name}-metrics-auth`);
+      expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name, namespace: env.namespace }]);
+      expect(find<{ rules: unknown[] }>(objects, 'ClusterRole', `${name}-metrics-auth`).rules).toHaveLength(
+        2,
+      );
+      find(objects, 'ClusterRole', `${name}-metrics-reader`);
+    }
+  });
+
   it('are off by default', async () => {
     const kinds = (await renderChart(env.namespace)).map((o) => o.kind);
     expect(kinds).not.toContain('ServiceMonitor');

@@ -141,6 +141,7 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
       ...['package.json', 'tsconfig.json', 'src/main.ts', 'src/reconciler.ts', 'src/api/generated.ts'],
       ...['deploy/crd.yaml', 'deploy/namespace.yaml', 'deploy/rbac.yaml', 'deploy/deployment.yaml'],
       ...['deploy/kustomization.yaml', 'Dockerfile', 'test/widget.test.ts', 'vitest.config.ts'],
+      ...['deploy/rbac-metrics.yaml', 'deploy/metrics-service.yaml', 'deploy/prometheus/monitor.yaml'],
       ...['test/widget.conformance.test.ts', 'README.md', '.gitignore', '.npmrc'],
     ])
       expect(existsSync(join(project, path)), path).toBe(true);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { SkeletonError, skeletonFiles, writeSkeleton } from '../src/skeleton.js';
 
 const versions = { capstan: '0.1.0' };
@@ -39,6 +40,41 @@ describe('skeletonFiles', () => {
     expect(pkg.dependencies).toEqual({ '@capstan/runtime': '^0.1.0' });
     expect(pkg.devDependencies).toMatchObject({ '@capstan/cli': '^0.1.0', '@capstan/envtest': '^0.1.0' });
     expect([...files.keys()]).toEqual(expect.arrayContaining(['.gitignore', '.dockerignore', 'Dockerfile']));
+  });
+
+  it('deploys secure metrics as kubebuilder does: the flag, review RBAC, a reader role, https', () => {
+    const files = skeletonFiles('shop', versions);
+    const docs = (path: string) =>
+      // biome-ignore lint/suspicious/noExplicitAny: the test reads the manifests' fields as they are
+      parseAllDocuments(files.get(path) ?? '').map((d) => d.toJS() as Record<string, any>);
+    const [deployment] = docs('deploy/deployment.yaml');
+    const manager = deployment?.spec.template.spec.containers[0];
+    expect(manager.args).toEqual(
+      expect.arrayContaining(['--metrics-secure', '--metrics-bind-address=:8443']),
+    );
+    expect(manager.ports).toContainEqual({ name: 'https', containerPort: 8443 });
+    const rbac = docs('deploy/rbac-metrics.yaml');
+    const role = (name: string) => rbac.find((d) => d.kind === 'ClusterRole' && d.metadata.name === name);
+    expect(role('shop-metrics-auth')?.rules).toEqual([
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]);
+    const binding = rbac.find((d) => d.kind === 'ClusterRoleBinding');
+    expect(binding?.roleRef.name).toBe('shop-metrics-auth');
+    expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'shop', namespace: 'shop' }]);
+    expect(role('shop-metrics-reader')?.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+    const [monitor] = docs('deploy/prometheus/monitor.yaml');
+    expect(monitor?.spec.endpoints[0]).toMatchObject({
+      scheme: 'https',
+      port: 'https',
+      bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+      tlsConfig: { insecureSkipVerify: true },
+    });
+    const [service] = docs('deploy/metrics-service.yaml');
+    expect(service?.spec.ports[0]).toMatchObject({ name: 'https', port: 8443, targetPort: 'https' });
+    const kustomization = files.get('deploy/kustomization.yaml') ?? '';
+    expect(kustomization).toMatch(/^ {2}- rbac-metrics\.yaml$/m);
+    expect(kustomization).toMatch(/^ {2}- metrics-service\.yaml$/m);
   });
 
   it('refuses names npm or Kubernetes would refuse, saying what a name may hold', () => {

@@ -148,3 +148,45 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
 {{- end -}}
+
+{{/*
+Secure metrics of one operator (its config's metrics-secure): the RBAC its reviews need, and a
+reader role to bind scrapers to. Takes (dict "root" . "name" <ServiceAccount name>).
+*/}}
+{{- define "capstan.metricsAuth" -}}
+{{- if index .root.Values.config "metrics-secure" }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: {{ .name }}-metrics-auth
+rules:
+  - apiGroups: [authentication.k8s.io]
+    resources: [tokenreviews]
+    verbs: [create]
+  - apiGroups: [authorization.k8s.io]
+    resources: [subjectaccessreviews]
+    verbs: [create]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: {{ .name }}-metrics-auth
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: {{ .name }}-metrics-auth
+subjects:
+  - kind: ServiceAccount
+    name: {{ .name }}
+    namespace: {{ .root.Release.Namespace }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: {{ .name }}-metrics-reader
+rules:
+  - nonResourceURLs: [/metrics]
+    verbs: [get]
+{{- end }}
+{{- end }}

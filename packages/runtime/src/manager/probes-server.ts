@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.js';
-import type { CertWatcher } from '../webhook/cert-watcher.js';
+import type { ServingCertSource } from '../webhook/cert-watcher.js';
 import { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
 import type { MetricsAccess } from './secure-metrics/metrics-access.js';
 
@@ -28,7 +28,7 @@ export interface MetricsSource {
 
 /** `/metrics` over HTTPS with this certificate, each request allowed by `access` first. */
 export interface SecureMetricsServing {
-  certs: CertWatcher;
+  certs: ServingCertSource;
   access: MetricsAccess;
 }
 

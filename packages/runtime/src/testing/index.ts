@@ -4,6 +4,14 @@
  * condition in tests that run on real time (a real API server, real processes) and `WatchRecord`
  * to keep every state a watch delivers; and the reconciler conformance harness (`checkConformance`).
  */
+
+export {
+  CertificateAuthority,
+  type CertPair,
+  LOOPBACK_HOSTS,
+  writePair,
+  writeServiceAccountKeys,
+} from '../pki/certificate-authority.js';
 export * from './conformance/index.js';
 export { type EventuallyOptions, type EventuallyProbe, eventually } from './eventually.js';
 export {
@@ -17,11 +25,4 @@ export {
 export { FakeWatch } from './fake-watch.js';
 export { flushMicrotasks, ManualClock } from './manual-clock.js';
 export { type JsonPatchOperation, jsonEqual, jsonPatch, mergePatch } from './patch.js';
-export {
-  CertificateAuthority,
-  type CertPair,
-  LOOPBACK_HOSTS,
-  writePair,
-  writeServiceAccountKeys,
-} from './pki/certificate-authority.js';
 export { WatchRecord, type WatchRecordOptions } from './watch-record.js';

@@ -36,8 +36,15 @@ export interface ServingCert {
   digest: string;
 }
 
+/** Where a server gets its serving pair: started once, told of each new pair, stopped. */
+export interface ServingCertSource {
+  start(): ServingCert;
+  onReload(listener: (cert: ServingCert) => void): void;
+  stop(): void;
+}
+
 /** Holds the current serving certificate and reloads it when its files change. */
-export class CertWatcher {
+export class CertWatcher implements ServingCertSource {
   private current: ServingCert | undefined;
   private watcher: FSWatcher | undefined;
   private poller: ReturnType<typeof setInterval> | undefined;

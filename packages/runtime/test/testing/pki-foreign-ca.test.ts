@@ -5,7 +5,6 @@
  */
 import { generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CertificateAuthority } from '../../src/testing/index.js';
 import {
   bitString,
   boolean,
@@ -17,8 +16,9 @@ import {
   set,
   tlv,
   utcTime,
-} from '../../src/testing/pki/der.js';
-import { certificateNames } from '../../src/testing/pki/der-read.js';
+} from '../../src/pki/der.js';
+import { certificateNames } from '../../src/pki/der-read.js';
+import { CertificateAuthority } from '../../src/testing/index.js';
 
 const RSA_SHA256 = sequence(oid('1.2.840.113549.1.1.11'), Buffer.from([0x05, 0x00]));
 const FOREIGN_KEY_ID = Buffer.from('a98d8b6b951df915ce3da035730b4b0497b87a2b', 'hex');

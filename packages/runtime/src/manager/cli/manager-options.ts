@@ -80,10 +80,13 @@ export function managerOptionsFromFlags(
         }
       : undefined,
     metricsBindAddress: flags.metricsBindAddress,
-    metricsSecure:
-      flags.metricsSecure && flags.metricsCertPath
-        ? { certDir: flags.metricsCertPath, certName: flags.metricsCertName, keyName: flags.metricsCertKey }
-        : undefined,
+    metricsSecure: flags.metricsSecure
+      ? {
+          certDir: flags.metricsCertPath || undefined,
+          certName: flags.metricsCertName,
+          keyName: flags.metricsCertKey,
+        }
+      : undefined,
     healthProbeBindAddress: flags.healthProbeBindAddress,
     enableDebugEndpoint: flags.enableDebugEndpoint,
     debugBindAddress: flags.debugBindAddress,

@@ -34,7 +34,7 @@ export interface StandardOptions {
    * (TokenReview and SubjectAccessReview). Default false: plain HTTP.
    */
   metricsSecure: boolean;
-  /** `--metrics-cert-path`: the folder holding the metrics serving certificate (needed with `--metrics-secure`). */
+  /** `--metrics-cert-path`: the folder holding the metrics serving certificate; without it `--metrics-secure` serves a self-signed one. */
   metricsCertPath?: string;
   /** `--metrics-cert-name`: the certificate's file in that folder (default `tls.crt`). */
   metricsCertName: string;
@@ -259,7 +259,7 @@ function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
   );
   add(
     '--metrics-cert-path <dir>',
-    'folder of the metrics serving certificate, reloaded when it changes',
+    'folder of the metrics serving certificate, reloaded when it changes (default: self-signed at start)',
     d.metricsCertPath,
   );
   add('--metrics-cert-name <file>', 'the metrics certificate file in --metrics-cert-path', d.metricsCertName);
@@ -339,7 +339,7 @@ function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolea
     if (standard[key] === undefined) delete standard[key];
   }
 
-  const problem = leaderElectionProblem(standard) ?? metricsProblem(standard);
+  const problem = leaderElectionProblem(standard);
   if (problem) program.error(`error: ${problem}`, { exitCode: 2, code: 'capstan.invalidOptions' });
 
   const extra: Record<string, unknown> = {};
@@ -347,13 +347,6 @@ function collect<Extra>(program: Command, defaults: Defaults, hasVersion: boolea
     if (!STANDARD_KEYS.has(key) && !(hasVersion && key === 'version')) extra[key] = value;
   }
   return { standard, extra: extra as Extra, args: [...program.args] };
-}
-
-/** Secure metrics need a certificate: say which flag, rather than fail at start. */
-function metricsProblem(o: StandardOptions): string | undefined {
-  if (o.metricsSecure && !o.metricsCertPath && o.metricsBindAddress !== '0')
-    return '--metrics-secure needs --metrics-cert-path (a folder holding tls.crt and tls.key)';
-  return undefined;
 }
 
 /** Checks the leader election settings as client-go does; returns what is wrong, if anything. */

@@ -11,6 +11,7 @@ import { CertWatcher } from '../../webhook/cert-watcher.js';
 import type { SecureMetricsServing } from '../probes-server.js';
 import { apiAccessReviews } from './access-reviews.js';
 import { MetricsAccess, type MetricsAccessTtls } from './metrics-access.js';
+import { metricsCertOrigin, SelfSignedCert } from './self-signed-cert.js';
 
 /**
  * How `/metrics` is served securely. The process's identity needs `create` on
@@ -18,8 +19,12 @@ import { MetricsAccess, type MetricsAccessTtls } from './metrics-access.js';
  * needs `get` on the non-resource URL `/metrics`.
  */
 export interface MetricsSecureOptions {
-  /** The folder holding the serving certificate and key (e.g. a cert-manager Secret's volume). */
-  certDir: string;
+  /**
+   * The folder holding the serving certificate and key (e.g. a cert-manager Secret's volume).
+   * Without it a self-signed certificate is made at start, as controller-runtime does: scrapers
+   * must then skip verifying it.
+   */
+  certDir?: string;
   /** Default `tls.crt`. */
   certName?: string;
   /** Default `tls.key`. */
@@ -37,16 +42,22 @@ export function secureMetricsServing(
   logger: Logger,
   clock: Clock,
 ): SecureMetricsServing {
+  const origin = metricsCertOrigin(options.certDir);
+  if (origin.kind === 'self-signed')
+    logger.info('metrics server: no --metrics-cert-path; serving a self-signed certificate');
   return {
-    certs: new CertWatcher({
-      certDir: options.certDir,
-      certName: options.certName,
-      keyName: options.keyName,
-      pollIntervalMs: options.certPollIntervalMs,
-      logger,
-      purpose: 'metrics server',
-      flag: '--metrics-cert-path',
-    }),
+    certs:
+      origin.kind === 'self-signed'
+        ? new SelfSignedCert()
+        : new CertWatcher({
+            certDir: origin.certDir,
+            certName: options.certName,
+            keyName: options.keyName,
+            pollIntervalMs: options.certPollIntervalMs,
+            logger,
+            purpose: 'metrics server',
+            flag: '--metrics-cert-path',
+          }),
     access: new MetricsAccess(apiAccessReviews(transport), { ttls: options.ttls, clock }),
   };
 }

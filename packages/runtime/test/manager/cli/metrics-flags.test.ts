@@ -41,6 +41,14 @@ it('maps --metrics-secure and its certificate flags to metricsSecure', () => {
   expect(options(named).metricsSecure).toEqual({ certDir: '/c', certName: 'a', keyName: 'b' });
 });
 
+it('serves a self-signed certificate for --metrics-secure without a folder (no usage error)', () => {
+  expect(options(['--metrics-secure']).metricsSecure).toEqual({
+    certDir: undefined,
+    certName: 'tls.crt',
+    keyName: 'tls.key',
+  });
+});
+
 it('leaves metrics plain without --metrics-secure, even with a certificate folder', () => {
   expect(options([]).metricsSecure).toBeUndefined();
   expect(options(['--metrics-cert-path', '/certs']).metricsSecure).toBeUndefined();

@@ -257,7 +257,6 @@ describe('parseStandardOptions', () => {
     ],
     [['--leader-elect-lease-duration', '500ms', '--leader-elect-renew-deadline', '400ms'], /at least 1s/],
     [['--kubeconfig'], /argument missing/],
-    [['--metrics-secure'], /--metrics-secure needs --metrics-cert-path/],
   ])('rejects %j with a clear message and exit code 2', (argv, message) => {
     const p = parse(argv as string[]);
     expect(exitOf(p.run).code).toBe(2);

@@ -4,20 +4,19 @@
  * `get /metrics` checked (SubjectAccessReview). Tokens are real ServiceAccount tokens from the
  * TokenRequest API.
  */
-import { request } from 'node:https';
 import { WebhookServingCert } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  Client,
-  ClusterRole,
-  ClusterRoleBinding,
-  HttpTransport,
-  ServiceAccount,
-} from '../../../src/client/index.js';
+import { Client, ClusterRoleBinding, HttpTransport } from '../../../src/client/index.js';
 import { Manager } from '../../../src/manager/index.js';
 import { eventually } from '../../../src/testing/index.js';
 import { servedFingerprint } from '../../webhook/https-client.js';
+import {
+  grantMetricsReader,
+  serviceAccountToken as mintToken,
+  revokeMetricsReader,
+  scrape as scrapeMetrics,
+} from './metrics-scrape.js';
 
 const env = useControlPlane('secure-metrics');
 const role = `capstan-metrics-reader-${process.pid}`;
@@ -30,42 +29,8 @@ let port: number;
 const stop = new AbortController();
 let done: Promise<void>;
 
-/** GETs `/metrics` on a new connection, checking the server against the CA. */
-function scrape(token?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/metrics',
-        ca: cert.caPem,
-        agent: false,
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** A ServiceAccount and a token for it, minted through the TokenRequest API. */
-async function serviceAccountToken(name: string): Promise<string> {
-  await client.create(ServiceAccount, { metadata: { name, namespace: env.namespace } });
-  const answer = (await transport.createSubresource(
-    ServiceAccount,
-    { namespace: env.namespace, name },
-    'token',
-    { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-  )) as { status?: { token?: string } };
-  const token = answer.status?.token;
-  if (!token) throw new Error(`the TokenRequest for ${name} returned no token`);
-  return token;
-}
+const scrape = (token?: string) => scrapeMetrics(port, cert.caPem, token);
+const serviceAccountToken = (name: string) => mintToken(client, transport, env.namespace, name);
 
 beforeAll(async () => {
   cert = await WebhookServingCert.create();
@@ -86,23 +51,14 @@ beforeAll(async () => {
 afterAll(async () => {
   stop.abort();
   await done;
-  await client.delete(ClusterRoleBinding, { name: role }).catch(() => {});
-  await client.delete(ClusterRole, { name: role }).catch(() => {});
+  await revokeMetricsReader(client, role);
   cert.remove();
 });
 
 it('answers 401 without a token, 403 without the right to get /metrics, 200 with it', async () => {
   const scraper = await serviceAccountToken('scraper');
   const stranger = await serviceAccountToken('stranger');
-  await client.create(ClusterRole, {
-    metadata: { name: role },
-    rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
-  });
-  await client.create(ClusterRoleBinding, {
-    metadata: { name: role },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-    subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: env.namespace }],
-  });
+  await grantMetricsReader(client, role, { name: 'scraper', namespace: env.namespace });
 
   expect((await scrape()).status).toBe(401);
   expect((await scrape('not-a-token')).status).toBe(401);
