@@ -180,8 +180,11 @@ describe('ConformanceRun: a stale window outlives a crash', () => {
     await run.perturb({ kind: 'stale', afterWrites: 0, forMs: 5_000, end: 'deliver' });
     await run.user.client.create(ConfigMap, source('late', '1'));
     const restarted = await run.restart();
+    // What its cache lists from (resourceVersion "0": the watch cache) is the old snapshot.
     const names = async () =>
-      (await restarted.list(ConfigMap, { namespace: NS })).items.map((o) => o.metadata.name);
+      (await restarted.list(ConfigMap, { namespace: NS, resourceVersion: '0' })).items.map(
+        (o) => o.metadata.name,
+      );
     expect(await names()).toEqual([]);
     await run.run(6_000);
     expect(await names()).toEqual(['late', 'late-copy']);

@@ -167,8 +167,11 @@ describe('ControllerProcess: a stale window over lists and watch-lists', () => {
     process.startStale();
     await cluster.update(ConfigMap, cm('a', '2'));
     await cluster.create(ConfigMap, cm('b'));
-    const listed = await process.list(ConfigMap, { namespace: 'ns' });
+    // A list the server may answer from its watch cache is stale; a consistent read is not.
+    const listed = await process.list(ConfigMap, { namespace: 'ns', resourceVersion: '0' });
     expect(listed.items.map((o) => `${o.metadata.name} ${o.data?.v}`)).toEqual(['a 1']);
+    const consistent = await process.list(ConfigMap, { namespace: 'ns' });
+    expect(consistent.items.map((o) => `${o.metadata.name} ${o.data?.v}`)).toEqual(['a 2', 'b 1']);
     const events: string[] = [];
     const handle = await process.watch(
       ConfigMap,
