@@ -59,6 +59,8 @@ export { KubeConfig } from './kubeconfig/kube-config.js';
 export { type LoadKubeConfigOptions, loadKubeConfig } from './kubeconfig/kubeconfig.js';
 export type { Cluster, ClusterAccess, Context, ExecConfig, User } from './kubeconfig/kubeconfig-types.js';
 export {
+  type CommandLine,
+  type CommandLineConfig,
   exitOnError,
   type Logger,
   Manager,
@@ -66,6 +68,7 @@ export {
   managerOptionsFromFlags,
   type ParseOptionsConfig,
   packageVersion,
+  parseCommandLine,
   parseStandardOptions,
   runManager,
   type StandardOptions,

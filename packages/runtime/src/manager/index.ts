@@ -14,6 +14,7 @@ export {
   loggerFor,
 } from '../log/logger.js';
 export { type BindAddress, formatBindAddress, parseBindAddress } from './cli/bind-address.js';
+export { type CommandLine, type CommandLineConfig, parseCommandLine } from './cli/command-line.js';
 export { exitOnError } from './cli/exit-on-error.js';
 export {
   type LeaseNamespace,
