@@ -8,7 +8,7 @@
 import { type Client, isJsonObject, podDrainFacts } from '@capstan/runtime';
 import { Pod, PodDisruptionBudget } from '@capstan/runtime/client';
 import type { RebootGroup } from './api/reboot-group.js';
-import type { BudgetFacts, DisruptionFacts, EvictedPodFacts } from './planner/disruption-budgets.js';
+import type { BudgetFacts, DisruptionFacts, EvictedPodFacts } from './decide/disruption-budgets.js';
 
 /** Whether any group asks for PDB-aware grants. */
 export function wantsDisruptionFacts(groups: readonly RebootGroup[]): boolean {

@@ -1,16 +1,24 @@
 /** The coordinator's command-line flags (besides the standard ones) and the options they make. */
-import { formatDuration, type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+import {
+  type CommandLine,
+  formatDuration,
+  type ParseOptionsConfig,
+  packageVersion,
+  parseCommandLine,
+  parseDuration,
+} from '@capstan/runtime';
+import { ownNamespace } from '@capstan/runtime/manager';
 import { maxUnavailableProblem } from './api/budget.js';
 import type { RebootGroupSpec } from './api/reboot-group.js';
 import type { RebootWindow, Weekday } from './api/reboot-window.js';
 import { validateRebootGroupSpec } from './api/validation.js';
+import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, DEFAULT_GROUP_SPEC } from './decide/plan.js';
 import {
   addNotificationFlags,
   type NotificationFlags,
   notificationsFromFlags,
 } from './notifications/flags.js';
 import type { CoordinatorOptions } from './options.js';
-import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, DEFAULT_GROUP_SPEC } from './planner/plan.js';
 
 type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
 
@@ -159,4 +167,27 @@ export function coordinatorOptionsFromFlags(flags: CoordinatorFlags, namespace: 
       allowMissingGroup: flags.fleetlockAllowMissingGroup === true,
     },
   };
+}
+
+/**
+ * Parses main's arguments (without node and the script), as the Deployment passes them. The
+ * fence Lease lives in `--leader-election-namespace`, else the pod's own namespace.
+ * `--help` and usage errors go through `exit` (default `process.exit`).
+ * @throws Error naming the flag when a coordinator flag's value is unusable.
+ */
+export function parseCoordinatorArgs(
+  argv: readonly string[],
+  io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
+): CommandLine<CoordinatorOptions> {
+  return parseCommandLine<CoordinatorFlags, CoordinatorOptions>(argv, {
+    name: 'capstan-coordinator',
+    description:
+      'Coordinates node reboots: grants them within each RebootGroup budget, in order and windows.',
+    version: packageVersion(import.meta.url),
+    defaults: { leaderElectionId: 'capstan-coordinator' },
+    extend: addCoordinatorFlags,
+    options: (flags, standard) =>
+      coordinatorOptionsFromFlags(flags, standard.leaderElectionNamespace ?? ownNamespace()),
+    ...io,
+  });
 }

@@ -20,14 +20,14 @@ import {
   nodePodDrainFacts,
 } from '@capstan/runtime';
 import type { Node } from '@capstan/runtime/client';
-import type { OwnWrites } from './fleetlock-clients.js';
-import { editNode, type NodeEdit } from './fleetlock-node-edit.js';
-import type { CoordinatorMetrics } from './metrics.js';
 import {
   FLEETLOCK_CORDONED_KEY,
   FLEETLOCK_DRAINED_KEY,
   FLEETLOCK_HOLDER_KEY,
-} from './planner/fleetlock-hooks.js';
+} from './decide/fleetlock-hooks.js';
+import type { OwnWrites } from './fleetlock-clients.js';
+import { editNode, type NodeEdit } from './fleetlock-node-edit.js';
+import type { CoordinatorMetrics } from './metrics.js';
 
 /** Delays between a pod's refused evictions: 1 s doubling up to 10 s (the agent's defaults). */
 const EVICTION_RETRY: BackoffCurve = { initialMs: 1_000, maxMs: 10_000 };

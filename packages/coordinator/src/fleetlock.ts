@@ -27,6 +27,11 @@ import { coordinatorKeys, FALSE, formatTimestamp, TRUE } from '@capstan/reboot-p
 import { type BoundSeries, type Client, type Clock, isNotFound, type Logger } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import { parseBindAddress, type Runnable } from '@capstan/runtime/manager';
+import {
+  FLEETLOCK_CORDONED_KEY,
+  FLEETLOCK_DRAINED_KEY,
+  FLEETLOCK_HOLDER_KEY,
+} from './decide/fleetlock-hooks.js';
 import { ClientDirectory, OwnWrites } from './fleetlock-clients.js';
 import { FleetLockDrainer, uncordonEdit } from './fleetlock-drain.js';
 import { editNode, type NodeChange } from './fleetlock-node-edit.js';
@@ -45,11 +50,6 @@ import {
 } from './fleetlock-request.js';
 import { WaitingClients } from './fleetlock-waiting.js';
 import type { CoordinatorMetrics } from './metrics.js';
-import {
-  FLEETLOCK_CORDONED_KEY,
-  FLEETLOCK_DRAINED_KEY,
-  FLEETLOCK_HOLDER_KEY,
-} from './planner/fleetlock-hooks.js';
 import type { PlannerService } from './planner-service.js';
 
 export { FLEETLOCK_DEFAULT_GROUP, type FleetLockError } from './fleetlock-request.js';

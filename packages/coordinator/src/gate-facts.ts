@@ -8,9 +8,9 @@
 import { type Client, isJsonObject, labelSelectorFromSpec, selectorProblems } from '@capstan/runtime';
 import { Pod } from '@capstan/runtime/client';
 import type { RebootGroup } from './api/reboot-group.js';
+import type { GroupGateFacts, HealthGateState } from './decide/health-gates.js';
 import { readConditionsGate } from './gates/conditions-gate.js';
 import { readPrometheusGate } from './gates/prometheus-gate.js';
-import type { GroupGateFacts, HealthGateState } from './planner/health-gates.js';
 
 /** Each group's gate facts by group name; groups without gates have no entry. */
 export async function readGateFacts(

@@ -6,7 +6,7 @@
  */
 import { type Client, type Clock, isConflict, isNotFound, writeStatusIfChanged } from '@capstan/runtime';
 import type { RebootGroupStatus } from './api/reboot-group.js';
-import type { Plan } from './planner/plan.js';
+import type { Plan } from './decide/plan.js';
 import type { World } from './planner-service.js';
 import { RebootGroupType } from './resources.js';
 

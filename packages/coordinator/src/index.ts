@@ -5,7 +5,7 @@
  * to a cluster. The annotation protocol it shares with the agents is `@capstan/reboot-protocol`.
  */
 export * from './api/index.js';
-export { addCoordinator, type CoordinatorHandle } from './coordinator.js';
+export * from './decide/index.js';
 export * from './fence.js';
 export * from './flags.js';
 export * from './fleetlock.js';
@@ -13,8 +13,8 @@ export * from './fleetlock-clients.js';
 export * from './group-status.js';
 export * from './metrics.js';
 export * from './notifications/index.js';
+export { addCoordinator, type CoordinatorHandle } from './operator.js';
 export * from './options.js';
-export * from './planner/index.js';
 export * from './planner-service.js';
 export * from './reconciler.js';
 export * from './resources.js';

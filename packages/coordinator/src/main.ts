@@ -4,35 +4,20 @@
  * the `capstan-coordinator` Lease by default) → controller (+ FleetLock) → run until SIGTERM.
  *   node dist/main.js --leader-elect --default-max-unavailable 25% --fleetlock-bind-address :9090
  */
-import {
-  exitOnError,
-  Manager,
-  managerOptionsFromFlags,
-  packageVersion,
-  parseStandardOptions,
-  runManager,
-} from '@capstan/runtime';
-import { ownNamespace } from '@capstan/runtime/manager';
-import { addCoordinator } from './coordinator.js';
-import { addCoordinatorFlags, type CoordinatorFlags, coordinatorOptionsFromFlags } from './flags.js';
+import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
+import { parseCoordinatorArgs } from './flags.js';
+import { addCoordinator } from './operator.js';
 
-const { standard, extra } = parseStandardOptions<CoordinatorFlags>(process.argv.slice(2), {
-  name: 'capstan-coordinator',
-  description: 'Coordinates node reboots: grants them within each RebootGroup budget, in order and windows.',
-  version: packageVersion(import.meta.url),
-  defaults: { leaderElectionId: 'capstan-coordinator' },
-  extend: addCoordinatorFlags,
-});
-const options = exitOnError(
-  () => coordinatorOptionsFromFlags(extra, standard.leaderElectionNamespace ?? ownNamespace()),
+const commandLine = exitOnError(
+  () => parseCoordinatorArgs(process.argv.slice(2)),
   '(run with --help for usage)',
 );
 // A wrong kubeconfig: one line saying what is wrong, not a stack.
-const managerOptions = exitOnError(() => managerOptionsFromFlags(standard));
+const managerOptions = exitOnError(() => managerOptionsFromFlags(commandLine.standard));
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'reboot.capstan.dev/coordinator',
   fieldManager: 'capstan-coordinator',
 });
-addCoordinator(manager, options);
+addCoordinator(manager, commandLine.options);
 await runManager(manager);

@@ -1,8 +1,8 @@
 /** How a coordinator is configured: from flags in `main`, or directly by an in-process caller. */
 import { type Protocol, type ProtocolName, protocolOf } from '@capstan/reboot-protocol';
 import type { RebootGroupSpec } from './api/reboot-group.js';
+import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, type PlannerOptions } from './decide/plan.js';
 import type { NotificationOptions } from './notifications/notifier.js';
-import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, type PlannerOptions } from './planner/plan.js';
 
 /** Options of a coordinator. */
 export interface CoordinatorOptions {

@@ -24,14 +24,14 @@ import {
   type Result,
 } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
+import type { NodeSnapshot } from './decide/node-snapshot.js';
+import { applyWrites, type NodeWrite } from './decide/node-write.js';
+import type { Plan } from './decide/plan.js';
 import { DEFAULT_FENCE_NAME, type FenceToken, GrantFence } from './fence.js';
 import { writeGroupStatuses } from './group-status.js';
 import type { CoordinatorMetrics } from './metrics.js';
 import type { Notifier } from './notifications/notifier.js';
 import type { CoordinatorOptions } from './options.js';
-import type { NodeSnapshot } from './planner/node-snapshot.js';
-import { applyWrites, type NodeWrite } from './planner/node-write.js';
-import type { Plan } from './planner/plan.js';
 import { PlannerService, type World, type WorldReader } from './planner-service.js';
 import { RoundReporter } from './round-report.js';
 import { SilenceKeeper } from './silences/silence-keeper.js';

@@ -6,11 +6,11 @@
 import { coordinatorKeys, type Protocol } from '@capstan/reboot-protocol';
 import type { EventRecorder, Logger } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
+import type { NodeSnapshot } from './decide/node-snapshot.js';
+import { readFacts } from './decide/node-state.js';
+import type { NodeWrite } from './decide/node-write.js';
+import type { Plan } from './decide/plan.js';
 import { type CoordinatorMetrics, NODE_STATES, type NodeState } from './metrics.js';
-import type { NodeSnapshot } from './planner/node-snapshot.js';
-import { readFacts } from './planner/node-state.js';
-import type { NodeWrite } from './planner/node-write.js';
-import type { Plan } from './planner/plan.js';
 import type { World } from './planner-service.js';
 import { RebootGroupType } from './resources.js';
 

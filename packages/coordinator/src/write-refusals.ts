@@ -6,7 +6,7 @@
  * coordinator's own and short-lived: a restart retries at once, which is harmless.
  */
 import { ApiError, backoffDelay, isConflict, isNotFound, isTooManyRequests } from '@capstan/runtime';
-import type { RefusedNode } from './planner/queue.js';
+import type { RefusedNode } from './decide/queue.js';
 
 /** First backoff after a refusal; doubles per refusal in a row up to {@link MAX_REFUSAL_BACKOFF_MS}. */
 export const FIRST_REFUSAL_BACKOFF_MS = 5_000;

@@ -5,7 +5,7 @@
  * that is not a boolean is an `Error` state; `false` is `Closed`. Either blocks.
  */
 import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
-import type { HealthGateState } from '../planner/health-gates.js';
+import type { HealthGateState } from '../decide/health-gates.js';
 
 type Program = (bindings: { object: unknown }) => unknown;
 

@@ -6,7 +6,7 @@
  */
 import { type Client, defineResource, type KubeObject } from '@capstan/runtime';
 import type { RebootGroupSpecGatesConditionsItem } from '../api/generated/reboot-group.js';
-import type { HealthGateState } from '../planner/health-gates.js';
+import type { HealthGateState } from '../decide/health-gates.js';
 import { conditionVerdict } from './cel-condition.js';
 
 /** One entry of a group's `gates.conditions`. */

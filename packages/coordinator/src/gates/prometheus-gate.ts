@@ -6,7 +6,7 @@
  */
 import type { Client } from '@capstan/runtime';
 import { readDuration } from '@capstan/runtime';
-import type { HealthGateState } from '../planner/health-gates.js';
+import type { HealthGateState } from '../decide/health-gates.js';
 import { type Endpoint, endpointAuth, prometheusData, requestJson } from './monitoring-http.js';
 import {
   type ActiveAlert,

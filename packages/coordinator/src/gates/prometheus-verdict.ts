@@ -5,7 +5,7 @@
  * the alerts that count (`--alert-filter-match-only`), `firingOnly` ignores pending alerts
  * (`--alert-firing-only`); `matchLabels` narrows to alerts carrying those labels.
  */
-import type { HealthGateState } from '../planner/health-gates.js';
+import type { HealthGateState } from '../decide/health-gates.js';
 
 /** The alert filter of a Prometheus gate. */
 export interface AlertFilter {

@@ -6,7 +6,7 @@
  */
 import { coordinatorKeys } from '@capstan/reboot-protocol';
 import type { QueueEntry } from '../api/reboot-group.js';
-import type { NodeWrite, PlannedAction } from '../planner/node-write.js';
+import type { NodeWrite, PlannedAction } from '../decide/node-write.js';
 
 /** The events a webhook can be told of. */
 export const NOTIFICATION_EVENTS = [

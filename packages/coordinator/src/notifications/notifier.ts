@@ -5,8 +5,8 @@
  */
 import { readDuration } from '@capstan/runtime';
 import type { RebootGroup, RebootGroupSpec } from '../api/reboot-group.js';
-import type { NodeWrite } from '../planner/node-write.js';
-import type { Plan } from '../planner/plan.js';
+import type { NodeWrite } from '../decide/node-write.js';
+import type { Plan } from '../decide/plan.js';
 import { decideNotifications, FRESH_MEMORY, type NotificationEvent, type NotifierMemory } from './decide.js';
 import type { DeliveryOptions, WebhookDelivery } from './delivery.js';
 import { type WebhookFormat, webhookBody } from './payload.js';

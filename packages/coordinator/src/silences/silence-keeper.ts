@@ -8,8 +8,8 @@
 import { coordinatorKeys, parseTimestamp } from '@capstan/reboot-protocol';
 import { type Client, isJsonObject, type Logger, readDuration } from '@capstan/runtime';
 import type { RebootGroup } from '../api/reboot-group.js';
+import type { NodeSnapshot } from '../decide/node-snapshot.js';
 import { endpointAuth, requestJson } from '../gates/monitoring-http.js';
-import type { NodeSnapshot } from '../planner/node-snapshot.js';
 import {
   type OwnSilence,
   planSilences,

@@ -7,13 +7,13 @@ import { coordinatorKeys } from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { QueueEntry } from '../../src/api/reboot-group.js';
+import type { NodeWrite, PlannedAction } from '../../src/decide/node-write.js';
 import {
   decideNotifications,
   FRESH_MEMORY,
   type NotifierMemory,
   type RoundFacts,
 } from '../../src/notifications/decide.js';
-import type { NodeWrite, PlannedAction } from '../../src/planner/node-write.js';
 
 const NODES = ['n0', 'n1', 'n2', 'n3'];
 const ACTIONS: PlannedAction[] = [

@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { BudgetFacts, DisruptionFacts, EvictedPodFacts } from '../../src/decide/disruption-budgets.js';
 import { applyWrite, applyWrites, type NamedRebootGroup, type NodeSnapshot, plan } from '../../src/index.js';
-import type { BudgetFacts, DisruptionFacts, EvictedPodFacts } from '../../src/planner/disruption-budgets.js';
 import {
   A,
   arbGroups,

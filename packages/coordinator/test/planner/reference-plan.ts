@@ -7,6 +7,8 @@
  */
 import { capstanProtocol } from '@capstan/reboot-protocol';
 import { matchesSelector } from '@capstan/runtime';
+import { applyFailurePolicies, type FailureOutcome } from '../../src/decide/failure-policy.js';
+import { inspectValues } from '../../src/decide/garbage.js';
 import {
   byOrder,
   degradedCondition,
@@ -31,8 +33,6 @@ import {
   settle,
   wakeAfter,
 } from '../../src/index.js';
-import { applyFailurePolicies, type FailureOutcome } from '../../src/planner/failure-policy.js';
-import { inspectValues } from '../../src/planner/garbage.js';
 
 /** A draft that never remembers its facts and always diffs its maps against the snapshot. */
 class PlainDraft extends NodeDraft {
