@@ -3,8 +3,16 @@
  */
 
 import { PROTOCOL_NAMES, type ProtocolName } from '@capstan/reboot-protocol';
-import { formatDuration, MAX_TIMER_DELAY_MS, type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
-import type { AgentOptions } from './agent.js';
+import {
+  type CommandLine,
+  type ParseOptionsConfig,
+  packageVersion,
+  parseCommandLine,
+  parseDuration,
+} from '@capstan/runtime';
+import { choice, duration, exitCodes, wholeNumber } from './flag-values.js';
+import { addNodeIdentityFlags, type NodeIdentityFlags } from './node-identity.js';
+import type { AgentOptions } from './operator.js';
 import {
   CommandRebooter,
   REBOOT_METHODS,
@@ -18,6 +26,8 @@ import { SentinelCommandSource } from './sources/sentinel-command-source.js';
 import { SentinelFileSource } from './sources/sentinel-file-source.js';
 import type { RebootNeededSource } from './sources/source.js';
 import { UpdateEngineSource } from './sources/update-engine-source.js';
+
+export { duration } from './flag-values.js';
 
 /** Where "reboot needed" comes from. */
 export const SOURCE_KINDS = ['update-engine', 'file', 'command'] as const;
@@ -50,66 +60,21 @@ export interface AgentFlags {
   rebootSignal: number;
 }
 
-/** A usage error commander reports as such (what commander's InvalidArgumentError carries). */
-function invalid(message: string): Error {
-  return Object.assign(new Error(message), { code: 'commander.invalidArgument', exitCode: 2 });
-}
-
-const choice =
-  <T extends string>(allowed: readonly T[], flag: string) =>
-  (value: string): T => {
-    if (!(allowed as readonly string[]).includes(value)) {
-      throw invalid(`${flag} must be one of ${allowed.join(', ')}; got "${value}"`);
-    }
-    return value as T;
-  };
-
-/** The bounds of a duration flag; every one has a longest value (a timer waits at most that). */
-interface DurationBounds {
-  /** Shortest value; default 0. */
-  minMs?: number;
-  /** Also accept exactly -1s ("each pod's own", as kubectl's --grace-period=-1). */
-  minusOne?: boolean;
-}
-
-/**
- * A duration flag's parser: a Go duration within bounds, at most {@link MAX_TIMER_DELAY_MS}
- * (about 24.8 days: beyond it a timer would not wait but spin), or a usage error saying so.
- */
-export const duration =
-  (flag: string, bounds: DurationBounds = {}) =>
-  (value: string): string => {
-    let ms: number;
-    try {
-      ms = parseDuration(value);
-    } catch (err) {
-      throw invalid(`${flag}: ${(err as Error).message}`);
-    }
-    if (bounds.minusOne && ms === -1000) return value;
-    const min = bounds.minMs ?? 0;
-    if (ms < min)
-      throw invalid(
-        `${flag} ${value} is too short: at least ${formatDuration(min)}${bounds.minusOne ? ' (or -1s)' : ''}`,
-      );
-    if (ms > MAX_TIMER_DELAY_MS)
-      throw invalid(
-        `${flag} ${value} is too long: at most ${formatDuration(MAX_TIMER_DELAY_MS)} (about 24.8 days, the longest delay a timer keeps)`,
-      );
-    return value;
-  };
-
-/** A list of exit codes (`1` or `0,77`), each 0-255. */
-const exitCodes =
-  (flag: string) =>
-  (value: string): number[] => {
-    const codes = value.split(',').map((c) => c.trim());
-    if (codes.some((c) => !/^\d{1,3}$/.test(c) || Number(c) > 255))
-      throw invalid(`${flag} must be exit codes 0-255 separated by commas; got "${value}"`);
-    return codes.map(Number);
-  };
-
 /** Adds the agent's flags to the standard command (pass as `extend` to `parseStandardOptions`). */
 export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) => {
+  // In this order in --help: the node and its source, the drain, the node's files, evictions and
+  // quarantine, the reboot.
+  addSourceFlags(cmd);
+  addDrainFlags(cmd);
+  addNodeFileFlags(cmd);
+  addEvictionFlags(cmd);
+  addRebootFlags(cmd);
+};
+
+type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
+
+/** The node, and where "reboot needed" comes from. */
+function addSourceFlags(cmd: Command): void {
   cmd
     .option('--node-name <name>', 'the node this agent runs on (default: $NODE_NAME)', process.env.NODE_NAME)
     .option(
@@ -149,7 +114,12 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
       'how often to check the sentinel file or command',
       duration('--sentinel-interval', { minMs: 100 }),
       '10s',
-    )
+    );
+}
+
+/** How long a drain may take, what evicted pods get, and what follows a failure. */
+function addDrainFlags(cmd: Command): void {
+  cmd
     .option(
       '--drain-timeout <duration>',
       'give up a drain after this long ("0": never)',
@@ -173,7 +143,12 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
       'after a failed drain or reboot, wait this long before retrying',
       duration('--failure-backoff'),
       '5m',
-    )
+    );
+}
+
+/** The annotation protocol and the node's own files: os-release and the boot ID. */
+function addNodeFileFlags(cmd: Command): void {
+  cmd
     .option(
       '--protocol <name>',
       `annotation protocol: ${PROTOCOL_NAMES.join(', ')}`,
@@ -185,15 +160,16 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
       '--boot-id-path <path>',
       "this machine's boot ID, the truth over the Node's status (which a slow kubelet posts late); the agent refuses to start without it",
       MACHINE_BOOT_ID_PATH,
-    )
+    );
+}
+
+/** How many evictions at once and for how long each, and when a reboot loop quarantines the node. */
+function addEvictionFlags(cmd: Command): void {
+  cmd
     .option(
       '--drain-parallelism <n>',
       'evictions in flight at once during a drain (1-100)',
-      (v: string) => {
-        if (!/^\d{1,3}$/.test(v) || Number(v) < 1 || Number(v) > 100)
-          throw invalid(`--drain-parallelism must be 1-100; got "${v}"`);
-        return Number(v);
-      },
+      wholeNumber('--drain-parallelism', 1, 100),
       10,
     )
     .option(
@@ -205,11 +181,7 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     .option(
       '--quarantine-after <cycles>',
       'quarantine the node after this many reboot cycles within --quarantine-window while its source still asks (a reboot loop); 0: never',
-      (v: string) => {
-        if (!/^\d{1,4}$/.test(v))
-          throw invalid(`--quarantine-after must be a whole number 0-9999; got "${v}"`);
-        return Number(v);
-      },
+      wholeNumber('--quarantine-after', 0, 9999, 'must be a whole number 0-9999'),
       3,
     )
     .option(
@@ -217,7 +189,12 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
       'the window --quarantine-after counts reboot cycles in',
       duration('--quarantine-window', { minMs: 1_000 }),
       '6h',
-    )
+    );
+}
+
+/** How the node is rebooted, and the D-Bus system bus the default (logind) reboots through. */
+function addRebootFlags(cmd: Command): void {
+  cmd
     .option(
       '--reboot-method <method>',
       `how to reboot: ${REBOOT_METHODS.join(', ')} (command: --reboot-command on the host through nsenter, needs hostPID and CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SYS_PTRACE; signal: --reboot-signal to PID 1, needs hostPID)`,
@@ -232,19 +209,14 @@ export const addAgentFlags: NonNullable<ParseOptionsConfig['extend']> = (cmd) =>
     .option(
       '--reboot-signal <number>',
       'with --reboot-method signal: the signal sent to PID 1 (systemd: SIGRTMIN+5 = 39)',
-      (v: string) => {
-        const n = Number(v);
-        if (!/^\d{1,2}$/.test(v) || n < 1 || n > 64)
-          throw invalid(`--reboot-signal must be 1-64; got "${v}"`);
-        return n;
-      },
+      wholeNumber('--reboot-signal', 1, 64),
       SYSTEMD_REBOOT_SIGNAL,
     )
     .option(
       '--bus-address <address>',
       'D-Bus system bus address (default: $DBUS_SYSTEM_BUS_ADDRESS or /var/run/dbus)',
     );
-};
+}
 
 /** Turns the agent's flags into {@link AgentOptions}; throws on an unusable combination. */
 export function agentOptionsFromFlags(flags: AgentFlags): AgentOptions {
@@ -320,4 +292,38 @@ export function sourceFromFlags(flags: AgentFlags): RebootNeededSource {
       });
     }
   }
+}
+
+/** What main starts the agent with: its options, and how to check the node's identity first. */
+export interface AgentStart {
+  agent: AgentOptions;
+  identity: NodeIdentityFlags;
+}
+
+/**
+ * Parses main's arguments (without node and the script), as the DaemonSet passes them. Never
+ * leader election: every node runs its own agent. `--help` and usage errors go through `exit`
+ * (default `process.exit`).
+ * @throws Error naming the flag when an agent flag's value is unusable.
+ */
+export function parseAgentArgs(
+  argv: readonly string[],
+  io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
+): CommandLine<AgentStart> {
+  const line = parseCommandLine<AgentFlags & NodeIdentityFlags, AgentStart>(argv, {
+    name: 'capstan-agent',
+    description: 'Reports whether this node needs a reboot; when granted, cordons, drains and reboots it.',
+    version: packageVersion(import.meta.url),
+    leaderElection: false,
+    extend: (cmd) => {
+      addAgentFlags(cmd);
+      addNodeIdentityFlags(cmd);
+    },
+    options: (flags) => ({
+      agent: agentOptionsFromFlags(flags),
+      identity: { allowUnboundToken: flags.allowUnboundToken },
+    }),
+    ...io,
+  });
+  return { ...line, standard: { ...line.standard, leaderElect: false } };
 }

@@ -5,17 +5,18 @@
  * when the coordinator grants it, cordons, drains through the Eviction API and reboots through
  * logind. {@link addAgent} adds one to a manager. Test doubles for update_engine and logind on a private bus are in `src/testing`.
  */
-export * from './agent.js';
+
 export * from './api/index.js';
 export * from './dbus/index.js';
-export * from './decide.js';
+export * from './decide/decide.js';
+export { afterEvictions, DEFAULT_EVICTION_RETRY } from './decide/eviction-backoff.js';
+export { afterRebootRefused, rebootRetryDelay } from './decide/reboot-retry.js';
 export * from './flags.js';
 export * from './host-namespaces.js';
 export * from './image.js';
 export * from './metrics.js';
+export * from './operator.js';
 export * from './os-release.js';
-export { afterEvictions, DEFAULT_EVICTION_RETRY } from './phases/eviction-backoff.js';
-export { afterRebootRefused, rebootRetryDelay } from './phases/reboot-retry.js';
 export * from './reboot-methods.js';
 export { AgentReconciler, type AgentReconcilerDeps } from './reconciler.js';
 export * from './sources/index.js';

@@ -38,11 +38,11 @@ import {
   type PodFacts,
 } from './api/types.js';
 import { RebootFailedError } from './dbus/reboot-failed-error.js';
-import { decide } from './decide.js';
+import { decide } from './decide/decide.js';
+import { afterEvictions } from './decide/eviction-backoff.js';
+import { afterRebootRefused } from './decide/reboot-retry.js';
 import type { AgentMetrics } from './metrics.js';
 import { conditionUpdates } from './node-conditions.js';
-import { afterEvictions } from './phases/eviction-backoff.js';
-import { afterRebootRefused } from './phases/reboot-retry.js';
 import type { SourceStatus } from './sources/source.js';
 
 /** What reboots the machine; `Logind` by default. Must throw when the reboot is refused. */

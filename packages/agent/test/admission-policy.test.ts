@@ -29,8 +29,8 @@ import { DaemonSet, HttpTransport, Node, Pod } from '@capstan/runtime/client';
 import { createLogger } from '@capstan/runtime/manager';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../src/agent.js';
 import { NodeIdentityError, verifyNodeIdentity } from '../src/node-identity.js';
+import { startAgent } from '../src/operator.js';
 import {
   createNode,
   createPodOn,

@@ -10,7 +10,7 @@ import { AGENT_FAILURE_ANNOTATION, capstanProtocol, parseAgentFailure } from '@c
 import type { Manager } from '@capstan/runtime';
 import { ConfigMap, Node, Pod } from '@capstan/runtime/client';
 import type { ConformanceScenario, ConformanceUser, FakeCluster, WorldCheck } from '@capstan/runtime/testing';
-import { type AgentOptions, addAgent } from '../src/agent.js';
+import { type AgentOptions, addAgent } from '../src/operator.js';
 import {
   createWorld,
   MachineSource,

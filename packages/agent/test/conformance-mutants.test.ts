@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Manager } from '@capstan/runtime';
 import { searchConformance } from '@capstan/runtime/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AgentOptions, addAgent } from '../src/agent.js';
+import { type AgentOptions, addAgent } from '../src/operator.js';
 import { rebootsScenario } from './agent-scenario.js';
 import { bootIdOf } from './agent-world.js';
 

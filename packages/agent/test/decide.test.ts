@@ -15,7 +15,7 @@ import {
   INITIAL_MEMORY,
   type NodeFacts,
 } from '../src/api/index.js';
-import { decide, grantFacts, phaseOf } from '../src/decide.js';
+import { decide, grantFacts, phaseOf } from '../src/decide/decide.js';
 import { pod } from './fixtures.js';
 
 const k = capstanProtocol.annotations;

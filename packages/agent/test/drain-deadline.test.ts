@@ -5,7 +5,7 @@
 import { AGENT_DRAIN_STARTED_ANNOTATION, capstanProtocol, formatTimestamp } from '@capstan/reboot-protocol';
 import { describe, expect, it } from 'vitest';
 import { type AgentMemory, type DecisionConfig, INITIAL_MEMORY, type NodeFacts } from '../src/api/index.js';
-import { decide } from '../src/decide.js';
+import { decide } from '../src/decide/decide.js';
 import { midCycleAnnotations } from './fixtures.js';
 
 const NOW = 1_700_000_000_000;

@@ -12,8 +12,8 @@ import { Client, parseStandardOptions } from '@capstan/runtime';
 import { DaemonSet, HttpTransport, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';
 import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from '../src/flags.js';
+import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/operator.js';
 import { FakeLogind } from '../src/testing/fake-logind.js';
 import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js';
 import {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AgentMemory, INITIAL_MEMORY } from '../src/api/index.js';
-import { afterEvictions, DEFAULT_EVICTION_RETRY } from '../src/phases/eviction-backoff.js';
+import { afterEvictions, DEFAULT_EVICTION_RETRY } from '../src/decide/eviction-backoff.js';
 
 const NOW = 1_700_000_000_000;
 const draining: AgentMemory = { ...INITIAL_MEMORY, booted: true, drainStartedAt: NOW - 1_000 };

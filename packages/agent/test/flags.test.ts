@@ -1,6 +1,6 @@
 import { parseStandardOptions } from '@capstan/runtime';
 import { describe, expect, it } from 'vitest';
-import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from '../src/flags.js';
+import { type AgentFlags, addAgentFlags, agentOptionsFromFlags, parseAgentArgs } from '../src/flags.js';
 import { SentinelCommandSource } from '../src/sources/sentinel-command-source.js';
 import { SentinelFileSource } from '../src/sources/sentinel-file-source.js';
 import { UpdateEngineSource } from '../src/sources/update-engine-source.js';
@@ -91,5 +91,29 @@ describe('agent flags', () => {
     expect(() => parseErr(['--failure-backoff=-5s'])).toThrow('exit 2');
     expect(() => parseErr(['--drain-grace-period=-5s'])).toThrow('exit 2');
     expect(parseErr(['--drain-grace-period=-1s']).extra.drainGracePeriod).toBe('-1s');
+  });
+});
+
+describe('parseAgentArgs', () => {
+  const io = {
+    exit: (code: number): never => {
+      throw new Error(`exit ${code}`);
+    },
+    output: { writeOut: () => {}, writeErr: () => {} },
+  };
+
+  it("parses main's command line: never leader election, the agent's options, the identity check", () => {
+    const line = parseAgentArgs(['--node-name', 'worker-1', '--allow-unbound-token'], io);
+    expect(line.standard.leaderElect).toBe(false);
+    expect(line.options.agent.nodeName).toBe('worker-1');
+    expect(line.options.identity).toEqual({ allowUnboundToken: true });
+  });
+
+  it('refuses an unusable value by its flag, and an unknown flag through exit', () => {
+    expect(() => parseAgentArgs(['--node-name', 'n', '--boot-id-path', '/nonexistent/boot_id'], io)).toThrow(
+      /--boot-id-path/,
+    );
+    expect(() => parseAgentArgs(['--node-name', 'n', '--leader-elect'], io)).toThrow('exit');
+    expect(() => parseAgentArgs(['--node-name', 'n', '--no-such-flag'], io)).toThrow('exit');
   });
 });

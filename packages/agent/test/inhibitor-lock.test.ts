@@ -10,8 +10,8 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import { createLogger } from '@capstan/runtime/manager';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../src/agent.js';
 import { unixFdPassingAvailable } from '../src/dbus/fd-passing.js';
+import { startAgent } from '../src/operator.js';
 import { type FakeHost, startFakeHost, stopFakeHost } from './dbus/helpers.js';
 
 const env = useControlPlane('agent-inhibitor-lock');

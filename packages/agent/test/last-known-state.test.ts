@@ -6,7 +6,7 @@
 import { capstanProtocol } from '@capstan/reboot-protocol';
 import { describe, expect, it } from 'vitest';
 import { type AgentMemory, type DecisionConfig, INITIAL_MEMORY, type NodeFacts } from '../src/api/index.js';
-import { decide } from '../src/decide.js';
+import { decide } from '../src/decide/decide.js';
 import { AgentReconciler, type AgentReconcilerDeps } from '../src/index.js';
 
 const k = capstanProtocol.annotations;

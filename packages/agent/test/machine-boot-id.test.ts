@@ -12,7 +12,7 @@ import { Node } from '@capstan/runtime/client';
 import { FakeCluster } from '@capstan/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { type AgentMemory, type DecisionConfig, INITIAL_MEMORY } from '../src/api/index.js';
-import { decide } from '../src/decide.js';
+import { decide } from '../src/decide/decide.js';
 import {
   Agent,
   agentOptionsFromFlags,

@@ -8,8 +8,8 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type DecisionConfig, INITIAL_MEMORY } from '../src/api/index.js';
-import { decide } from '../src/decide.js';
-import { cyclesWithin, historyWith } from '../src/phases/quarantine.js';
+import { decide } from '../src/decide/decide.js';
+import { cyclesWithin, historyWith } from '../src/decide/quarantine.js';
 import { midCycleAnnotations } from './fixtures.js';
 
 const k = capstanProtocol.annotations;

@@ -7,7 +7,7 @@ import { AGENT_FAILURE_ANNOTATION, capstanProtocol, coordinatorKeys } from '@cap
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AgentMemory, type DecisionConfig, INITIAL_MEMORY, type NodeFacts } from '../src/api/index.js';
-import { decide } from '../src/decide.js';
+import { decide } from '../src/decide/decide.js';
 import { afterRebootRefused, rebootRetryDelay } from '../src/index.js';
 
 const k = capstanProtocol.annotations;

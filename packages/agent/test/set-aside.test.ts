@@ -11,9 +11,9 @@ import { HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/agent.js';
 import { type AgentMemory, INITIAL_MEMORY, type NodeFacts } from '../src/api/index.js';
-import { decide } from '../src/decide.js';
+import { decide } from '../src/decide/decide.js';
+import { type RunningAgent, type StartAgentOptions, startAgent } from '../src/operator.js';
 import { type PrivateBus, startPrivateBus } from '../src/testing/private-bus.js';
 import { UNTIMED } from './fixtures.js';
 import {

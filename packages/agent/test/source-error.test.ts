@@ -17,7 +17,7 @@ import { Client } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../src/agent.js';
+import { startAgent } from '../src/operator.js';
 import { SentinelFileSource } from '../src/sources/sentinel-file-source.js';
 import { agentIdentity, createNode, nodeEvents, uniqueName } from './helpers.js';
 

@@ -13,7 +13,7 @@ import { realClock } from '@capstan/runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AgentMemory, type DecisionConfig, INITIAL_MEMORY } from '../src/api/index.js';
-import { decide } from '../src/decide.js';
+import { decide } from '../src/decide/decide.js';
 
 const k = capstanProtocol.annotations;
 const NOW = 1_700_000_000_000;

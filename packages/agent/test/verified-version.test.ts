@@ -3,8 +3,8 @@ import { AGENT_TARGET_VERSION_ANNOTATION, capstanProtocol } from '@capstan/reboo
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INITIAL_MEMORY } from '../src/api/index.js';
-import { decide } from '../src/decide.js';
-import { versionMismatch } from '../src/phases/verify.js';
+import { decide } from '../src/decide/decide.js';
+import { versionMismatch } from '../src/decide/verify.js';
 import { midCycleAnnotations, UNTIMED } from './fixtures.js';
 
 const k = capstanProtocol.annotations;

@@ -25,10 +25,10 @@
  * process starts, clear needed/in-progress and start no cycle until the grant is withdrawn.
  */
 import { ADMIN_REBOOT_REQUEST_ANNOTATION } from '@capstan/reboot-protocol';
-import type { AgentMemory, AgentPhase, AgentView, Decision, DecisionConfig } from './api/types.js';
-import { backoff, cordoning, failureBackoffLeft, idle, rebooting } from './phases/cycle.js';
-import { draining } from './phases/drain.js';
-import { abandoning, aborting } from './phases/ending.js';
+import type { AgentMemory, AgentPhase, AgentView, Decision, DecisionConfig } from '../api/types.js';
+import { backoff, cordoning, failureBackoffLeft, idle, rebooting } from './cycle.js';
+import { draining } from './drain.js';
+import { abandoning, aborting } from './ending.js';
 import {
   diff,
   grantFacts,
@@ -37,13 +37,13 @@ import {
   type PhaseStep,
   patchDecision,
   reportTarget,
-} from './phases/facts.js';
-import { isQuarantined, loopDetected, quarantining } from './phases/quarantine.js';
-import { rebootRefused } from './phases/reboot-retry.js';
-import { settingAside } from './phases/set-aside.js';
-import { awaitingGrantClear, awaitingSource, starting } from './phases/start.js';
+} from './facts.js';
+import { isQuarantined, loopDetected, quarantining } from './quarantine.js';
+import { rebootRefused } from './reboot-retry.js';
+import { settingAside } from './set-aside.js';
+import { awaitingGrantClear, awaitingSource, starting } from './start.js';
 
-export { drainPlan, type GrantFacts, grantFacts, labelValue } from './phases/facts.js';
+export { drainPlan, type GrantFacts, grantFacts, labelValue } from './facts.js';
 
 /** More memory changes than any cycle makes in one decision: a bug, not a state. */
 const MAX_SETTLE = 8;
