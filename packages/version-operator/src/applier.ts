@@ -4,11 +4,11 @@
  * labels are ever pruned or deleted: what a user applied by hand is never touched.
  */
 import { type Client, isNotFound, type KubeObject, type ResourceType, TerminalError } from '@capstan/runtime';
-import { holds, withManifestHash } from './already-applied.js';
 import { FIELD_MANAGER, MANAGED_BY, stackLabels } from './api/reboot-stack.js';
 import type { Manifest } from './catalogue.js';
+import { holds, withManifestHash } from './decide/already-applied.js';
+import { objectKey } from './decide/render.js';
 import { DELETION_ORDER, kindOf } from './kinds.js';
-import { objectKey } from './render.js';
 
 /** The label selector of every object a stack's operator created. */
 export function stackSelector(stack: string): string {

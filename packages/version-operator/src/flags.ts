@@ -2,7 +2,13 @@
  * The version operator's flags, on top of the runtime's standard ones (leader election on the
  * `capstan-version-operator` Lease, metrics, probes, logging).
  */
-import { type ParseOptionsConfig, parseDuration } from '@capstan/runtime';
+import {
+  type CommandLine,
+  type ParseOptionsConfig,
+  packageVersion,
+  parseCommandLine,
+  parseDuration,
+} from '@capstan/runtime';
 
 type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
 
@@ -54,4 +60,25 @@ function positiveDuration(flag: string, value: string): number {
   }
   if (!(ms > 0)) throw new Error(`${flag} must be positive, got "${value}"`);
   return ms;
+}
+
+/**
+ * Parses main's arguments (without node and the script), as the Deployment passes them.
+ * `--help` and usage errors go through `exit` (default `process.exit`).
+ * @throws Error naming the flag when a flag's value is unusable.
+ */
+export function parseVersionOperatorArgs(
+  argv: readonly string[],
+  io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
+): CommandLine<VersionOperatorOptions> {
+  return parseCommandLine<VersionOperatorFlags, VersionOperatorOptions>(argv, {
+    name: 'capstan-version-operator',
+    version: packageVersion(import.meta.url),
+    description:
+      'Deploys, upgrades and migrates the reboot coordinator and the update agent from RebootStacks.',
+    defaults: { leaderElectionId: 'capstan-version-operator' },
+    extend: addVersionOperatorFlags,
+    options: versionOperatorOptionsFromFlags,
+    ...io,
+  });
 }

@@ -6,18 +6,18 @@
  * coordinates a reboot; the coordinator never deploys an agent.
  */
 
-export * from './already-applied.js';
 export * from './api/index.js';
 export * from './applier.js';
 export * from './catalogue.js';
-export * from './default-groups.js';
+export * from './decide/already-applied.js';
+export * from './decide/default-groups.js';
+export * from './decide/migration.js';
+export * from './decide/migration-stall.js';
+export * from './decide/mirror.js';
+export * from './decide/render.js';
+export * from './decide/rollout.js';
+export * from './decide/status.js';
+export * from './decide/upgrade.js';
 export * from './flags.js';
-export * from './migration.js';
-export * from './migration-stall.js';
-export * from './mirror.js';
+export { addVersionOperator, type VersionOperatorHandle } from './operator.js';
 export * from './reconciler.js';
-export * from './render.js';
-export * from './rollout.js';
-export * from './status.js';
-export * from './upgrade.js';
-export { addVersionOperator, type VersionOperatorHandle } from './version-operator.js';

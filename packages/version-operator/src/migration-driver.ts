@@ -9,10 +9,10 @@ import type { ProtocolName } from '@capstan/reboot-protocol';
 import { type Client, conditionalMergePatch, isConflict, type KubeObject } from '@capstan/runtime';
 import { Node, Pod, type Pod as PodObject } from '@capstan/runtime/client';
 import { type MigrationStatus, PROTOCOL_ANNOTATION } from './api/reboot-stack.js';
-import { RebootGroupKind } from './default-groups.js';
-import { coordinatorSpeaker, type MigrationStep, stepMigration } from './migration.js';
-import { isEmptyPatch, mirrorNode, type NodeKeysPatch, removeProtocolKeys } from './mirror.js';
-import { completeAt, rolloutOf, type WorkloadObject } from './rollout.js';
+import { RebootGroupKind } from './decide/default-groups.js';
+import { coordinatorSpeaker, type MigrationStep, stepMigration } from './decide/migration.js';
+import { isEmptyPatch, mirrorNode, type NodeKeysPatch, removeProtocolKeys } from './decide/mirror.js';
+import { completeAt, rolloutOf, type WorkloadObject } from './decide/rollout.js';
 
 /** The workloads as read this round (undefined when absent). */
 export interface MigrationWorkloads {

@@ -33,14 +33,14 @@ import {
 import { type StackProblem, validateStack } from './api/validation.js';
 import { applyObjects, deleteStackObjects, pruneObjects } from './applier.js';
 import type { Catalogue, CatalogueEntry } from './catalogue.js';
-import { defaultRebootGroups, RebootGroupKind } from './default-groups.js';
-import { startMigration } from './migration.js';
+import { defaultRebootGroups, RebootGroupKind } from './decide/default-groups.js';
+import { startMigration } from './decide/migration.js';
+import { DEFAULT_MIGRATION_STALL_MS, migrationStall, trackWait } from './decide/migration-stall.js';
+import { objectKey, type RenderedObject, renderStack, workloadOf } from './decide/render.js';
+import { componentStatus, type Rollout, rolloutOf, type WorkloadObject } from './decide/rollout.js';
+import { stackConditions } from './decide/status.js';
+import { planUpgrade } from './decide/upgrade.js';
 import { migrationRound } from './migration-driver.js';
-import { DEFAULT_MIGRATION_STALL_MS, migrationStall, trackWait } from './migration-stall.js';
-import { objectKey, type RenderedObject, renderStack, workloadOf } from './render.js';
-import { componentStatus, type Rollout, rolloutOf, type WorkloadObject } from './rollout.js';
-import { stackConditions } from './status.js';
-import { planUpgrade } from './upgrade.js';
 
 /** How often a stack is looked at again while something rolls out, by default. */
 export const DEFAULT_ROLLOUT_POLL_MS = 2_000;

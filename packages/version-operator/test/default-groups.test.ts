@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTROL_PLANE_LABEL, DEFAULT_WORKER_BUDGET, defaultRebootGroups } from '../src/default-groups.js';
+import {
+  CONTROL_PLANE_LABEL,
+  DEFAULT_WORKER_BUDGET,
+  defaultRebootGroups,
+} from '../src/decide/default-groups.js';
 
 describe('the default RebootGroups', () => {
   it('control plane first and one at a time; workers after, 25% unless the stack says otherwise', () => {

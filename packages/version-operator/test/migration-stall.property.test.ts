@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MigrationPhase, MigrationStatus } from '../src/api/reboot-stack.js';
-import { migrationStall, trackWait } from '../src/migration-stall.js';
+import { migrationStall, trackWait } from '../src/decide/migration-stall.js';
 
 const TIMEOUT = 60_000;
 const PHASES: MigrationPhase[] = [

@@ -7,7 +7,12 @@ import type { ProtocolName } from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MigrationStatus } from '../src/api/reboot-stack.js';
-import { type GroupView, type MigrationStep, startMigration, stepMigration } from '../src/migration.js';
+import {
+  type GroupView,
+  type MigrationStep,
+  startMigration,
+  stepMigration,
+} from '../src/decide/migration.js';
 
 interface Model {
   groups: Map<string, { paused: boolean; observed: boolean }>;

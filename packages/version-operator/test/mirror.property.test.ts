@@ -5,7 +5,7 @@
 import { capstanProtocol, fluoProtocol, type Protocol, protocolOf, readFlag } from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyPatch, isEmptyPatch, mirrorNode, type NodeKeys, type Speakers } from '../src/mirror.js';
+import { applyPatch, isEmptyPatch, mirrorNode, type NodeKeys, type Speakers } from '../src/decide/mirror.js';
 
 const flagValue = fc.constantFrom(undefined, 'true', 'false', 'garbage');
 const text = fc.constantFrom(

@@ -5,7 +5,7 @@
  */
 import { REBOOT_GROUP_API_VERSION, rebootGroupResource } from '@capstan/reboot-protocol';
 import { defineResource, type KubeObject } from '@capstan/runtime';
-import { MANAGED_BY, stackLabels } from './api/reboot-stack.js';
+import { MANAGED_BY, stackLabels } from '../api/reboot-stack.js';
 
 /** The label of control-plane nodes. */
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';

@@ -3,7 +3,7 @@
  * Deployment's or DaemonSet's own status (written by kube-controller-manager). Pure.
  */
 import type { ProtocolName } from '@capstan/reboot-protocol';
-import { type ComponentStatus, PROTOCOL_ANNOTATION, stackLabels } from './api/reboot-stack.js';
+import { type ComponentStatus, PROTOCOL_ANNOTATION, stackLabels } from '../api/reboot-stack.js';
 
 /** The fields of a Deployment or DaemonSet this module reads. */
 export interface WorkloadObject {

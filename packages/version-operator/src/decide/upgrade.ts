@@ -5,7 +5,7 @@
  * run it. The DaemonSet then rolls node by node, bounded by its maxUnavailable.
  */
 import type { ProtocolName } from '@capstan/reboot-protocol';
-import type { ComponentName } from './api/reboot-stack.js';
+import type { ComponentName } from '../api/reboot-stack.js';
 import { completeAt, type Rollout } from './rollout.js';
 
 /** What each component should run. */

@@ -22,7 +22,7 @@
  * carries over: an agent that already rebooted for a grant never acts on it again.
  */
 import type { ProtocolName } from '@capstan/reboot-protocol';
-import type { ComponentName, MigrationPhase, MigrationStatus } from './api/reboot-stack.js';
+import type { ComponentName, MigrationPhase, MigrationStatus } from '../api/reboot-stack.js';
 
 /** A RebootGroup as the migration sees it. */
 export interface GroupView {

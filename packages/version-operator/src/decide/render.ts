@@ -5,16 +5,16 @@
  * at a new version is visible on each pod.
  */
 import type { ProtocolName } from '@capstan/reboot-protocol';
-import type { RebootStack } from './api/reboot-stack.js';
+import type { RebootStack } from '../api/reboot-stack.js';
 import {
   COMPONENTS,
   type ComponentName,
   MANAGED_BY,
   PROTOCOL_ANNOTATION,
   stackLabels,
-} from './api/reboot-stack.js';
-import type { CatalogueEntry, Manifest } from './catalogue.js';
-import { applyRank } from './kinds.js';
+} from '../api/reboot-stack.js';
+import type { CatalogueEntry, Manifest } from '../catalogue.js';
+import { applyRank } from '../kinds.js';
 
 /** One object to apply and the component it belongs to. */
 export interface RenderedObject {

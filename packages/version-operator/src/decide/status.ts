@@ -8,7 +8,7 @@
  *   matches no node.
  */
 import type { ConditionInput } from '@capstan/runtime';
-import type { StackProblem } from './api/validation.js';
+import type { StackProblem } from '../api/validation.js';
 
 /** What the conditions are computed from. */
 export interface StackState {

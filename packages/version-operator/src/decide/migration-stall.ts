@@ -13,8 +13,8 @@
  * which carries the counts (pods updated and available, nodes left to mirror, groups not yet seen
  * paused): a long rollout that keeps moving restarts the clock at each change and never stalls.
  */
-import type { MigrationStatus } from './api/reboot-stack.js';
-import type { StackProblem } from './api/validation.js';
+import type { MigrationStatus } from '../api/reboot-stack.js';
+import type { StackProblem } from '../api/validation.js';
 
 /** How long a migration may wait on one thing before it is reported stalled, by default. */
 export const DEFAULT_MIGRATION_STALL_MS = 10 * 60_000;

@@ -6,8 +6,8 @@
  * is applied again. Pure.
  */
 import { createHash } from 'node:crypto';
-import { OPERATOR_API_GROUP } from './api/reboot-stack.js';
-import type { Manifest } from './catalogue.js';
+import { OPERATOR_API_GROUP } from '../api/reboot-stack.js';
+import type { Manifest } from '../catalogue.js';
 
 /** The annotation holding the hash of the manifest last applied to an object. */
 export const MANIFEST_HASH_ANNOTATION = `${OPERATOR_API_GROUP}/manifest-hash`;
