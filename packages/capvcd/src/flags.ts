@@ -1,13 +1,13 @@
 /** The provider's command line: the runtime's standard flags and its own. */
 import { readFileSync } from 'node:fs';
 import {
+  type CommandLine,
   type ParseOptionsConfig,
   packageVersion,
+  parseCommandLine,
   parseDuration,
-  parseStandardOptions,
-  type StandardOptions,
 } from '@capstan/runtime';
-import type { CapvcdOptions } from './controllers.js';
+import type { CapvcdOptions } from './operator.js';
 
 type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
 
@@ -74,10 +74,7 @@ function readCaBundle(path: string): string {
 }
 
 /** main's command line parsed: the standard options and the provider's. */
-export interface CapvcdCommandLine {
-  standard: StandardOptions;
-  options: CapvcdOptions;
-}
+export type CapvcdCommandLine = CommandLine<CapvcdOptions>;
 
 /**
  * Parses main's arguments (without node and the script), as the Deployment passes them.
@@ -88,13 +85,13 @@ export function parseCapvcdArgs(
   argv: readonly string[],
   io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
 ): CapvcdCommandLine {
-  const { standard, extra } = parseStandardOptions<CapvcdFlags>(argv, {
+  return parseCommandLine<CapvcdFlags, CapvcdOptions>(argv, {
     name: 'capstan-capvcd',
     version: packageVersion(import.meta.url),
     description: 'Cluster API infrastructure provider for VMware Cloud Director.',
     defaults: { leaderElectionId: 'capstan-capvcd' },
     extend: addCapvcdFlags,
+    options: capvcdOptionsFromFlags,
     ...io,
   });
-  return { standard, options: capvcdOptionsFromFlags(extra) };
 }

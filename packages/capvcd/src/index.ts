@@ -8,7 +8,6 @@
  */
 export * from './api/index.js';
 export { VCDClusterReconciler } from './cluster/reconciler.js';
-export { addCapvcd, type CapvcdHandle, type CapvcdOptions } from './controllers.js';
 export * from './credentials.js';
 export * from './decide/cluster.js';
 export * from './decide/machine.js';
@@ -23,6 +22,7 @@ export * from './guestinfo.js';
 export { VCDMachineReconciler } from './machine/reconciler.js';
 export { CapvcdMetrics } from './metrics.js';
 export * from './naming.js';
+export { addCapvcd, type CapvcdHandle, type CapvcdOptions } from './operator.js';
 export { SecretKeys } from './scope.js';
 export { VcdClient } from './vcd/client.js';
 export { type Connection, Connections } from './vcd/connections.js';

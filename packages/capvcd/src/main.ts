@@ -7,8 +7,8 @@
  */
 import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
 import { EVENT_SOURCE } from './api/keys.js';
-import { addCapvcd } from './controllers.js';
 import { parseCapvcdArgs } from './flags.js';
+import { addCapvcd } from './operator.js';
 
 const commandLine = exitOnError(() => parseCapvcdArgs(process.argv.slice(2)), '(run with --help for usage)');
 // A wrong kubeconfig: one line saying what is wrong, not a stack (and no usage hint: the flags were fine).
