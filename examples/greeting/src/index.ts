@@ -1,5 +1,7 @@
 /** @packageDocumentation The Greeting example: a CRD whose reconciler owns a ConfigMap and reports conditions. */
-export { configMapNameFor, type Greeting, GreetingType, renderGreeting } from './api.js';
-export { addGreetingController, GREETING_WEBHOOKS, type GreetingControllerOptions } from './controller.js';
+export { type Greeting, GreetingType } from './api/index.js';
+export { configMapNameFor, renderGreeting } from './decide/render.js';
+export { parseGreetingArgs } from './flags.js';
+export { addGreeting, GREETING_WEBHOOKS, type GreetingOptions } from './operator.js';
 export { GreetingReconciler } from './reconciler.js';
 export { DEFAULT_MESSAGE, GreetingDefaulter, GreetingValidator, PROTECTED_ANNOTATION } from './webhooks.js';

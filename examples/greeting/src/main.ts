@@ -5,29 +5,16 @@
  * With `--enable-webhooks` it also serves deploy/webhooks.yaml's webhooks on `--webhook-port`
  * with the certificate in `--webhook-cert-dir`.
  */
-import {
-  exitOnError,
-  Manager,
-  managerOptionsFromFlags,
-  packageVersion,
-  parseStandardOptions,
-  runManager,
-} from '@capstan/runtime';
-import { addGreetingController } from './controller.js';
+import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
+import { parseGreetingArgs } from './flags.js';
+import { addGreeting } from './operator.js';
 
-const { standard, extra } = parseStandardOptions<{ enableWebhooks: boolean }>(process.argv.slice(2), {
-  name: 'greeting-controller',
-  description: 'Reconciles Greeting resources into ConfigMaps.',
-  version: packageVersion(import.meta.url),
-  defaults: { leaderElectionId: 'greeting-controller' },
-  extend: (command) =>
-    command.option('--enable-webhooks', 'serve the defaulting and validating webhooks', false),
-});
+const commandLine = parseGreetingArgs(process.argv.slice(2));
 // A wrong kubeconfig: one line saying what is wrong, not a stack.
-const managerOptions = exitOnError(() => managerOptionsFromFlags(standard));
+const managerOptions = exitOnError(() => managerOptionsFromFlags(commandLine.standard));
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'example.capstan.dev/greeting',
 });
-addGreetingController(manager, { webhooks: extra.enableWebhooks });
+addGreeting(manager, commandLine.options);
 await runManager(manager);

@@ -10,7 +10,8 @@ import {
   setControllerReference,
 } from '@capstan/runtime';
 import { ConfigMap } from '@capstan/runtime/client';
-import { configMapNameFor, type Greeting, GreetingType, renderGreeting } from './api.js';
+import { type Greeting, GreetingType } from './api/index.js';
+import { configMapNameFor, renderGreeting } from './decide/render.js';
 
 /**
  * Makes a Greeting's ConfigMap exist with the rendered message, owned by the Greeting (so it is

@@ -1,6 +1,6 @@
 import { AdmissionDenied, type Defaulter, type Validator } from '@capstan/runtime';
 import { invalid, type Warnings } from '@capstan/runtime/webhook';
-import type { Greeting } from './api.js';
+import type { Greeting } from './api/index.js';
 
 /** While set to `"true"`, the Greeting cannot be deleted. */
 export const PROTECTED_ANNOTATION = 'example.capstan.dev/protected';

@@ -1,13 +1,7 @@
 /** The Greeting controller's conformance scenario, from its documented behaviour (shared by its tests). */
 import { ConfigMap } from '@capstan/runtime/client';
 import type { ConformanceScenario, FakeCluster } from '@capstan/runtime/testing';
-import {
-  addGreetingController,
-  configMapNameFor,
-  type Greeting,
-  GreetingType,
-  renderGreeting,
-} from '../src/index.js';
+import { addGreeting, configMapNameFor, type Greeting, GreetingType, renderGreeting } from '../src/index.js';
 
 const NS = 'default';
 const greeting = (name: string, message: string, recipients?: string[]): Greeting => ({
@@ -36,7 +30,7 @@ export const greetingScenario: ConformanceScenario = {
   name: 'greeting',
   kinds: [GreetingType, ConfigMap],
   setup: (manager) => {
-    addGreetingController(manager);
+    addGreeting(manager);
   },
   world: async ({ client }) => client.create(GreetingType, greeting('early', 'Hello')),
   actions: [

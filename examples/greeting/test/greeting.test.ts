@@ -4,7 +4,7 @@ import { Client, isInvalid, Manager } from '@capstan/runtime';
 import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addGreetingController, type Greeting, GreetingType } from '../src/index.js';
+import { addGreeting, type Greeting, GreetingType } from '../src/index.js';
 
 const env = useControlPlane('greeting');
 const crd = fileURLToPath(new URL('../deploy/crd.yaml', import.meta.url));
@@ -23,7 +23,7 @@ beforeAll(async () => {
     healthProbeBindAddress: '127.0.0.1:0',
     logLevel: 'silent',
   });
-  addGreetingController(manager);
+  addGreeting(manager);
   running = manager.start(stop.signal);
 });
 afterAll(async () => {

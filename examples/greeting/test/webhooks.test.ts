@@ -10,7 +10,7 @@ import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  addGreetingController,
+  addGreeting,
   DEFAULT_MESSAGE,
   type Greeting,
   GreetingType,
@@ -40,7 +40,7 @@ beforeAll(async () => {
     logLevel: 'silent',
     webhook: { host: hooks.host, port: hooks.port, certDir: hooks.certDir },
   });
-  addGreetingController(manager, { webhooks: true });
+  addGreeting(manager, { webhooks: true });
   running = manager.start(stop.signal);
   client = new Client(new HttpTransport(env.kubeConfig));
   // The API server picks new webhook configurations up within moments: wait until it calls ours.

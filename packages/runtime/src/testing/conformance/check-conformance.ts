@@ -86,7 +86,7 @@ export async function searchConformance(
  * await checkConformance({
  *   name: 'greeting',
  *   kinds: [GreetingType, ConfigMap],
- *   setup: (manager) => addGreetingController(manager),
+ *   setup: (manager) => addGreeting(manager),
  *   actions: [{ name: 'create hello', run: ({ client }) => client.create(GreetingType, hello) }],
  *   converged: (cluster) => cluster.getObject(ConfigMap, { namespace: 'default', name: 'hello-greeting' }) !== undefined,
  * });

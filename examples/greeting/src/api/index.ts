@@ -14,12 +14,3 @@ export const GreetingType = defineResource<Greeting>({
   plural: 'greetings',
   namespaced: true,
 });
-
-/** The owned ConfigMap's name for a Greeting. */
-export const configMapNameFor = (greeting: Greeting): string => `${greeting.metadata.name}-greeting`;
-
-/** The ConfigMap's content: one line per recipient (or the bare message). */
-export function renderGreeting(spec: Greeting['spec']): string {
-  const recipients = spec.recipients?.length ? spec.recipients : [undefined];
-  return recipients.map((to) => (to ? `${spec.message}, ${to}!` : spec.message)).join('\n');
-}

@@ -1,6 +1,6 @@
 import { type AdmissionOptions, generationChanged, type Manager } from '@capstan/runtime';
 import { ConfigMap } from '@capstan/runtime/client';
-import { GreetingType } from './api.js';
+import { GreetingType } from './api/index.js';
 import { GreetingReconciler } from './reconciler.js';
 import { GreetingDefaulter, GreetingValidator } from './webhooks.js';
 
@@ -12,8 +12,8 @@ import { GreetingDefaulter, GreetingValidator } from './webhooks.js';
  */
 export const GREETING_WEBHOOKS: AdmissionOptions = { failurePolicy: 'Fail', timeoutSeconds: 5 };
 
-/** Options of {@link addGreetingController}. */
-export interface GreetingControllerOptions {
+/** Options of {@link addGreeting}. */
+export interface GreetingOptions {
   /** Also serve the defaulting and validating webhooks (deploy/webhooks.yaml). Default false. */
   webhooks?: boolean;
 }
@@ -23,7 +23,7 @@ export interface GreetingControllerOptions {
  * (`generationChanged` skips our own status writes), and whenever an owned ConfigMap changes.
  * With `webhooks`, the manager also defaults and validates Greetings on every replica.
  */
-export function addGreetingController(manager: Manager, options: GreetingControllerOptions = {}) {
+export function addGreeting(manager: Manager, options: GreetingOptions = {}) {
   const builder = manager
     .controllerBuilder()
     .named('greeting')
