@@ -7,7 +7,6 @@ import {
   type Client,
   createOrUpdate,
   isNotFound,
-  type Manager,
   type ReconcileContext,
   type Request,
   setCondition,
@@ -15,16 +14,7 @@ import {
 } from '@capstan/runtime';
 import { ConfigMap } from '@capstan/runtime/client';
 import { type Widget, WidgetType } from './api/generated.js';
-
-/** Adds the Widget controller to a manager. */
-export function addWidgetController(manager: Manager) {
-  return manager
-    .controllerBuilder()
-    .named('widget')
-    .for(WidgetType)
-    .owns(ConfigMap)
-    .build((request, context) => reconcileWidget(manager.client, request, context));
-}
+import { messageConfigMap } from './decide/message.js';
 
 /** Makes the world match one Widget; running it again with nothing changed writes nothing. */
 export async function reconcileWidget(client: Client, request: Request, { log }: ReconcileContext) {
@@ -37,11 +27,11 @@ export async function reconcileWidget(client: Client, request: Request, { log }:
   }
   if (widget.metadata.deletionTimestamp) return;
 
-  const name = `${widget.metadata.name}-message`;
+  const { name, data } = messageConfigMap(widget);
   const key = { namespace: widget.metadata.namespace ?? 'default', name };
   const { result } = await createOrUpdate(client, ConfigMap, key, (cm: ConfigMap) => {
     setControllerReference(WidgetType, widget, cm);
-    cm.data = { message: widget.spec.message };
+    cm.data = data;
   });
   if (result !== 'unchanged') log.info({ configMap: name, result }, 'configmap written');
 

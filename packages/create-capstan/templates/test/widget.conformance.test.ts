@@ -7,7 +7,7 @@ import { ConfigMap } from '@capstan/runtime/client';
 import { type ConformanceScenario, checkConformance, type FakeCluster } from '@capstan/runtime/testing';
 import { expect, it } from 'vitest';
 import { WidgetType } from '../src/api/generated.js';
-import { addWidgetController } from '../src/reconciler.js';
+import { addWidget } from '../src/index.js';
 
 const NS = 'default';
 
@@ -28,7 +28,7 @@ const scenario: ConformanceScenario = {
   name: 'widget',
   kinds: [WidgetType, ConfigMap],
   setup: (manager) => {
-    addWidgetController(manager);
+    addWidget(manager);
   },
   actions: [
     {

@@ -6,7 +6,7 @@ import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { WidgetType } from '../src/api/generated.js';
-import { addWidgetController } from '../src/reconciler.js';
+import { addWidget } from '../src/index.js';
 
 const env = useControlPlane('widget'); // a fresh namespace for this file
 const crd = fileURLToPath(new URL('../deploy/crd.yaml', import.meta.url));
@@ -24,7 +24,7 @@ beforeAll(async () => {
     healthProbeBindAddress: '0',
     logLevel: 'silent',
   });
-  addWidgetController(manager);
+  addWidget(manager);
   running = manager.start(stop.signal);
 });
 afterAll(async () => {
