@@ -37,6 +37,45 @@ function selectorProblemsAt(selector: unknown, path: string): RebootGroupProblem
   });
 }
 
+/** Problems with `spec.windows`: each an object with HH:MM start and end, a known zone, weekdays. */
+function windowsProblems(windows: unknown): RebootGroupProblem[] {
+  if (windows === undefined) return [];
+  if (!Array.isArray(windows)) return [{ path: 'spec.windows', message: 'must be a list' }];
+  const problems: RebootGroupProblem[] = [];
+  windows.forEach((w: unknown, i) => {
+    const at = `spec.windows[${i}]`;
+    if (!isJsonObject(w)) {
+      problems.push({ path: at, message: 'must be an object' });
+      return;
+    }
+    const start = parseClock(w.start);
+    const end = parseClock(w.end);
+    if (start === undefined)
+      problems.push({ path: `${at}.start`, message: 'must be HH:MM (00:00 to 23:59)' });
+    if (end === undefined) problems.push({ path: `${at}.end`, message: 'must be HH:MM (00:00 to 23:59)' });
+    if (start !== undefined && start === end) {
+      problems.push({ path: at, message: 'start equals end: the window would be empty' });
+    }
+    if (w.timeZone !== undefined && !isKnownTimeZone(w.timeZone)) {
+      problems.push({
+        path: `${at}.timeZone`,
+        message: `unknown IANA time zone ${JSON.stringify(w.timeZone)}`,
+      });
+    }
+    if (w.days === undefined) return;
+    if (!Array.isArray(w.days)) {
+      problems.push({ path: `${at}.days`, message: 'must be a list of days' });
+      return;
+    }
+    w.days.forEach((d: unknown, j) => {
+      if (!WEEKDAYS.includes(d as never)) {
+        problems.push({ path: `${at}.days[${j}]`, message: `must be one of ${WEEKDAYS.join(', ')}` });
+      }
+    });
+  });
+  return problems;
+}
+
 /** Problems with a group's spec (field paths start at `spec`); empty when it is usable. */
 export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
   if (!isJsonObject(spec)) return [{ path: 'spec', message: 'must be an object' }];
@@ -54,45 +93,7 @@ export function validateRebootGroupSpec(spec: unknown): RebootGroupProblem[] {
   if (spec.order !== undefined && !Number.isSafeInteger(spec.order)) {
     problems.push({ path: 'spec.order', message: 'must be an integer' });
   }
-  if (spec.windows !== undefined) {
-    if (!Array.isArray(spec.windows)) {
-      problems.push({ path: 'spec.windows', message: 'must be a list' });
-    } else {
-      spec.windows.forEach((w: unknown, i) => {
-        const at = `spec.windows[${i}]`;
-        if (!isJsonObject(w)) {
-          problems.push({ path: at, message: 'must be an object' });
-          return;
-        }
-        const start = parseClock(w.start);
-        const end = parseClock(w.end);
-        if (start === undefined)
-          problems.push({ path: `${at}.start`, message: 'must be HH:MM (00:00 to 23:59)' });
-        if (end === undefined)
-          problems.push({ path: `${at}.end`, message: 'must be HH:MM (00:00 to 23:59)' });
-        if (start !== undefined && start === end) {
-          problems.push({ path: at, message: 'start equals end: the window would be empty' });
-        }
-        if (w.timeZone !== undefined && !isKnownTimeZone(w.timeZone)) {
-          problems.push({
-            path: `${at}.timeZone`,
-            message: `unknown IANA time zone ${JSON.stringify(w.timeZone)}`,
-          });
-        }
-        if (w.days !== undefined) {
-          if (!Array.isArray(w.days)) {
-            problems.push({ path: `${at}.days`, message: 'must be a list of days' });
-          } else {
-            w.days.forEach((d: unknown, j) => {
-              if (!WEEKDAYS.includes(d as never)) {
-                problems.push({ path: `${at}.days[${j}]`, message: `must be one of ${WEEKDAYS.join(', ')}` });
-              }
-            });
-          }
-        }
-      });
-    }
-  }
+  problems.push(...windowsProblems(spec.windows));
   problems.push(...calendarProblems(spec));
   problems.push(...annotationListProblems(spec.beforeRebootAnnotations, 'spec.beforeRebootAnnotations'));
   problems.push(...annotationListProblems(spec.afterRebootAnnotations, 'spec.afterRebootAnnotations'));

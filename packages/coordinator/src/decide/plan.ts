@@ -102,120 +102,45 @@ export interface Plan {
 
 const DEFAULT_HORIZON_MS = 30_000;
 
-/** Plans one round. Never throws on anything found in annotations, labels or group specs. */
+/** Plans one round, in the header's steps. Never throws on anything found in annotations, labels or group specs. */
 export function plan(input: PlanInput): Plan {
   const { now } = input;
   if (!Number.isFinite(now)) throw new RangeError(`plan: now must be a finite time, got ${now}`);
   const options = input.options ?? {};
-  const protocol = options.protocol ?? capstanProtocol;
   const findings: Finding[] = [];
-
+  // 1. Groups.
   const { groups, defaultGroup } = groupsOfRound(input, findings);
-  const membershipUnknown = groups.filter((g) => !g.selectorUsable).map((g) => g.name);
-
-  // Nodes: one draft each (first of duplicate names wins), settled by the per-node rules.
-  const seen = new Set<string>();
-  const nodes = input.nodes.filter((n) => !seen.has(n.name) && seen.add(n.name));
-  const members = assignNodes(nodes, groups, defaultGroup, findings);
-  const drafts = new Map<string, NodeDraft[]>();
-  const membership: Record<string, string> = {};
-  const order: NodeDraft[] = [];
-  for (const g of groups) {
-    const list = (members.get(g.name) ?? []).map((n) => new NodeDraft(n, protocol));
-    drafts.set(g.name, list);
-    for (const d of list) {
-      membership[d.name] = g.name;
-      order.push(d);
-      inspectValues(d, g, findings);
-      settle(d, g, now, findings, input.gates?.[g.name]);
-    }
-  }
-  // Failure policies first: a node set aside this round keeps no group waiting.
-  const failures = applyFailurePolicies(groups, drafts, now, findings);
-  const busy = new Set(
-    groups
-      .filter((g) => (drafts.get(g.name) ?? []).some((d) => d.facts().asking || d.facts().inFlight))
-      .map((g) => g.name),
-  );
-
-  // One ledger for every group: nodes already holding a slot have their drains' disruptions taken.
-  const disruptions = input.disruption ? new DisruptionLedger(input.disruption) : undefined;
-  for (const d of order) if (d.facts().counts) disruptions?.reserve(d.name);
-
+  // 2. Nodes.
+  const nodes = settleNodes(input, groups, defaultGroup, options.protocol ?? capstanProtocol, findings);
+  // 3. Per group, by ascending order: gate, queue, status.
+  const round = roundOf(input, groups, defaultGroup, nodes, findings);
   const consuming: NodeDraft[] = [];
   const groupStatus: Record<string, RebootGroupStatus> = {};
-  const sorted = [...groups].sort(byOrder);
-  for (const g of sorted) {
-    const list = drafts.get(g.name) ?? [];
-    const budget = resolveBudget(g.spec.maxUnavailable, list.length);
-    const { halting: failed, setAside } = failures.get(g.name) as FailureOutcome;
-    const calendar = calendarAt(g.spec, now);
-    const windowOpen = calendar.open;
-    const lowerBusy = sorted.filter((o) => o.order < g.order && busy.has(o.name)).map((o) => o.name);
-    const gate = gateOf({
-      group: g,
-      failed,
-      windowOpen,
-      ...(calendar.blackout ? { blackout: calendar.blackout } : {}),
-      lowerBusy,
-      membershipUnknown,
-      isDefault: g === defaultGroup,
-    });
-    findings.push(...failedNodeFindings(g, failed));
-    for (const d of list) {
-      const why = input.refused?.[d.name]?.message;
-      if (why !== undefined)
-        findings.push({
-          kind: 'WritesRefused',
-          severity: 'Warning',
-          node: d.name,
-          group: g.name,
-          message: why,
-        });
-    }
-    const served = serveQueue({
-      group: g,
-      drafts: list,
-      gate,
-      budget,
-      now,
-      refused: input.refused ?? {},
-      ...(input.gates?.[g.name] ? { gates: input.gates[g.name] } : {}),
-      ...(disruptions ? { disruptions } : {}),
-    });
-    findings.push(...served.findings);
+  for (const g of round.sorted) {
+    const served = serveGroup(g, nodes.drafts.get(g.name) ?? [], round);
     consuming.push(...served.consuming);
-    groupStatus[g.name] = groupStatusOf({
-      group: g,
-      drafts: list,
-      budget,
-      failed: list.filter((d) => d.facts().failed).map((d) => d.name),
-      halting: failed,
-      setAside,
-      windowOpen,
-      inBlackout: calendar.blackout !== undefined,
-      queue: served.queue,
-      ...(input.gates?.[g.name]?.health ? { gates: input.gates[g.name]?.health } : {}),
-    });
+    groupStatus[g.name] = served.status;
   }
-
-  const writes = orderWrites(order, consuming);
+  // 4. Writes.
+  const writes = orderWrites(nodes.order, consuming);
+  // 5. Events, Degraded, the next wake-up.
   const unique = dedupe(findings);
   for (const [name, status] of Object.entries(groupStatus)) {
-    status.conditions.push(degradedCondition(name, unique, membership));
+    status.conditions.push(degradedCondition(name, unique, nodes.membership));
   }
   const wakeAfterMs = wakeAfter({
     now,
     horizonMs: options.horizonMs ?? DEFAULT_HORIZON_MS,
-    groups: sorted.map((policy) => ({
+    groups: round.sorted.map((policy) => ({
       policy,
-      nodes: (drafts.get(policy.name) ?? []).map((d) => d.initialFacts),
+      nodes: (nodes.drafts.get(policy.name) ?? []).map((d) => d.initialFacts),
       outsideWindowWaiting:
         groupStatus[policy.name]?.queue.some(
           (q) => q.reason === 'OutsideWindow' || q.reason === 'Blackout',
         ) ?? false,
     })),
   });
+  const { membership } = nodes;
   return {
     writes,
     groupStatus,
@@ -224,6 +149,140 @@ export function plan(input: PlanInput): Plan {
     events: eventsOf(writes, membership),
     wakeAfterMs,
   };
+}
+
+/** Step 2's result: each group's drafts, each node's group, and every draft in planning order. */
+interface RoundNodes {
+  drafts: Map<string, NodeDraft[]>;
+  membership: Record<string, string>;
+  order: NodeDraft[];
+}
+
+/** Step 2: one draft per node (first of duplicate names wins), settled by the per-node rules. */
+function settleNodes(
+  input: PlanInput,
+  groups: readonly GroupPolicy[],
+  defaultGroup: GroupPolicy,
+  protocol: Protocol,
+  findings: Finding[],
+): RoundNodes {
+  const seen = new Set<string>();
+  const nodes = input.nodes.filter((n) => !seen.has(n.name) && seen.add(n.name));
+  const members = assignNodes(nodes, groups, defaultGroup, findings);
+  const round: RoundNodes = { drafts: new Map(), membership: {}, order: [] };
+  for (const g of groups) {
+    const list = (members.get(g.name) ?? []).map((n) => new NodeDraft(n, protocol));
+    round.drafts.set(g.name, list);
+    for (const d of list) {
+      round.membership[d.name] = g.name;
+      round.order.push(d);
+      inspectValues(d, g, findings);
+      settle(d, g, input.now, findings, input.gates?.[g.name]);
+    }
+  }
+  return round;
+}
+
+/** What every group's step 3 shares: the groups in order, which are busy, failures, the PDB ledger. */
+interface GroupRound {
+  input: PlanInput;
+  findings: Finding[];
+  defaultGroup: GroupPolicy;
+  sorted: GroupPolicy[];
+  /** Groups whose selector cannot be read: membership is unknown, so nothing new starts. */
+  membershipUnknown: string[];
+  /** Groups with a node asking or in flight. */
+  busy: Set<string>;
+  failures: Map<string, FailureOutcome>;
+  disruptions: DisruptionLedger | undefined;
+}
+
+/** Step 3's shared facts; failure policies first: a node set aside this round keeps no group waiting. */
+function roundOf(
+  input: PlanInput,
+  groups: readonly GroupPolicy[],
+  defaultGroup: GroupPolicy,
+  nodes: RoundNodes,
+  findings: Finding[],
+): GroupRound {
+  const membershipUnknown = groups.filter((g) => !g.selectorUsable).map((g) => g.name);
+  const failures = applyFailurePolicies(groups, nodes.drafts, input.now, findings);
+  const busy = new Set(
+    groups
+      .filter((g) => (nodes.drafts.get(g.name) ?? []).some((d) => d.facts().asking || d.facts().inFlight))
+      .map((g) => g.name),
+  );
+  // One ledger for every group: nodes already holding a slot have their drains' disruptions taken.
+  const disruptions = input.disruption ? new DisruptionLedger(input.disruption) : undefined;
+  for (const d of nodes.order) if (d.facts().counts) disruptions?.reserve(d.name);
+  const sorted = [...groups].sort(byOrder);
+  return { input, findings, defaultGroup, sorted, membershipUnknown, busy, failures, disruptions };
+}
+
+/** Step 3 for one group: its gate, its queue served within budget, its status. */
+function serveGroup(
+  g: GroupPolicy,
+  list: NodeDraft[],
+  round: GroupRound,
+): { consuming: NodeDraft[]; status: RebootGroupStatus } {
+  const { input, findings } = round;
+  const { now } = input;
+  const budget = resolveBudget(g.spec.maxUnavailable, list.length);
+  const { halting: failed, setAside } = round.failures.get(g.name) as FailureOutcome;
+  const calendar = calendarAt(g.spec, now);
+  const windowOpen = calendar.open;
+  const lowerBusy = round.sorted
+    .filter((o) => o.order < g.order && round.busy.has(o.name))
+    .map((o) => o.name);
+  const gate = gateOf({
+    group: g,
+    failed,
+    windowOpen,
+    ...(calendar.blackout ? { blackout: calendar.blackout } : {}),
+    lowerBusy,
+    membershipUnknown: round.membershipUnknown,
+    isDefault: g === round.defaultGroup,
+  });
+  findings.push(...failedNodeFindings(g, failed));
+  findings.push(...refusedWriteFindings(g, list, input.refused));
+  const gates = input.gates?.[g.name];
+  const served = serveQueue({
+    group: g,
+    drafts: list,
+    gate,
+    budget,
+    now,
+    refused: input.refused ?? {},
+    ...(gates ? { gates } : {}),
+    ...(round.disruptions ? { disruptions: round.disruptions } : {}),
+  });
+  findings.push(...served.findings);
+  const status = groupStatusOf({
+    group: g,
+    drafts: list,
+    budget,
+    failed: list.filter((d) => d.facts().failed).map((d) => d.name),
+    halting: failed,
+    setAside,
+    windowOpen,
+    inBlackout: calendar.blackout !== undefined,
+    queue: served.queue,
+    ...(gates?.health ? { gates: gates.health } : {}),
+  });
+  return { consuming: served.consuming, status };
+}
+
+/** A finding for each node of the group whose writes the API server refused, saying why. */
+function refusedWriteFindings(
+  g: GroupPolicy,
+  list: readonly NodeDraft[],
+  refused: PlanInput['refused'],
+): Finding[] {
+  return list.flatMap((d) => {
+    const why = refused?.[d.name]?.message;
+    if (why === undefined) return [];
+    return [{ kind: 'WritesRefused', severity: 'Warning', node: d.name, group: g.name, message: why }];
+  });
 }
 
 /** The groups of a round: its `RebootGroup`s resolved, and the default group under the options. */

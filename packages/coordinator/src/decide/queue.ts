@@ -77,17 +77,57 @@ function grant(draft: NodeDraft, group: GroupPolicy, now: number): void {
   draft.record('Granted');
 }
 
+/** Why a candidate waits before any slot or grant, and what a human should see about it. */
+interface Hold {
+  reason: WaitReason;
+  message: string;
+  finding?: { kind: Finding['kind']; message: string };
+}
+
+/**
+ * Whether a candidate is held before it may take a slot or be granted, in order: the group's gate,
+ * its refused writes, no boot ID to fence with, a reboot in progress without a grant, a closed
+ * health gate, a drain a PodDisruptionBudget holds up (`pdbAware`).
+ */
+function holdOf({ draft, facts }: Candidate, input: QueueInput): Hold | undefined {
+  const { gate, refused = {}, gates, disruptions } = input;
+  if (gate) return gate;
+  const refusal = refused[draft.name];
+  if (refusal?.backedOff) return { reason: 'WritesRefused', message: refusal.message };
+  if (!isUsableBootId(draft.node.bootID)) {
+    return {
+      reason: 'NoBootID',
+      message: 'the node reports no status.nodeInfo.bootID',
+      finding: {
+        kind: 'MissingBootID',
+        message: `node ${draft.name} asks for a reboot but reports no boot ID; a grant could not be fenced`,
+      },
+    };
+  }
+  if (facts.inProgress) {
+    return {
+      reason: 'RebootInProgressWithoutGrant',
+      message: 'the agent says a reboot is in progress without a grant',
+      finding: {
+        kind: 'RebootInProgressWithoutGrant',
+        message: `node ${draft.name} says a reboot is in progress but holds no grant`,
+      },
+    };
+  }
+  // Health gates, before a slot is taken and again before the grant (a scheduled node that
+  // waits here is bounded by the hook timeout).
+  const closed = closedGate(gates, draft.name);
+  if (closed) return closed;
+  // PDB-aware: a node whose drain a PodDisruptionBudget holds up takes no slot and is not
+  // granted; the next one whose drain can go through goes first.
+  const drainBlock = input.group.spec.pdbAware === true ? disruptions?.blockerOf(draft.name) : undefined;
+  if (drainBlock) return { reason: 'DrainBlocked', message: drainBlock.message };
+  return undefined;
+}
+
 /** Serves one group's queue, editing the drafts it schedules and grants. */
-export function serveQueue({
-  group: g,
-  drafts,
-  gate,
-  budget,
-  now,
-  refused = {},
-  gates,
-  disruptions,
-}: QueueInput): ServedQueue {
+export function serveQueue(input: QueueInput): ServedQueue {
+  const { group: g, drafts, budget, now, disruptions } = input;
   const counted = new Set(drafts.filter((d) => d.facts().counts).map((d) => d.name));
   const queue: QueueEntry[] = [];
   const consuming: NodeDraft[] = [];
@@ -95,54 +135,20 @@ export function serveQueue({
   const wait = ({ draft, facts }: Candidate, reason: WaitReason, message: string): void => {
     queue.push({ node: draft.name, requestedAt: formatTimestamp(facts.requestedAt ?? now), reason, message });
   };
-  const warn = (draft: NodeDraft, kind: Finding['kind'], message: string): void => {
-    findings.push({ kind, severity: 'Warning', node: draft.name, group: g.name, message });
-  };
   const candidates = drafts
     .map((draft) => ({ draft, facts: draft.facts() }))
     .filter(({ facts }) => !facts.setAside && (facts.phase === 'Asking' || facts.phase === 'Scheduled'))
     .sort(byRequest);
   for (const c of candidates) {
     const { draft, facts } = c;
-    if (gate) {
-      wait(c, gate.reason, gate.message);
-      continue;
-    }
-    const refusal = refused[draft.name];
-    if (refusal?.backedOff) {
-      wait(c, 'WritesRefused', refusal.message);
-      continue;
-    }
-    if (!isUsableBootId(draft.node.bootID)) {
-      warn(
-        draft,
-        'MissingBootID',
-        `node ${draft.name} asks for a reboot but reports no boot ID; a grant could not be fenced`,
-      );
-      wait(c, 'NoBootID', 'the node reports no status.nodeInfo.bootID');
-      continue;
-    }
-    if (facts.inProgress) {
-      warn(
-        draft,
-        'RebootInProgressWithoutGrant',
-        `node ${draft.name} says a reboot is in progress but holds no grant`,
-      );
-      wait(c, 'RebootInProgressWithoutGrant', 'the agent says a reboot is in progress without a grant');
-      continue;
-    }
-    // Health gates, before a slot is taken and again before the grant (a scheduled node that
-    // waits here is bounded by the hook timeout).
-    const closed = closedGate(gates, draft.name);
-    if (closed) {
-      wait(c, closed.reason, closed.message);
-      continue;
-    }
-    // PDB-aware: a node whose drain a PodDisruptionBudget holds up takes no slot and is not
-    // granted; the next one whose drain can go through goes first.
-    const drainBlock = g.spec.pdbAware === true ? disruptions?.blockerOf(draft.name) : undefined;
-    if (drainBlock) {
-      wait(c, 'DrainBlocked', drainBlock.message);
+    const hold = holdOf(c, input);
+    if (hold) {
+      const { finding } = hold;
+      if (finding) {
+        const { kind, message } = finding;
+        findings.push({ kind, severity: 'Warning', node: draft.name, group: g.name, message });
+      }
+      wait(c, hold.reason, hold.message);
       continue;
     }
     if (facts.phase === 'Asking') {

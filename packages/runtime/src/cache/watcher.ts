@@ -118,121 +118,152 @@ export interface WatcherContext<T extends KubeObject> {
 /** A watch stream that watches are too short to be healthy below (client-go uses the same 1 s). */
 const SHORT_WATCH_MS = 1000;
 
+/** The state of one phase, narrowed. */
+type In<T extends KubeObject, P extends WatcherState<T>['phase']> = Extract<WatcherState<T>, { phase: P }>;
+
 /** Runs one transition of the list/watch machine. Never throws: failures come back in the result. */
 export async function step<T extends KubeObject>(
   ctx: WatcherContext<T>,
   state: WatcherState<T>,
 ): Promise<StepResult<T>> {
   switch (state.phase) {
-    case 'Empty': {
+    case 'Empty':
       if (ctx.useWatchList() && !state.listOnce) return openWatchList(ctx, state);
-      const options: ListOptions = { ...selection(ctx) };
-      if (state.paginate) options.limit = ctx.pageSize;
-      if (!state.quorum && ctx.initialListResourceVersion !== undefined)
-        options.resourceVersion = ctx.initialListResourceVersion;
-      try {
-        const page = await ctx.transport.list(ctx.type, options);
-        const items = page.items.map((item) => ctx.transform(item));
-        if (page.continue) {
-          return {
-            next: {
-              phase: 'Paging',
-              continueToken: page.continue,
-              items,
-              resourceVersion: page.resourceVersion,
-            },
-          };
-        }
-        return {
-          event: { type: 'Replace', items, resourceVersion: page.resourceVersion },
-          next: { phase: 'Listed', resourceVersion: page.resourceVersion },
-        };
-      } catch (err) {
-        // A list can be Gone too (its resourceVersion compacted): go for the latest state.
-        if (isGone(err))
-          return { next: { phase: 'Empty', quorum: true, paginate: state.paginate }, error: asError(err) };
-        return { next: state, error: asError(err) };
-      }
-    }
-    case 'Paging': {
-      try {
-        const page = await ctx.transport.list(ctx.type, {
-          ...selection(ctx),
-          limit: ctx.pageSize,
-          continue: state.continueToken,
-        });
-        const items = state.items;
-        for (const item of page.items) items.push(ctx.transform(item));
-        if (page.continue) return { next: { ...state, continueToken: page.continue } };
-        return {
-          event: { type: 'Replace', items, resourceVersion: state.resourceVersion },
-          next: { phase: 'Listed', resourceVersion: state.resourceVersion },
-        };
-      } catch (err) {
-        // The continue token expired (compaction): fall back to one full, unpaginated list.
-        if (isGone(err)) return { next: { phase: 'Empty', quorum: true, paginate: false } };
-        return { next: state, error: asError(err) };
-      }
-    }
+      return listFirstPage(ctx, state);
+    case 'Paging':
+      return listNextPage(ctx, state);
     case 'Streaming':
       return streamInitialEvents(ctx, state);
-    case 'Listed': {
-      const stream = new WatchStream<T>(ctx.clock, ctx.omitManagedFields === true);
-      try {
-        const handle = await ctx.transport.watch(
-          ctx.type,
-          {
-            ...selection(ctx),
-            resourceVersion: state.resourceVersion,
-            allowWatchBookmarks: true,
-            timeoutSeconds: ctx.watchTimeoutSeconds(),
-          },
-          stream.callbacks,
-        );
-        stream.attach(handle);
-        return { next: { phase: 'Watching', resourceVersion: state.resourceVersion, stream } };
-      } catch (err) {
-        if (isGone(err)) return { next: relist(), gone: true };
-        return { next: state, error: asError(err) };
-      }
+    case 'Listed':
+      return openWatch(ctx, state);
+    case 'Watching':
+      return nextWatchItem(ctx, state);
+  }
+}
+
+/** Empty, listing: the first (or only) page; a 410 on a cached list asks for the latest state. */
+async function listFirstPage<T extends KubeObject>(
+  ctx: WatcherContext<T>,
+  state: In<T, 'Empty'>,
+): Promise<StepResult<T>> {
+  const options: ListOptions = { ...selection(ctx) };
+  if (state.paginate) options.limit = ctx.pageSize;
+  if (!state.quorum && ctx.initialListResourceVersion !== undefined)
+    options.resourceVersion = ctx.initialListResourceVersion;
+  try {
+    const page = await ctx.transport.list(ctx.type, options);
+    const items = page.items.map((item) => ctx.transform(item));
+    if (page.continue) {
+      return {
+        next: {
+          phase: 'Paging',
+          continueToken: page.continue,
+          items,
+          resourceVersion: page.resourceVersion,
+        },
+      };
     }
-    case 'Watching': {
-      const item = await state.stream.next();
-      if (item.kind === 'closed') {
-        const next: WatcherState<T> = { phase: 'Listed', resourceVersion: state.resourceVersion };
-        if (item.error) return { next, error: item.error };
-        // A watch that ends at once without a single event is a sick server, not a healthy timeout.
-        if (state.stream.eventCount === 0 && ctx.clock.now() - state.stream.startedAt < SHORT_WATCH_MS) {
-          return {
-            next,
-            error: new Error(
-              `watch of ${ctx.type.plural} ended after less than ${SHORT_WATCH_MS} ms without events`,
-            ),
-          };
-        }
-        return { next };
-      }
-      const event = item.event;
-      switch (event.type) {
-        case 'ERROR': {
-          state.stream.stop();
-          const error = new ApiError(event.status);
-          if (error.code === 410) return { next: relist(), gone: true };
-          return { next: { phase: 'Listed', resourceVersion: state.resourceVersion }, error };
-        }
-        case 'BOOKMARK': {
-          const rv = event.object.metadata?.resourceVersion || state.resourceVersion;
-          return {
-            event: { type: 'Bookmark', resourceVersion: rv },
-            next: { ...state, resourceVersion: rv },
-          };
-        }
-        default: {
-          const rv = event.object.metadata?.resourceVersion || state.resourceVersion;
-          const type = event.type === 'DELETED' ? 'Delete' : 'Apply';
-          return { event: { type, object: event.object }, next: { ...state, resourceVersion: rv } };
-        }
-      }
+    return {
+      event: { type: 'Replace', items, resourceVersion: page.resourceVersion },
+      next: { phase: 'Listed', resourceVersion: page.resourceVersion },
+    };
+  } catch (err) {
+    // A list can be Gone too (its resourceVersion compacted): go for the latest state.
+    if (isGone(err))
+      return { next: { phase: 'Empty', quorum: true, paginate: state.paginate }, error: asError(err) };
+    return { next: state, error: asError(err) };
+  }
+}
+
+/** Paging: the next page, appended in place; the last one makes the Replace. */
+async function listNextPage<T extends KubeObject>(
+  ctx: WatcherContext<T>,
+  state: In<T, 'Paging'>,
+): Promise<StepResult<T>> {
+  try {
+    const page = await ctx.transport.list(ctx.type, {
+      ...selection(ctx),
+      limit: ctx.pageSize,
+      continue: state.continueToken,
+    });
+    const items = state.items;
+    for (const item of page.items) items.push(ctx.transform(item));
+    if (page.continue) return { next: { ...state, continueToken: page.continue } };
+    return {
+      event: { type: 'Replace', items, resourceVersion: state.resourceVersion },
+      next: { phase: 'Listed', resourceVersion: state.resourceVersion },
+    };
+  } catch (err) {
+    // The continue token expired (compaction): fall back to one full, unpaginated list.
+    if (isGone(err)) return { next: { phase: 'Empty', quorum: true, paginate: false } };
+    return { next: state, error: asError(err) };
+  }
+}
+
+/** Listed: open a watch from the listed resourceVersion (with bookmarks). */
+async function openWatch<T extends KubeObject>(
+  ctx: WatcherContext<T>,
+  state: In<T, 'Listed'>,
+): Promise<StepResult<T>> {
+  const stream = new WatchStream<T>(ctx.clock, ctx.omitManagedFields === true);
+  try {
+    const handle = await ctx.transport.watch(
+      ctx.type,
+      {
+        ...selection(ctx),
+        resourceVersion: state.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: ctx.watchTimeoutSeconds(),
+      },
+      stream.callbacks,
+    );
+    stream.attach(handle);
+    return { next: { phase: 'Watching', resourceVersion: state.resourceVersion, stream } };
+  } catch (err) {
+    if (isGone(err)) return { next: relist(), gone: true };
+    return { next: state, error: asError(err) };
+  }
+}
+
+/** Watching: the stream's next item, an event, or its end (healthy, failed, or suspiciously short). */
+async function nextWatchItem<T extends KubeObject>(
+  ctx: WatcherContext<T>,
+  state: In<T, 'Watching'>,
+): Promise<StepResult<T>> {
+  const item = await state.stream.next();
+  if (item.kind === 'closed') {
+    const next: WatcherState<T> = { phase: 'Listed', resourceVersion: state.resourceVersion };
+    if (item.error) return { next, error: item.error };
+    // A watch that ends at once without a single event is a sick server, not a healthy timeout.
+    if (state.stream.eventCount === 0 && ctx.clock.now() - state.stream.startedAt < SHORT_WATCH_MS) {
+      return {
+        next,
+        error: new Error(
+          `watch of ${ctx.type.plural} ended after less than ${SHORT_WATCH_MS} ms without events`,
+        ),
+      };
+    }
+    return { next };
+  }
+  const event = item.event;
+  switch (event.type) {
+    case 'ERROR': {
+      state.stream.stop();
+      const error = new ApiError(event.status);
+      if (error.code === 410) return { next: relist(), gone: true };
+      return { next: { phase: 'Listed', resourceVersion: state.resourceVersion }, error };
+    }
+    case 'BOOKMARK': {
+      const rv = event.object.metadata?.resourceVersion || state.resourceVersion;
+      return {
+        event: { type: 'Bookmark', resourceVersion: rv },
+        next: { ...state, resourceVersion: rv },
+      };
+    }
+    default: {
+      const rv = event.object.metadata?.resourceVersion || state.resourceVersion;
+      const type = event.type === 'DELETED' ? 'Delete' : 'Apply';
+      return { event: { type, object: event.object }, next: { ...state, resourceVersion: rv } };
     }
   }
 }

@@ -4,10 +4,16 @@
  * (never the process-wide default one), so two managers in one process, or two tests, do not clash.
  */
 
-import { HistogramFamily, ValueFamily, type ValueSeries } from '../metrics/bound-series.js';
+import { ValueFamily, type ValueSeries } from '../metrics/bound-series.js';
 import { collectDefaultMetrics } from '../metrics/default-metrics.js';
 import { Gauge, Registry } from '../metrics/prom-classes.js';
 import type { WorkQueueMetrics } from '../workqueue/metrics.js';
+import {
+  type ControllerFamilies,
+  controllerFamilies,
+  type QueueFamilies,
+  queueFamilies,
+} from './metric-families.js';
 
 /** The `result` label of `controller_runtime_reconcile_total`. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -63,14 +69,6 @@ export interface MetricsRegistryOptions {
 /** How long after construction prom-client's process and Node.js metrics are registered. */
 const DEFAULT_METRICS_DELAY_MS = 1_000;
 
-// Buckets as controller-runtime sets them: fine below one second, coarse up to a minute.
-const RECONCILE_BUCKETS = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5,
-  1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
-];
-// Workqueue latencies span nanoseconds to many minutes: powers of ten from 10 ns to 1000 s.
-const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
-
 /**
  * The metrics of a manager: controller, workqueue, leader election and REST client series, plus any
  * an operator registers itself on {@link MetricsRegistry.registry}.
@@ -86,19 +84,8 @@ export class MetricsRegistry {
 
   // The series written per reconcile, per queue operation or per request are bound once (see
   // bound-series.ts): no label hashing on the hot path.
-  private readonly reconcileTotal: ValueFamily;
-  private readonly reconcileErrors: ValueFamily;
-  private readonly terminalErrors: ValueFamily;
-  private readonly panics: ValueFamily;
-  private readonly reconcileTime: HistogramFamily;
-  private readonly maxConcurrentReconciles: ValueFamily;
-  private readonly activeWorkerCount: ValueFamily;
-
-  private readonly depth: ValueFamily;
-  private readonly adds: ValueFamily;
-  private readonly queueDuration: HistogramFamily;
-  private readonly workDuration: HistogramFamily;
-  private readonly retries: ValueFamily;
+  private readonly controller: ControllerFamilies;
+  private readonly queue: QueueFamilies;
 
   private readonly leaderStatus: Gauge<'name'>;
   private readonly restRequests: ValueFamily;
@@ -124,115 +111,8 @@ export class MetricsRegistry {
       this.defaultsTimer.unref();
     }
 
-    const reg = this.reg;
-    const controllerLabel = ['controller'];
-    this.reconcileTotal = new ValueFamily(
-      'controller_runtime_reconcile_total',
-      'Total number of reconciliations per controller',
-      'counter',
-      ['controller', 'result'],
-      reg,
-    );
-    this.reconcileErrors = new ValueFamily(
-      'controller_runtime_reconcile_errors_total',
-      'Total number of reconciliation errors per controller',
-      'counter',
-      controllerLabel,
-      reg,
-    );
-    this.terminalErrors = new ValueFamily(
-      'controller_runtime_terminal_reconcile_errors_total',
-      'Total number of terminal reconciliation errors per controller',
-      'counter',
-      controllerLabel,
-      reg,
-    );
-    this.panics = new ValueFamily(
-      'controller_runtime_reconcile_panics_total',
-      'Total number of reconciliations that threw an exception per controller',
-      'counter',
-      controllerLabel,
-      reg,
-    );
-    this.reconcileTime = new HistogramFamily(
-      'controller_runtime_reconcile_time_seconds',
-      'Length of time per reconciliation per controller',
-      controllerLabel,
-      RECONCILE_BUCKETS,
-      reg,
-    );
-    this.maxConcurrentReconciles = new ValueFamily(
-      'controller_runtime_max_concurrent_reconciles',
-      'Maximum number of concurrent reconciles per controller',
-      'gauge',
-      controllerLabel,
-      reg,
-    );
-    this.activeWorkerCount = new ValueFamily(
-      'controller_runtime_active_workers',
-      'Number of currently used workers per controller',
-      'gauge',
-      controllerLabel,
-      reg,
-    );
-
-    const queueLabels = ['name', 'controller'] as const;
-    this.depth = new ValueFamily('workqueue_depth', 'Current depth of workqueue', 'gauge', queueLabels, reg);
-    this.adds = new ValueFamily(
-      'workqueue_adds_total',
-      'Total number of adds handled by workqueue',
-      'counter',
-      queueLabels,
-      reg,
-    );
-    this.queueDuration = new HistogramFamily(
-      'workqueue_queue_duration_seconds',
-      'How long in seconds an item stays in workqueue before being requested',
-      queueLabels,
-      QUEUE_BUCKETS,
-      reg,
-    );
-    this.workDuration = new HistogramFamily(
-      'workqueue_work_duration_seconds',
-      'How long in seconds processing an item from workqueue takes',
-      queueLabels,
-      QUEUE_BUCKETS,
-      reg,
-    );
-    this.retries = new ValueFamily(
-      'workqueue_retries_total',
-      'Total number of retries handled by workqueue',
-      'counter',
-      queueLabels,
-      reg,
-    );
-    const queues = this.queues;
-    new Gauge({
-      name: 'workqueue_unfinished_work_seconds',
-      help:
-        'How many seconds of work has been done that is in progress and has not been observed by ' +
-        'work_duration. Large values indicate stuck threads.',
-      labelNames: queueLabels,
-      registers,
-      collect() {
-        this.reset();
-        for (const [queue, controller] of queues) {
-          this.set({ name: queue.name, controller }, queue.unfinishedWork().totalSeconds);
-        }
-      },
-    });
-    new Gauge({
-      name: 'workqueue_longest_running_processor_seconds',
-      help: 'How many seconds has the longest running processor for workqueue been running.',
-      labelNames: queueLabels,
-      registers,
-      collect() {
-        this.reset();
-        for (const [queue, controller] of queues) {
-          this.set({ name: queue.name, controller }, queue.unfinishedWork().longestSeconds);
-        }
-      },
-    });
+    this.controller = controllerFamilies(this.reg);
+    this.queue = queueFamilies(this.reg, this.queues);
 
     this.leaderStatus = new Gauge({
       name: 'leader_election_master_status',
@@ -245,7 +125,7 @@ export class MetricsRegistry {
       'Number of HTTP requests, partitioned by status code, method, and host.',
       'counter',
       ['code', 'method', 'host'],
-      reg,
+      this.reg,
     );
   }
 
@@ -268,13 +148,16 @@ export class MetricsRegistry {
     // Binding makes each series at zero (every `result` of the reconcile counter included); a
     // second call gets the same series, so it resets nothing.
     const results = Object.fromEntries(
-      RECONCILE_RESULTS.map((result) => [result, this.reconcileTotal.bind({ controller, result })]),
+      RECONCILE_RESULTS.map((result) => [
+        result,
+        this.controller.reconcileTotal.bind({ controller, result }),
+      ]),
     ) as Record<ReconcileResult, ValueSeries>;
-    const time = this.reconcileTime.bind(labels);
-    const errors = this.reconcileErrors.bind(labels);
-    const terminal = this.terminalErrors.bind(labels);
-    const panics = this.panics.bind(labels);
-    const active = this.activeWorkerCount.bind(labels);
+    const time = this.controller.reconcileTime.bind(labels);
+    const errors = this.controller.reconcileErrors.bind(labels);
+    const terminal = this.controller.terminalErrors.bind(labels);
+    const panics = this.controller.panics.bind(labels);
+    const active = this.controller.activeWorkerCount.bind(labels);
     return {
       reconciled: (result, seconds) => {
         results[result].value++;
@@ -287,7 +170,7 @@ export class MetricsRegistry {
         active.value += delta;
       },
       maxConcurrent: (n) => {
-        this.maxConcurrentReconciles.bind(labels).value = n;
+        this.controller.maxConcurrentReconciles.bind(labels).value = n;
       },
     };
   }
@@ -298,11 +181,11 @@ export class MetricsRegistry {
    */
   workQueueMetrics(name: string, controller: string = name): WorkQueueMetrics {
     const labels = { name, controller };
-    const depth = this.depth.bind(labels);
-    const adds = this.adds.bind(labels);
-    const retries = this.retries.bind(labels);
-    const queueDuration = this.queueDuration.bind(labels);
-    const workDuration = this.workDuration.bind(labels);
+    const depth = this.queue.depth.bind(labels);
+    const adds = this.queue.adds.bind(labels);
+    const retries = this.queue.retries.bind(labels);
+    const queueDuration = this.queue.queueDuration.bind(labels);
+    const workDuration = this.queue.workDuration.bind(labels);
     return {
       onDepth: (n) => {
         depth.value = n;

@@ -111,20 +111,12 @@ export function createObject(
   return clone(state.commit(kind, key, 'ADDED', created, undefined));
 }
 
-/**
- * The one path of every update (PUT, PATCH, status writes): applies subresource rules,
- * optimistic concurrency, generation, finalizer completion and the no-op rule.
- */
-export function writeObject(
-  state: ClusterState,
+/** A write's preconditions: a stale resourceVersion or another UID is a 409 Conflict. */
+function checkPreconditions(
   type: ResourceType,
   current: KubeObject,
-  proposed: KubeObject,
-  options: WriteOptions,
-  operation: 'Update' | 'Apply',
-): KubeObject {
-  const kind = state.kind(type);
-  const meta = proposed.metadata ?? {};
+  meta: Partial<KubeObject['metadata']>,
+): void {
   if (
     meta.resourceVersion !== undefined &&
     meta.resourceVersion !== '' &&
@@ -144,46 +136,58 @@ export function writeObject(
       `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata.uid}`,
     );
   }
-  const sub = options.subresource;
-  if (sub !== undefined && sub !== 'status') throw state.notFound(type, current.metadata.name ?? '', sub);
+}
 
-  let next: KubeObject;
-  if (sub === 'status') {
-    // A status write changes the status and nothing else.
-    if (!kind.statusSubresource) throw state.notFound(type, current.metadata.name ?? '', sub);
-    next = { ...current, metadata: { ...current.metadata } };
-    if (proposed.status === undefined) delete next.status;
-    else next.status = proposed.status;
-  } else {
-    const { apiVersion: _a, kind: _k, metadata: _m, ...body } = proposed;
-    next = {
-      apiVersion: current.apiVersion,
-      kind: current.kind,
-      metadata: {
-        ...meta,
-        // Server-owned fields keep their stored values whatever the client sent.
-        name: current.metadata.name,
-        namespace: current.metadata.namespace,
-        uid: current.metadata.uid,
-        resourceVersion: current.metadata.resourceVersion,
-        generation: current.metadata.generation,
-        creationTimestamp: current.metadata.creationTimestamp,
-        deletionTimestamp: current.metadata.deletionTimestamp,
-        deletionGracePeriodSeconds: current.metadata.deletionGracePeriodSeconds,
-        managedFields: current.metadata.managedFields,
-      },
-      ...body,
-    };
-    if (next.metadata.namespace === undefined) delete next.metadata.namespace;
-    for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields'] as const) {
-      if (next.metadata[f] === undefined) delete next.metadata[f];
-    }
-    if (kind.statusSubresource) {
-      if (current.status === undefined) delete next.status;
-      else next.status = current.status;
-    }
+/** A status write changes the status and nothing else. */
+function withStatusOf(current: KubeObject, proposed: KubeObject): KubeObject {
+  const next: KubeObject = { ...current, metadata: { ...current.metadata } };
+  if (proposed.status === undefined) delete next.status;
+  else next.status = proposed.status;
+  return next;
+}
+
+/**
+ * A write of the whole object: the proposed body and metadata, server-owned fields kept; with a
+ * status subresource the stored status stays.
+ */
+function withBodyOf(
+  current: KubeObject,
+  proposed: KubeObject,
+  statusSubresource: boolean | undefined,
+): KubeObject {
+  const meta = proposed.metadata ?? {};
+  const { apiVersion: _a, kind: _k, metadata: _m, ...body } = proposed;
+  const next: KubeObject = {
+    apiVersion: current.apiVersion,
+    kind: current.kind,
+    metadata: {
+      ...meta,
+      // Server-owned fields keep their stored values whatever the client sent.
+      name: current.metadata.name,
+      namespace: current.metadata.namespace,
+      uid: current.metadata.uid,
+      resourceVersion: current.metadata.resourceVersion,
+      generation: current.metadata.generation,
+      creationTimestamp: current.metadata.creationTimestamp,
+      deletionTimestamp: current.metadata.deletionTimestamp,
+      deletionGracePeriodSeconds: current.metadata.deletionGracePeriodSeconds,
+      managedFields: current.metadata.managedFields,
+    },
+    ...body,
+  };
+  if (next.metadata.namespace === undefined) delete next.metadata.namespace;
+  for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields'] as const) {
+    if (next.metadata[f] === undefined) delete next.metadata[f];
   }
+  if (statusSubresource) {
+    if (current.status === undefined) delete next.status;
+    else next.status = current.status;
+  }
+  return next;
+}
 
+/** An object being deleted takes no new finalizer (422), as the API server says. */
+function checkNoNewFinalizers(current: KubeObject, next: KubeObject): void {
   if (current.metadata.deletionTimestamp) {
     const before = new Set(current.metadata.finalizers ?? []);
     const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
@@ -195,6 +199,32 @@ export function writeObject(
       );
     }
   }
+}
+
+/**
+ * The one path of every update (PUT, PATCH, status writes): applies subresource rules,
+ * optimistic concurrency, generation, finalizer completion and the no-op rule.
+ */
+export function writeObject(
+  state: ClusterState,
+  type: ResourceType,
+  current: KubeObject,
+  proposed: KubeObject,
+  options: WriteOptions,
+  operation: 'Update' | 'Apply',
+): KubeObject {
+  const kind = state.kind(type);
+  const meta = proposed.metadata ?? {};
+  checkPreconditions(type, current, meta);
+  const sub = options.subresource;
+  if (sub !== undefined && sub !== 'status') throw state.notFound(type, current.metadata.name ?? '', sub);
+  if (sub === 'status' && !kind.statusSubresource)
+    throw state.notFound(type, current.metadata.name ?? '', sub);
+  const next =
+    sub === 'status'
+      ? withStatusOf(current, proposed)
+      : withBodyOf(current, proposed, kind.statusSubresource);
+  checkNoNewFinalizers(current, next);
   // Writing what is already stored changes nothing: same resourceVersion, no event.
   if (jsonEqual(next, current)) return clone(current);
   if (!jsonEqual(specOf(next), specOf(current)))

@@ -4,8 +4,9 @@
  */
 import type { Command } from 'commander';
 import { formatDuration, parseDuration } from '../../helpers/duration.js';
-import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../../log/logger.js';
-import { checkAddress, checkChoice, checkDuration, checkPort, commander, parseBool } from './flag-values.js';
+import type { LogFormat, LogLevel } from '../../log/logger.js';
+import { commander } from './flag-values.js';
+import { buildCommand } from './standard-flags.js';
 
 /** The standard flags, parsed. Durations are in milliseconds. */
 export interface StandardOptions {
@@ -96,7 +97,8 @@ export interface ParsedOptions<Extra = Record<string, unknown>> {
   args: string[];
 }
 
-type Defaults = Omit<
+/** The standard options' values before any flag: the runtime's, overlaid with the operator's. */
+export type Defaults = Omit<
   StandardOptions,
   | 'kubeconfig'
   | 'context'
@@ -182,118 +184,6 @@ export function parseStandardOptions<Extra = Record<string, unknown>>(
     }
     throw err;
   }
-}
-
-function buildCommand(config: ParseOptionsConfig, defaults: Defaults) {
-  const program = new (commander().Command)(config.name);
-  if (config.description) program.description(config.description);
-  if (config.version) program.version(config.version);
-  program.exitOverride().showHelpAfterError('(run with --help for usage)').allowExcessArguments(false);
-  if (config.output) {
-    const out = config.output;
-    program.configureOutput({ writeOut: (s) => out.writeOut(s), writeErr: (s) => out.writeErr(s) });
-  }
-
-  const add = (flags: string, description: string, value?: unknown, parse?: (v: string) => unknown) => {
-    const option = new (commander().Option)(flags, description);
-    if (parse) option.argParser(parse);
-    // Set when the option is created, so that --help shows it and commander stores it.
-    if (value !== undefined) option.default(value);
-    program.addOption(option);
-  };
-  const d = defaults;
-  add(
-    '--kubeconfig <path>',
-    'kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)',
-    d.kubeconfig,
-  );
-  add('--context <name>', 'kubeconfig context to use (default: the current context)', d.context);
-  add(
-    '--namespace <ns>',
-    'restrict the operator to this namespace, or these (a,b) (default: all namespaces)',
-    d.namespace,
-  );
-  if (config.leaderElection !== false) {
-    add(
-      '--leader-elect [bool]',
-      'elect a leader among replicas; only the leader reconciles',
-      d.leaderElect,
-      parseBool,
-    );
-    add('--leader-election-id <name>', "the leader election Lease's name", d.leaderElectionId);
-    add(
-      '--leader-election-namespace <ns>',
-      "the leader election Lease's namespace (default: the pod's, else the kubeconfig context's)",
-      d.leaderElectionNamespace,
-    );
-    add(
-      '--leader-elect-lease-duration <duration>',
-      'how long a lease lasts without renewal',
-      formatDuration(d.leaseDurationMs),
-      checkDuration,
-    );
-    add(
-      '--leader-elect-renew-deadline <duration>',
-      'how long the leader keeps trying to renew before it steps down',
-      formatDuration(d.renewDeadlineMs),
-      checkDuration,
-    );
-    add(
-      '--leader-elect-retry-period <duration>',
-      'how often to try to acquire or renew',
-      formatDuration(d.retryPeriodMs),
-      checkDuration,
-    );
-  }
-  add(
-    '--metrics-bind-address <address>',
-    'where /metrics listens; "0" disables',
-    d.metricsBindAddress,
-    checkAddress,
-  );
-  add(
-    '--metrics-secure [bool]',
-    'serve /metrics over HTTPS to callers allowed "get /metrics" (TokenReview, SubjectAccessReview)',
-    d.metricsSecure,
-    parseBool,
-  );
-  add(
-    '--metrics-cert-path <dir>',
-    'folder of the metrics serving certificate, reloaded when it changes (default: self-signed at start)',
-    d.metricsCertPath,
-  );
-  add('--metrics-cert-name <file>', 'the metrics certificate file in --metrics-cert-path', d.metricsCertName);
-  add('--metrics-cert-key <file>', 'the metrics key file in --metrics-cert-path', d.metricsCertKey);
-  add(
-    '--health-probe-bind-address <address>',
-    'where /healthz and /readyz listen; "0" disables',
-    d.healthProbeBindAddress,
-    checkAddress,
-  );
-  add('--enable-debug-endpoint [bool]', 'serve /debug/queues', d.enableDebugEndpoint, parseBool);
-  add(
-    '--debug-bind-address <address>',
-    'where /debug/queues listens; "0" serves it with the health probes',
-    d.debugBindAddress,
-    checkAddress,
-  );
-  add('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, d.logLevel, checkChoice(LOG_LEVELS));
-  add(
-    '--log-format <format>',
-    `log format: ${LOG_FORMATS.join(', ')}`,
-    d.logFormat,
-    checkChoice(LOG_FORMATS),
-  );
-
-  add('--webhook-port <port>', 'where the webhook server listens (default 9443)', d.webhookPort, checkPort);
-  add(
-    '--webhook-cert-dir <dir>',
-    'folder holding the webhook serving certificate tls.crt and key tls.key, reloaded when they change',
-    d.webhookCertDir,
-  );
-
-  config.extend?.(program);
-  return program;
 }
 
 /** A duration flag's value in milliseconds; its default when the flag is not offered. */
