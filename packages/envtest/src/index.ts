@@ -54,6 +54,7 @@ export { freePort, freePorts } from './ports.js';
 export { type PrometheusOptions, type PrometheusRule, startPrometheus } from './prometheus.js';
 export { type AdmissionResourceRule, refuseWrites, type WriteRefusal } from './refuse-writes.js';
 export type { ClusterApiOptions } from './start-options.js';
+export { type TestCrd, type TestCrdOptions, type TestKind, testCrd } from './test-crd.js';
 export { type PodBoundTokenOptions, podBoundKubeConfig } from './tokens.js';
 export {
   type ResolveToolOptions,

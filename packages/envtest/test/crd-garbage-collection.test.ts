@@ -6,26 +6,10 @@
  */
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ControlPlane } from '../src/index.js';
+import { ControlPlane, testCrd } from '../src/index.js';
 
-const crd = (plural: string, kind: string) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${plural}.gc.capstan.dev` },
-  spec: {
-    group: 'gc.capstan.dev',
-    scope: 'Namespaced',
-    names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-});
+const crd = (plural: string, kind: string) =>
+  testCrd({ group: 'gc.capstan.dev', version: 'v1', kind, plural, namespaced: true }, { status: false });
 
 let plane: ControlPlane;
 beforeAll(async () => {

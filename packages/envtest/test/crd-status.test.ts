@@ -5,37 +5,27 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { testCrd } from '../src/test-crd.js';
 import { useControlPlane } from '../src/vitest/index.js';
 
 const env = useControlPlane('envtest-crd');
 
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.envtest.capstan.dev' },
-  spec: {
-    group: 'envtest.capstan.dev',
-    scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' } } },
-              status: { type: 'object', properties: { ready: { type: 'boolean' } } },
-            },
-          },
-        },
-      },
-    ],
-  },
+const GADGET = {
+  group: 'envtest.capstan.dev',
+  version: 'v1',
+  kind: 'Gadget',
+  plural: 'gadgets',
+  namespaced: true,
 };
+const crd = testCrd(GADGET, {
+  schema: {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', properties: { size: { type: 'integer' } } },
+      status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+    },
+  },
+});
 
 describe('a CRD and its status subresource', () => {
   it('installs the CRD and writes status only through /status', async () => {
@@ -71,34 +61,19 @@ describe('a CRD and its status subresource', () => {
   });
 
   it('keeps x-kubernetes-* schema keys, and installing again replaces the CRD', async () => {
-    const widgets = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.envtest.capstan.dev' },
-      spec: {
-        group: 'envtest.capstan.dev',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: {
-                    type: 'object',
-                    properties: { budget: { 'x-kubernetes-int-or-string': true } },
-                  },
-                },
-              },
-            },
+    const widgets = testCrd(
+      { group: 'envtest.capstan.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true },
+      {
+        status: false,
+        schema: {
+          type: 'object',
+          properties: {
+            spec: { type: 'object', properties: { budget: { 'x-kubernetes-int-or-string': true } } },
           },
-        ],
+        },
       },
-    };
+    );
+
     await env.plane.installCRDs([widgets]);
     const api = env.kubeConfig.makeApiClient(CustomObjectsApi);
     const ref = { group: 'envtest.capstan.dev', version: 'v1', namespace: env.namespace, plural: 'widgets' };

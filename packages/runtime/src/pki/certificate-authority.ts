@@ -155,13 +155,13 @@ export class CertificateAuthority {
     return new CertificateAuthority(keys.privateKey, certPem, subject);
   }
 
-  /** Loads a CA {@link save} wrote (so test workers can sign user certificates). */
+  /**
+   * Loads a CA {@link save} wrote (so test workers can sign user certificates): named in what it
+   * issues by its certificate's own subject bytes, as {@link fromPem} does.
+   */
   static load(dir: string): CertificateAuthority {
     const certPem = readFileSync(join(dir, 'ca.crt'), 'utf8');
-    const privateKey = createPrivateKey(readFileSync(join(dir, 'ca.key'), 'utf8'));
-    const commonName = /^CN=(.*)$/m.exec(new X509Certificate(certPem).subject)?.[1];
-    if (commonName === undefined) throw new Error(`${join(dir, 'ca.crt')}: the CA has no common name`);
-    return new CertificateAuthority(privateKey, certPem, distinguishedName(commonName));
+    return CertificateAuthority.fromPem(certPem, readFileSync(join(dir, 'ca.key'), 'utf8'));
   }
 
   /**

@@ -43,21 +43,39 @@ export function children(content: Buffer): DerElement[] {
 
 const SUBJECT_KEY_ID = Buffer.from([0x06, 0x03, 0x55, 0x1d, 0x0e]); // OID 2.5.29.14
 
-/** A certificate's subject (as encoded) and its Subject Key Identifier, if it has one. */
-export function certificateNames(der: Buffer): { subject: Buffer; subjectKeyId?: Buffer } {
+/** The fields of a certificate's to-be-signed part, version [0] included when present. */
+function tbsFields(der: Buffer): DerElement[] {
   const [tbs] = children(readElement(der).content);
   if (!tbs) throw new Error('DER: a certificate without its to-be-signed part');
-  const fields = children(tbs.content);
+  return children(tbs.content);
+}
+
+/**
+ * The value (the extnValue OCTET STRING's content) of a certificate's extension, by its OID as
+ * encoded (`06 03 55 1d 23` for 2.5.29.35); undefined when the certificate has none.
+ */
+export function extensionValue(der: Buffer, oidDer: Buffer): Buffer | undefined {
+  const extensions = tbsFields(der).find((f) => f.tag === 0xa3);
+  for (const ext of extensions ? children(readElement(extensions.content).content) : []) {
+    const parts = children(ext.content);
+    if (!parts[0]?.raw.equals(oidDer)) continue;
+    // extnID, critical (optional), extnValue: the value is last.
+    const value = parts[parts.length - 1];
+    if (value) return value.content;
+  }
+  return undefined;
+}
+
+/** A certificate's subject (as encoded) and its Subject Key Identifier, if it has one. */
+export function certificateNames(der: Buffer): { subject: Buffer; subjectKeyId?: Buffer } {
+  const fields = tbsFields(der);
   // version [0] is optional: serial, signature, issuer, validity, subject follow it.
   const start = fields[0]?.tag === 0xa0 ? 1 : 0;
   const subject = fields[start + 4];
   if (!subject) throw new Error('DER: a certificate without a subject');
-  const extensions = fields.find((f) => f.tag === 0xa3);
-  for (const ext of extensions ? children(readElement(extensions.content).content) : []) {
-    const parts = children(ext.content);
-    if (!parts[0]?.raw.equals(SUBJECT_KEY_ID)) continue;
-    const value = parts[parts.length - 1];
-    if (value) return { subject: subject.raw, subjectKeyId: readElement(value.content).content };
-  }
-  return { subject: subject.raw };
+  const keyId = extensionValue(der, SUBJECT_KEY_ID);
+  // SubjectKeyIdentifier ::= KeyIdentifier, an OCTET STRING.
+  return keyId
+    ? { subject: subject.raw, subjectKeyId: readElement(keyId).content }
+    : { subject: subject.raw };
 }

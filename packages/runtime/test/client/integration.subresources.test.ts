@@ -3,6 +3,7 @@
  * plane, with the garbage collector and disruption controllers running): the status subresource,
  * delete preconditions and propagation, eviction, watch.
  */
+import { testCrd } from '@capstan/envtest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isConflict, isNotFound, isTooManyRequests } from '../../src/api/errors.js';
 import { defineResource, type KubeObject, type WatchEvent } from '../../src/api/types.js';
@@ -32,34 +33,21 @@ describe('status subresource of a custom resource', () => {
           : true,
       { timeoutMs: 30_000 },
     );
-    await client.create(CustomResourceDefinition, {
-      metadata: { name: 'widgets.clienttest.capstan.dev' },
-      spec: {
-        group: 'clienttest.capstan.dev',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', properties: { size: { type: 'integer' } } },
-                  status: {
-                    type: 'object',
-                    properties: { ready: { type: 'boolean' }, observed: { type: 'integer' } },
-                  },
-                },
-              },
+    await client.create(
+      CustomResourceDefinition,
+      testCrd(Widget, {
+        schema: {
+          type: 'object',
+          properties: {
+            spec: { type: 'object', properties: { size: { type: 'integer' } } },
+            status: {
+              type: 'object',
+              properties: { ready: { type: 'boolean' }, observed: { type: 'integer' } },
             },
           },
-        ],
-      },
-    });
+        },
+      }),
+    );
     await eventually(
       async () => {
         const crd = await client.get(CustomResourceDefinition, { name: 'widgets.clienttest.capstan.dev' });

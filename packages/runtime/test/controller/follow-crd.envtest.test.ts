@@ -4,6 +4,7 @@
  * when the CRD is deleted its informer stops (cache emptied, no watch failing over and over in
  * the log) and readyz says why; when the CRD comes back it runs again. No process restart.
  */
+import { testCrd } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { ApiextensionsV1Api } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
@@ -20,24 +21,7 @@ const Follower = defineResource<KubeObject>({
   plural: 'followers',
   namespaced: true,
 });
-const crd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'followers.follow.capstan.dev' },
-  spec: {
-    group: 'follow.capstan.dev',
-    scope: 'Namespaced',
-    names: { plural: 'followers', singular: 'follower', kind: 'Follower', listKind: 'FollowerList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
+const crd = testCrd(Follower, { status: false });
 
 async function readyz(port: number): Promise<{ status: number; text: string }> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz?verbose`);

@@ -1,4 +1,4 @@
-import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { testCrd } from '@capstan/envtest';
 import { defineResource, type KubeObject } from '../../src/client/index.js';
 
 /** A small CRD for controller tests: spec.size, status.seen. */
@@ -15,30 +15,13 @@ export const GizmoType = defineResource<Gizmo>({
   namespaced: true,
 });
 
-export const gizmoCrd: V1CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gizmos.test.capstan.dev' },
-  spec: {
-    group: 'test.capstan.dev',
-    scope: 'Namespaced',
-    names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' } } },
-              status: { type: 'object', properties: { seen: { type: 'integer' } } },
-            },
-          },
-        },
-      },
-    ],
+/** Its CRD: spec.size and status.seen (a status subresource), as the types say. */
+export const gizmoCrd = testCrd(GizmoType, {
+  schema: {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', properties: { size: { type: 'integer' } } },
+      status: { type: 'object', properties: { seen: { type: 'integer' } } },
+    },
   },
-};
+});

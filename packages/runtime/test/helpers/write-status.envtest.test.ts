@@ -1,5 +1,5 @@
+import { testCrd } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
-import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   Client,
@@ -22,51 +22,33 @@ const LampType = defineResource<Lamp>({
   plural: 'lamps',
   namespaced: true,
 });
-const lampCrd: V1CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'lamps.status.capstan.dev' },
-  spec: {
-    group: 'status.capstan.dev',
-    scope: 'Namespaced',
-    names: { plural: 'lamps', singular: 'lamp', kind: 'Lamp', listKind: 'LampList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              status: {
-                type: 'object',
-                properties: {
-                  lit: { type: 'boolean' },
-                  note: { type: 'string' },
-                  conditions: {
-                    type: 'array',
-                    items: {
-                      type: 'object',
-                      properties: {
-                        type: { type: 'string' },
-                        status: { type: 'string' },
-                        reason: { type: 'string' },
-                        message: { type: 'string' },
-                        lastTransitionTime: { type: 'string' },
-                      },
-                    },
-                  },
-                },
+const lampCrd = testCrd(LampType, {
+  schema: {
+    type: 'object',
+    properties: {
+      status: {
+        type: 'object',
+        properties: {
+          lit: { type: 'boolean' },
+          note: { type: 'string' },
+          conditions: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                type: { type: 'string' },
+                status: { type: 'string' },
+                reason: { type: 'string' },
+                message: { type: 'string' },
+                lastTransitionTime: { type: 'string' },
               },
             },
           },
         },
       },
-    ],
+    },
   },
-};
+});
 
 /** The real client, keeping the status patches it sent. */
 class RecordingClient extends Client {

@@ -4,6 +4,9 @@
  * identifier and subject bytes.
  */
 import { generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   bitString,
@@ -17,7 +20,7 @@ import {
   tlv,
   utcTime,
 } from '../../src/pki/der.js';
-import { certificateNames } from '../../src/pki/der-read.js';
+import { certificateNames, children, extensionValue, readElement } from '../../src/pki/der-read.js';
 import { CertificateAuthority } from '../../src/testing/index.js';
 
 const RSA_SHA256 = sequence(oid('1.2.840.113549.1.1.11'), Buffer.from([0x05, 0x00]));
@@ -54,14 +57,15 @@ function foreignCa(): { certPem: string; keyPem: string } {
   };
 }
 
-/** The key identifier in an issued certificate's Authority Key Identifier extension. */
+const AUTHORITY_KEY_ID = Buffer.from([0x06, 0x03, 0x55, 0x1d, 0x23]); // OID 2.5.29.35
+
+/** The key identifier in an issued certificate's Authority Key Identifier extension, parsed. */
 function authorityKeyId(certPem: string): string | undefined {
-  const raw = new X509Certificate(certPem).raw;
-  const at = raw.indexOf(Buffer.from([0x06, 0x03, 0x55, 0x1d, 0x23]));
-  if (at < 0) return undefined;
-  // OID (5 bytes), then OCTET STRING { SEQUENCE { [0] keyIdentifier } }: three 2-byte headers.
-  const start = at + 5 + 6;
-  return raw.subarray(start, start + 20).toString('hex');
+  const value = extensionValue(new X509Certificate(certPem).raw, AUTHORITY_KEY_ID);
+  if (value === undefined) return undefined;
+  // AuthorityKeyIdentifier ::= SEQUENCE { keyIdentifier [0] IMPLICIT OCTET STRING OPTIONAL, ... }
+  const keyIdentifier = children(readElement(value).content).find((e) => e.tag === 0x80);
+  return keyIdentifier?.content.toString('hex');
 }
 
 describe('a CA from PEM', () => {
@@ -73,8 +77,24 @@ describe('a CA from PEM', () => {
     expect(issued.verify(issuer.publicKey)).toBe(true);
     expect(issued.subjectAltName).toContain('IP Address:127.0.0.1');
     expect(authorityKeyId(pair.cert)).toBe(FOREIGN_KEY_ID.toString('hex'));
+    expect(authorityKeyId(ca.certPem)).toBeUndefined(); // the CA's own certificate names no authority
     expect(issued.issuer).toBe('CN=kubernetes');
     expect(issued.keyUsage).toEqual(expect.arrayContaining(['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2']));
+  });
+
+  it('saved and loaded, names itself as its certificate does (not rebuilt from its CN)', () => {
+    const ca = foreignCa();
+    const dir = mkdtempSync(join(tmpdir(), 'capstan-foreign-ca-'));
+    try {
+      CertificateAuthority.fromPem(ca.certPem, ca.keyPem).save(dir);
+      const pair = CertificateAuthority.load(dir).issueClient('alice');
+      const [issued, issuer] = [new X509Certificate(pair.cert), new X509Certificate(ca.certPem)];
+      // The PrintableString name and the foreign key id survive the round trip, so it chains.
+      expect(issued.checkIssued(issuer)).toBe(true);
+      expect(authorityKeyId(pair.cert)).toBe(FOREIGN_KEY_ID.toString('hex'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the subject and key identifier of a certificate it did not make', () => {

@@ -15,11 +15,16 @@ const sample = (text: string, name: string): number => {
   return Number(line.slice(name.length + 1));
 };
 
-/** Keeps the CPU busy for `ms` of wall time. */
-function burn(ms: number): void {
-  const until = performance.now() + ms;
+/** CPU time (user + system) since `start`, in seconds. */
+const cpuSince = (start: NodeJS.CpuUsage): number => {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
+};
+
+/** Spins until this process has used `seconds` of CPU since `start`: CPU time, not wall time. */
+function burnCpu(start: NodeJS.CpuUsage, seconds: number): void {
   let x = 0;
-  while (performance.now() < until) x += Math.sqrt(x + 1);
+  while (cpuSince(start) < seconds) for (let i = 0; i < 10_000; i++) x += Math.sqrt(x + 1);
   expect(x).toBeGreaterThan(0);
 }
 
@@ -60,13 +65,20 @@ describe('collectDefaultMetrics', () => {
     }
   });
 
-  it("grows with the process's real CPU time", async () => {
+  it("reads the process's real CPU time since registration, within what the process measured around it", async () => {
     const registry = new prom.Registry();
+    const beforeRegistration = process.cpuUsage();
     collectDefaultMetrics(registry);
-    const before = sample(await registry.metrics(), 'process_cpu_seconds_total');
-    burn(60);
-    // 60 ms of wall time spinning is some 40 ms of CPU or more even on a loaded machine.
-    expect(sample(await registry.metrics(), 'process_cpu_seconds_total') - before).toBeGreaterThan(0.03);
+    const afterRegistration = process.cpuUsage();
+    burnCpu(afterRegistration, 0.05);
+    // The counter reads once at registration and once at the scrape, both inside these bounds:
+    // load may stretch the wall time, never the order of the readings.
+    const atLeast = cpuSince(afterRegistration);
+    const counted = sample(await registry.metrics(), 'process_cpu_seconds_total');
+    const atMost = cpuSince(beforeRegistration);
+    expect(atLeast).toBeGreaterThanOrEqual(0.05);
+    expect(counted).toBeGreaterThanOrEqual(atLeast - 1e-6);
+    expect(counted).toBeLessThanOrEqual(atMost + 1e-6);
   });
 
   it('loads no OpenTelemetry module (prom-client needs it only for exemplars)', () => {
