@@ -103,6 +103,24 @@ const coordinatorArgs = async () => {
     .template.spec.containers[0]?.args;
 };
 
+/** capvcd's conversion webhook certificate (its Secret) and the CA its CRDs trust. */
+async function conversionCertificate(): Promise<{ ca: string; crt: string; caBundle: string }> {
+  const secret = await plane.request(
+    'GET',
+    `/api/v1/namespaces/${NAMESPACE}/secrets/capstan-capvcd-webhook-cert`,
+  );
+  expect(secret.status).toBe(200);
+  const data = (secret.body as { data: Record<string, string> }).data;
+  const crd = await plane.request(
+    'GET',
+    '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/vcdclusters.infrastructure.cluster.x-k8s.io',
+  );
+  const { clientConfig } = (
+    crd.body as { spec: { conversion: { webhook: { clientConfig: { caBundle: string } } } } }
+  ).spec.conversion.webhook;
+  return { ca: data['ca.crt'] as string, crt: data['tls.crt'] as string, caBundle: clientConfig.caBundle };
+}
+
 describe('helm as docs/install.md writes it', () => {
   let before: Set<string>;
 
@@ -198,6 +216,21 @@ describe('helm as docs/install.md writes it', () => {
     for (const crd of crds) expect(now).toContain(`customresourcedefinitions /${crd}`);
     expect(now).toContain(`deployments ${NAMESPACE}/capstan-version-operator`);
     expect(now).toContain(`deployments ${NAMESPACE}/capstan-capvcd`);
+    expect(now).toContain(`services ${NAMESPACE}/capstan-capvcd-webhook`);
+    expect(now).toContain(`secrets ${NAMESPACE}/capstan-capvcd-webhook-cert`);
+    // An upgrade keeps the conversion webhook's certificate and the CA the CRDs trust.
+    const served = await conversionCertificate();
+    expect(served.caBundle).toBe(served.ca);
+    await run([
+      'helm',
+      'upgrade',
+      'capstan',
+      'deploy/helm/capstan',
+      '--namespace',
+      NAMESPACE,
+      '--reuse-values',
+    ]);
+    expect(await conversionCertificate()).toEqual(served);
     await run(blockWith('helm', 'uninstall')[0] as string[]);
     expect(added(before, await everything())).toEqual(
       [

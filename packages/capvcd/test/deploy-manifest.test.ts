@@ -1,7 +1,8 @@
 /**
  * deploy/manager.yaml agrees with main and with deploy/rbac.yaml: its args parse with main's own
  * parser into the lease the RBAC lets it hold, in the namespace and as the ServiceAccount the RBAC
- * names, serving metrics and probes on the ports the container declares and probes.
+ * names, serving metrics and probes on the ports the container declares and probes, and the
+ * conversion webhook that crds.yaml calls with webhook.yaml's Service and certificate.
  */
 import { fileURLToPath } from 'node:url';
 import { type ManifestObject, readManifests } from '@capstan/envtest';
@@ -11,20 +12,24 @@ import { parseCapvcdArgs } from '../src/index.js';
 const deploy = (file: string) => fileURLToPath(new URL(`../deploy/${file}`, import.meta.url));
 const manager = readManifests(deploy('manager.yaml'));
 const rbac = readManifests(deploy('rbac.yaml'));
+const webhook = readManifests(deploy('webhook.yaml'));
+const crds = readManifests(deploy('crds.yaml'));
 
 interface Container {
   name: string;
   args: string[];
   ports: Array<{ name: string; containerPort: number }>;
+  volumeMounts: Array<{ name: string; mountPath: string }>;
   livenessProbe: { httpGet: { port: string } };
   readinessProbe: { httpGet: { port: string } };
 }
 interface PodSpec {
   serviceAccountName: string;
   containers: Container[];
+  volumes: Array<{ name: string; secret?: { secretName: string } }>;
 }
 const deployment = manager.find((o) => o.kind === 'Deployment') as ManifestObject & {
-  spec: { template: { spec: PodSpec } };
+  spec: { template: { metadata?: { labels?: Record<string, string> }; spec: PodSpec } };
 };
 const pod = deployment.spec.template.spec;
 const container = pod.containers.find((c) => c.name === 'manager') as Container;
@@ -82,5 +87,43 @@ describe('deploy/manager.yaml', () => {
     expect(container.livenessProbe.httpGet.port).toBe('probes');
     expect(container.readinessProbe.httpGet.port).toBe('probes');
     expect(options.concurrency).toBe(10);
+  });
+
+  it('serves the conversion the CRDs call, on the Service and with the certificate webhook.yaml makes', () => {
+    const { standard, options } = parse(container.args);
+    expect(options.conversionWebhook).toBe(true);
+    expect(container.ports.find((p) => p.name === 'webhook')?.containerPort).toBe(standard.webhookPort);
+    const service = webhook.find((o) => o.kind === 'Service') as ManifestObject & {
+      spec: { selector: Record<string, string>; ports: Array<{ targetPort: string }> };
+    };
+    expect(service.spec.ports.map((p) => p.targetPort)).toEqual(['webhook']);
+    expect(deployment.spec.template.metadata?.labels).toMatchObject(service.spec.selector);
+    const converted = crds.filter((o) => (o.spec as { conversion?: unknown }).conversion !== undefined);
+    expect(converted.length).toBeGreaterThan(0);
+    for (const crd of converted)
+      expect(crd.spec).toMatchObject({
+        conversion: {
+          webhook: {
+            clientConfig: {
+              service: { name: service.metadata?.name, namespace: service.metadata?.namespace },
+            },
+          },
+        },
+      });
+    const certificate = webhook.find((o) => o.kind === 'Certificate') as ManifestObject & {
+      spec: { secretName: string; dnsNames: string[] };
+    };
+    expect(certificate.spec.dnsNames).toContain(
+      `${service.metadata?.name}.${service.metadata?.namespace}.svc`,
+    );
+    const mount = container.volumeMounts.find((m) => m.mountPath === standard.webhookCertDir);
+    const volume = pod.volumes.find((v) => v.name === mount?.name);
+    expect(volume?.secret?.secretName).toBe(certificate.spec.secretName);
+    for (const crd of converted) {
+      const annotations = (crd.metadata?.annotations ?? {}) as Record<string, string>;
+      expect(annotations['cert-manager.io/inject-ca-from']).toBe(
+        `${certificate.metadata?.namespace}/${certificate.metadata?.name}`,
+      );
+    }
   });
 });

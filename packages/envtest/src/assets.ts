@@ -44,6 +44,8 @@ export interface ClusterctlAssets {
   binary: string;
   /** The CRD bases of `controlplane/kubeadm` (KubeadmControlPlane, KubeadmControlPlaneTemplate). */
   kubeadmControlPlaneCrdDir: string;
+  /** clusterctl's CRD bases: its provider inventory (`providers.clusterctl.cluster.x-k8s.io`). */
+  clusterctlCrdDir: string;
 }
 
 /** Paths of the envtest binaries (and the upstream files some of them need). */
@@ -147,6 +149,7 @@ export async function resolveAssets(options: ResolveAssetsOptions = {}): Promise
     assets.clusterctl = {
       binary: paths.clusterctl as string,
       kubeadmControlPlaneCrdDir: join(dataDir('clusterctl'), 'crds', 'kubeadm-control-plane'),
+      clusterctlCrdDir: join(dataDir('clusterctl'), 'crds', 'clusterctl'),
     };
   return assets;
 }

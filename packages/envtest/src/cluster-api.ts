@@ -3,8 +3,9 @@
  * KubeadmControlPlane provider (KCP), each under its own
  * service account identity with its module's RBAC, their CRDs from the module with the contract
  * labels Cluster API reads. The managers cannot run without a webhook server, so each gets a
- * self-signed serving certificate; no webhook configuration is installed (nothing defaults or
- * validates objects: create them complete). CABPK runs with the Ignition format gate on, so a
+ * serving certificate; no admission webhook configuration is installed (nothing defaults or
+ * validates objects: create them complete), but each CRD serving two versions converts through
+ * its manager's `/convert`, as in a cluster (a `v1beta1` object is stored as `v1beta2` converts it). CABPK runs with the Ignition format gate on, so a
  * `format: ignition` KubeadmConfig gets ignition data as it would in a cluster that enabled it.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -76,6 +77,26 @@ export interface ClusterApiHost {
   createObjects(objects: ManifestObject[], options?: { ignoreExisting?: boolean }): Promise<void>;
   serviceAccountKubeConfig(namespace: string, name: string): Promise<{ path: string }>;
   issueServing(commonName: string): CertPair;
+  /** The CA that issues serving certificates (the API server trusts it for conversion). */
+  caPem: string;
+}
+
+/**
+ * The CRD with a conversion stanza calling `url` (trusting `caPem`) when it serves more than one
+ * version; with one version, as it is. Cluster API's CRD bases leave the stanza to kustomize.
+ */
+export function withConversionWebhook<T extends CrdObject>(crd: T, url: string, caPem: string): T {
+  const spec = (crd as { spec?: { versions?: unknown[] } }).spec;
+  const versions = spec?.versions ?? [];
+  if (versions.length < 2) return crd;
+  const conversion = {
+    strategy: 'Webhook',
+    webhook: {
+      conversionReviewVersions: ['v1', 'v1beta1'],
+      clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
+    },
+  };
+  return { ...crd, spec: { ...spec, conversion } };
 }
 
 /** Where one manager's binary, CRD bases and `config/rbac` are. */
@@ -148,27 +169,38 @@ export async function startClusterApi(
   assets: ClusterApiAssets,
   kcp?: KubeadmControlPlaneAssets,
 ): Promise<ManagedProcess[]> {
-  const managers = clusterApiManagers
-    .filter((m) => kcp || m.component !== 'kubeadm-control-plane')
-    .map((manager) => ({ manager, files: managerFiles(manager, assets, kcp) }));
-  const crds = managers.flatMap(({ files }) =>
+  const chosen = clusterApiManagers.filter((m) => kcp || m.component !== 'kubeadm-control-plane');
+  const webhookPorts = await freePorts(chosen.length);
+  const managers = chosen.map((manager, i) => ({
+    manager,
+    files: managerFiles(manager, assets, kcp),
+    webhookPort: webhookPorts[i] as number,
+  }));
+  // Each manager converts its own CRDs' versions, on its webhook port.
+  const crds = managers.flatMap(({ files, webhookPort }) =>
     readdirSync(files.crdDir)
       .filter((f) => f.endsWith('.yaml'))
       .flatMap((f) => readManifests(join(files.crdDir, f)) as CrdObject[])
-      .map((crd) => withContractLabels(crd)),
+      .map((crd) =>
+        withConversionWebhook(
+          withContractLabels(crd),
+          `https://127.0.0.1:${webhookPort}/convert`,
+          host.caPem,
+        ),
+      ),
   );
   await host.installCRDs(crds);
   const serving = host.issueServing('cluster-api-webhooks');
   const started: ManagedProcess[] = [];
   try {
-    for (const { manager, files } of managers) {
+    for (const { manager, files, webhookPort } of managers) {
       await host.createObjects(managerRbac(files, manager), { ignoreExisting: true });
       const identity = await host.serviceAccountKubeConfig(manager.namespace, manager.serviceAccount);
       const certDir = join(host.workDir, `${manager.serviceAccount}-webhook`);
       mkdirSync(certDir, { recursive: true });
       writeFileSync(join(certDir, 'tls.crt'), serving.cert);
       writeFileSync(join(certDir, 'tls.key'), serving.key, { mode: 0o600 });
-      const [webhookPort, healthPort, diagnosticsPort] = await freePorts(3);
+      const [healthPort, diagnosticsPort] = await freePorts(2);
       const gates = clusterApiFeatureGates[manager.component];
       const proc = ManagedProcess.start(
         manager.serviceAccount,

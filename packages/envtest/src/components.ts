@@ -158,8 +158,9 @@ export const components: Record<ComponentName, ComponentSpec> = {
       ['controlplane/kubeadm/config/rbac', 'rbac'],
     ],
   },
-  // Cluster API's CLI (`clusterctl generate cluster`, `move`), at the managers' version, and the
-  // KubeadmControlPlane CRDs the providers' templates use (~30 s warm, 49 MB).
+  // Cluster API's CLI (`clusterctl generate cluster`, `move`), at the managers' version, the
+  // KubeadmControlPlane CRDs the providers' templates use, and clusterctl's own CRDs (its provider
+  // inventory, which `clusterctl init` installs) (~30 s warm, 49 MB).
   clusterctl: {
     name: 'clusterctl',
     moduleDir: 'clusterctl',
@@ -173,7 +174,10 @@ export const components: Record<ComponentName, ComponentSpec> = {
     ],
     versionFlags: (version, releasedAt) =>
       kubeVersionFlags(['sigs.k8s.io/cluster-api/version'], version, releasedAt),
-    data: [['controlplane/kubeadm/config/crd/bases', 'crds/kubeadm-control-plane']],
+    data: [
+      ['controlplane/kubeadm/config/crd/bases', 'crds/kubeadm-control-plane'],
+      ['cmd/clusterctl/config/crd/bases', 'crds/clusterctl'],
+    ],
   },
 };
 

@@ -367,6 +367,7 @@ export class ControlPlane {
         installCrds((method, path, body) => this.request(method, path, body), crds, 30_000),
       serviceAccountKubeConfig: this.serviceAccountKubeConfig.bind(this),
       issueServing: (commonName: string) => this.ca.issueServing(commonName),
+      caPem: this.ca.certPem,
     };
   }
 

@@ -20,7 +20,7 @@ export {
   type ResolveAssetsOptions,
   resolveAssets,
 } from './assets.js';
-export { aggregateToManagerLabel, withContractLabels } from './cluster-api.js';
+export { aggregateToManagerLabel, withContractLabels, withConversionWebhook } from './cluster-api.js';
 export { type ComponentName, components } from './components.js';
 export { ControlPlane, type ControlPlaneInfo, type StartOptions } from './control-plane.js';
 export { type ControllerName, defaultControllers } from './controller-manager.js';

@@ -1,7 +1,10 @@
-/** Property tests of envtest's pure decisions: node objects, contract labels, version stamps, controllers. */
+/**
+ * Property tests of envtest's pure decisions: node objects, contract labels, conversion stanzas,
+ * version stamps, controllers.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { withContractLabels } from '../src/cluster-api.js';
+import { withContractLabels, withConversionWebhook } from '../src/cluster-api.js';
 import { kubeVersionFlags } from '../src/components.js';
 import { withRequiredControllers } from '../src/control-plane.js';
 import { kwokManagedValue, kwokNodeAnnotation } from '../src/kwok.js';
@@ -164,6 +167,42 @@ describe('withRequiredControllers', () => {
           clusterApi || asked.includes('clusterrole-aggregation'),
         );
       }),
+    );
+  });
+});
+
+describe('withConversionWebhook', () => {
+  it('gives a CRD of two or more versions a conversion calling the URL with the CA; one version stays as it is', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.stringMatching(/^v[0-9]beta[0-9]$/), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 65535 }),
+        fc.string({ minLength: 1, maxLength: 40 }),
+        (names, port, caPem) => {
+          const crd = {
+            kind: 'CustomResourceDefinition',
+            metadata: { name: 'x' },
+            spec: { group: 'g', versions: names.map((name) => ({ name, served: true })) },
+          };
+          const url = `https://127.0.0.1:${port}/convert`;
+          const converted = withConversionWebhook(crd, url, caPem) as typeof crd & {
+            spec: {
+              conversion?: { strategy: string; webhook: { clientConfig: { url: string; caBundle: string } } };
+            };
+          };
+          if (names.length < 2) {
+            expect(converted).toBe(crd);
+            return;
+          }
+          expect(converted.spec.versions).toEqual(crd.spec.versions);
+          expect(converted.spec.conversion?.strategy).toBe('Webhook');
+          expect(converted.spec.conversion?.webhook.clientConfig.url).toBe(url);
+          expect(
+            Buffer.from(converted.spec.conversion?.webhook.clientConfig.caBundle ?? '', 'base64').toString(),
+          ).toBe(caPem);
+          expect((crd.spec as { conversion?: unknown }).conversion).toBeUndefined(); // the input is not changed
+        },
+      ),
     );
   });
 });

@@ -64,12 +64,15 @@ priorityClassName: {{ . }}
 {{/*
 A leader-elected operator's Deployment from its subchart's values (image, replicas, config,
 extraArgs, env, volumes, resources, scheduling): the version operator's and capvcd's. Call with
-(dict "root" . "name" "capstan-capvcd" "container" "manager").
+(dict "root" . "name" "capstan-capvcd" "container" "manager"), and optionally "ports", "volumes"
+and "volumeMounts": lists the subchart's own templates add before the values' (capvcd's webhook).
 */}}
 {{- define "capstan.operator" -}}
 {{- $v := .root.Values -}}
 {{- $metricsPort := include "capstan.port" (index $v.config "metrics-bind-address" | default ":8080") -}}
 {{- $probesPort := include "capstan.port" (index $v.config "health-probe-bind-address" | default ":8081") -}}
+{{- $volumes := concat (.volumes | default list) ($v.volumes | default list) -}}
+{{- $volumeMounts := concat (.volumeMounts | default list) ($v.volumeMounts | default list) -}}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -126,6 +129,9 @@ spec:
             - name: probes
               containerPort: {{ $probesPort }}
             {{- end }}
+            {{- with .ports }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
           {{- if $probesPort }}
           livenessProbe:
             httpGet: { path: /healthz, port: probes }
@@ -139,11 +145,11 @@ spec:
             readOnlyRootFilesystem: true
             capabilities:
               drop: [ALL]
-          {{- with $v.volumeMounts }}
+          {{- with $volumeMounts }}
           volumeMounts:
             {{- toYaml . | nindent 12 }}
           {{- end }}
-      {{- with $v.volumes }}
+      {{- with $volumes }}
       volumes:
         {{- toYaml . | nindent 8 }}
       {{- end }}

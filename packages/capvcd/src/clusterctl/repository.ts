@@ -1,7 +1,8 @@
 /**
  * A clusterctl file repository of this provider, laid out as clusterctl's local repositories are
  * (`<root>/infrastructure-capvcd/<version>/`): `infrastructure-components.yaml` (Namespace, CRDs,
- * RBAC, the conversion webhook's Service and certificate, and the Deployment from `deploy/`, one namespace, the container named `manager`),
+ * RBAC, the conversion webhook's Service and certificate, and the Deployment serving it, all from
+ * `deploy/`: one namespace, the container named `manager`),
  * `metadata.yaml`, a `cluster-template[-<flavor>].yaml` per flavor and `clusterclass-<name>.yaml`.
  * The components carry clusterctl variables (with defaults) for the VCD request budget;
  * the VCD site and credentials are per cluster, variables of the templates.
@@ -10,7 +11,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
-import { WEBHOOK } from '../api/keys.js';
 import { clusterClasses, flavors } from './flavors.js';
 import type { TemplateObject } from './objects.js';
 import { toYaml } from './yaml.js';
@@ -35,10 +35,7 @@ const VARIABLE_ARGS: Record<string, [string, string]> = {
 export function infrastructureComponents(): string {
   const manager = documents('manager.yaml');
   const namespace = manager.filter((o) => o.kind === 'Namespace');
-  const deployment = manager
-    .filter((o) => o.kind !== 'Namespace')
-    .map(withVariableArgs)
-    .map(withWebhook);
+  const deployment = manager.filter((o) => o.kind !== 'Namespace').map(withVariableArgs);
   return multiDoc([
     ...namespace,
     ...documents('crds.yaml'),
@@ -61,36 +58,6 @@ function withVariableArgs(o: TemplateObject): TemplateObject {
       ...Object.entries(VARIABLE_ARGS).map(([flag, [name, value]]) => `${flag}=\${${name}:=${value}}`),
     ];
   }
-  return copy;
-}
-
-/** Where the conversion webhook's certificate (webhook.yaml's Certificate writes the Secret) is mounted. */
-const CERT_DIR = '/var/run/capvcd/serving-certs';
-
-/**
- * The Deployment serving the conversion of CAPVCD's v1beta2 and v1beta1 (clusterctl init installs
- * cert-manager, which issues its certificate): the flag, the port the Service targets, the Secret.
- */
-function withWebhook(o: TemplateObject): TemplateObject {
-  if (o.kind !== 'Deployment') return o;
-  const copy = structuredClone(o) as TemplateObject & {
-    spec: { template: { spec: { containers: Array<Record<string, unknown[]>>; volumes?: unknown[] } } };
-  };
-  const pod = copy.spec.template.spec;
-  for (const c of pod.containers) {
-    c.args = [
-      ...(c.args ?? []),
-      '--conversion-webhook',
-      '--webhook-port=9443',
-      `--webhook-cert-dir=${CERT_DIR}`,
-    ];
-    c.ports = [...(c.ports ?? []), { name: 'webhook', containerPort: 9443 }];
-    c.volumeMounts = [
-      ...(c.volumeMounts ?? []),
-      { name: 'webhook-cert', mountPath: CERT_DIR, readOnly: true },
-    ];
-  }
-  pod.volumes = [...(pod.volumes ?? []), { name: 'webhook-cert', secret: { secretName: WEBHOOK.secret } }];
   return copy;
 }
 

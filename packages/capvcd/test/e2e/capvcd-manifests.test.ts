@@ -6,8 +6,8 @@
  * `kubectl apply --server-side` applies them (fieldValidation=Strict), and reconciled as far as
  * the harness's Cluster API goes: the VCDCluster provisioned with its load balancer; CAPVCD's
  * machine templates stored whole. KubeadmControlPlane's manager is not in the harness, so no
- * Machine is made (MachineSets wait for a stable control plane), and Cluster API's own v1beta1 has
- * no conversion webhook there (its v1beta1 objects are validated, then applied as v1beta2).
+ * Machine is made (MachineSets wait for a stable control plane); Cluster API's own v1beta1 objects
+ * are converted by its managers' webhooks, as in a cluster.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -219,9 +219,8 @@ describe('CAPVCD’s published examples', () => {
     expect(objects.map((o) => `${o.apiVersion} ${o.kind}`)).toContain(
       'infrastructure.cluster.x-k8s.io/v1beta2 VCDCluster',
     );
-    // envtest's Cluster API has no conversion webhook for its own v1beta1 (its CRDs convert with
-    // strategy None, which drops the refs' apiVersion): its Cluster and MachineDeployment are
-    // validated as published (dry run), then applied as that webhook would store them (v1beta2).
+    // Cluster API's own v1beta1 objects go through its conversion webhook (envtest's CRDs call
+    // the managers' /convert), stored as v1beta2 with their references intact.
     const capi = (o: ManifestObject) => o.kind === 'Cluster' || o.kind === 'MachineDeployment';
     for (const o of objects.filter((o) => !capi(o))) await applyStrict(h.plane, o);
     // Cluster API v1.14's own CRD refuses the template's `selector: {matchLabels: null}` (not a
@@ -233,10 +232,19 @@ describe('CAPVCD’s published examples', () => {
       /spec.selector.matchLabels in body must be of type object/,
     );
     md.spec.selector.matchLabels = {};
-    for (const o of objects.filter(capi)) {
-      await applyStrict(h.plane, o, { dryRun: true });
-      await applyStrict(h.plane, asCapiV1beta2(o));
-    }
+    for (const o of objects.filter(capi)) await applyStrict(h.plane, o);
+    const stored = await h.plane.request(
+      'GET',
+      `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machinedeployments/capvcd-tpl-md-0`,
+    );
+    expect(
+      (stored.body as { spec: { template: { spec: { infrastructureRef: unknown } } } }).spec.template.spec
+        .infrastructureRef,
+    ).toEqual({
+      apiGroup: 'infrastructure.cluster.x-k8s.io',
+      kind: 'VCDMachineTemplate',
+      name: 'capvcd-tpl-md-0',
+    });
     const cluster = await provisioned('capvcd-tpl');
     const vip = cluster.spec.controlPlaneEndpoint?.host as string;
     expect(vip).toMatch(/^203\.0\.113\.\d+$/);
@@ -268,8 +276,7 @@ describe('CAPVCD’s published examples', () => {
     );
     for (const o of objects) await applyStrict(h.plane, o);
     // The class's infrastructure templates, read back in v1beta3 (no field pruned). Its topology is
-    // not reconciled here: the ClusterClass is Cluster API v1beta1, which envtest's Cluster API
-    // stores without its conversion webhook.
+    // not reconciled here (the harness's Cluster API runs without the ClusterTopology gate).
     const template = await h.client.get(VCDClusterTemplateType, {
       namespace: ns,
       name: 'capvcd-cc-class-cluster',
@@ -292,23 +299,3 @@ describe('CAPVCD’s published examples', () => {
     });
   }, 300_000);
 });
-
-/**
- * A Cluster API v1beta1 Cluster or MachineDeployment as Cluster API's conversion webhook stores it
- * in v1beta2: references name their group (`apiGroup`), not a version, and no namespace.
- */
-function asCapiV1beta2(o: ManifestObject): ManifestObject {
-  const convert = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(convert);
-    if (typeof v !== 'object' || v === null) return v;
-    const r = v as Record<string, unknown>;
-    if (typeof r.apiVersion === 'string' && typeof r.kind === 'string' && typeof r.name === 'string')
-      return { apiGroup: r.apiVersion.split('/')[0], kind: r.kind, name: r.name };
-    return Object.fromEntries(Object.entries(r).map(([k, x]) => [k, convert(x)]));
-  };
-  return {
-    ...o,
-    apiVersion: 'cluster.x-k8s.io/v1beta2',
-    spec: convert((o as { spec: unknown }).spec),
-  } as ManifestObject;
-}
