@@ -35,8 +35,9 @@ export interface SourceOptions<T extends KubeObject> extends InformerRestriction
   /** Watch these namespaces (one informer each) instead of the manager's or the kind's. */
   namespaces?: readonly string[];
   /**
-   * The verbs the generated RBAC grants on this kind: default get, list and watch, and for `owns`
-   * create, update, patch and delete as well. Name fewer when the reconciler needs fewer.
+   * The verbs the generated RBAC grants on this kind: default list and watch (the informer's; cached
+   * gets send nothing), and for `owns` create, update, patch and delete as well. Name fewer when the
+   * reconciler needs fewer.
    */
   verbs?: readonly Verb[];
 }
@@ -150,11 +151,14 @@ export class ControllerBuilder<F extends KubeObject = KubeObject> {
     return this;
   }
 
-  /** The reconciler writes the `for` kind's status subresource: RBAC patch and update on it. */
-  writesStatus(): this {
+  /**
+   * The reconciler writes the `for` kind's status subresource: RBAC grants these verbs on it
+   * (default update and patch; `['patch']` for a reconciler that only patches it).
+   */
+  writesStatus(verbs: readonly Verb[] = ['update', 'patch']): this {
     this.pending.push((forType) => {
       if (!forType) throw new Error('writesStatus() needs for(kind)');
-      this.needs.push(permissionOn(forType, ['update', 'patch'], { subresource: 'status' }));
+      this.needs.push(permissionOn(forType, verbs, { subresource: 'status' }));
       return [];
     });
     return this;

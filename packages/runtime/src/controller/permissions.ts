@@ -3,8 +3,11 @@ import type { ResourceType } from '../api/types.js';
 /** An RBAC verb on a resource. */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
-/** The verbs a read through the cache needs: the informer lists and watches, a direct read gets. */
-export const READ_VERBS: readonly Verb[] = ['get', 'list', 'watch'];
+/**
+ * The verbs a read through the cache needs: the informer lists and watches; the client's gets are
+ * answered from the cache. A direct read (`{ direct: true }`) needs `get`, declared with `permits`.
+ */
+export const READ_VERBS: readonly Verb[] = ['list', 'watch'];
 /** The verbs an owner needs on what it owns, beside reading it. */
 export const OWNER_WRITE_VERBS: readonly Verb[] = ['create', 'update', 'patch', 'delete'];
 

@@ -10,6 +10,8 @@ export interface RbacTarget {
   /** Name of the ClusterRole, the Roles and their bindings, e.g. `greeting-controller`. */
   name: string;
   serviceAccount: { namespace: string; name: string };
+  /** Write the ServiceAccount too, first (when no other manifest of the operator does). */
+  withServiceAccount?: boolean;
 }
 
 /** An RBAC rule as the API writes it. */
@@ -71,7 +73,8 @@ function roleNeeds(source: PermissionSource | readonly Permission[]): RoleNeed[]
  */
 export function rbacFor(source: PermissionSource | readonly Permission[], target: RbacTarget): RbacObject[] {
   const subjects = [{ kind: 'ServiceAccount', ...target.serviceAccount }];
-  return roleNeeds(source).flatMap(({ kind, namespace, permissions }) => {
+  const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { ...target.serviceAccount } };
+  const roles = roleNeeds(source).flatMap(({ kind, namespace, permissions }) => {
     const metadata = namespace ? { name: target.name, namespace } : { name: target.name };
     return [
       { apiVersion: RBAC, kind, metadata, rules: permissions.map(toRule) },
@@ -84,6 +87,7 @@ export function rbacFor(source: PermissionSource | readonly Permission[], target
       },
     ];
   });
+  return target.withServiceAccount ? [account, ...roles] : roles;
 }
 
 // A YAML scalar: bare when it is a plain word, else JSON-quoted (valid YAML).
@@ -127,6 +131,12 @@ export function rbacYaml(
       ].join('\n'),
     ];
   });
+  const account = [
+    'apiVersion: v1',
+    'kind: ServiceAccount',
+    `metadata: { name: ${scalar(sa.name)}, namespace: ${scalar(sa.namespace)} }`,
+  ].join('\n');
   const comment = header.map((line) => `# ${line}`.trimEnd());
-  return `${[...comment, docs.join('\n---\n')].join('\n')}\n`;
+  const all = target.withServiceAccount ? [account, ...docs] : docs;
+  return `${[...comment, all.join('\n---\n')].join('\n')}\n`;
 }

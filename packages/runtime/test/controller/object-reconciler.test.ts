@@ -114,11 +114,11 @@ describe('the builder records what its controller needs', () => {
     const g = Widget.group;
     expect(permissions.list()).toEqual([
       { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'update'] },
-      { group: '', resource: 'nodes', verbs: ['get', 'list', 'watch', 'patch'], why: 'cordons nodes' },
+      { group: '', resource: 'nodes', verbs: ['list', 'watch', 'patch'], why: 'cordons nodes' },
       {
         group: g,
         resource: 'widgets',
-        verbs: ['get', 'list', 'watch', 'patch'],
+        verbs: ['list', 'watch', 'patch'],
         why: 'keeps the finalizer w.dev/f',
       },
       { group: g, resource: 'widgets/finalizers', verbs: ['update'], why: 'keeps the finalizer w.dev/f' },

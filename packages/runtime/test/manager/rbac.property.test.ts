@@ -46,8 +46,11 @@ describe('RBAC from permissions', () => {
   it('writes YAML that reads back as the objects rbacFor gives', () => {
     fc.assert(
       fc.property(fc.array(permission, { maxLength: 12 }), (ps) => {
-        const text = rbacYaml(ps, target, ['generated', '']);
-        expect(yaml.loadAll(text).filter((d) => d !== null)).toEqual(rbacFor(ps, target));
+        for (const withServiceAccount of [false, true]) {
+          const t = { ...target, withServiceAccount };
+          const text = rbacYaml(ps, t, ['generated', '']);
+          expect(yaml.loadAll(text).filter((d) => d !== null)).toEqual(rbacFor(ps, t));
+        }
       }),
     );
   });
