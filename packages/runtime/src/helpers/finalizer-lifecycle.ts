@@ -18,6 +18,13 @@ export interface FinalizerHandlers<T extends KubeObject> {
    * it succeeded (a restart before the removal landed), so it must be idempotent.
    */
   cleanup(object: T, context: ObjectReconcileContext): ObjectReconcileOutcome;
+  /**
+   * Which objects of the kind are kept under the finalizer (default: all). One that stops being
+   * selected (its label removed) is cleaned up and released as if deleted, rather than keep a
+   * finalizer nothing would remove; one never selected is never touched. Prefer this to a label
+   * selector on the informer: an object that leaves the selector leaves the cache, finalizer and all.
+   */
+  selects?: (object: T) => boolean;
 }
 
 /**
@@ -55,6 +62,7 @@ export function withFinalizer<T extends KubeObject>(
     finalizer,
     cleanup,
     async reconcile(object, context) {
+      if (handlers.selects && !handlers.selects(object)) return cleanup(object, context);
       const current = hasFinalizer(object, finalizer)
         ? object
         : await addFinalizer(client, type, object, finalizer);
