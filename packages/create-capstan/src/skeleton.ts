@@ -33,6 +33,10 @@ function templateFiles(dir: string): string[] {
   );
 }
 
+/** `capstan gen rbac` for the project (its roles, ServiceAccount and namespace all named `name`). */
+export const RBAC_COMMAND = (name: string) =>
+  `capstan gen rbac dist/src/rbac.js --name ${name} --service-account ${name}/${name} --with-service-account --regenerate 'npm run build && npm run gen:rbac'`;
+
 function packageJson(name: string, versions: SkeletonVersions): string {
   const capstan = `^${versions.capstan}`;
   const manifest = {
@@ -43,6 +47,7 @@ function packageJson(name: string, versions: SkeletonVersions): string {
     engines: { node: '>=20.19' },
     scripts: {
       gen: 'capstan gen types deploy/crd.yaml -o src/api/generated.ts',
+      'gen:rbac': `${RBAC_COMMAND(name)} -o deploy/rbac.yaml`,
       build: 'tsc',
       test: 'vitest run',
       start: 'node dist/src/main.js',
