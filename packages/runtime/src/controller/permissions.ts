@@ -1,7 +1,18 @@
 import type { ResourceType } from '../api/types.js';
 
 /** An RBAC verb on a resource. */
-export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+export type Verb =
+  | 'get'
+  | 'list'
+  | 'watch'
+  | 'create'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'deletecollection'
+  // RBAC's own: create a role with rules the writer lacks, bind one it does not hold.
+  | 'escalate'
+  | 'bind';
 
 /**
  * The verbs a read through the cache needs: the informer lists and watches; the client's gets are
@@ -49,6 +60,8 @@ const VERB_ORDER: readonly Verb[] = [
   'patch',
   'delete',
   'deletecollection',
+  'escalate',
+  'bind',
 ];
 
 const scopeKey = (p: Permission) =>
