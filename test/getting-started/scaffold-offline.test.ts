@@ -1,8 +1,9 @@
 /**
  * A new project from `create-capstan --tarballs <dir>`, as one tries Capstan before it is
  * published: the packages packed into a folder, the project depending on them by `file:` path,
- * installed with `npm install --offline` (third-party packages from npm's cache, which the
- * workspace's own install filled), built, its RBAC checked against its wiring
+ * installed with `npm install --prefer-offline` (no @capstan package from any registry;
+ * third-party ones from npm's cache where it has them: on this machine `--offline` passes too),
+ * built, its RBAC checked against its wiring
  * (`npm run gen:rbac -- --check`), and its own envtest and conformance tests passed. Needs the
  * built dist (`npm run build`).
  */
@@ -44,7 +45,9 @@ beforeAll(() => {
   packTarballs(['packages/runtime', 'packages/envtest', 'packages/cli'], tarballs);
   const createCapstan = join(root, 'packages/create-capstan/dist/main.js');
   run(work, process.execPath, [createCapstan, 'offline-op', '--tarballs', tarballs]);
-  run(project, 'npm', ['install', '--offline', '--no-audit', '--no-fund']);
+  // --prefer-offline, not --offline: a fresh CI machine's cache (the workspace's npm ci) holds the
+  // tarballs but not every package's metadata; the @capstan packages never come from a registry.
+  run(project, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund']);
 }, 600_000);
 afterAll(() => {
   process.stderr.write(`[scaffold-offline] ${timings.join('; ')}\n`);
