@@ -23,6 +23,7 @@ const guide = readGuide();
 const work = mkdtempSync(join(tmpdir(), 'capstan-guide-'));
 const project = join(work, 'mirror');
 const timings: string[] = [];
+let tarballs: Map<string, string>;
 
 /** Runs one of the guide's command lines in the project, our tarballs in place of the package names. */
 function sh(line: string, tarballs: Map<string, string>): string {
@@ -41,7 +42,7 @@ function sh(line: string, tarballs: Map<string, string>): string {
 
 beforeAll(() => {
   const started = Date.now();
-  const tarballs = packTarballs(['packages/runtime', 'packages/envtest'], join(work, 'tarballs'));
+  tarballs = packTarballs(['packages/runtime', 'packages/envtest', 'packages/cli'], join(work, 'tarballs'));
   mkdirSync(project);
   const [setup, check, conformance] = guide.steps;
   // The conformance step's installs join the set-up: the project's tests run once, both files.
@@ -61,6 +62,7 @@ beforeAll(() => {
   timings.push(`set-up total: ${Date.now() - started} ms`);
   expect(check).toEqual(['npx tsc', 'npx vitest run']);
   expect(conformance).toEqual(['npm install --save-dev fast-check', 'npx vitest run']);
+  expect(guide.steps[3]?.[0]).toBe('npm install --save-dev @capstan/cli');
 }, 600_000);
 
 let controller: ChildProcess | undefined;
@@ -77,6 +79,7 @@ describe('docs/getting-started.md, followed outside the workspace', () => {
     expect([...guide.files.keys()].sort()).toEqual([
       'src/main.ts',
       'src/mirror.ts',
+      'src/rbac.ts',
       'test/mirror.conformance.test.ts',
       'test/mirror.test.ts',
       'vitest.config.ts',
@@ -88,6 +91,7 @@ describe('docs/getting-started.md, followed outside the workspace', () => {
     expect(tsconfig).toMatch(/^\s*"exactOptionalPropertyTypes": true,/m);
     expect(tsconfig).toMatch(/^\s*"verbatimModuleSyntax": true,/m);
     expect(readFileSync(join(project, 'dist/src/main.js'), 'utf8')).toContain('addMirror');
+    expect(readFileSync(join(project, 'dist/src/mirror.js'), 'utf8')).toContain('withFinalizer');
   });
 
   it('installs one copy of client-node, shared by the runtime and envtest', () => {
@@ -147,4 +151,15 @@ describe('docs/getting-started.md, followed outside the workspace', () => {
     expect(out).toMatch(/Tests\s+\S*2 passed\S*\s+\(2\)/);
     expect(out).toContain('mirror.conformance.test.ts');
   }, 600_000);
+
+  it('writes its RBAC with capstan gen rbac: what the mirror reads, owns and finalizes, and its Lease', () => {
+    for (const line of guide.steps[3] ?? []) sh(line, tarballs);
+    const rbac = readFileSync(join(project, 'deploy/rbac.yaml'), 'utf8');
+    expect(rbac).toContain('kind: ServiceAccount');
+    expect(rbac).toMatch(/resources: \[secrets\]\n\s+verbs: \[list, watch, create, update, delete\]/);
+    expect(rbac).toMatch(/resources: \[configmaps\/finalizers\]\n\s+verbs: \[update\]/);
+    expect(rbac).toMatch(/kind: Role\nmetadata: \{ name: mirror-controller, namespace: mirror-system \}/);
+    const check = sh(`${guide.steps[3]?.at(-1)} --check 2>&1`, tarballs);
+    expect(check).toContain('deploy/rbac.yaml unchanged');
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * The Greeting example's image, built from examples/greeting/Dockerfile and run as
  * deploy/controller.yaml's Deployment runs it (uid 65532, read-only root file system, every
- * capability dropped, no privilege escalation, its args) as its ServiceAccount: ready, then it
+ * capability dropped, no privilege escalation, its args) as its ServiceAccount with the generated
+ * deploy/rbac.yaml: ready, then it
  * reconciles a Greeting into its ConfigMap, and on SIGTERM exits 0.
  */
 import { readFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ const env = useOwnControlPlane({}, 'greeting-image');
 beforeAll(async () => {
   await env.plane.installCRDs([`${root}/examples/greeting/deploy/crd.yaml`]);
   const objects = readManifests(`${root}/${image.manifest}`).filter((o) => o.kind !== 'Deployment');
-  await env.plane.createObjects(objects);
+  await env.plane.createObjects([...objects, ...readManifests(`${root}/examples/greeting/deploy/rbac.yaml`)]);
 });
 
 describe('the greeting image', () => {

@@ -185,7 +185,7 @@ describe('npm create capstan@latest my-operator --registry <local>, outside the 
       compilerOptions: Record<string, unknown>;
     };
     expect(tsconfig.compilerOptions).toMatchObject({ strict: true, exactOptionalPropertyTypes: true });
-    expect(readFileSync(join(project, 'dist/src/main.js'), 'utf8')).toContain('addWidgetController');
+    expect(readFileSync(join(project, 'dist/src/main.js'), 'utf8')).toContain('addWidget(');
   });
 
   it('imports every entry point of the installed @capstan packages', () => {

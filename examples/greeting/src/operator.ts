@@ -27,8 +27,10 @@ export function addGreeting(manager: Manager, options: GreetingOptions = {}) {
   const builder = manager
     .controllerBuilder()
     .named('greeting')
-    .for(GreetingType, { predicates: [generationChanged] })
-    .owns(ConfigMap);
+    .for(GreetingType, { predicates: [generationChanged], verbs: ['list', 'watch'] })
+    // createOrUpdate reads from the cache, then creates or updates: never a get, patch or delete.
+    .owns(ConfigMap, { verbs: ['list', 'watch', 'create', 'update'] })
+    .writesStatus(['patch']);
   if (options.webhooks) {
     builder
       .withDefaulter(new GreetingDefaulter(), GREETING_WEBHOOKS)

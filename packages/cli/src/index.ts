@@ -11,4 +11,5 @@ export {
   servedKinds,
 } from './gen/crd.js';
 export { type GenTypesOutcome, type GenTypesRequest, genTypesFiles } from './gen/files.js';
+export { type GenRbacRequest, genRbacFile, offlineTransport, type RbacWiring } from './gen/rbac.js';
 export { Declarations, type JSONSchemaProps, pascalCase } from './gen/schema.js';

@@ -2,7 +2,8 @@
 /** The `capstan` command. */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { genTypesFiles } from './gen/files.js';
+import { genTypesFiles, reportOutcome } from './gen/files.js';
+import { genRbacFile } from './gen/rbac.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -37,11 +38,51 @@ gen
       runtimeModule: flags.runtimeModule,
       regenerate: flags.regenerate,
     });
-    if (outcome === 'printed') process.stdout.write(source);
-    else if (outcome === 'stale') {
-      process.stderr.write(`${flags.output} is stale: run \`${flags.regenerate}\`\n`);
-      process.exitCode = 1;
-    } else process.stderr.write(`${flags.output} ${outcome}\n`);
+    reportOutcome(outcome, source, flags.output, flags.regenerate);
+  });
+
+interface GenRbacFlags {
+  export: string;
+  name: string;
+  serviceAccount: string;
+  output?: string;
+  check?: boolean;
+  regenerate: string;
+  withServiceAccount?: boolean;
+}
+
+gen
+  .command('rbac')
+  .description(
+    'the ClusterRole and Roles (and their bindings) an operator needs, from its wiring: what its controllers ' +
+      'read, watch, own and write, their status and finalizers, events, leader election, and the rules it declares',
+  )
+  .argument(
+    '<module>',
+    "a built module exporting the wiring: (options: { transport }) => the operator's Manager",
+  )
+  .option('--export <name>', 'the wiring export', 'rbacWiring')
+  .requiredOption('--name <name>', 'name of the roles and bindings')
+  .requiredOption('--service-account <namespace/name>', 'the ServiceAccount they are bound to')
+  .option('-o, --output <file>', 'write the YAML here (default: print it)')
+  .option('--with-service-account', 'write the ServiceAccount too')
+  .option('--check', 'write nothing; exit 1 when the output file is not what would be written')
+  .option('--regenerate <command>', 'the command the header says rewrites the file', 'capstan gen rbac')
+  .action(async (module: string, flags: GenRbacFlags) => {
+    const [namespace, name, extra] = flags.serviceAccount.split('/');
+    if (!namespace || !name || extra !== undefined)
+      throw new Error(`--service-account ${flags.serviceAccount}: expected <namespace>/<name>`);
+    const { yaml, outcome } = await genRbacFile({
+      module,
+      exportName: flags.export,
+      name: flags.name,
+      serviceAccount: { namespace, name },
+      withServiceAccount: flags.withServiceAccount === true,
+      ...(flags.output === undefined ? {} : { output: flags.output }),
+      check: flags.check === true,
+      regenerate: flags.regenerate,
+    });
+    reportOutcome(outcome, yaml, flags.output, flags.regenerate);
   });
 
 try {

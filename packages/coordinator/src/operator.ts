@@ -9,6 +9,7 @@ import { CoordinatorMetrics } from './metrics.js';
 import { WebhookDelivery } from './notifications/delivery.js';
 import { Notifier } from './notifications/notifier.js';
 import type { CoordinatorOptions } from './options.js';
+import { coordinatorPermissions } from './permissions.js';
 import { CLUSTER_KEY, CoordinatorReconciler } from './reconciler.js';
 import { RebootGroupType } from './resources.js';
 
@@ -88,6 +89,7 @@ export function addCoordinator(manager: Manager, options: CoordinatorOptions): C
     .watches(Node, toCluster, { ...(selector ? { labelSelector: selector } : {}), predicates: [nodeChanged] })
     .withOptions({ maxConcurrentReconciles: 1 })
     .build(reconciler);
+  for (const permission of coordinatorPermissions(options)) manager.permissions.add(permission);
   let fleetlock: FleetLockServer | undefined;
   const bind = options.fleetlock?.bindAddress?.trim();
   if (bind && bind !== '0') {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import { Command } from 'commander';
 import { trialNpmrc, trialRegistry } from './registry.js';
-import { skeletonFiles, writeSkeleton } from './skeleton.js';
+import { skeletonFiles, tarballSpecs, writeSkeleton } from './skeleton.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -18,10 +18,15 @@ const program = new Command('create-capstan')
   .version(version)
   .argument('<directory>', 'where to write it (absent or empty); its name is the project name')
   .option('--name <name>', 'the project name (default: the directory name)')
-  .action((directory: string, flags: { name?: string }) => {
+  .option(
+    '--tarballs <dir>',
+    'depend on the @capstan tarballs `npm pack` wrote there (file: paths): try it before publication, offline',
+  )
+  .action((directory: string, flags: { name?: string; tarballs?: string }) => {
     const dir = resolve(directory);
     const name = flags.name ?? basename(dir);
-    const files = skeletonFiles(name, { capstan: version });
+    const tarballs = flags.tarballs === undefined ? undefined : tarballSpecs(flags.tarballs, version);
+    const files = skeletonFiles(name, { capstan: version, ...(tarballs ? { tarballs } : {}) });
     const registry = trialRegistry(process.env.npm_config_registry);
     if (registry) files.set('.npmrc', trialNpmrc(registry));
     writeSkeleton(dir, files);

@@ -3,7 +3,7 @@
  * package.json, and `src/api/generated.ts` written by `capstan gen types` from the template CRD.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateTypes, parseDocuments } from '@capstan/cli';
 
@@ -20,6 +20,11 @@ const NAME = /^[a-z]([a-z0-9-]{0,50}[a-z0-9])?$/;
 export interface SkeletonVersions {
   /** Of `@capstan/runtime`, `@capstan/envtest` and `@capstan/cli` (released together). */
   capstan: string;
+  /**
+   * Install these instead, by package name: `file:` specs of local tarballs (`npm pack`), so the
+   * project installs before the packages are published, offline with npm's cache.
+   */
+  tarballs?: Readonly<Record<string, string>>;
 }
 
 /** Why a project cannot be written; the message says what to change. */
@@ -33,8 +38,12 @@ function templateFiles(dir: string): string[] {
   );
 }
 
+/** `capstan gen rbac` for the project (its roles, ServiceAccount and namespace all named `name`). */
+export const RBAC_COMMAND = (name: string) =>
+  `capstan gen rbac dist/src/rbac.js --name ${name} --service-account ${name}/${name} --with-service-account --regenerate 'npm run build && npm run gen:rbac'`;
+
 function packageJson(name: string, versions: SkeletonVersions): string {
-  const capstan = `^${versions.capstan}`;
+  const capstan = (pkg: string) => versions.tarballs?.[pkg] ?? `^${versions.capstan}`;
   const manifest = {
     name,
     version: '0.1.0',
@@ -43,14 +52,15 @@ function packageJson(name: string, versions: SkeletonVersions): string {
     engines: { node: '>=20.19' },
     scripts: {
       gen: 'capstan gen types deploy/crd.yaml -o src/api/generated.ts',
+      'gen:rbac': `${RBAC_COMMAND(name)} -o deploy/rbac.yaml`,
       build: 'tsc',
       test: 'vitest run',
       start: 'node dist/src/main.js',
     },
-    dependencies: { '@capstan/runtime': capstan },
+    dependencies: { '@capstan/runtime': capstan('@capstan/runtime') },
     devDependencies: {
-      '@capstan/cli': capstan,
-      '@capstan/envtest': capstan,
+      '@capstan/cli': capstan('@capstan/cli'),
+      '@capstan/envtest': capstan('@capstan/envtest'),
       '@types/node': '^20.19.0',
       'fast-check': '^4.11.0',
       typescript: '^6.0.3',
@@ -94,4 +104,23 @@ export function writeSkeleton(dir: string, files: ReadonlyMap<string, string>): 
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
   }
+}
+
+/** The packages a project installs from tarballs: `@capstan/runtime`, `@capstan/envtest`, `@capstan/cli`. */
+export const TARBALL_PACKAGES = ['@capstan/runtime', '@capstan/envtest', '@capstan/cli'] as const;
+
+/**
+ * `file:` specs of the tarballs `npm pack` wrote into `dir` (`capstan-runtime-<version>.tgz`...),
+ * by package name; fails naming the tarballs missing.
+ */
+export function tarballSpecs(dir: string, version: string): Record<string, string> {
+  const present = existsSync(dir) ? new Set(readdirSync(dir)) : new Set<string>();
+  const file = (pkg: string) => `${pkg.slice(1).replace('/', '-')}-${version}.tgz`;
+  const missing = TARBALL_PACKAGES.filter((pkg) => !present.has(file(pkg)));
+  if (missing.length > 0)
+    throw new SkeletonError(
+      `${dir} lacks ${missing.map(file).join(', ')}: in a Capstan clone, run ` +
+        '`npm run build && npm pack -w packages/runtime -w packages/envtest -w packages/cli --pack-destination <dir>`',
+    );
+  return Object.fromEntries(TARBALL_PACKAGES.map((pkg) => [pkg, `file:${resolve(dir, file(pkg))}`]));
 }

@@ -52,6 +52,7 @@ export type { MonitoringOptions, MonitoringServer } from './monitoring-process.j
 export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.js';
 export { freePort, freePorts } from './ports.js';
 export { type PrometheusOptions, type PrometheusRule, startPrometheus } from './prometheus.js';
+export { type ServiceAccountRef, serviceAccountUnder } from './rbac-under-test.js';
 export { type AdmissionResourceRule, refuseWrites, type WriteRefusal } from './refuse-writes.js';
 export type { ClusterApiOptions } from './start-options.js';
 export { type TestCrd, type TestCrdOptions, type TestKind, testCrd } from './test-crd.js';

@@ -42,8 +42,13 @@ export {
   type ControllerBuilder,
   generationChanged,
   labelsChanged,
+  type ObjectReconcileContext,
+  type ObjectReconciler,
   or,
+  type Permission,
+  Permissions,
   type Predicate,
+  permissionOn,
   predicate,
   type ReconcileContext,
   type ReconcileFunction,
@@ -52,6 +57,7 @@ export {
   type Result,
   requestKey,
   resourceVersionChanged,
+  type Verb,
 } from './controller/index.js';
 export * from './helpers/index.js';
 // The runtime's own KubeConfig: loading it (and a request with certs or tokens) imports no client-node.
@@ -70,6 +76,9 @@ export {
   packageVersion,
   parseCommandLine,
   parseStandardOptions,
+  type RbacTarget,
+  rbacFor,
+  rbacYaml,
   runManager,
   type StandardOptions,
 } from './manager/index.js';

@@ -26,11 +26,30 @@ export function genTypesFiles(request: GenTypesRequest): { source: string; outco
     ...request,
     source: request.inputs.map((file) => relative(base, file).split('\\').join('/')).join(', '),
   });
-  if (!request.output) return { source, outcome: 'printed' };
-  const current = existsSync(request.output) ? readFileSync(request.output, 'utf8') : undefined;
-  if (current === source) return { source, outcome: 'unchanged' };
-  if (request.check) return { source, outcome: 'stale' };
-  mkdirSync(dirname(request.output), { recursive: true });
-  writeFileSync(request.output, source);
-  return { source, outcome: 'written' };
+  return { source, outcome: writeOrCheck(source, request.output, request.check) };
+}
+
+/** Writes `content` to `output` (or, with `check`, compares it): what happened to the file. */
+export function writeOrCheck(content: string, output: string | undefined, check?: boolean): GenTypesOutcome {
+  if (!output) return 'printed';
+  const current = existsSync(output) ? readFileSync(output, 'utf8') : undefined;
+  if (current === content) return 'unchanged';
+  if (check) return 'stale';
+  mkdirSync(dirname(output), { recursive: true });
+  writeFileSync(output, content);
+  return 'written';
+}
+
+/** Prints the output or says what happened to the file; a stale file sets exit code 1. */
+export function reportOutcome(
+  outcome: GenTypesOutcome,
+  text: string,
+  output: string | undefined,
+  regenerate: string,
+) {
+  if (outcome === 'printed') process.stdout.write(text);
+  else if (outcome === 'stale') {
+    process.stderr.write(`${output} is stale: run \`${regenerate}\`\n`);
+    process.exitCode = 1;
+  } else process.stderr.write(`${output} ${outcome}\n`);
 }

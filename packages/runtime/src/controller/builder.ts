@@ -3,6 +3,15 @@ import type { InformerCache, InformerRestriction } from '../cache/informer-cache
 import type { Defaulter, Validator } from '../webhook/admission.js';
 import type { AdmissionOptions } from '../webhook/configurations.js';
 import { Controller, type ControllerDeps, type ControllerOptions, type Source } from './controller.js';
+import { type ObjectReader, type ObjectReconciler, objectReconciler } from './object-reconciler.js';
+import {
+  OWNER_WRITE_VERBS,
+  type Permission,
+  type Permissions,
+  permissionOn,
+  READ_VERBS,
+  type Verb,
+} from './permissions.js';
 import type { Predicate } from './predicates.js';
 import type { ReconcileFunction, Reconciler } from './reconciler.js';
 import { type Request, requestFor } from './request.js';
@@ -25,6 +34,20 @@ export interface SourceOptions<T extends KubeObject> extends InformerRestriction
   metadataOnly?: boolean;
   /** Watch these namespaces (one informer each) instead of the manager's or the kind's. */
   namespaces?: readonly string[];
+  /**
+   * The verbs the generated RBAC grants on this kind: default list and watch (the informer's; cached
+   * gets send nothing), and for `owns` create, update, patch and delete as well. Name fewer when the
+   * reconciler needs fewer.
+   */
+  verbs?: readonly Verb[];
+}
+
+/** What a builder takes besides the cache: its controller's, and where reads and permissions go. */
+export interface BuilderDeps extends ControllerDeps {
+  /** How `buildObjects` reads the object (the manager's client). */
+  reader?: ObjectReader;
+  /** Where the builder records what its controller needs (the manager's, for `rbacFor`). */
+  permissions?: Permissions;
 }
 
 /** What a builder applies to sources that name none: the manager's namespace or namespaces. */
@@ -62,8 +85,10 @@ export function controllerOwnerRequests(owner: ResourceType, object: KubeObject)
  *   .owns(ConfigMap)
  *   .build(new WidgetReconciler(client));
  */
-export class ControllerBuilder {
+export class ControllerBuilder<F extends KubeObject = KubeObject> {
   private forType: ResourceType | undefined;
+  /** What the controller needs, recorded on build. */
+  private readonly needs: Permission[] = [];
   private name: string | undefined;
   private options: ControllerOptions = {};
   private readonly pending: Array<(forType: ResourceType | undefined) => Source[]> = [];
@@ -74,23 +99,25 @@ export class ControllerBuilder {
 
   constructor(
     private readonly cache: InformerCache,
-    private readonly deps: ControllerDeps = {},
+    private readonly deps: BuilderDeps = {},
     /** Applied to every informer that names no namespace (the manager's namespace restriction). */
     private readonly defaultRestriction: DefaultRestriction = {},
   ) {}
 
   /** The kind this controller reconciles: each of its events enqueues the object's own key. */
-  for<T extends KubeObject>(type: ResourceType<T>, options: SourceOptions<T> = {}): this {
+  for<T extends KubeObject>(type: ResourceType<T>, options: SourceOptions<T> = {}): ControllerBuilder<T> {
     if (this.forType) throw new Error('for() may be called once');
     this.forType = type;
+    this.need(type, options.verbs ?? READ_VERBS, options);
     this.pending.unshift(() =>
       this.source(type, options, (object) => [requestFor(object)], `for ${type.kind}`),
     );
-    return this;
+    return this as unknown as ControllerBuilder<T>;
   }
 
   /** A kind this controller creates and owns: each event enqueues the object's controller owner. */
   owns<T extends KubeObject>(type: ResourceType<T>, options: SourceOptions<T> = {}): this {
+    this.need(type, options.verbs ?? [...READ_VERBS, ...OWNER_WRITE_VERBS], options);
     this.pending.push((forType) => {
       if (!forType) throw new Error(`owns(${type.kind}) needs for(kind): the owner kind`);
       return this.source(
@@ -109,6 +136,7 @@ export class ControllerBuilder {
     map: (object: T) => Request[],
     options: SourceOptions<T> = {},
   ): this {
+    this.need(type, options.verbs ?? READ_VERBS, options);
     this.pending.push(() => this.source(type, options, map, `watches ${type.kind}`));
     return this;
   }
@@ -120,6 +148,33 @@ export class ControllerBuilder {
    */
   withEventFilter(filter: Predicate): this {
     this.eventFilters.push(filter);
+    return this;
+  }
+
+  /**
+   * The reconciler writes the `for` kind's status subresource: RBAC grants these verbs on it
+   * (default update and patch; `['patch']` for a reconciler that only patches it).
+   */
+  writesStatus(verbs: readonly Verb[] = ['update', 'patch']): this {
+    this.pending.push((forType) => {
+      if (!forType) throw new Error('writesStatus() needs for(kind)');
+      this.needs.push(permissionOn(forType, verbs, { subresource: 'status' }));
+      return [];
+    });
+    return this;
+  }
+
+  /**
+   * Declares what the reconciler does beyond what its sources imply (a kind it reads directly,
+   * patches without owning, a subresource it posts to), for the generated RBAC; `why` is written
+   * beside the rule.
+   */
+  permits(
+    type: ResourceType,
+    verbs: readonly Verb[],
+    options: Omit<Permission, 'group' | 'resource' | 'verbs'> & { subresource?: string } = {},
+  ): this {
+    this.needs.push(permissionOn(type, verbs, options));
     return this;
   }
 
@@ -167,7 +222,27 @@ export class ControllerBuilder {
     const r: Reconciler = typeof reconciler === 'function' ? { reconcile: reconciler } : reconciler;
     const controller = new Controller(name, r, this.options, this.deps);
     for (const make of this.pending) for (const source of make(forType)) controller.watch(source);
+    for (const permission of this.needs) this.deps.permissions?.add(permission);
     return controller;
+  }
+
+  /**
+   * Builds the controller around a reconciler handed the `for` kind's object, read from the cache
+   * (see {@link ObjectReconciler}: gone objects are skipped, deleting ones go to its `cleanup`).
+   * A reconciler that keeps a finalizer (`withFinalizer`) gets its RBAC: patch on the kind,
+   * update on its `finalizers` subresource.
+   */
+  buildObjects(reconciler: ObjectReconciler<F>): Controller {
+    const forType = this.forType as ResourceType<F> | undefined;
+    if (!forType) throw new Error('buildObjects() needs for(kind): the kind of the objects');
+    const reader = this.deps.reader;
+    if (!reader) throw new Error('buildObjects() needs a reader: build with manager.controllerBuilder()');
+    if (reconciler.finalizer) {
+      const why = `keeps the finalizer ${reconciler.finalizer}`;
+      this.needs.push(permissionOn(forType, ['patch'], { why }));
+      this.needs.push(permissionOn(forType, ['update'], { subresource: 'finalizers', why }));
+    }
+    return this.build(objectReconciler(reader, forType, reconciler));
   }
 
   /** Serves the declared webhooks; only a manager's builder has a server to serve them on. */
@@ -177,13 +252,24 @@ export class ControllerBuilder {
     );
   }
 
+  /** Records the verbs a source needs, in the namespaces it names (a Role each) or the cluster. */
+  private need<T extends KubeObject>(
+    type: ResourceType<T>,
+    verbs: readonly Verb[],
+    options: SourceOptions<T>,
+  ) {
+    const own = options.namespace ? [options.namespace] : options.namespaces;
+    if (!type.namespaced || !own?.length) this.needs.push(permissionOn(type, verbs));
+    else for (const namespace of own) this.needs.push(permissionOn(type, verbs, { namespace }));
+  }
+
   private source<T extends KubeObject>(
     type: ResourceType<T>,
     options: SourceOptions<T>,
     toRequests: (object: T) => Request[],
     description: string,
   ): Source[] {
-    const { predicates, metadataOnly: onlyMetadata, namespaces, ...restriction } = options;
+    const { predicates, metadataOnly: onlyMetadata, namespaces, verbs: _verbs, ...restriction } = options;
     const watched = (onlyMetadata ? metadataOnly(type) : type) as ResourceType<T>;
     const { namespaces: defaultNamespaces, ...defaults } = this.defaultRestriction;
     if (defaults.namespace === undefined) delete defaults.namespace;

@@ -5,6 +5,7 @@
  */
 export {
   type AdmissionWebhooks,
+  type BuilderDeps,
   ControllerBuilder,
   controllerOwnerRequests,
   type DefaultRestriction,
@@ -18,6 +19,22 @@ export {
   type Source,
 } from './controller.js';
 export { type ControllerMetrics, noopControllerMetrics } from './controller-metrics.js';
+export {
+  type ObjectReader,
+  type ObjectReconcileContext,
+  type ObjectReconcileOutcome,
+  type ObjectReconciler,
+  objectReconciler,
+} from './object-reconciler.js';
+export {
+  mergePermissions,
+  OWNER_WRITE_VERBS,
+  type Permission,
+  Permissions,
+  permissionOn,
+  READ_VERBS,
+  type Verb,
+} from './permissions.js';
 export {
   annotationsChanged,
   generationChanged,

@@ -38,7 +38,7 @@ async function patchFinalizers<T extends KubeObject>(
 }
 
 /**
- * Adds `finalizer` to the object without clobbering another writer's finalizers: a JSON patch that
+ * Adds `finalizer` to the object (unless it is being deleted) without clobbering another writer's finalizers: a JSON patch that
  * first `test`s the list it read, retried on a fresh read when someone else changed it meanwhile.
  * Returns the object as written (or as read, when the finalizer was already there).
  */
@@ -50,7 +50,8 @@ export function addFinalizer<T extends KubeObject>(
 ): Promise<T> {
   return patchFinalizers(client, type, object, (current) => {
     const list = current.metadata.finalizers;
-    if (list?.includes(finalizer)) return undefined;
+    // A deleting object takes no new finalizer (the server refuses it): nothing to do.
+    if (list?.includes(finalizer) || current.metadata.deletionTimestamp) return undefined;
     return list
       ? [
           { op: 'test', path: '/metadata/finalizers', value: list },

@@ -40,6 +40,7 @@ export {
 export { formatDuration, parseDuration, readDuration } from './duration.js';
 export { type EventInput, EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 export { Expectations, type ExpectationsOptions } from './expectations.js';
+export { type FinalizerHandlers, withFinalizer } from './finalizer-lifecycle.js';
 export { addFinalizer, hasFinalizer, removeFinalizer } from './finalizers.js';
 export { isJsonObject, jsonEqual } from './json-equal.js';
 export { labelSelectorFromSpec, matchesSelector, selectorProblems } from './label-selector.js';

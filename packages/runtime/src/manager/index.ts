@@ -42,7 +42,16 @@ export {
   type MetricsRegistryOptions,
   type RestRequestInfo,
 } from './metrics-registry.js';
+export { EVENTS_PERMISSION, managerPermissions } from './permissions.js';
 export type { Check, ProbesServerPorts } from './probes-server.js';
+export {
+  type PermissionSource,
+  type PolicyRule,
+  type RbacObject,
+  type RbacTarget,
+  rbacFor,
+  rbacYaml,
+} from './rbac.js';
 export { runManager, signalOnTerminate } from './run-manager.js';
 export type { Runnable, RunnableScope } from './runnable.js';
 export type { MetricsAccessTtls } from './secure-metrics/metrics-access.js';

@@ -4,6 +4,7 @@ import { Client } from '../client/client.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
 import type { ControllerBuilder } from '../controller/builder.js';
 import type { Controller } from '../controller/controller.js';
+import { Permissions } from '../controller/permissions.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
 import type { ClusterAccess } from '../kubeconfig/kubeconfig-types.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../log/logger.js';
@@ -15,6 +16,7 @@ import { InformerHealthChecks } from './informer-health.js';
 import { LeaderElector } from './leaderelection/leader-elector.js';
 import { ManagedControllerBuilder } from './managed-builder.js';
 import { MetricsRegistry } from './metrics-registry.js';
+import { EVENTS_PERMISSION, managerPermissions } from './permissions.js';
 import { type Check, ProbesServer, type ProbesServerPorts } from './probes-server.js';
 import type { Runnable, RunnableScope } from './runnable.js';
 import { type MetricsSecureOptions, secureMetricsServing } from './secure-metrics/secure-metrics.js';
@@ -117,8 +119,9 @@ export class Manager {
   readonly logger: Logger;
   /** The registry behind `/metrics`; operators register their own series on it. */
   readonly metrics: MetricsRegistry;
-  /** Records `events.k8s.io/v1` Events as this manager's `eventSource`. */
-  readonly events: EventRecorder;
+  /** What this manager's operator needs (RBAC): its controllers, its parts, what code declares. */
+  readonly permissions = new Permissions();
+  private readonly recorder: EventRecorder;
   /** Set when leader election is on. */
   readonly elector: LeaderElector | undefined;
   /** Admission and conversion webhooks; served on every replica once something is registered. */
@@ -162,20 +165,16 @@ export class Manager {
     const le = options.leaderElection;
     this.elector = le
       ? new LeaderElector(this.transport, {
+          ...le, // its settings by the same names, but the Lease's `id`
           name: le.id,
-          namespace: le.namespace,
-          namespaceFrom: le.namespaceFrom,
-          identity: le.identity,
-          leaseDurationMs: le.leaseDurationMs,
-          renewDeadlineMs: le.renewDeadlineMs,
-          retryPeriodMs: le.retryPeriodMs,
           clock: this.clock,
           metrics: this.metrics,
           logger: this.logger,
           onStartedLeading: (leadership) => this.onStartedLeading?.(leadership),
         })
       : undefined;
-    this.events = new EventRecorder(this.client, {
+    for (const permission of managerPermissions(options)) this.permissions.add(permission);
+    this.recorder = new EventRecorder(this.client, {
       controller: options.eventSource ?? 'capstan',
       instance: this.elector?.identity ?? hostname(),
       clock: this.clock,
@@ -206,6 +205,12 @@ export class Manager {
     );
   }
 
+  /** Records `events.k8s.io/v1` Events as this manager's `eventSource`; taking it adds their RBAC. */
+  get events(): EventRecorder {
+    this.permissions.add(EVENTS_PERMISSION);
+    return this.recorder;
+  }
+
   /** Builds a manager. Nothing runs until {@link Manager.start}. */
   static create(options: ManagerOptions): Manager {
     return new Manager(options);
@@ -219,6 +224,8 @@ export class Manager {
       {
         logger: this.logger,
         clock: this.clock,
+        reader: this.client,
+        permissions: this.permissions,
         metricsFor: (name: string) => ({
           controller: this.metrics.controllerMetrics(name),
           queue: this.metrics.workQueueMetrics(name, name),
@@ -320,7 +327,7 @@ export class Manager {
       await this.elector?.stop();
       await campaigning;
       await this.cache.stop();
-      await this.events.flush();
+      await this.recorder.flush();
       await this.webhooks.stop();
       await this.probes.stop();
       this.logger.info('manager stopped');

@@ -25,4 +25,11 @@ export {
 export { FakeWatch } from './fake-watch.js';
 export { flushMicrotasks, ManualClock } from './manual-clock.js';
 export { type JsonPatchOperation, jsonEqual, jsonPatch, mergePatch } from './patch.js';
+export {
+  type AuditedRequest,
+  auditRbac,
+  type RbacAudit,
+  recordingTransport,
+  type UnusedGrant,
+} from './rbac-audit.js';
 export { WatchRecord, type WatchRecordOptions } from './watch-record.js';

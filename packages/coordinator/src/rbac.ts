@@ -1,0 +1,35 @@
+/**
+ * The coordinator's RBAC wiring: `deploy/rbac.yaml` is generated from {@link rbacWiring}
+ * (`npm run gen:rbac -w packages/coordinator`); what it declares beyond its watches is
+ * `permissions.ts`.
+ */
+import { Manager, type ManagerOptions } from '@capstan/runtime';
+import { addCoordinator } from './coordinator.js';
+import type { CoordinatorOptions } from './options.js';
+
+/** The ServiceAccount deploy/coordinator.yaml runs as, and the roles' name. */
+export const COORDINATOR_RBAC = {
+  name: 'capstan-coordinator',
+  serviceAccount: { namespace: 'capstan-system', name: 'capstan-coordinator' },
+  withServiceAccount: true,
+};
+
+/**
+ * The coordinator wired as deploy/coordinator.yaml runs it, with every optional part that a flag
+ * turns on (FleetLock), so the shipped role allows each: what `capstan gen rbac` reads, and
+ * what the RBAC test runs under exactly those rules.
+ */
+export function rbacWiring(
+  options: Omit<ManagerOptions, 'transport'> & Pick<Required<ManagerOptions>, 'transport'>,
+  coordinator: Partial<CoordinatorOptions> = {},
+) {
+  const namespace = COORDINATOR_RBAC.serviceAccount.namespace;
+  const manager = Manager.create({
+    leaderElection: { id: 'capstan-coordinator', namespace },
+    eventSource: 'reboot.capstan.dev/coordinator',
+    fieldManager: 'capstan-coordinator',
+    ...options,
+  });
+  addCoordinator(manager, { namespace, fleetlock: { bindAddress: '127.0.0.1:0' }, ...coordinator });
+  return manager;
+}
