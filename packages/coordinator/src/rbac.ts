@@ -4,7 +4,7 @@
  * `permissions.ts`.
  */
 import { Manager, type ManagerOptions } from '@capstan/runtime';
-import { addCoordinator } from './coordinator.js';
+import { addCoordinator } from './operator.js';
 import type { CoordinatorOptions } from './options.js';
 
 /** The ServiceAccount deploy/coordinator.yaml runs as, and the roles' name. */
