@@ -10,6 +10,7 @@ import { Node } from '@capstan/runtime/client';
 import type { QueueEntry, RebootGroup } from './api/reboot-group.js';
 import { readDisruptionFacts } from './disruption-facts.js';
 import { readGateFacts } from './gate-facts.js';
+import type { InformerSource } from './gates/condition-reads.js';
 import { type CoordinatorOptions, plannerOptionsOf } from './options.js';
 import type { DisruptionFacts } from './planner/disruption-budgets.js';
 import type { NamedRebootGroup } from './planner/group-policy.js';
@@ -51,6 +52,8 @@ export class PlannerService {
   constructor(
     coordinator: CoordinatorOptions,
     private readonly client: Client,
+    /** The manager's cache: the conditions gates read through informers of it. */
+    private readonly informers?: InformerSource,
   ) {
     this.options = plannerOptionsOf(coordinator);
     this.protocol = this.options.protocol as Protocol;
@@ -62,7 +65,7 @@ export class PlannerService {
   async readWorld(direct: boolean): Promise<World> {
     const [nodes, groups] = await Promise.all([this.readNodes(direct), this.readGroups(direct)]);
     const [gates, disruption] = await Promise.all([
-      readGateFacts(this.client, groups),
+      readGateFacts(this.client, groups, this.informers),
       readDisruptionFacts(this.client, groups),
     ]);
     return { nodes, groups, gates, ...(disruption ? { disruption } : {}) };
