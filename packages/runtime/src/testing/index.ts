@@ -26,3 +26,4 @@ export { FakeWatch } from './fake-watch.js';
 export { flushMicrotasks, ManualClock } from './manual-clock.js';
 export { type JsonPatchOperation, jsonEqual, jsonPatch, mergePatch } from './patch.js';
 export { WatchRecord, type WatchRecordOptions } from './watch-record.js';
+export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
