@@ -3,14 +3,15 @@
  * fault suite's machines), the built coordinator as two replicas under its shipped RBAC plus the
  * gate access example, and a real Prometheus whose alert the test fires and clears. The Prometheus
  * gate holds both nodes of its group while the alert fires (no reboot), and once it clears they
- * reboot onto the new version one at a time. A CEL condition over a custom object (read through the
+ * reboot onto the new version one at a time; the alert firing again while the first settles keeps
+ * its slot (checked before the release) until it clears. A CEL condition over a custom object (read through the
  * aggregated gate ClusterRole) holds its node until the object says healthy. A condition over a
  * kind no role grants blocks with the API server's "forbidden" in the group's queue until a
  * labelled ClusterRole grants it. The Prometheus group's HTTPS webhook is told each node's cycle
  * (nothing granted while the alert fires). From a watch on every Node: no group over its budget.
  */
 import { RebootGroupType } from '@capstan/coordinator';
-import { capstanProtocol } from '@capstan/reboot-protocol';
+import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { defineResource, type KubeObject } from '@capstan/runtime';
 import { ClusterRole } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
@@ -49,6 +50,7 @@ beforeAll(async () => {
         nodes: ['prom-1', 'prom-2'],
         gates: { prometheus: { url: urls.prometheus, alerts: { firingOnly: true } } },
         notifications: { webhooks: [{ url: urls.webhook }] },
+        settleTime: '8s',
       },
       { name: 'cel', nodes: ['cel-1'], gates: { conditions: [condition('Probe')] } },
       { name: 'denied', nodes: ['denied-1'], gates: { conditions: [condition('Vault')] } },
@@ -93,6 +95,15 @@ const updated = (node: string) =>
   fleet.ledger.node(node)?.metadata.labels?.[VERSION_LABEL] === TO_VERSION;
 const rebooted = (node: string) => (fleet.machines.get(node)?.rebootRequests ?? 0) > 0;
 
+const annotation = (node: string, key: string) => fleet.ledger.node(node)?.metadata.annotations?.[key];
+/** Whether Prometheus has the test's alert firing. */
+async function firing(): Promise<boolean> {
+  const answer = (await (await fetch(`${fleet.prometheus.url}/api/v1/alerts`)).json()) as {
+    data: { alerts: Array<{ state: string }> };
+  };
+  return answer.data.alerts.some((a) => a.state === 'firing');
+}
+
 /** Holds for `ms`, sampled every 250 ms. */
 async function holds(what: string, ms: number, check: () => boolean): Promise<void> {
   for (const end = Date.now() + ms; Date.now() < end; ) {
@@ -103,12 +114,7 @@ async function holds(what: string, ms: number, check: () => boolean): Promise<vo
 
 describe('a rollout on kwok nodes with real agents, gated', () => {
   it('a firing alert, an unhealthy object and an unreadable kind each hold their nodes; as each gate opens its nodes reboot, one at a time', async () => {
-    await waitFor('the alert fires', async () => {
-      const answer = (await (await fetch(`${fleet.prometheus.url}/api/v1/alerts`)).json()) as {
-        data: { alerts: Array<{ state: string }> };
-      };
-      return answer.data.alerts.some((a) => a.state === 'firing');
-    });
+    await waitFor('the alert fires', firing);
     fleet.ledger.arm();
     for (const m of fleet.machines.values()) m.stageUpdate(TO_VERSION);
     // Every agent asks; every gate holds its group's nodes, each saying why.
@@ -130,6 +136,23 @@ describe('a rollout on kwok nodes with real agents, gated', () => {
       details(),
     ).toEqual([]);
 
+    fleet.unhealthy.value = 0;
+    // The first node back settles; the alert fires again: checked before its release, the gate
+    // keeps its slot (not released, the other node not granted) until the alert clears.
+    const first = await waitFor('a prom node back and settling', async () =>
+      ['prom-1', 'prom-2'].find((n) => annotation(n, coordinatorKeys.settlingSince) !== undefined),
+    );
+    const second = first === 'prom-1' ? 'prom-2' : 'prom-1';
+    fleet.unhealthy.value = 1;
+    await waitFor('the alert fires again', firing);
+    await holds(
+      `${first} keeps its slot while the alert fires`,
+      10_000,
+      () =>
+        annotation(first, coordinatorKeys.rebootedAt) === undefined &&
+        annotation(first, coordinatorKeys.grantedAt) !== undefined &&
+        !rebooted(second),
+    );
     fleet.unhealthy.value = 0;
     await waitFor(
       'prom-1 and prom-2 updated once the alert clears',

@@ -62,6 +62,8 @@ export type GroupPlan = {
   nodes: string[];
   gates: Record<string, unknown>;
   notifications?: Record<string, unknown>;
+  /** How long a node back up must stay well before its slot frees (the gates checked again). */
+  settleTime?: string;
 };
 
 async function scrapeTarget(unhealthy: { value: number }): Promise<Server> {
@@ -128,6 +130,7 @@ export async function startGatedFleet(
         spec: {
           ...{ nodeSelector: { matchLabels: { [POOL]: g.name } }, maxUnavailable: 1, gates: g.gates },
           ...(g.notifications ? { notifications: g.notifications } : {}),
+          ...(g.settleTime ? { settleTime: g.settleTime } : {}),
         },
       } as RebootGroup);
     const planned: PlannedGroup[] = groups.map((g) => ({ name: g.name, budget: 1, nodes: g.nodes }));
