@@ -1,7 +1,8 @@
 /**
  * Reads what the groups' health gates need for a round: for `blockingPods`, the pods its selector
  * matches, by node (one list per group with that gate, from the API server: the coordinator caches
- * no pods); for `prometheus` and `conditions`, each gate's state (`gates/`). A read that fails, or
+ * no pods); for `prometheus` and `conditions`, each gate's state (`gates/`; the conditions' objects
+ * from informers of the coordinator's cache when given). A read that fails, or
  * a selector that cannot be used, becomes the group's gate error or an `Error` state, which blocks
  * every node of the group (fail closed) and shows in its queue and status.
  */
@@ -9,6 +10,7 @@ import { type Client, isJsonObject, labelSelectorFromSpec, selectorProblems } fr
 import { Pod } from '@capstan/runtime/client';
 import type { RebootGroup } from './api/reboot-group.js';
 import type { GroupGateFacts, HealthGateState } from './decide/health-gates.js';
+import { ConditionReads, type InformerSource } from './gates/condition-reads.js';
 import { readConditionsGate } from './gates/conditions-gate.js';
 import { readPrometheusGate } from './gates/prometheus-gate.js';
 
@@ -16,8 +18,10 @@ import { readPrometheusGate } from './gates/prometheus-gate.js';
 export async function readGateFacts(
   client: Client,
   groups: readonly RebootGroup[],
+  informers?: InformerSource,
 ): Promise<Record<string, GroupGateFacts>> {
   const facts: Record<string, GroupGateFacts> = {};
+  const reads = new ConditionReads(client, informers);
   await Promise.all(
     groups.map(async (g) => {
       const gates = g.spec?.gates;
@@ -25,7 +29,7 @@ export async function readGateFacts(
       if (!isJsonObject(gates) || name === undefined) return;
       const [pods, health] = await Promise.all([
         gates.blockingPods === undefined ? undefined : blockingPods(client, gates.blockingPods),
-        healthGates(client, gates),
+        healthGates(client, reads, gates),
       ]);
       if (pods === undefined && health.length === 0) return;
       facts[name] = { ...pods, ...(health.length > 0 ? { health } : {}) };
@@ -37,11 +41,12 @@ export async function readGateFacts(
 /** The Prometheus gate and the conditions, in that order, as read now. */
 async function healthGates(
   client: Client,
+  reads: ConditionReads,
   gates: NonNullable<NonNullable<RebootGroup['spec']>['gates']>,
 ): Promise<HealthGateState[]> {
   const [prometheus, conditions] = await Promise.all([
     gates.prometheus ? readPrometheusGate(client, gates.prometheus) : undefined,
-    Array.isArray(gates.conditions) ? readConditionsGate(client, gates.conditions) : [],
+    Array.isArray(gates.conditions) ? readConditionsGate(reads, gates.conditions) : [],
   ]);
   return [...(prometheus ? [prometheus] : []), ...conditions];
 }

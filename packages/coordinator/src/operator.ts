@@ -75,6 +75,7 @@ export function addCoordinator(manager: Manager, options: CoordinatorOptions): C
   const reconciler = new CoordinatorReconciler(options, {
     notifier,
     client: manager.client,
+    informers: manager.cache,
     clock,
     events: manager.events,
     metrics,

@@ -16,6 +16,7 @@ import { groupOfNode, groupsOfRound, type Plan, type PlannerOptions, plan } from
 import type { RefusedNode } from './decide/queue.js';
 import { readDisruptionFacts } from './disruption-facts.js';
 import { readGateFacts } from './gate-facts.js';
+import type { InformerSource } from './gates/condition-reads.js';
 import { type CoordinatorOptions, plannerOptionsOf } from './options.js';
 import { RebootGroupType } from './resources.js';
 import { ListMemo } from './same-objects.js';
@@ -51,6 +52,8 @@ export class PlannerService {
   constructor(
     coordinator: CoordinatorOptions,
     private readonly client: Client,
+    /** The manager's cache: the conditions gates read through informers of it. */
+    private readonly informers?: InformerSource,
   ) {
     this.options = plannerOptionsOf(coordinator);
     this.protocol = this.options.protocol as Protocol;
@@ -62,7 +65,7 @@ export class PlannerService {
   async readWorld(direct: boolean): Promise<World> {
     const [nodes, groups] = await Promise.all([this.readNodes(direct), this.readGroups(direct)]);
     const [gates, disruption] = await Promise.all([
-      readGateFacts(this.client, groups),
+      readGateFacts(this.client, groups, this.informers),
       readDisruptionFacts(this.client, groups),
     ]);
     return { nodes, groups, gates, ...(disruption ? { disruption } : {}) };

@@ -28,6 +28,7 @@ import type { NodeSnapshot } from './decide/node-snapshot.js';
 import { applyWrites, type NodeWrite } from './decide/node-write.js';
 import type { Plan } from './decide/plan.js';
 import { DEFAULT_FENCE_NAME, type FenceToken, GrantFence } from './fence.js';
+import type { InformerSource } from './gates/condition-reads.js';
 import { writeGroupStatuses } from './group-status.js';
 import type { CoordinatorMetrics } from './metrics.js';
 import type { Notifier } from './notifications/notifier.js';
@@ -69,6 +70,8 @@ export interface CoordinatorDeps {
   notifier?: Notifier;
   /** Default: list Nodes (with the node selector) and RebootGroups through `client`. */
   read?: WorldReader;
+  /** Informers for the conditions gates' objects (the manager's cache); none: read from the server. */
+  informers?: InformerSource;
 }
 
 /** The reboot coordinator's reconciler. Stateless apart from metrics and which findings it reported. */
@@ -100,7 +103,7 @@ export class CoordinatorReconciler implements Reconciler {
     this.clock = deps.clock;
     this.metrics = deps.metrics;
     this.logger = deps.logger;
-    this.planner = new PlannerService(options, deps.client);
+    this.planner = new PlannerService(options, deps.client, deps.informers);
     this.protocol = this.planner.protocol;
     this.fence = new GrantFence(
       deps.client,

@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type CrdObject, type MonitoringServer, startAlertmanager, startPrometheus } from '@capstan/envtest';
+import { anyFieldsCrd, type MonitoringServer, startAlertmanager, startPrometheus } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Client, defineResource, type KubeObject, Manager } from '@capstan/runtime';
@@ -29,26 +29,6 @@ const Probe = defineResource<KubeObject & { spec?: { health?: string } }>({
   plural: 'probes',
   namespaced: false,
 });
-
-/** A custom kind for the conditions gate to read (cluster-scoped, any fields). */
-const probeCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'probes.test.capstan.dev' },
-  spec: {
-    group: 'test.capstan.dev',
-    scope: 'Cluster',
-    names: { kind: 'Probe', plural: 'probes', singular: 'probe', listKind: 'ProbeList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
 
 let admin: Client;
 let run: string;
@@ -77,7 +57,7 @@ beforeAll(async () => {
   });
   await env.plane.installCRDs([
     new URL('../deploy/crds/rebootgroups.yaml', import.meta.url).pathname,
-    probeCrd as CrdObject,
+    anyFieldsCrd('test.capstan.dev', 'Probe'),
   ]);
   const group = (pool: string, spec: Partial<RebootGroup['spec']>) =>
     admin.create(RebootGroupType, {

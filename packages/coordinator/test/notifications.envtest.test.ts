@@ -9,10 +9,15 @@ import { useControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
 import { Client, Manager } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
-import { CertificateAuthority, eventually } from '@capstan/runtime/testing';
+import {
+  CertificateAuthority,
+  eventually,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCoordinator, type CoordinatorHandle, type RebootGroup, RebootGroupType } from '../src/index.js';
-import { type Receiver, startReceiver } from './notifications/https-receiver.js';
+
 import { TestAgent } from './test-agent.js';
 
 const env = useControlPlane('notify');
@@ -23,8 +28,8 @@ let admin: Client;
 let run: string;
 let nodes: string[];
 let agents: TestAgent[];
-let good: Receiver;
-let hanging: Receiver;
+let good: WebhookReceiver;
+let hanging: WebhookReceiver;
 let handle: CoordinatorHandle;
 const stop = new AbortController();
 let running: Promise<void>;
@@ -34,8 +39,8 @@ beforeAll(async () => {
   run = env.namespace;
   nodes = [0, 1, 2].map((i) => `${run}-n${i}`);
   const ca = CertificateAuthority.create('capstan-notify-test-ca');
-  good = await startReceiver({ ca });
-  hanging = await startReceiver({ ca, hang: true });
+  good = await startWebhookReceiver({ ca });
+  hanging = await startWebhookReceiver({ ca, hang: true });
   await env.plane.installCRDs([new URL('../deploy/crds/rebootgroups.yaml', import.meta.url).pathname]);
   for (const name of nodes) {
     await admin.create(Node, { metadata: { name, labels: { [RUN]: run } } });

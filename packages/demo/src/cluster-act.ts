@@ -5,7 +5,8 @@
  * reads. Each VM's boot hook plays its guest (envtest's KubeadmGuest): it reads guestinfo as
  * cloud-init would and does what its kubeadm step leaves in the workload cluster (the kwok Node with
  * its providerID; a control plane's static pods and kubeadm-config); Cluster API then sets the
- * nodeRef and the Machine runs.
+ * nodeRef and the Machine runs. Last, a version bump rolls the KubeadmControlPlane
+ * (`control-plane-roll.ts`).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,19 +15,18 @@ import {
   CAPI_GROUP,
   CAPI_VERSION,
   EVENT_SOURCE,
-  MachineType,
   providerIdFor,
   VCDClusterType,
-  type VCDMachine,
-  VCDMachineType,
 } from '@capstan/capvcd';
 import { ControlPlane, KubeadmGuest, readManifests, startWorkloadCluster } from '@capstan/envtest';
 import { Client, type Condition, defineResource, type KubeObject, Manager } from '@capstan/runtime';
 import { HttpTransport } from '@capstan/runtime/client';
-import { type BootedVm, startVcdSim, type VcdSim, VmStatus } from '@capstan/vcdsim';
+import { type BootedVm, startVcdSim, type VcdSim } from '@capstan/vcdsim';
 import type { ActContext } from './act.js';
 import { clusterObjects, controlPlaneName } from './cluster-objects.js';
-import { type MachineRow, machineTable } from './tables.js';
+import { type ControlPlaneRollout, rollControlPlane } from './control-plane-roll.js';
+import { MachineWatch } from './machine-watch.js';
+import type { MachineRow } from './tables.js';
 
 const capiKind = (kind: string, plural: string) =>
   defineResource<KubeObject & { status?: { conditions?: Condition[] } }>({
@@ -59,6 +59,8 @@ export interface ClusterFacts {
   nodes: RegisteredNode[];
   /** Errors the guests' boot hooks met. */
   guestErrors: string[];
+  /** The control plane's version bump, once the cluster ran. */
+  rollout: ControlPlaneRollout | undefined;
 }
 
 /** The provisioned cluster: its facts, and its workload control plane (still running). */
@@ -79,14 +81,14 @@ export interface ClusterPlan {
 const NAMESPACE = 'demo-clusters';
 const CLUSTER = 'capstan-demo';
 const KUBERNETES_VERSION = 'v1.35.0';
+const CREDENTIALS = `${CLUSTER}-vcd`;
+/** The version act 1 rolls the control plane onto once the cluster runs. */
+export const UPGRADE_VERSION = 'v1.35.1';
 
 const capvcdDeploy = (file: string) => fileURLToPath(import.meta.resolve(`@capstan/capvcd/deploy/${file}`));
 /** vcdsim's sample cloud, shipped in its package (`<package>/seeds`, beside `dist`). */
 const sampleSeed = () =>
   join(dirname(dirname(fileURLToPath(import.meta.resolve('@capstan/vcdsim')))), 'seeds', 'sample.yaml');
-
-const statusName = (status: number) =>
-  Object.entries(VmStatus).find(([, v]) => v === status)?.[0] ?? String(status);
 
 /** The MachineDeployment's and MachineSets' conditions that are not True: why workers are missing. */
 async function poolConditions(admin: Client): Promise<string> {
@@ -103,13 +105,12 @@ async function poolConditions(admin: Client): Promise<string> {
   return said.length ? said.join('; ') : 'no MachineDeployment or MachineSet condition is False';
 }
 
-/** Runs act 1; see the file comment. The clean-ups go to `ctx`. */
-export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Promise<ProvisionedCluster> {
-  const { view } = ctx;
-  view.say(
+/** Starts the management cluster (Cluster API with KCP) and the workload control plane, at once. */
+async function startPlanes(ctx: ActContext): Promise<{ management: ControlPlane; workload: ControlPlane }> {
+  ctx.view.say(
     'Act 1: provision. Starting a management cluster (etcd, kube-apiserver, Cluster API core + kubeadm bootstrap + KubeadmControlPlane) and a workload control plane (kube-scheduler, kube-controller-manager, kwok)...',
   );
-  // Both at once; whichever started is stopped at the end even if the other failed.
+  // Whichever started is stopped at the end even if the other failed.
   const planes = await Promise.allSettled([
     ControlPlane.start({
       clusterApi: { controlPlane: 'kubeadm' },
@@ -125,55 +126,66 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
   ];
   ctx.startClock();
   ctx.checkInterrupt();
-  view.say(
+  ctx.view.say(
     `  management ${management.server}; workload ${workload.server} (kubeconfig ${workload.kubeconfigPath})`,
   );
+  return { management, workload };
+}
 
+/**
+ * The cloud: vcdsim, each VM's boot hook playing its guest (cloud-init and kubeadm: its
+ * Node, and on a control plane kubeadm's static pods and uploads, in the workload cluster).
+ */
+async function startCloud(
+  ctx: ActContext,
+  workload: ControlPlane,
+  plan: ClusterPlan,
+): Promise<{ sim: VcdSim; nodes: RegisteredNode[] }> {
   const nodes: RegisteredNode[] = [];
-  // Each VM's guest plays cloud-init and kubeadm: its Node (and, on a control plane, kubeadm's
-  // static pods and uploads) appear in the workload cluster as its bootstrap data says.
   const guests = new KubeadmGuest({ workload, providerID: providerIdFor, osImage: plan.osImage });
   ctx.onEnd(() => guests.stop());
   const boot = async (vm: BootedVm, guestinfo: Record<string, string>) => {
     const guest = await guests.boot(guestinfo);
     if (!guest) return undefined;
-    const controlPlane = guest.step !== 'join';
-    nodes.push({ name: guest.name, controlPlane, providerID: guest.providerID });
-    view.say(
+    nodes.push({ name: guest.name, controlPlane: guest.step !== 'join', providerID: guest.providerID });
+    ctx.view.say(
       `  guest ${vm.name} (${vm.ipAddress ?? 'no IP'}): ${guest.format} kubeadm ${guest.step.replace('-', ' --')}; registered Node ${guest.name}`,
     );
     return undefined;
   };
-  const sim: VcdSim = await startVcdSim({
+  const sim = await startVcdSim({
     seed: sampleSeed(),
     taskLatencyMs: 150,
     bootDelayMs: 300,
     onBoot: (vm, guestinfo) => boot(vm, guestinfo),
   });
   ctx.onEnd(() => sim.stop());
-  view.say(
+  ctx.view.say(
     `  vcdsim (Cloud Director ${sim.url}): org tenant-a, VDC vdc-a, network net-a, edge gateway edge-a`,
   );
+  return { sim, nodes };
+}
 
-  const admin = new Client(new HttpTransport(management.kubeConfig));
+/**
+ * capvcd installed in the management cluster (CRDs, RBAC, credentials, the workload's
+ * kubeconfig) and run as its Deployment would: its ServiceAccount, leader election.
+ */
+async function startCapvcd(ctx: ActContext, management: ControlPlane, workload: ControlPlane, sim: VcdSim) {
   await management.installCRDs([capvcdDeploy('crds.yaml')]);
   await management.createObjects([
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capvcd-system' } },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
   ]);
   await management.createObjects(readManifests(capvcdDeploy('rbac.yaml')));
-  const credentials = `${CLUSTER}-vcd`;
   await management.createObjects([
     {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: credentials, namespace: NAMESPACE },
+      metadata: { name: CREDENTIALS, namespace: NAMESPACE },
       stringData: { username: 'alice', password: 'alice-password', 'ca.crt': sim.caPem },
     },
   ]);
   await startWorkloadCluster(management, { namespace: NAMESPACE, clusterName: CLUSTER, plane: workload });
-
-  // capvcd as its Deployment would run it: its ServiceAccount, leader election.
   const manager = Manager.create({
     kubeConfig: await management.serviceAccountKubeConfig('capvcd-system', 'capstan-capvcd'),
     leaderElection: { id: 'capstan-capvcd', namespace: 'capvcd-system' },
@@ -191,7 +203,10 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
     await running;
     handle.connections.close();
   });
+}
 
+/** Creates the user's objects: Cluster, VCDCluster, KubeadmControlPlane, MachineDeployment... */
+async function askForCluster(ctx: ActContext, management: ControlPlane, sim: VcdSim, plan: ClusterPlan) {
   await management.createObjects(
     clusterObjects({
       namespace: NAMESPACE,
@@ -206,73 +221,40 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
         network: 'net-a',
         catalog: 'templates',
         template: 'flatcar-stable-kube-v1.35',
-        credentialsSecret: credentials,
+        credentialsSecret: CREDENTIALS,
       },
     }),
   );
-  view.say(
+  ctx.view.say(
     `  Cluster ${NAMESPACE}/${CLUSTER}: no endpoint given (capvcd makes a VCD load balancer); KubeadmControlPlane ${controlPlaneName(CLUSTER)} of ${plan.controlPlanes} machines (stacked etcd: a real etcd member per node); MachineDeployment of ${plan.workers} workers`,
   );
+}
 
-  let rows: MachineRow[] = [];
-  const seen = new Map<string, string>();
-  const look = async () => {
-    const machines = (await admin.list(MachineType, { namespace: NAMESPACE })).items;
-    const infra = new Map(
-      (await admin.list(VCDMachineType, { namespace: NAMESPACE })).items.map((m: VCDMachine) => [
-        m.metadata.name,
-        m,
-      ]),
-    );
-    rows = machines.map((m) => {
-      const vcdMachine = infra.get(m.spec?.infrastructureRef?.name ?? '');
-      const vmName = vcdMachine?.status?.vmName;
-      const vm = vmName ? sim.inspect.vm(vmName) : undefined;
-      return {
-        name: m.metadata.name ?? '',
-        controlPlane: m.metadata.labels?.['cluster.x-k8s.io/control-plane'] !== undefined,
-        phase: m.status?.phase ?? 'Pending',
-        node: m.status?.nodeRef?.name,
-        vm: vm?.name,
-        vmStatus: vm ? statusName(vm.status) : '-',
-        ip: vcdMachine?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address,
-        calls: vm ? sim.inspect.requestsFor(vm.id).length : 0,
-      };
-    });
-    rows.sort((a, b) => Number(b.controlPlane) - Number(a.controlPlane) || a.name.localeCompare(b.name));
-    for (const r of rows) {
-      const state = `${r.phase.padEnd(13)} VM ${r.vmStatus.padEnd(11)} ${r.ip ?? ''}`;
-      if (seen.get(r.name) !== state) {
-        seen.set(r.name, state);
-        view.line(`  ${r.name.padEnd(34)}${state}`);
-      }
-    }
-    const guestErrors = sim.inspect.errors();
-    if (guestErrors.length > 0) ctx.fault('a guest boot hook', guestErrors[0]?.error);
-    view.redraw(
-      [
-        `  VCD: ${sim.inspect.requestTotal()} calls, ${sim.inspect.tasks().length} tasks`,
-        '',
-        ...machineTable(rows),
-      ],
-      ctx.elapsed(),
-      'waiting for every Machine to run',
-    );
-    return rows;
-  };
-  const total = plan.workers + plan.controlPlanes;
+/** Waits until `total` Machines run with a Node; a timeout says why workers are missing. */
+async function machinesRunning(ctx: ActContext, admin: Client, watch: MachineWatch, total: number) {
   await ctx
     .waitUntil(`${total} Machines Running with a Node`, async () => {
-      const now = await look();
+      const now = await watch.look('waiting for every Machine to run');
       return now.length === total && now.every((r) => r.phase === 'Running' && r.node !== undefined);
     })
     .catch(async (err: Error) => {
       throw new Error(`${err.message}; ${await poolConditions(admin)}`);
     });
+}
+
+/** What act 1 found; the Nodes are those of the Machines that run now. */
+async function clusterFacts(
+  admin: Client,
+  sim: VcdSim,
+  rows: MachineRow[],
+  registered: RegisteredNode[],
+  rollout: ControlPlaneRollout,
+): Promise<ClusterFacts> {
   const vcdCluster = await admin.get(VCDClusterType, { namespace: NAMESPACE, name: CLUSTER });
   const pool = [...sim.inspect.world.pools.values()][0];
   const requests = sim.inspect.requests();
-  const facts: ClusterFacts = {
+  const current = new Set(rows.map((r) => r.node));
+  return {
     machines: rows,
     vcdCalls: requests.length,
     vcdWrites: requests.filter(
@@ -282,12 +264,33 @@ export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Prom
     loadBalancer: vcdCluster.spec.controlPlaneEndpoint?.host
       ? { vip: vcdCluster.spec.controlPlaneEndpoint.host, members: pool?.members.length ?? 0 }
       : undefined,
-    nodes,
+    nodes: registered.filter((n) => current.has(n.name)),
     guestErrors: sim.inspect.errors().map((e) => `${e.where}: ${String(e.error)}`),
+    rollout,
   };
-  view.settle();
-  view.say(
-    `  ${rows.filter((r) => r.phase === 'Running').length} Machines Running; VCD: ${facts.vcdCalls} calls (${facts.vcdWrites} writes), ${facts.vcdTasks} tasks; load balancer ${facts.loadBalancer?.vip ?? 'none'} with ${facts.loadBalancer?.members ?? 0} member(s)`,
+}
+
+/** Runs act 1 scene by scene; see the file comment. The clean-ups go to `ctx`. */
+export async function provisionCluster(ctx: ActContext, plan: ClusterPlan): Promise<ProvisionedCluster> {
+  const { management, workload } = await startPlanes(ctx);
+  const { sim, nodes } = await startCloud(ctx, workload, plan);
+  const admin = new Client(new HttpTransport(management.kubeConfig));
+  await startCapvcd(ctx, management, workload, sim);
+  await askForCluster(ctx, management, sim, plan);
+  const watch = new MachineWatch(ctx, admin, sim, NAMESPACE);
+  await machinesRunning(ctx, admin, watch, plan.workers + plan.controlPlanes);
+  ctx.view.settle();
+  ctx.view.say(
+    `  ${watch.rows.length} Machines Running at ${KUBERNETES_VERSION}; load balancer ${[...sim.inspect.world.pools.values()][0]?.members.length ?? 0} member(s)`,
+  );
+  const rollout = await rollControlPlane(ctx, admin, watch, sim, {
+    ...{ namespace: NAMESPACE, name: controlPlaneName(CLUSTER) },
+    ...{ from: KUBERNETES_VERSION, to: UPGRADE_VERSION, replicas: plan.controlPlanes },
+  });
+  const facts = await clusterFacts(admin, sim, watch.rows, nodes, rollout);
+  ctx.view.settle();
+  ctx.view.say(
+    `  ${watch.rows.filter((r) => r.phase === 'Running').length} Machines Running; VCD: ${facts.vcdCalls} calls (${facts.vcdWrites} writes), ${facts.vcdTasks} tasks; load balancer ${facts.loadBalancer?.vip ?? 'none'} with ${facts.loadBalancer?.members ?? 0} member(s)`,
   );
   return { facts, workload };
 }

@@ -83,6 +83,35 @@ function checkCluster(facts: MissionFacts, lines: string[], problems: string[]):
     if (m.calls === 0) problems.push(`Machine ${m.name}: no VCD call was made for its VM`);
   if (!c.loadBalancer) problems.push('the cluster has no load-balanced endpoint');
   problems.push(...c.guestErrors.map((e) => `a guest's boot failed: ${e}`));
+  checkRollout(c, lines, problems);
+}
+
+/** The control plane's version bump: every old machine replaced, one at a time, the pool served. */
+function checkRollout(c: ClusterFacts, lines: string[], problems: string[]): void {
+  const r = c.rollout;
+  if (!r) {
+    problems.push('the control plane was not rolled');
+    return;
+  }
+  const served =
+    r.withoutHealthyMember === 0
+      ? 'never without a healthy member'
+      : `WITHOUT a healthy member in ${r.withoutHealthyMember}`;
+  lines.push(
+    `control plane rolled ${r.from} → ${r.to}: ${r.replaced} of ${r.replicas} machines replaced, at most ${r.mostVms} control-plane VMs at once; load balancer ${served} of ${r.samples} samples, no VM going down in its pool: ${r.membersDown.length === 0 ? 'yes' : 'NO'} (${clock(r.elapsedMs)})`,
+  );
+  if (r.replaced !== r.replicas)
+    problems.push(`the rollout replaced ${r.replaced} of ${r.replicas} control-plane machines`);
+  if (r.mostVms > r.replicas + 1)
+    problems.push(
+      `the rollout ran ${r.mostVms} control-plane VMs at once (maxSurge 1 allows ${r.replicas + 1})`,
+    );
+  if (r.samples === 0) problems.push('the load balancer pool was never sampled during the rollout');
+  if (r.withoutHealthyMember > 0)
+    problems.push(
+      `the load balancer had no healthy member in ${r.withoutHealthyMember} samples during the rollout`,
+    );
+  if (r.membersDown.length > 0) problems.push(`the pool held a VM going down: ${r.membersDown[0]}`);
 }
 
 function checkInstall(facts: MissionFacts, lines: string[], problems: string[]): void {

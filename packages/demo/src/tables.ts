@@ -5,6 +5,8 @@ export interface MachineRow {
   name: string;
   controlPlane: boolean;
   phase: string;
+  /** The Kubernetes version Cluster API asks of it (`spec.version`). */
+  version: string | undefined;
   /** The Node Cluster API found for it (`status.nodeRef`). */
   node: string | undefined;
   vm: string | undefined;
@@ -18,11 +20,11 @@ export interface MachineRow {
 /** The Machine table. */
 export function machineTable(rows: MachineRow[]): string[] {
   const lines = [
-    `  ${'machine'.padEnd(34)}${'role'.padEnd(15)}${'phase'.padEnd(14)}${'VM'.padEnd(12)}${'IP'.padEnd(14)}${'calls'.padStart(5)}`,
+    `  ${'machine'.padEnd(34)}${'role'.padEnd(15)}${'phase'.padEnd(14)}${'version'.padEnd(9)}${'VM'.padEnd(12)}${'IP'.padEnd(14)}${'calls'.padStart(5)}`,
   ];
   for (const r of rows) {
     lines.push(
-      `  ${r.name.padEnd(34)}${(r.controlPlane ? 'control plane' : 'worker').padEnd(15)}${r.phase.padEnd(14)}${r.vmStatus.padEnd(12)}${(r.ip ?? '').padEnd(14)}${String(r.calls).padStart(5)}`,
+      `  ${r.name.padEnd(34)}${(r.controlPlane ? 'control plane' : 'worker').padEnd(15)}${r.phase.padEnd(14)}${(r.version ?? '').padEnd(9)}${r.vmStatus.padEnd(12)}${(r.ip ?? '').padEnd(14)}${String(r.calls).padStart(5)}`,
     );
   }
   return lines;

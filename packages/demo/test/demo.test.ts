@@ -56,7 +56,7 @@ function expectUpdated(output: string, nodes = 6): void {
 }
 
 describe('npm run demo', () => {
-  it('the whole mission: 8 Machines Running on vcdsim (3 of a KubeadmControlPlane), VCD calls for each, operators Available, 8 of 8 nodes rebooted once within budget; exits 0', async () => {
+  it('the whole mission: 8 Machines Running on vcdsim (3 of a KubeadmControlPlane, rolled to a new version), VCD calls for each, operators Available, 8 of 8 nodes rebooted once within budget; exits 0', async () => {
     const { code, output } = await runMain(['--plain', '--reboot-seconds', '2']);
     expect(output, output).toContain(
       'machines Running: 8 of 8 (3 control-plane machines of a KubeadmControlPlane',
@@ -73,10 +73,17 @@ describe('npm run demo', () => {
     expect(tasks).toBeGreaterThanOrEqual(8 * 3); // per VM at least: create, configure, power on
     expect(fewest).toBeGreaterThan(0); // every VM had its own calls
     // Each guest read its bootstrap data and played kubeadm: init once, two control-plane joins
-    // (KCP scales up once the first is initialized), five worker joins.
+    // (KCP scales up once the first is initialized), five worker joins; then the version bump's
+    // three new control-plane machines joined.
     expect(output.match(/cloud-config kubeadm init; registered Node/g)).toHaveLength(1);
-    expect(output.match(/cloud-config kubeadm join --control-plane; registered Node/g)).toHaveLength(2);
+    expect(output.match(/cloud-config kubeadm join --control-plane; registered Node/g)).toHaveLength(5);
     expect(output.match(/cloud-config kubeadm join; registered Node/g)).toHaveLength(5);
+    // KCP rolled the control plane in the live view: one machine at a time, the pool always served.
+    expect(output).toMatch(/Rolling the control plane: KubeadmControlPlane \S+ v1\.35\.0 → v1\.35\.1/);
+    expect(output).toMatch(/\S+-control-plane-\S+ +Running +v1\.35\.1 /);
+    expect(output).toMatch(
+      /control plane rolled v1\.35\.0 → v1\.35\.1: 3 of 3 machines replaced, at most 4 control-plane VMs at once; load balancer never without a healthy member of \d+ samples, no VM going down in its pool: yes/,
+    );
     expectUpdated(output, 8);
     expect(code).toBe(0);
   }, 600_000);

@@ -15,6 +15,7 @@ const machine = (name: string, controlPlane = false): MachineRow => ({
   name,
   controlPlane,
   phase: 'Running',
+  version: 'v1.35.1',
   node: name,
   vm: name,
   vmStatus: 'POWERED_ON',
@@ -29,6 +30,10 @@ const cluster = (): ClusterFacts => ({
   loadBalancer: { vip: '203.0.113.11', members: 1 },
   nodes: [],
   guestErrors: [],
+  rollout: {
+    ...{ from: 'v1.35.0', to: 'v1.35.1', replicas: 1, replaced: 1, mostVms: 2, samples: 400 },
+    ...{ withoutHealthyMember: 0, membersDown: [], elapsedMs: 61_000 },
+  },
 });
 const install = (): InstallFacts => ({
   version: '0.1.0',
@@ -86,6 +91,9 @@ describe('the checked summary', () => {
     expect(text).toContain('operators Available: 2 of 2 at 0.1.0');
     expect(text).toContain(`nodes rebooted once onto ${TO}: 6 of 6`);
     expect(text).toContain('workers: most disrupted at once 2, budget 2 (within budget)');
+    expect(text).toContain(
+      'control plane rolled v1.35.0 → v1.35.1: 1 of 1 machines replaced, at most 2 control-plane VMs at once; load balancer never without a healthy member of 400 samples, no VM going down in its pool: yes (1:01)',
+    );
     expect(text).toContain('elapsed: 3:15');
     expect(text).toContain('result: OK');
   });
@@ -103,6 +111,23 @@ describe('the checked summary', () => {
     expect(s.problems).toContain('Machine w2: no VCD call was made for its VM');
     expect(s.problems).toContain('the cluster has no load-balanced endpoint');
     expect(formatSummary(s, 'x.log')).toContain('result: FAILED');
+  });
+
+  it('fails a rollout that left an old machine, surged past one, or left the pool without a healthy member', () => {
+    const f = clean();
+    const c = f.cluster as ClusterFacts;
+    c.rollout = {
+      ...{ from: 'v1.35.0', to: 'v1.35.1', replicas: 3, replaced: 2, mostVms: 5, samples: 300 },
+      ...{ withoutHealthyMember: 4, membersDown: ['10.10.0.101 VM cp-0 status 8'], elapsedMs: 1 },
+    };
+    expect(checkMission(f).problems).toEqual([
+      'the rollout replaced 2 of 3 control-plane machines',
+      'the rollout ran 5 control-plane VMs at once (maxSurge 1 allows 4)',
+      'the load balancer had no healthy member in 4 samples during the rollout',
+      'the pool held a VM going down: 10.10.0.101 VM cp-0 status 8',
+    ]);
+    c.rollout = undefined;
+    expect(checkMission(f).problems).toEqual(['the control plane was not rolled']);
   });
 
   it('fails an operator not Available', () => {
@@ -142,19 +167,34 @@ describe('the checked summary', () => {
     expect(checkMission(clusterOnly).lines.some((l) => l.startsWith('nodes rebooted'))).toBe(false);
   });
 
-  it('property: a run passes exactly when every machine ran, every node rebooted once onto the new version and every group kept its budget', () => {
+  it('property: a run passes exactly when every machine ran, the control plane rolled within maxSurge with the pool served, every node rebooted once onto the new version and every group kept its budget', () => {
     const run = fc.record({
       phases: fc.array(fc.constantFrom('Running', 'Provisioning', 'Failed'), { minLength: 6, maxLength: 6 }),
       reboots: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 6, maxLength: 6 }),
       onNew: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
       budgets: fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 })),
       most: fc.tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 })),
+      rollout: fc.record({
+        replaced: fc.integer({ min: 0, max: 3 }),
+        mostVms: fc.integer({ min: 3, max: 5 }),
+        gaps: fc.nat(3),
+      }),
     });
     fc.assert(
-      fc.property(run, ({ phases, reboots, onNew, budgets, most }) => {
+      fc.property(run, ({ phases, reboots, onNew, budgets, most, rollout }) => {
         const f = clean();
         const c = f.cluster as ClusterFacts;
         c.machines = c.machines.map((m, i) => ({ ...m, phase: phases[i] as string }));
+        c.rollout = {
+          ...{
+            from: 'v1.35.0',
+            to: 'v1.35.1',
+            replicas: 3,
+            replaced: rollout.replaced,
+            mostVms: rollout.mostVms,
+          },
+          ...{ samples: 100, withoutHealthyMember: rollout.gaps, membersDown: [], elapsedMs: 1 },
+        };
         const r = f.reboot as RebootFactsView;
         r.machines = r.machines.map((m, i) => ({
           ...m,
@@ -165,6 +205,9 @@ describe('the checked summary', () => {
         r.groups = r.groups.map((g, i) => ({ ...g, budget: budgets[i] as number, most: most[i] as number }));
         const expected =
           phases.every((p) => p === 'Running') &&
+          rollout.replaced === 3 &&
+          rollout.mostVms <= 4 &&
+          rollout.gaps === 0 &&
           reboots.every((n) => n === 1) &&
           onNew.every(Boolean) &&
           most.every((m, i) => m <= (budgets[i] as number));

@@ -40,12 +40,15 @@ export function addNotificationFlags(command: Command): void {
 }
 
 /**
- * The global notifications the flags ask for (undefined when no URL is given).
+ * The global notifications the flags ask for: webhooks, and how every webhook (the groups' too) is
+ * delivered. Undefined when they ask nothing: no URL, no CA file, no waiting threshold (a group's
+ * webhook behind a private CA needs `--notify-ca-file` without any `--notify-url`).
  * @throws Error naming the flag when a value is unusable.
  */
 export function notificationsFromFlags(flags: NotificationFlags): NotificationOptions | undefined {
   const urls = flags.notifyUrl ?? [];
-  if (urls.length === 0) return undefined;
+  if (urls.length === 0 && !flags.notifyCaFile && flags.notifyWaitingThreshold === undefined)
+    return undefined;
   for (const url of urls) {
     let parsed: URL | undefined;
     try {

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { conditionVerdict } from '../../src/gates/cel-condition.js';
-import { pluralOf } from '../../src/gates/conditions-gate.js';
+import { pluralOf } from '../../src/gates/condition-reads.js';
 
 const ceph = (health: string) => ({ metadata: { name: 'c' }, status: { ceph: { health } } });
 

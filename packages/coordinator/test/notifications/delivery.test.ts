@@ -4,20 +4,19 @@
  * nor another endpoint.
  */
 import type { Logger } from '@capstan/runtime';
-import { eventually } from '@capstan/runtime/testing';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '@capstan/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebhookDelivery } from '../../src/notifications/delivery.js';
-import { type Receiver, startReceiver } from './https-receiver.js';
 
-const open: Receiver[] = [];
+const open: WebhookReceiver[] = [];
 const deliveries: WebhookDelivery[] = [];
 afterEach(async () => {
   for (const d of deliveries.splice(0)) d.stop();
   for (const r of open.splice(0)) await r.close();
 });
 
-async function receiver(options?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
-  const r = await startReceiver(options);
+async function receiver(options?: Parameters<typeof startWebhookReceiver>[0]): Promise<WebhookReceiver> {
+  const r = await startWebhookReceiver(options);
   open.push(r);
   return r;
 }

@@ -1,10 +1,35 @@
-/** The --notify-* flags: off without a URL, each unusable value refused naming its flag. */
+/**
+ * The --notify-* flags: off when they ask nothing, a CA file or threshold kept for the groups'
+ * webhooks without a global URL, each unusable value refused naming its flag.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_NOTIFY_TIMEOUT_MS, notificationsFromFlags } from '../../src/notifications/flags.js';
 
 describe('notificationsFromFlags', () => {
-  it('is off without --notify-url', () => {
-    expect(notificationsFromFlags({ notifyUrl: [], notifyFormat: 'Json' })).toBeUndefined();
+  it('is off without --notify-url, --notify-ca-file or --notify-waiting-threshold', () => {
+    expect(
+      notificationsFromFlags({ notifyUrl: [], notifyFormat: 'Json', notifyTimeout: '10s' }),
+    ).toBeUndefined();
+  });
+
+  it('keeps --notify-ca-file and the threshold for the groups’ webhooks when no URL is given', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notify-ca-'));
+    writeFileSync(join(dir, 'ca.pem'), 'PEM');
+    expect(
+      notificationsFromFlags({
+        notifyUrl: [],
+        notifyFormat: 'Json',
+        notifyCaFile: join(dir, 'ca.pem'),
+        notifyWaitingThreshold: '1h',
+      }),
+    ).toEqual({
+      webhooks: [],
+      waitingThresholdMs: 60 * 60_000,
+      delivery: { timeoutMs: DEFAULT_NOTIFY_TIMEOUT_MS, trust: { caPem: 'PEM' } },
+    });
   });
 
   it('makes one webhook per URL with the format, template and threshold', () => {

@@ -1,5 +1,6 @@
 /**
- * The planner with hook deadlines, settle time and the failure policy, round after round on
+ * The planner with health gates (each round's states drawn at random: open, closed, erroring,
+ * pods blocking a node), hook deadlines, settle time and the failure policy, round after round on
  * random fleets whose nodes do nothing but what the coordinator writes (the worst case for
  * deadlines: no hook ever answers by itself, no agent ever reboots): it never exceeds a budget,
  * never grants a set-aside node, never sets aside more than `maxFailed`, and never holds a slot
@@ -16,6 +17,7 @@ import {
   plan,
   type RebootGroupSpec,
 } from '../../src/index.js';
+import type { GroupGateFacts } from '../../src/planner/health-gates.js';
 import { A, arbGroups, arbNodes, budgetOracle, countsOracle, K, L, MINUTE, NOW } from './fixtures.js';
 import { groupOf } from './scenes.js';
 
@@ -38,6 +40,20 @@ const arbPolicy = fc.record({
   onFailure: fc.constantFrom(undefined, 'Halt' as const, 'SetAside' as const, 'SetAside' as const),
   maxFailed: fc.constantFrom(undefined, 0, 1, 2, '50%'),
 });
+
+/** One group's gates as read for a round: none, a health gate in each state, or pods blocking a node. */
+const arbGate: fc.Arbitrary<GroupGateFacts | undefined> = fc.oneof(
+  fc.constant(undefined),
+  fc
+    .constantFrom('Open' as const, 'Closed' as const, 'Error' as const)
+    .map((state) => ({ health: [{ gate: 'prometheus', state, message: state }] })),
+  fc.integer({ min: 0, max: 7 }).map((i) => ({ blockingPods: { [`node-${i}`]: ['default/pinned'] } })),
+  fc.constant({ error: 'blockingPods gate: pods could not be listed' }),
+);
+
+/** A gate that lets nothing through: a read error, or a health gate not Open. */
+const shut = (f: GroupGateFacts | undefined): boolean =>
+  f?.error !== undefined || (f?.health ?? []).some((h) => h.state !== 'Open');
 
 const arbFleet = fc.record({
   nodes: arbNodes(capstanProtocol, 8).chain((nodes) =>
@@ -64,7 +80,13 @@ const arbFleet = fc.record({
         return { ...g, spec };
       }),
     ),
-  steps: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 6 }),
+  steps: fc.array(
+    fc.record({
+      advance: fc.integer({ min: 0, max: 40 }),
+      gates: fc.array(arbGate, { minLength: 3, maxLength: 3 }),
+    }),
+    { minLength: 1, maxLength: 6 },
+  ),
 });
 
 /** Scheduled and not yet granted: the before-reboot label, and no grant or its records. */
@@ -78,18 +100,25 @@ const scheduledOracle = (n: NodeSnapshot): boolean =>
 const hooksTrue = (n: NodeSnapshot, hooks: readonly string[] | undefined) =>
   (hooks ?? []).every((h) => n.annotations[h] === 'true');
 
-describe('safety with deadlines, settle time and the failure policy', () => {
-  it('keeps every budget, never grants a set-aside node, sets aside at most maxFailed, holds no slot past a deadline', () => {
+describe('safety with gates, deadlines, settle time and the failure policy', () => {
+  it('keeps every budget, never grants a set-aside node nor past a shut gate, sets aside at most maxFailed, holds no slot past a deadline', () => {
     let grantsSeen = 0;
     let deadlinesSeen = 0;
     let asideSeen = 0;
+    let shutSeen = 0;
     fc.assert(
       fc.property(arbFleet, ({ nodes: start, groups, steps }) => {
         let nodes = start;
         let now = NOW;
-        for (const advance of steps) {
+        for (const { advance, gates: states } of steps) {
           now += advance * MINUTE;
-          const result = plan({ nodes, groups, now });
+          const gates: Record<string, GroupGateFacts> = {};
+          groups.forEach((g, i) => {
+            const state = states[i];
+            if (state) gates[g.name] = state;
+          });
+          const result = plan({ nodes, groups, now, gates });
+          shutSeen += Object.values(gates).filter(shut).length;
           let current = nodes;
           for (const w of result.writes) {
             const g = result.membership[w.node] as string;
@@ -107,6 +136,9 @@ describe('safety with deadlines, settle time and the failure policy', () => {
             if (w.setAnnotations[A.rebootOk] === 'true' && node.annotations[A.rebootOk] !== 'true') {
               grantsSeen++;
               expect(isSetAside(node)).toBe(false);
+              // Never past a shut gate, nor onto a node a blocking pod pins.
+              expect(shut(gates[g])).toBe(false);
+              expect(gates[g]?.blockingPods?.[w.node]).toBeUndefined();
               expect(isSetAside(after)).toBe(false);
             }
             current = next;
@@ -145,5 +177,6 @@ describe('safety with deadlines, settle time and the failure policy', () => {
     expect(grantsSeen).toBeGreaterThan(50);
     expect(deadlinesSeen).toBeGreaterThan(50);
     expect(asideSeen).toBeGreaterThan(20);
+    expect(shutSeen).toBeGreaterThan(50);
   }, 120_000);
 });

@@ -35,6 +35,8 @@ export class CoordinatorReplicas {
       namespace: string;
       logFile: string;
       probePorts: [number, number];
+      /** More flags for both replicas. */
+      args?: string[];
     },
   ) {
     this.replicas = options.probePorts.map((probePort, i) => ({
@@ -119,6 +121,7 @@ export class CoordinatorReplicas {
         `--health-probe-bind-address=127.0.0.1:${r.probePort}`,
         '--resync-period=5s',
         '--log-level=info',
+        ...(this.options.args ?? []),
       ],
       this.options.logFile,
       'became leader',

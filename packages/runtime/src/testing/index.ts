@@ -33,3 +33,4 @@ export {
   type UnusedGrant,
 } from './rbac-audit.js';
 export { WatchRecord, type WatchRecordOptions } from './watch-record.js';
+export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';

@@ -1,13 +1,13 @@
 /**
- * A local HTTPS webhook receiver for tests, serving a certificate from the envtest CA: records
- * each JSON body it is POSTed, or hangs (never answers) while `hang` is set.
+ * A local HTTPS webhook receiver for tests ({@link startWebhookReceiver}), serving a certificate
+ * from a test CA: records each JSON body it is POSTed, or hangs (never answers) while `hang` is set.
  */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { CertificateAuthority } from '@capstan/runtime/testing';
+import { CertificateAuthority } from '../pki/certificate-authority.js';
 
-/** A running receiver. */
-export interface Receiver {
+/** A running webhook receiver. */
+export interface WebhookReceiver {
   url: string;
   /** The CA that signed its certificate, PEM. */
   caPem: string;
@@ -20,13 +20,16 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** Starts a receiver on 127.0.0.1 at an ephemeral port. */
-export async function startReceiver(
+/**
+ * Starts a receiver on 127.0.0.1 at an ephemeral port; `status` is what it answers (default 200),
+ * `ca` signs its certificate (default a new one; its PEM is `caPem`).
+ */
+export async function startWebhookReceiver(
   options: { hang?: boolean; status?: number; ca?: CertificateAuthority } = {},
-): Promise<Receiver> {
+): Promise<WebhookReceiver> {
   const ca = options.ca ?? CertificateAuthority.create('capstan-notify-test-ca');
   const pair = ca.issueServing('webhook-receiver');
-  const receiver = { bodies: [], hang: options.hang ?? false, hits: 0 } as unknown as Receiver;
+  const receiver = { bodies: [], hang: options.hang ?? false, hits: 0 } as unknown as WebhookReceiver;
   const server: Server = createServer({ cert: pair.cert, key: pair.key }, (req, res) => {
     receiver.hits++;
     const chunks: Buffer[] = [];
