@@ -8,6 +8,7 @@ import { entityRoutes } from './api/entities.js';
 import { metadataRoutes } from './api/metadata.js';
 import { powerRoutes } from './api/power.js';
 import { queryRoutes } from './api/query.js';
+import { recomposeRoutes } from './api/recompose.js';
 import { sessionRoutes } from './api/session.js';
 import { taskRoutes } from './api/task.js';
 import { vmConfigRoutes } from './api/vmconfig.js';
@@ -124,6 +125,7 @@ export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   entityRoutes(router, sim);
   queryRoutes(router, sim);
   composeRoutes(router, sim);
+  recomposeRoutes(router, sim);
   powerRoutes(router, sim);
   vmConfigRoutes(router, sim);
   metadataRoutes(router, sim);
