@@ -23,6 +23,10 @@ type state struct {
 	vs       *govcd.NsxtAlbVirtualService
 	vappName string
 	vmIP     string
+	// IP Spaces: the space and gateway ids, the floating IP reserved.
+	ipSpaceID     string
+	ipSpaceEdgeID string
+	floatingIP    string
 }
 
 // steps is the suite, in order: what a Cluster API provider does with Cloud Director, plus the
@@ -58,6 +62,10 @@ func steps() []step {
 		{"cloudapi.albVirtualService.create", createVirtualService},
 		{"cloudapi.albVirtualService.delete", deleteVirtualService},
 		{"cloudapi.albPool.delete", deletePool},
+		{"cloudapi.ipSpace.lookup", ipSpaceLookup},
+		{"cloudapi.ipSpace.allocateFloatingIp", ipSpaceAllocate},
+		{"cloudapi.ipSpace.floatingIpSuggestions", ipSpaceSuggestions},
+		{"cloudapi.ipSpace.updateAndRelease", ipSpaceRelease},
 		{"vm.powerOff", powerOff},
 		{"vm.undeploy", undeployVm},
 		{"vm.delete", deleteVm},

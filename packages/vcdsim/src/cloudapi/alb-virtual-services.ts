@@ -4,7 +4,6 @@
  * lands and released when the last virtual service on it goes.
  */
 import { randomUUID } from 'node:crypto';
-import { inRanges } from '../model/ippool.js';
 import type { EdgeGateway, LbPool, SegAssignment, ServicePort, VirtualService } from '../model/world.js';
 import { errors } from '../server/errors.js';
 import { type Ctx, json } from '../server/http.js';
@@ -14,6 +13,7 @@ import { urn } from '../xml/refs.js';
 import { virtualServiceJson } from './alb-json.js';
 import { type AsyncCollection, asyncWrite, callerOrg, gatewayFromUrn } from './async.js';
 import { listReply, urnParam } from './envelope.js';
+import { gatewayMayUse, markFloatingIp } from './gateway-ips.js';
 import { VS_SHAPE, type VsBody } from './shapes.js';
 import { readJson } from './validate.js';
 
@@ -56,8 +56,12 @@ function servicePorts(b: VsBody): ServicePort[] {
  * no port served twice on it.
  */
 function checkVip(sim: Simulator, g: EdgeGateway, vip: string, ports: ServicePort[], id: string): void {
-  if (!inRanges(vip, g.uplink.ipRanges))
-    throw errors.badRequest(`The virtual IP ${vip} is not an allocated IP of edge gateway "${g.name}".`);
+  if (!gatewayMayUse(sim.world, g, vip))
+    throw errors.badRequest(
+      g.ipSpaceIds
+        ? `The virtual IP ${vip} is not a floating IP allocated to the org in an IP Space of edge gateway "${g.name}".`
+        : `The virtual IP ${vip} is not an allocated IP of edge gateway "${g.name}".`,
+    );
   for (const p of ports)
     if (p.portEnd < p.portStart)
       throw errors.badRequest(`portEnd ${p.portEnd} is below portStart ${p.portStart}.`);
@@ -114,11 +118,10 @@ function virtualServiceFrom(sim: Simulator, ctx: Ctx, b: VsBody, id: string): Vi
 
 /** Marks the VIP used by the virtual service on its gateway. */
 function holdVip(sim: Simulator, v: VirtualService): void {
-  sim.world.edgeGateways.get(v.gatewayId)!.used.set(v.virtualIpAddress, {
-    category: 'LOAD_BALANCER',
-    ownerId: urn('loadBalancerVirtualService', v.id),
-    ownerName: v.name,
-  });
+  const g = sim.world.edgeGateways.get(v.gatewayId)!;
+  const ownerId = urn('loadBalancerVirtualService', v.id);
+  g.used.set(v.virtualIpAddress, { category: 'LOAD_BALANCER', ownerId, ownerName: v.name });
+  markFloatingIp(sim.world, g, v.virtualIpAddress, { id: ownerId, name: v.name });
 }
 
 /** Frees the VIP unless another virtual service on the gateway still serves it. */
@@ -127,7 +130,9 @@ function releaseVip(sim: Simulator, v: VirtualService): void {
   const shared = [...sim.world.virtualServices.values()].some(
     (o) => o.id !== v.id && o.gatewayId === g.id && o.virtualIpAddress === v.virtualIpAddress,
   );
-  if (!shared) g.used.delete(v.virtualIpAddress);
+  if (shared) return;
+  g.used.delete(v.virtualIpAddress);
+  markFloatingIp(sim.world, g, v.virtualIpAddress);
 }
 
 /** Registers the virtual service routes and the per-gateway summaries. */

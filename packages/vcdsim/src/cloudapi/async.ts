@@ -26,18 +26,21 @@ export interface AsyncCollection {
   kind: string;
   /** Its path (`/cloudapi/1.0.0/loadBalancer/pools`). */
   path: string;
-  /** The prefix of the busy-entity key a write holds (`pools` makes `pools:<id>`). */
-  lock: string;
+  /** The prefix of the busy-entity key a write holds (`pools` makes `pools:<id>`); none: no lock. */
+  lock?: string;
 }
 
-/** Starts a write's task on entity `e` of the collection and answers 202 with it in `Location`. */
+/**
+ * Starts a write's task on entity `e` of the collection and answers 202 with it in `Location`; a
+ * string the effect returns is the task's result content.
+ */
 export function asyncWrite(
   sim: Simulator,
   ctx: Ctx,
   c: AsyncCollection,
   e: { id: string; name: string },
   operationName: string,
-  effect: () => void,
+  effect: () => unknown,
 ): Reply {
   const t = sim.tasks.start({
     operationName,
@@ -50,7 +53,7 @@ export function asyncWrite(
     },
     orgId: ctx.session!.org.id,
     userName: ctx.session!.user.name,
-    locks: [`${c.lock}:${e.id}`],
+    locks: c.lock ? [`${c.lock}:${e.id}`] : [],
     effect,
   });
   return empty(202, { Location: `${ctx.base}${path.task(t.id)}` });
