@@ -425,6 +425,7 @@ export const VCDMachineV1beta3Type = defineResource<VCDMachineV1beta3>({
 /** The VCDMachine spec a MachineDeployment or control plane clones. */
 export interface VCDMachineTemplateV1beta2 extends KubeObject {
   spec: VCDMachineTemplateV1beta2Spec;
+  status?: VCDMachineTemplateV1beta2Status;
 }
 
 export interface VCDMachineTemplateV1beta2Spec {
@@ -441,6 +442,13 @@ export interface VCDMachineTemplateV1beta2SpecTemplateMetadata {
   annotations?: Record<string, string>;
 }
 
+export interface VCDMachineTemplateV1beta2Status {
+  /** Resources of one machine of the template (cpu, memory), for scaling from zero */
+  capacity?: Record<string, number | string>;
+  conditions?: VCDClusterV1beta3StatusConditionsItem[];
+  observedGeneration?: number;
+}
+
 /** The `VCDMachineTemplate` kind (namespaced) for the client, the cache and controllers. */
 export const VCDMachineTemplateV1beta2Type = defineResource<VCDMachineTemplateV1beta2>({
   group: 'infrastructure.cluster.x-k8s.io',
@@ -453,6 +461,7 @@ export const VCDMachineTemplateV1beta2Type = defineResource<VCDMachineTemplateV1
 /** The VCDMachine spec a MachineDeployment or control plane clones. */
 export interface VCDMachineTemplateV1beta1 extends KubeObject {
   spec: VCDMachineTemplateV1beta1Spec;
+  status?: VCDMachineTemplateV1beta2Status;
 }
 
 export interface VCDMachineTemplateV1beta1Spec {
@@ -476,6 +485,7 @@ export const VCDMachineTemplateV1beta1Type = defineResource<VCDMachineTemplateV1
 /** The VCDMachine spec a MachineDeployment or control plane clones. */
 export interface VCDMachineTemplateV1beta3 extends KubeObject {
   spec: VCDMachineTemplateV1beta3Spec;
+  status?: VCDMachineTemplateV1beta2Status;
 }
 
 export interface VCDMachineTemplateV1beta3Spec {
