@@ -47,6 +47,7 @@ import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js
 import { VcdError } from '../vcd/errors.js';
 import { reservedAddress } from '../vcd/ip-space.js';
 import { claimCredentials, releaseCredentials } from './credentials-claim.js';
+import { handOff } from './hand-off.js';
 import { actCluster, observeCluster } from './load-balancer.js';
 import { tlsCondition } from './tls-condition.js';
 
@@ -96,6 +97,7 @@ export class VCDClusterReconciler implements Reconciler {
     );
     if (stop) return stop.result;
     specHonouredCondition(status, vcdCluster, unactedClusterFields(vcdCluster.spec));
+    Object.assign(status, handOff(vcdCluster));
     // Backing off after a VCD error: an event that brings the object early does not call VCD.
     const backingOff = this.backoff.remaining(requestKey(request));
     if (backingOff > 0) return { requeueAfter: backingOff };

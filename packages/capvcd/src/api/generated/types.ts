@@ -227,6 +227,18 @@ export interface VCDClusterV1beta3Status {
   task?: VCDClusterV1beta3StatusTask;
   loadBalancer?: VCDClusterV1beta3StatusLoadBalancer;
   observedGeneration?: number;
+  /** VCD site URL */
+  site?: string;
+  /** VCD organization */
+  org?: string;
+  /** Org VDC */
+  ovdc?: string;
+  /** Org VDC network */
+  ovdcNetwork?: string;
+  /** The vApp holding the cluster’s VMs */
+  vappName?: string;
+  /** The cluster id for the CPI and CSI (NO_RDE_: no runtime defined entity) */
+  infraId?: string;
 }
 
 export interface VCDClusterV1beta3StatusInitialization {
