@@ -27,6 +27,7 @@ type state struct {
 	ipSpaceID     string
 	ipSpaceEdgeID string
 	floatingIP    string
+	affinityRule  *govcd.VmAffinityRule
 }
 
 // steps is the suite, in order: what a Cluster API provider does with Cloud Director, plus the
@@ -53,6 +54,9 @@ func steps() []step {
 		{"metadata.withDomain", metadataDomain},
 		{"vm.powerOn", powerOn},
 		{"vm.waitForIp", waitForIP},
+		{"vm.affinityRule.create", affinityRuleCreate},
+		{"vm.affinityRule.listAndUpdate", affinityRuleUpdate},
+		{"vm.affinityRule.delete", affinityRuleDelete},
 		{"query.pagingTotals", queryPaging},
 		{"query.filterOrder", queryFilterOrder},
 		{"cloudapi.orgVdcNetwork", openApiNetwork},

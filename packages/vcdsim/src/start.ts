@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { type Clock, realClock } from '@capstan/runtime';
 import { ManualClock } from '@capstan/runtime/testing';
+import { affinityRoutes } from './api/affinity.js';
 import { composeRoutes } from './api/compose.js';
 import { entityRoutes } from './api/entities.js';
 import { metadataRoutes } from './api/metadata.js';
@@ -129,6 +130,7 @@ export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   powerRoutes(router, sim);
   vmConfigRoutes(router, sim);
   metadataRoutes(router, sim);
+  affinityRoutes(router, sim);
   taskRoutes(router, sim);
   cloudApiRoutes(router, sim);
   inspectRoutes(router, sim, inspect);
