@@ -1,5 +1,5 @@
 /**
- * Wiring: the VCDCluster and VCDMachine controllers added to a manager, sharing one set of VCD
+ * Wiring: the VCDCluster, VCDMachine and VCDMachineTemplate controllers added to a manager, sharing one set of VCD
  * connections (one session per credentials) and one metrics set. `main.ts` uses it; tests call it
  * on their own manager.
  */
@@ -18,16 +18,20 @@ import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi
 import { conversionSchemes } from './api/conversion.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
 import {
+  type VCDCluster,
   type VCDClusterIdentity,
   VCDClusterIdentityType,
   VCDClusterType,
   type VCDMachine,
+  VCDMachineTemplateType,
   VCDMachineType,
 } from './api/types.js';
 import { VCDClusterReconciler } from './cluster/reconciler.js';
 import { credentialsSecretOf } from './credentials.js';
 import { VCDMachineReconciler } from './machine/reconciler.js';
+import { VCDMachineTemplateReconciler } from './machine-template/reconciler.js';
 import { CapvcdMetrics } from './metrics.js';
+import { capiOwner } from './scope.js';
 import type { TaskPolling } from './tasks.js';
 import { Connections } from './vcd/connections.js';
 import type { VcdTransport } from './vcd/site.js';
@@ -67,6 +71,8 @@ export interface CapvcdOptions {
 export interface CapvcdHandle {
   clusterController: Controller;
   machineController: Controller;
+  /** Publishes VCDMachineTemplates' `status.capacity` for the cluster autoscaler. */
+  templateController: Controller;
   connections: Connections;
   metrics: CapvcdMetrics;
 }
@@ -189,5 +195,24 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     .watches(VCDClusterIdentityType, clustersOfIdentity)
     .withOptions(concurrency)
     .build(new VCDClusterReconciler(common));
-  return { clusterController, machineController, connections, metrics };
+  // A VCDCluster appearing (or its credentials changing) concerns its cluster's templates.
+  const templatesOf = (c: VCDCluster): Request[] => {
+    const cluster = capiOwner(c, 'Cluster');
+    return cluster
+      ? cache
+          .list(VCDMachineTemplateType, {
+            namespace: c.metadata.namespace,
+            labelSelector: `${CLUSTER_NAME_LABEL}=${cluster}`,
+          })
+          .map(keyOf)
+      : [];
+  };
+  const templateController = manager
+    .controllerBuilder()
+    .named('vcdmachinetemplate')
+    .for(VCDMachineTemplateType, { predicates: [notOurStatus] })
+    .watches(VCDClusterType, templatesOf, { predicates: [notOurStatus] })
+    .withOptions(concurrency)
+    .build(new VCDMachineTemplateReconciler(common));
+  return { clusterController, machineController, templateController, connections, metrics };
 }

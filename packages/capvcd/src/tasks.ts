@@ -21,7 +21,7 @@ export const DEFAULT_TASK_POLLING: TaskPolling = { minMs: 1000, maxMs: 15_000 };
 export type TaskOutcome =
   | { kind: 'none' }
   | { kind: 'running'; pollAfterMs: number }
-  | { kind: 'succeeded' }
+  | { kind: 'succeeded'; result?: string }
   | { kind: 'failed'; error: VcdError };
 
 /** The delay before looking at a task again. */
@@ -49,7 +49,8 @@ export async function checkTask(
   if (taskRunning(task)) return { kind: 'running', pollAfterMs: pollDelay(ref.startedAt, now, polling) };
   const seconds = Math.max(0, (now - Date.parse(ref.startedAt)) / 1000);
   metrics?.taskDuration.observe({ operation: ref.operation, result: task.status }, seconds);
-  if (task.status === 'success') return { kind: 'succeeded' };
+  if (task.status === 'success')
+    return { kind: 'succeeded', ...(task.result ? { result: task.result } : {}) };
   return {
     kind: 'failed',
     error: task.error ?? new VcdError(500, 'TASK_FAILED', `${ref.operation} ended ${task.status}`),
@@ -63,8 +64,13 @@ export const taskRef = (task: Task, operation: string, now: number): TaskRef => 
   startedAt: new Date(now).toISOString(),
 });
 
-/** A recorded task's turn in a reconcile: still running (look again then), or out of the way. */
-export type TaskTurn = { running: true; pollAfterMs: number } | { running: false; endedHref?: string };
+/**
+ * A recorded task's turn in a reconcile: still running (look again then), or out of the way (the
+ * task that just ended, with its operation and what it returned).
+ */
+export type TaskTurn =
+  | { running: true; pollAfterMs: number }
+  | { running: false; endedHref?: string; endedOperation?: string; result?: string };
 
 /** What {@link RecordedTasks} works with: the reconciler's clock, events and metrics. */
 export interface RecordedTasksDeps {
@@ -111,6 +117,10 @@ export class RecordedTasks {
       });
       throw outcome.error;
     }
-    return { running: false, ...(ended ? { endedHref: ended.href } : {}) };
+    return {
+      running: false,
+      ...(ended ? { endedHref: ended.href, endedOperation: ended.operation } : {}),
+      ...(outcome.kind === 'succeeded' && outcome.result ? { result: outcome.result } : {}),
+    };
   }
 }

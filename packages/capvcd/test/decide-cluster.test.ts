@@ -16,10 +16,17 @@ interface Model {
   task?: { step: ClusterStep; fails: boolean };
   recorded: boolean;
   violations: string[];
+  /** The gateway allocates from IP Spaces: the floating IPs reserved, and one a task just returned. */
+  ipSpace?: { reservations: string[]; justReserved?: string; made: number };
 }
 
-const observe = (m: Model) => ({
+const observe = (m: Model, deleting = false) => ({
   taskRunning: m.recorded && m.task !== undefined,
+  ...(m.ipSpace ? { vipFromIpSpace: true } : {}),
+  ...(m.ipSpace?.justReserved ? { reservedVip: m.ipSpace.justReserved } : {}),
+  ...(deleting && m.recordedVip && m.ipSpace?.reservations.includes(m.recordedVip)
+    ? { vipReservationHeld: true }
+    : {}),
   ...(m.pools[0] ? { pool: { id: 'p', members: m.pools[0].members } } : {}),
   ...(m.services[0] ? { virtualService: { id: 'v', vip: m.services[0].vip, health: 'UP' } } : {}),
   ...(m.recordedVip ? { recordedVip: m.recordedVip } : {}),
@@ -37,6 +44,8 @@ function issue(m: Model, step: ClusterStep, fails: boolean): void {
   if (step.kind === 'CreatePool' && m.pools.length > 0) m.violations.push('CreatePool while a pool exists');
   if (step.kind === 'CreateVirtualService' && m.services.length > 0)
     m.violations.push('CreateVirtualService while one exists');
+  if (step.kind === 'CreateVirtualService' && m.ipSpace && !step.vip)
+    m.violations.push('a VIP from uplink ranges on a gateway using IP Spaces');
   if (m.task) return; // VCD: BUSY_ENTITY or DUPLICATE_NAME, nothing started
   m.task = { step, fails };
   m.recorded = true;
@@ -54,6 +63,13 @@ function complete(m: Model): void {
   if (s.kind === 'DeletePool') m.pools.shift();
   if (s.kind === 'UndeployVApp' && m.vapp) m.vapp.deployed = false;
   if (s.kind === 'DeleteVApp') m.vapp = undefined;
+  if (s.kind === 'ReserveVIP' && m.ipSpace) {
+    const ip = `198.51.100.${++m.ipSpace.made}`;
+    m.ipSpace.reservations.push(ip);
+    if (m.recorded) m.ipSpace.justReserved = ip; // the next turn reads the task's result
+  }
+  if (s.kind === 'ReleaseVIP' && m.ipSpace)
+    m.ipSpace.reservations = m.ipSpace.reservations.filter((ip) => ip !== m.recordedVip);
 }
 
 type Ev = 'reconcile' | 'tick' | 'fail' | 'lose' | 'cp-up' | 'delete' | 'machine-gone';
@@ -67,13 +83,14 @@ const evs = fc.array(
 describe('decideLoadBalancer against a model of the ALB', () => {
   it('never makes a second pool or virtual service, and converges', () => {
     fc.assert(
-      fc.property(evs, fc.boolean(), (events, withVApp) => {
+      fc.property(evs, fc.boolean(), fc.boolean(), (events, withVApp, ipSpace) => {
         const m: Model = {
           pools: [],
           services: [],
           recorded: false,
           violations: [],
           ...(withVApp ? { vapp: { empty: true, deployed: true } } : {}),
+          ...(ipSpace ? { ipSpace: { reservations: [], made: 0 } } : {}),
         };
         let deleting = false;
         let machines = 3;
@@ -82,8 +99,9 @@ describe('decideLoadBalancer against a model of the ALB', () => {
         const reconcile = () => {
           const step = decideLoadBalancer(
             { members: provisionedCps, deleting, machinesLeft: machines },
-            observe(m),
+            observe(m, deleting),
           );
+          if (m.ipSpace) delete m.ipSpace.justReserved; // a task's result is read in one turn only
           if (step.kind === 'SetMembers' && step.members.some((ip) => !provisionedCps.includes(ip)))
             m.violations.push('member that is not a provisioned control plane');
           if (!m.task) m.recorded = false;
@@ -95,8 +113,10 @@ describe('decideLoadBalancer against a model of the ALB', () => {
           if (e === 'reconcile') reconcile();
           else if (e === 'tick') complete(m);
           else if (e === 'fail') failNext = true;
-          else if (e === 'lose') m.recorded = false;
-          else if (e === 'cp-up')
+          else if (e === 'lose') {
+            m.recorded = false;
+            if (m.ipSpace) delete m.ipSpace.justReserved;
+          } else if (e === 'cp-up')
             provisionedCps = [...new Set([...provisionedCps, `10.0.0.${provisionedCps.length + 1}`])];
           else if (e === 'delete') deleting = true;
           else if (deleting && machines > 0) machines--;
@@ -115,9 +135,12 @@ describe('decideLoadBalancer against a model of the ALB', () => {
           expect(m.pools).toEqual([]);
           expect(m.services).toEqual([]);
           expect(m.vapp).toBeUndefined();
+          // The floating IP the cluster reserved and used is released (one whose result was lost is not).
+          if (m.recordedVip) expect(m.ipSpace?.reservations ?? []).not.toContain(m.recordedVip);
         } else {
           expect(last.kind).toBe('Available');
           expect(m.recordedVip).toBe(m.services[0]?.vip);
+          if (m.ipSpace) expect(m.ipSpace.reservations).toContain(m.recordedVip);
           expect([...(m.pools[0]?.members ?? [])].sort()).toEqual([...provisionedCps].sort());
         }
       }),

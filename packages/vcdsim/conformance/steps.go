@@ -23,6 +23,11 @@ type state struct {
 	vs       *govcd.NsxtAlbVirtualService
 	vappName string
 	vmIP     string
+	// IP Spaces: the space and gateway ids, the floating IP reserved.
+	ipSpaceID     string
+	ipSpaceEdgeID string
+	floatingIP    string
+	affinityRule  *govcd.VmAffinityRule
 }
 
 // steps is the suite, in order: what a Cluster API provider does with Cloud Director, plus the
@@ -49,6 +54,9 @@ func steps() []step {
 		{"metadata.withDomain", metadataDomain},
 		{"vm.powerOn", powerOn},
 		{"vm.waitForIp", waitForIP},
+		{"vm.affinityRule.create", affinityRuleCreate},
+		{"vm.affinityRule.listAndUpdate", affinityRuleUpdate},
+		{"vm.affinityRule.delete", affinityRuleDelete},
 		{"query.pagingTotals", queryPaging},
 		{"query.filterOrder", queryFilterOrder},
 		{"cloudapi.orgVdcNetwork", openApiNetwork},
@@ -58,6 +66,10 @@ func steps() []step {
 		{"cloudapi.albVirtualService.create", createVirtualService},
 		{"cloudapi.albVirtualService.delete", deleteVirtualService},
 		{"cloudapi.albPool.delete", deletePool},
+		{"cloudapi.ipSpace.lookup", ipSpaceLookup},
+		{"cloudapi.ipSpace.allocateFloatingIp", ipSpaceAllocate},
+		{"cloudapi.ipSpace.floatingIpSuggestions", ipSpaceSuggestions},
+		{"cloudapi.ipSpace.updateAndRelease", ipSpaceRelease},
 		{"vm.powerOff", powerOff},
 		{"vm.undeploy", undeployVm},
 		{"vm.delete", deleteVm},

@@ -24,7 +24,10 @@ describe('legacy entities and vApp-wide operations', () => {
     const rels = org.Link.map((x: Record<string, string>) => `${x['@type']}|${x['@name'] ?? ''}`);
     expect(rels).toEqual(expect.arrayContaining([`${MT('vdc')}|vdc-a`, `${MT('catalog')}|templates`]));
     const vdc = parseXml((await alice.xml('GET', pathOf(l.vdcHref))).text).Vdc;
-    expect(vdc.AvailableNetworks.Network['@name']).toBe('net-a');
+    expect(vdc.AvailableNetworks.Network.map((n: Record<string, string>) => n['@name'])).toEqual([
+      'net-a',
+      'net-a-ips',
+    ]);
     expect(vdc.VdcStorageProfiles.VdcStorageProfile.map((p: Record<string, string>) => p['@name'])).toEqual([
       'fast',
       'slow',

@@ -2,7 +2,8 @@
  * vcdsim against VMware's own Go SDK for Cloud Director (go-vcloud-director, the version pinned in
  * conformance/go.mod): the program in conformance/ drives a vcdsim it is handed through what a
  * Cluster API provider does (logins, lookups, vApp and VM life, ExtraConfig both ways, metadata,
- * the query service, error shapes, CloudAPI policies, networks, edge gateways and ALB objects),
+ * the query service, error shapes, CloudAPI policies, networks, edge gateways, ALB objects, IP
+ * Space floating IPs and VM affinity rules),
  * once per login kind. Each of its steps is an assertion here, so a failure names the SDK call.
  *
  * The program is built with the machine's Go from the Go module proxy on first use (cached by
@@ -42,6 +43,9 @@ const STEPS = [
   'metadata.withDomain',
   'vm.powerOn',
   'vm.waitForIp',
+  'vm.affinityRule.create',
+  'vm.affinityRule.listAndUpdate',
+  'vm.affinityRule.delete',
   'query.pagingTotals',
   'query.filterOrder',
   'cloudapi.orgVdcNetwork',
@@ -51,6 +55,10 @@ const STEPS = [
   'cloudapi.albVirtualService.create',
   'cloudapi.albVirtualService.delete',
   'cloudapi.albPool.delete',
+  'cloudapi.ipSpace.lookup',
+  'cloudapi.ipSpace.allocateFloatingIp',
+  'cloudapi.ipSpace.floatingIpSuggestions',
+  'cloudapi.ipSpace.updateAndRelease',
   'vm.powerOff',
   'vm.undeploy',
   'vm.delete',

@@ -13,6 +13,7 @@ import {
   machineTemplateSpecSchema,
 } from './schema.js';
 import { capvcdVersions, type OlderVersion } from './schema-capvcd.js';
+import { machineTemplateStatusSchema } from './schema-template.js';
 
 type Schema = Record<string, unknown>;
 
@@ -63,6 +64,7 @@ const kinds: Kind[] = [
     kind: 'VCDMachineTemplate',
     plural: 'vcdmachinetemplates',
     spec: machineTemplateSpecSchema,
+    status: machineTemplateStatusSchema,
     description: 'The VCDMachine spec a MachineDeployment or control plane clones.',
   },
   {

@@ -50,6 +50,13 @@ export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
  */
 export const MANAGED_ENDPOINT_ANNOTATION = 'capvcd.capstan.dev/managed-endpoint';
 
+/**
+ * Written on a VCDCluster whose VIP is a floating IP this provider reserved in an IP Space (the
+ * address): that reservation is released when the cluster goes. It moves with the object
+ * (`clusterctl move`); a VIP the user gave never carries it, so it is never released.
+ */
+export const RESERVED_VIP_ANNOTATION = 'capvcd.capstan.dev/reserved-vip';
+
 /** What the VCD cloud provider reads from `Node.spec.providerID`. */
 export const PROVIDER_ID_PREFIX = 'vmware-cloud-director://';
 

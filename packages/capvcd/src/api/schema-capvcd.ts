@@ -5,12 +5,14 @@
  * fields are CAPVCD's (api/v1beta2 of vmware/cluster-api-provider-cloud-director); the values this
  * provider refuses in v1beta3 (inline credentials, one-arm load balancers) are refused here too.
  */
+
 import {
   clusterSpecSchema,
   machineSpecSchema,
   machineStatusSchema,
   machineTemplateSpecSchema,
 } from './schema.js';
+import { machineTemplateStatusSchema } from './schema-template.js';
 
 type Schema = Record<string, unknown>;
 type Properties = Record<string, Schema>;
@@ -155,8 +157,8 @@ export const capvcdVersions: Record<string, Record<string, OlderVersion>> = {
     v1beta1: { spec: machineSpec(machineSpecV1beta1Keys), status: object(machineStatusV1beta1) },
   },
   VCDMachineTemplate: {
-    v1beta2: { spec: machineTemplateSpec(v1beta2MachineKeys) },
-    v1beta1: { spec: machineTemplateSpec(machineSpecV1beta1Keys) },
+    v1beta2: { spec: machineTemplateSpec(v1beta2MachineKeys), status: machineTemplateStatusSchema },
+    v1beta1: { spec: machineTemplateSpec(machineSpecV1beta1Keys), status: machineTemplateStatusSchema },
   },
   VCDClusterTemplate: {
     v1beta2: {

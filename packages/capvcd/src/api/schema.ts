@@ -218,6 +218,13 @@ export const clusterStatusSchema: Schema = {
       },
     },
     observedGeneration: { type: 'integer', format: 'int64' },
+    // What the VCD cloud provider (CPI) and CSI driver are configured with (CAPVCD's names).
+    site: str('VCD site URL'),
+    org: str('VCD organization'),
+    ovdc: str('Org VDC'),
+    ovdcNetwork: str('Org VDC network'),
+    vappName: str('The vApp holding the cluster’s VMs'),
+    infraId: str('The cluster id for the CPI and CSI (NO_RDE_: no runtime defined entity)'),
   },
 };
 

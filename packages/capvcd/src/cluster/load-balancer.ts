@@ -24,6 +24,15 @@ import {
 import type { Task } from '../vcd/client.js';
 import type { Connection } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
+import {
+  type FloatingIp,
+  findFloatingIp,
+  firstIpSpace,
+  ipSpacesOf,
+  releaseFloatingIp,
+  reserveFloatingIp,
+  usesIpSpaces,
+} from '../vcd/ip-space.js';
 import { remove, undeploy, type VAppRecord } from '../vcd/vapp.js';
 
 /** What observing found, beyond what the decision reads (for the writes). */
@@ -32,6 +41,20 @@ export interface ClusterWorld {
   pool?: PoolRecord;
   vsId?: string;
   vapp?: VAppRecord;
+  /** Deleting: the floating IP reserved for the VIP, to release. */
+  vipReservation?: FloatingIp;
+}
+
+/** What the reconcile knows beyond VCD: the VIP in spec, whether we chose it, a task's result. */
+export interface ObserveOptions {
+  managed: boolean;
+  deleting: boolean;
+  recordedVip?: string;
+  /** The VIP in spec was recorded by us (not the user's): ours to release. */
+  vipIsOurs?: boolean;
+  /** The floating IP the reservation task that just ended returned. */
+  reservedVip?: string;
+  poolId?: string;
 }
 
 const gatewayOf = (c: Connection, network: string) =>
@@ -42,26 +65,12 @@ export async function observeCluster(
   connection: Connection,
   vcdCluster: VCDCluster,
   lbName: string,
-  opts: { managed: boolean; deleting: boolean; recordedVip?: string; poolId?: string },
+  opts: ObserveOptions,
 ): Promise<ClusterWorld> {
   const world: ClusterWorld = {
     seen: { taskRunning: false, ...(opts.recordedVip ? { recordedVip: opts.recordedVip } : {}) },
   };
-  if (opts.managed) {
-    const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
-    let pool: PoolRecord | undefined;
-    if (opts.poolId) pool = await getPool(connection.vcd, opts.poolId).catch(notFoundAsUndefined);
-    pool ??= await findPool(connection.vcd, gw.id, lbName);
-    const vs = await findVirtualService(connection.vcd, gw.id, lbName);
-    if (pool) {
-      world.pool = pool;
-      world.seen.pool = { id: pool.id, members: pool.members };
-    }
-    if (vs) {
-      world.vsId = vs.id;
-      world.seen.virtualService = vs;
-    }
-  }
+  if (opts.managed) await observeLoadBalancer(connection, vcdCluster, lbName, opts, world);
   if (opts.deleting) {
     const name = vcdCluster.metadata.name as string;
     const vapp = await observeVApp(connection, vcdCluster.spec.ovdc, vappNameFor(name));
@@ -72,6 +81,59 @@ export async function observeCluster(
   }
   return world;
 }
+
+/**
+ * Pool and virtual service by name; on a gateway using IP Spaces, the floating IP to use (while
+ * no VIP is chosen) or to release (deleting, once both are gone, if we reserved it).
+ */
+async function observeLoadBalancer(
+  connection: Connection,
+  vcdCluster: VCDCluster,
+  lbName: string,
+  opts: ObserveOptions,
+  world: ClusterWorld,
+): Promise<void> {
+  const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+  let pool: PoolRecord | undefined;
+  if (opts.poolId) pool = await getPool(connection.vcd, opts.poolId).catch(notFoundAsUndefined);
+  pool ??= await findPool(connection.vcd, gw.id, lbName);
+  const vs = await findVirtualService(connection.vcd, gw.id, lbName);
+  if (pool) {
+    world.pool = pool;
+    world.seen.pool = { id: pool.id, members: pool.members };
+  }
+  if (vs) {
+    world.vsId = vs.id;
+    world.seen.virtualService = vs;
+  }
+  const choosing = !opts.deleting && !vs && !opts.recordedVip;
+  const releasing = opts.deleting && !vs && !pool && !!opts.recordedVip && opts.vipIsOurs === true;
+  if (choosing || releasing) await observeFloatingIp(connection, gw.id, opts, world);
+}
+
+/** The IP Space side of the VIP: looked at only while one is chosen or released (no call otherwise). */
+async function observeFloatingIp(
+  connection: Connection,
+  gateway: string,
+  opts: ObserveOptions,
+  world: ClusterWorld,
+): Promise<void> {
+  if (!(await gatewayUsesIpSpaces(connection, gateway))) return;
+  if (!opts.deleting) {
+    world.seen.vipFromIpSpace = true;
+    if (opts.reservedVip) world.seen.reservedVip = opts.reservedVip;
+    return;
+  }
+  const spaces = await ipSpacesOf(connection.vcd, gateway);
+  const held = await findFloatingIp(connection.vcd, spaces, opts.recordedVip as string);
+  if (held) {
+    world.vipReservation = held;
+    world.seen.vipReservationHeld = true;
+  }
+}
+
+const gatewayUsesIpSpaces = (c: Connection, gateway: string) =>
+  c.directory.once(`ipSpaces:${gateway}`, () => usesIpSpaces(c.vcd, gateway));
 
 function notFoundAsUndefined(err: unknown): undefined {
   if (err instanceof VcdError && err.notFound) return undefined;
@@ -93,6 +155,12 @@ export async function actCluster(
       const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
       return createPool(vcd, gw, lbName, port);
     }
+    case 'ReserveVIP': {
+      const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+      return reserveFloatingIp(vcd, firstIpSpace(await ipSpacesOf(vcd, gw.id), gw.name ?? gw.id));
+    }
+    case 'ReleaseVIP':
+      return releaseFloatingIp(vcd, world.vipReservation as FloatingIp);
     case 'CreateVirtualService': {
       const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
       const seg = await connection.directory.once(`seg:${gw.id}`, () => serviceEngineGroupOf(vcd, gw.id));

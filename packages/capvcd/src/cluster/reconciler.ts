@@ -25,6 +25,7 @@ import {
   DEFAULT_API_PORT,
   MANAGED_BY_LABEL,
   MANAGED_ENDPOINT_ANNOTATION,
+  RESERVED_VIP_ANNOTATION,
 } from '../api/keys.js';
 import {
   type VCDCluster,
@@ -44,7 +45,9 @@ import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { VcdError } from '../vcd/errors.js';
+import { reservedAddress } from '../vcd/ip-space.js';
 import { claimCredentials, releaseCredentials } from './credentials-claim.js';
+import { handOff } from './hand-off.js';
 import { actCluster, observeCluster } from './load-balancer.js';
 import { tlsCondition } from './tls-condition.js';
 
@@ -94,6 +97,7 @@ export class VCDClusterReconciler implements Reconciler {
     );
     if (stop) return stop.result;
     specHonouredCondition(status, vcdCluster, unactedClusterFields(vcdCluster.spec));
+    Object.assign(status, handOff(vcdCluster));
     // Backing off after a VCD error: an event that brings the object early does not call VCD.
     const backingOff = this.backoff.remaining(requestKey(request));
     if (backingOff > 0) return { requeueAfter: backingOff };
@@ -191,11 +195,14 @@ export class VCDClusterReconciler implements Reconciler {
     const lbName = loadBalancerName(namespace, vcdCluster.metadata.name as string);
     const port = vcdCluster.spec.controlPlaneEndpoint?.port || DEFAULT_API_PORT;
     const recordedVip = vcdCluster.spec.controlPlaneEndpoint?.host || undefined;
+    const reservedVip = turn.endedOperation === 'ReserveVIP' ? reservedAddress(turn.result) : undefined;
     const world = await observeCluster(connection, vcdCluster, lbName, {
       managed,
       deleting,
       ...(recordedVip ? { recordedVip, portMissing: !vcdCluster.spec.controlPlaneEndpoint?.port } : {}),
       ...(status.loadBalancer?.poolId ? { poolId: status.loadBalancer.poolId } : {}),
+      vipIsOurs: !!recordedVip && vcdCluster.metadata.annotations?.[RESERVED_VIP_ANNOTATION] === recordedVip,
+      ...(reservedVip ? { reservedVip } : {}),
     });
     tlsCondition(status, vcdCluster, connection.site);
     const machines = (
@@ -290,7 +297,12 @@ export class VCDClusterReconciler implements Reconciler {
     if (step.kind === 'RecordVIP') {
       const port = vcdCluster.spec.controlPlaneEndpoint?.port || DEFAULT_API_PORT;
       vcdCluster = await client.patch(VCDClusterType, keyOf(vcdCluster), 'merge', {
-        metadata: { annotations: { [MANAGED_ENDPOINT_ANNOTATION]: 'true' } },
+        metadata: {
+          annotations: {
+            [MANAGED_ENDPOINT_ANNOTATION]: 'true',
+            ...(step.reserved ? { [RESERVED_VIP_ANNOTATION]: step.vip } : {}),
+          },
+        },
         spec: { controlPlaneEndpoint: { host: step.vip, port } },
       });
     }

@@ -4,6 +4,8 @@
  * --flavor <name>`): each a list of template objects (see `objects.ts`); the ClusterClass and its
  * templates are in `cluster-class.ts`.
  */
+
+import { cloudProviderObjects } from './cloud-provider.js';
 import {
   CLUSTER_CLASS_NAME,
   CREDENTIALS_SECRET_VARIABLE,
@@ -80,6 +82,12 @@ export const flavors: Flavor[] = [
     description:
       'the endpoint is yours (CONTROL_PLANE_ENDPOINT_IP: a DNS name or VIP you run); no load balancer',
     objects: () => kubeadmCluster(ownEndpoint()),
+  },
+  {
+    name: 'cloud-provider',
+    description:
+      'the default, plus a ClusterResourceSet giving the VCD CPI and CSI their config maps and token (vcloud-basic-auth)',
+    objects: () => [...kubeadmCluster(vcdClusterSpec()), ...cloudProviderObjects()],
   },
   {
     name: 'no-lb',

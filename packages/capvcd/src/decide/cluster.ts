@@ -10,7 +10,9 @@
  *    VIP; VCD refuses one outside the gateway's ranges or in use), else taken from the edge
  *    gateway's free uplink addresses when the virtual service is made (VCD marks it used then),
  *    and recorded in `spec.controlPlaneEndpoint` after (which survives move); the virtual service
- *    that exists is the truth about the VIP.
+ *    that exists is the truth about the VIP. A gateway using IP Spaces has no uplink addresses of
+ *    its own: a floating IP is reserved first, recorded, then used; the cluster releases the one
+ *    it reserved once virtual service and pool are gone (a VIP the user gave is never released).
  * 3. Members are the control-plane VMs that are provisioned (powered on with an IP) and not being
  *    deleted; the pool's TCP health monitor keeps traffic off those not serving yet (#220). A
  *    deleting machine leaves the pool first: its VM powers off only once the pool has dropped it.
@@ -28,6 +30,12 @@ export interface LoadBalancerObservation {
   recordedVip?: string;
   /** spec.controlPlaneEndpoint has a host but no port: the VIP is recorded again with the port. */
   portMissing?: boolean;
+  /** The edge gateway allocates from IP Spaces (only looked at while a VIP is still to be chosen). */
+  vipFromIpSpace?: boolean;
+  /** The floating IP the reservation task that just ended returned. */
+  reservedVip?: string;
+  /** Deleting: the floating IP this cluster reserved for its VIP is still held. */
+  vipReservationHeld?: boolean;
   /** The cluster's vApp, when deleting: whether it is empty, deployed, busy. Undefined: none or not ours. */
   vapp?: { empty: boolean; deployed: boolean; busy: boolean };
 }
@@ -49,8 +57,10 @@ export interface LoadBalancerIntent {
 export type ClusterStep =
   | { kind: 'WaitForTask' }
   | { kind: 'CreatePool' }
+  | { kind: 'ReserveVIP' }
+  | { kind: 'ReleaseVIP' }
   | { kind: 'CreateVirtualService'; vip?: string }
-  | { kind: 'RecordVIP'; vip: string }
+  | { kind: 'RecordVIP'; vip: string; reserved?: boolean }
   | { kind: 'SetMembers'; members: string[] }
   | { kind: 'Available'; vip: string; health: string }
   | { kind: 'WaitForMachines'; left: number }
@@ -64,10 +74,12 @@ export type ClusterStep =
 /** Steps that write to VCD (each returns a task). */
 export const CLUSTER_WRITES = new Set<ClusterStep['kind']>([
   'CreatePool',
+  'ReserveVIP',
   'CreateVirtualService',
   'SetMembers',
   'DeleteVirtualService',
   'DeletePool',
+  'ReleaseVIP',
   'UndeployVApp',
   'DeleteVApp',
 ]);
@@ -82,6 +94,7 @@ export function decideLoadBalancer(intent: LoadBalancerIntent, seen: LoadBalance
     if (intent.machinesLeft > 0) return { kind: 'WaitForMachines', left: intent.machinesLeft };
     if (seen.virtualService) return { kind: 'DeleteVirtualService' };
     if (seen.pool) return { kind: 'DeletePool' };
+    if (seen.vipReservationHeld) return { kind: 'ReleaseVIP' };
     if (seen.vapp?.empty) {
       if (seen.vapp.busy) return { kind: 'WaitForVApp' };
       return seen.vapp.deployed ? { kind: 'UndeployVApp' } : { kind: 'DeleteVApp' };
@@ -90,10 +103,14 @@ export function decideLoadBalancer(intent: LoadBalancerIntent, seen: LoadBalance
   }
   if (!seen.pool) return { kind: 'CreatePool' };
   const vs = seen.virtualService;
-  if (!vs)
-    return seen.recordedVip
-      ? { kind: 'CreateVirtualService', vip: seen.recordedVip }
-      : { kind: 'CreateVirtualService' };
+  if (!vs) {
+    if (seen.recordedVip) return { kind: 'CreateVirtualService', vip: seen.recordedVip };
+    if (seen.vipFromIpSpace)
+      return seen.reservedVip
+        ? { kind: 'RecordVIP', vip: seen.reservedVip, reserved: true }
+        : { kind: 'ReserveVIP' };
+    return { kind: 'CreateVirtualService' };
+  }
   const vip = vs.vip;
   if (seen.recordedVip !== vip || seen.portMissing) return { kind: 'RecordVIP', vip };
   const wanted = intent.unsettled ? [...seen.pool.members, ...intent.members] : intent.members;

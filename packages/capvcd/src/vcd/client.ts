@@ -17,6 +17,8 @@ export interface Task {
   ownerHref?: string;
   /** Set when `status` is `error` (or `aborted`). */
   error?: VcdError;
+  /** What a finished task returns (`Result/ResultContent`: e.g. the floating IPs an IP Space reserved, as JSON). */
+  result?: string;
 }
 
 /** Whether a task is still going. */
@@ -27,11 +29,13 @@ export const taskRunning = (task: Task): boolean =>
 export function readTask(node: XmlNode): Task {
   const error = childOf(node, 'Error');
   const owner = childOf(node, 'Owner');
+  const result = textOf(childOf(childOf(node, 'Result'), 'ResultContent'));
   return {
     href: String(node.href ?? ''),
     status: String(node.status ?? 'queued') as Task['status'],
     ...(node.operationName ? { operationName: String(node.operationName) } : {}),
     ...(owner?.href ? { ownerHref: String(owner.href) } : {}),
+    ...(result ? { result } : {}),
     ...(error || node.status === 'aborted'
       ? {
           error: new VcdError(

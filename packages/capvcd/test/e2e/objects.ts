@@ -27,6 +27,8 @@ export interface ClusterExtras {
   endpoint?: { host: string; port: number };
   vip?: string;
   zones?: Zone[];
+  /** The org VDC network (default net-a; net-a-ips is behind a gateway using IP Spaces). */
+  network?: string;
 }
 
 /** Cluster + VCDCluster in tenant-a's vdc-a on net-a, credentials from Secret `<name>-vcd`. */
@@ -46,7 +48,7 @@ export function clusterObjects(site: Site, name: string, extras: ClusterExtras =
         site: site.url,
         org: 'tenant-a',
         ovdc: 'vdc-a',
-        ovdcNetwork: 'net-a',
+        ovdcNetwork: extras.network ?? 'net-a',
         userContext: { secretRef: { name: `${name}-vcd` } },
         ...(extras.endpoint
           ? { controlPlaneEndpoint: extras.endpoint, loadBalancerConfigSpec: { disabled: true } }

@@ -1,6 +1,6 @@
 /**
- * `POST /api/vdc/{id}/action/composeVApp` (201 with the new VApp and its task embedded) and
- * `POST /api/vApp/vapp-{id}/action/recomposeVApp` (202 with a Task): VMs from catalog templates.
+ * `POST /api/vdc/{id}/action/composeVApp` (201 with the new VApp and its task embedded): VMs from
+ * catalog templates; with the vApp network and VM helpers recompose (recompose.ts) shares.
  */
 import { randomUUID } from 'node:crypto';
 import { type VApp, type VAppNetwork, type Vm, VmStatus, type World } from '../model/world.js';
@@ -9,18 +9,19 @@ import { requireContentType, xml } from '../server/http.js';
 import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
 import { vmFromSourcedItem } from '../vm/create.js';
-import { deleteVm, powerOn, vappStatus } from '../vm/life.js';
+import { powerOn, vappStatus } from '../vm/life.js';
 import { doc } from '../xml/build.js';
 import { MT } from '../xml/ns.js';
 import { attrBool, child, childrenNamed, childText, parseBody, type XNode } from '../xml/parse.js';
 import { idFrom, path } from '../xml/refs.js';
-import { COMPOSE_VAPP_PARAMS, RECOMPOSE_VAPP_PARAMS } from '../xml/specs.js';
+import { COMPOSE_VAPP_PARAMS } from '../xml/specs.js';
 import { vappElement } from '../xml/vm.js';
-import { accepted, idParam, orgOf, renderCtx, vappTask } from './common.js';
+import { orgOf, renderCtx, vappTask } from './common.js';
 
 const FENCE_MODES = ['bridged', 'natRouted', 'isolated'];
 
-function readNetworks(world: World, vdcId: string, orgId: string, params: XNode): VAppNetwork[] {
+/** The vApp networks of compose or recompose params. */
+export function readNetworks(world: World, vdcId: string, orgId: string, params: XNode): VAppNetwork[] {
   return readVAppNetworks(
     world,
     vdcId,
@@ -65,7 +66,8 @@ export function readVAppNetworks(
   });
 }
 
-function mergeNetworks(vapp: VApp, nets: VAppNetwork[]): void {
+/** Adds or replaces vApp networks by name. */
+export function mergeNetworks(vapp: VApp, nets: VAppNetwork[]): void {
   for (const n of nets) {
     const i = vapp.networks.findIndex((x) => x.name === n.name);
     if (i >= 0) vapp.networks[i] = n;
@@ -74,7 +76,7 @@ function mergeNetworks(vapp: VApp, nets: VAppNetwork[]): void {
 }
 
 /** Builds the VMs of the params' SourcedItems, checking names are unique in the vApp. */
-function newVms(sim: Simulator, vapp: VApp, params: XNode): Vm[] {
+export function newVms(sim: Simulator, vapp: VApp, params: XNode): Vm[] {
   const vms: Vm[] = [];
   const names = new Set(vapp.vmIds.map((id) => sim.world.vms.get(id)?.name));
   for (const item of childrenNamed(params, 'SourcedItem')) {
@@ -87,7 +89,7 @@ function newVms(sim: Simulator, vapp: VApp, params: XNode): Vm[] {
   return vms;
 }
 
-/** Registers compose and recompose. */
+/** Registers compose (recompose is in recompose.ts). */
 export function composeRoutes(r: Router, sim: Simulator): void {
   const w = sim.world;
   r.add('POST', '/api/vdc/{id}/action/composeVApp', async (ctx) => {
@@ -138,57 +140,5 @@ export function composeRoutes(r: Router, sim: Simulator): void {
     return xml(201, MT.vApp, doc(vappElement(renderCtx(sim, ctx), vapp)), {
       Location: `${ctx.base}${path.vapp(vapp.id)}`,
     });
-  });
-
-  r.add('POST', '/api/vApp/vapp-{id}/action/recomposeVApp', async (ctx) => {
-    const vapp = w.visible(w.vapps, idParam(ctx), orgOf(ctx));
-    requireContentType(ctx, MT.recomposeVAppParams);
-    const params = parseBody(await ctx.body(), 'RecomposeVAppParams', RECOMPOSE_VAPP_PARAMS);
-    sim.tasks.assertFree(
-      [`vapp:${vapp.id}`, ...vapp.vmIds.map((id) => `vm:${id}`)],
-      `urn:vcloud:vapp:${vapp.id}`,
-    );
-    const nets = readNetworks(w, vapp.vdcId, vapp.orgId, params);
-    const before = vapp.networks;
-    vapp.networks = [...before];
-    mergeNetworks(vapp, nets);
-    let vms: Vm[];
-    const deletions: Vm[] = [];
-    try {
-      vms = newVms(sim, vapp, params);
-      for (const d of childrenNamed(params, 'DeleteItem')) {
-        const id = idFrom(d.attrs.href, '/vApp/vm-');
-        const vm = id ? w.vms.get(id) : undefined;
-        if (!vm || vm.vappId !== vapp.id) throw errors.forbidden();
-        deletions.push(vm);
-      }
-    } catch (e) {
-      vapp.networks = before;
-      throw e;
-    }
-    const powerOnAfter = attrBool(params, 'powerOn', false);
-    if (params.attrs.name) vapp.name = params.attrs.name;
-    for (const vm of vms) {
-      w.vms.set(vm.id, vm);
-      vapp.vmIds.push(vm.id);
-    }
-    const task = vappTask(
-      sim,
-      ctx,
-      vapp,
-      'vdcRecomposeVapp',
-      `Updated Virtual Application ${vapp.name}(${vapp.id})`,
-      () => {
-        for (const vm of deletions) deleteVm(sim, vm);
-        for (const vm of vms) if (w.vms.has(vm.id)) vm.status = VmStatus.POWERED_OFF;
-        vapp.status = vappStatus(sim, vapp.vmIds);
-        if (powerOnAfter) for (const vm of vms) powerOn(sim, vm);
-      },
-      () => {
-        // A failed clone leaves nothing behind.
-        for (const vm of vms) deleteVm(sim, vm);
-      },
-    );
-    return accepted(sim, ctx, task);
   });
 }

@@ -119,7 +119,7 @@ export function edgeGatewayJson(w: World, g: EdgeGateway) {
         connected: true,
         quickAddAllocatedIpCount: null,
         dedicated: false,
-        usingIpSpace: false,
+        usingIpSpace: g.ipSpaceIds !== undefined,
         vrfLiteBacked: false,
         backingType: 'NSXT_TIER0',
       },

@@ -1,50 +1,19 @@
 /** The inspection API over HTTP, under `/inspect/` (JSON, no authentication, no version). */
 import { ManualClock } from '@capstan/runtime/testing';
 import { errors } from '../server/errors.js';
-import { type Ctx, empty, json } from '../server/http.js';
+import { empty, json } from '../server/http.js';
 import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
+import { jsonBody } from './body.js';
+import { faultRoutes } from './fault-routes.js';
 import type { Inspect } from './inspect.js';
-
-async function jsonBody(ctx: Ctx): Promise<Record<string, unknown>> {
-  try {
-    const v = JSON.parse((await ctx.body()).toString('utf8') || '{}') as unknown;
-    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
-    return v as Record<string, unknown>;
-  } catch (e) {
-    throw errors.badRequest(`The body is not a JSON object: ${(e as Error).message}`);
-  }
-}
 
 /** Registers the `/inspect/` routes. */
 export function inspectRoutes(r: Router, sim: Simulator, inspect: Inspect): void {
   const open = { auth: false, versioned: false };
   r.add('GET', '/inspect/objects', () => json(200, inspect.objects()), open);
   r.add('GET', '/inspect/tasks', () => json(200, inspect.tasks()), open);
-  r.add(
-    'GET',
-    '/inspect/requests',
-    (ctx) => {
-      const limit = Number(ctx.query.get('limit') ?? 1000);
-      const entries = inspect.requests();
-      return json(200, {
-        total: inspect.requestTotal(),
-        byRoute: inspect.counts('route'),
-        byPath: inspect.counts('path'),
-        entries: entries.slice(Math.max(0, entries.length - (Number.isFinite(limit) ? limit : 1000))),
-      });
-    },
-    open,
-  );
-  r.add(
-    'DELETE',
-    '/inspect/requests',
-    () => {
-      inspect.resetRequests();
-      return empty(204);
-    },
-    open,
-  );
+  requestLogRoutes(r, inspect);
   r.add(
     'GET',
     '/inspect/pools/{network}',
@@ -82,51 +51,32 @@ export function inspectRoutes(r: Router, sim: Simulator, inspect: Inspect): void
     },
     open,
   );
+  faultRoutes(r, sim);
+}
+
+/** The request log: counts by route and path, the latest entries, and a reset. */
+function requestLogRoutes(r: Router, inspect: Inspect): void {
+  const open = { auth: false, versioned: false };
   r.add(
-    'POST',
-    '/inspect/faults',
-    async (ctx) => {
-      const b = await jsonBody(ctx);
-      const f = sim.faults;
-      const count = typeof b.count === 'number' ? b.count : 1;
-      switch (b.type) {
-        case 'taskFailure':
-          if (typeof b.operationName !== 'string') throw errors.badRequest('operationName is required.');
-          f.failTask(b.operationName, {
-            count,
-            ...(typeof b.message === 'string' ? { message: b.message } : {}),
-          });
-          break;
-        case 'http': {
-          const status = b.status as 429 | 500 | 502 | 503 | 504;
-          if (![429, 500, 502, 503, 504].includes(status))
-            throw errors.badRequest('status must be 429, 500, 502, 503 or 504.');
-          f.httpErrors(status, count, {
-            ...(typeof b.method === 'string' ? { method: b.method } : {}),
-            ...(typeof b.path === 'string' ? { path: b.path } : {}),
-          });
-          break;
-        }
-        case 'latency':
-          if (typeof b.ms !== 'number' || b.ms < 0)
-            throw errors.badRequest('ms must be a non-negative number.');
-          f.slow(b.ms, typeof b.path === 'string' ? { path: b.path } : {});
-          break;
-        case 'expireTokens':
-          f.expireTokens();
-          break;
-        case 'exhaustIpPool':
-          if (typeof b.network !== 'string') throw errors.badRequest('network is required.');
-          f.exhaustIpPool(b.network);
-          break;
-        case 'clear':
-          f.clear();
-          break;
-        default:
-          throw errors.badRequest(
-            'type must be taskFailure, http, latency, expireTokens, exhaustIpPool or clear.',
-          );
-      }
+    'GET',
+    '/inspect/requests',
+    (ctx) => {
+      const limit = Number(ctx.query.get('limit') ?? 1000);
+      const entries = inspect.requests();
+      return json(200, {
+        total: inspect.requestTotal(),
+        byRoute: inspect.counts('route'),
+        byPath: inspect.counts('path'),
+        entries: entries.slice(Math.max(0, entries.length - (Number.isFinite(limit) ? limit : 1000))),
+      });
+    },
+    open,
+  );
+  r.add(
+    'DELETE',
+    '/inspect/requests',
+    () => {
+      inspect.resetRequests();
       return empty(204);
     },
     open,

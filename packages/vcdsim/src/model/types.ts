@@ -87,6 +87,8 @@ export interface EdgeGateway {
   vdcId: string;
   description: string;
   uplink: Uplink;
+  /** IP Spaces the gateway allocates from (`usingIpSpace`); its uplink then has no ranges of its own. */
+  ipSpaceIds?: string[];
   used: Map<string, { category: string; ownerId: string; ownerName: string }>;
 }
 

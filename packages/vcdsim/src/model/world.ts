@@ -4,6 +4,8 @@
  * for an object that does not exist, so the two cannot be told apart (as on real VCD).
  */
 import { errors } from '../server/errors.js';
+import type { VmAffinityRule } from './affinity.js';
+import type { IpSpace } from './ip-space.js';
 import type {
   Catalog,
   ComputePolicy,
@@ -21,6 +23,8 @@ import type {
   Vm,
 } from './types.js';
 
+export type * from './affinity.js';
+export type * from './ip-space.js';
 export type * from './types.js';
 export { VmStatus } from './types.js';
 
@@ -40,6 +44,8 @@ export class World {
   readonly vms = new Map<string, Vm>();
   readonly pools = new Map<string, LbPool>();
   readonly virtualServices = new Map<string, VirtualService>();
+  readonly ipSpaces = new Map<string, IpSpace>();
+  readonly affinityRules = new Map<string, VmAffinityRule>();
 
   orgByName(name: string): Org | undefined {
     for (const o of this.orgs.values()) if (o.name === name) return o;

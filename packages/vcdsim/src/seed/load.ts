@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { type IpRange, inRanges, rangeProblem } from '../model/ippool.js';
 import { World } from '../model/world.js';
+import { addIpSpaces, assignIpSpaceOrgs, gatewayIpSpaces } from './ip-spaces.js';
 import { type Seed, type SeedOrg, type SeedRange, type SeedVdc, seedProblems } from './schema.js';
 
 /** A seed that does not describe a valid cloud; `problems` lists every reason. */
@@ -31,7 +32,7 @@ export function parseSeed(text: string): Seed {
 export const readSeedFile = (path: string): Seed => parseSeed(readFileSync(path, 'utf8'));
 
 /** Seed ranges as IP ranges, noting every range that does not parse. */
-function toRanges(rs: SeedRange[], where: string, problems: string[]): IpRange[] {
+export function toRanges(rs: SeedRange[], where: string, problems: string[]): IpRange[] {
   const ranges = rs.map((r) => ({ startAddress: r.start, endAddress: r.end }));
   for (const r of ranges) {
     const p = rangeProblem(r);
@@ -62,12 +63,14 @@ export function buildWorld(seed: Seed): World {
       vdcIds: [],
     });
   }
+  addIpSpaces(world, seed.ipSpaces ?? [], problems);
   const orgNames = new Set<string>();
   for (const o of seed.orgs) {
     if (orgNames.has(o.name)) problems.push(`orgs: duplicate name ${o.name}`);
     orgNames.add(o.name);
     addOrg(world, o, policyByName, problems);
   }
+  assignIpSpaceOrgs(world, seed.ipSpaces ?? [], problems);
   if (problems.length > 0) throw new SeedError(problems);
   return world;
 }
@@ -179,7 +182,8 @@ function addVdc(
   });
   const gatewayIdByName = new Map<string, string>();
   for (const g of v.edgeGateways ?? []) {
-    const ranges = toRanges(g.uplink.ipRanges, `${where}.edgeGateways.${g.name}`, problems);
+    const ranges = toRanges(g.uplink.ipRanges ?? [], `${where}.edgeGateways.${g.name}`, problems);
+    const ipSpaceIds = gatewayIpSpaces(world, g, `${where}.edgeGateways.${g.name}`, problems);
     const id = randomUUID();
     gatewayIdByName.set(g.name, id);
     const primaryIp = ranges[0]?.startAddress ?? g.uplink.gateway;
@@ -197,6 +201,7 @@ function addVdc(
         ipRanges: ranges,
         primaryIp,
       },
+      ...(ipSpaceIds ? { ipSpaceIds } : {}),
       used: new Map([[primaryIp, { category: 'PRIMARY_IP', ownerId: id, ownerName: g.name }]]),
     });
     if (g.serviceEngineGroup) {

@@ -28,10 +28,12 @@ export interface SeedNetwork {
   edgeGateway?: string;
 }
 
-/** An NSX-T edge gateway with one uplink. */
+/** An NSX-T edge gateway with one uplink: its own ranges, or IP Spaces it allocates from. */
 export interface SeedEdgeGateway {
   name: string;
-  uplink: { name?: string; gateway: string; prefixLength: number; ipRanges: SeedRange[] };
+  uplink: { name?: string; gateway: string; prefixLength: number; ipRanges?: SeedRange[] };
+  /** Names of IP Spaces the gateway allocates from (`usingIpSpace`); then `uplink.ipRanges` is left out. */
+  ipSpaces?: string[];
   /** The ALB service engine group assigned to this gateway (none: no load balancing). */
   serviceEngineGroup?: { name: string; maxVirtualServices?: number };
 }
@@ -76,9 +78,23 @@ export interface SeedOrg {
   catalogs?: SeedCatalog[];
 }
 
+/** An IP Space (VCD 10.4.1+) assigned to orgs, with their floating IP quota. */
+export interface SeedIpSpace {
+  name: string;
+  type?: 'PUBLIC' | 'SHARED_SERVICES' | 'PRIVATE';
+  /** The CIDRs the IP Space covers. */
+  internalScope: string[];
+  ranges: SeedRange[];
+  /** Floating IPs each org may reserve (default -1, unlimited). */
+  floatingIpQuota?: number;
+  /** Orgs it is assigned to (a PRIVATE IP Space: exactly its owner). */
+  orgs: string[];
+}
+
 /** The whole seed document. */
 export interface Seed {
   computePolicies?: SeedComputePolicy[];
+  ipSpaces?: SeedIpSpace[];
   orgs: SeedOrg[];
 }
 
@@ -94,6 +110,19 @@ const range: Shape = { object: { start: 'string', end: 'string' }, required: ['s
 
 const SHAPE: Shape = {
   object: {
+    ipSpaces: {
+      list: {
+        object: {
+          name: 'string',
+          type: { oneOf: ['PUBLIC', 'SHARED_SERVICES', 'PRIVATE'] },
+          internalScope: { list: 'string' },
+          ranges: { list: range },
+          floatingIpQuota: 'number',
+          orgs: { list: 'string' },
+        },
+        required: ['name', 'internalScope', 'ranges', 'orgs'],
+      },
+    },
     computePolicies: {
       list: {
         object: {
@@ -144,8 +173,9 @@ const SHAPE: Shape = {
                           prefixLength: 'number',
                           ipRanges: { list: range },
                         },
-                        required: ['gateway', 'prefixLength', 'ipRanges'],
+                        required: ['gateway', 'prefixLength'],
                       },
+                      ipSpaces: { list: 'string' },
                       serviceEngineGroup: {
                         object: { name: 'string', maxVirtualServices: 'number' },
                         required: ['name'],

@@ -34,6 +34,8 @@ export interface Task extends TaskState {
   expiryTime: number;
   /** Entity keys the task holds busy until it ends. */
   locks: string[];
+  /** What the finished task returns (VCD's `Result/ResultContent`, e.g. allocated IPs as JSON). */
+  result?: string;
 }
 
 /** An operation to run as a task. */
@@ -45,8 +47,11 @@ export interface TaskSpec {
   userName: string;
   /** Entity keys to hold busy (e.g. `vm:<uuid>`, `vapp:<uuid>`). */
   locks: string[];
-  /** Applies the operation's effect at the end; a thrown VcdError fails the task with it. */
-  effect: () => void;
+  /**
+   * Applies the operation's effect at the end; a thrown VcdError fails the task with it. A string
+   * it returns is the task's result content.
+   */
+  effect: () => unknown;
   /** Undoes anything done up front when the task fails or is aborted. */
   onFailure?: () => void;
 }
@@ -143,7 +148,8 @@ export class TaskRunner {
       return;
     }
     try {
-      spec.effect();
+      const result = spec.effect();
+      if (typeof result === 'string') task.result = result;
       this.#apply(task, { type: 'succeed' });
     } catch (e) {
       const err = e instanceof VcdError ? e : errors.internal((e as Error).message);

@@ -41,6 +41,8 @@ export function vdcElement(world: World, base: string, vdc: Vdc): string {
     link(base, 'up', MT.org, path.org(vdc.orgId)),
     link(base, 'add', MT.composeVAppParams, `${p}/action/composeVApp`),
     link(base, 'down', MT.metadata, `${p}/metadata`),
+    link(base, 'down', MT.vmAffinityRules, `${p}/vmAffinityRules`),
+    link(base, 'add', MT.vmAffinityRule, `${p}/vmAffinityRules`),
     text('Description', vdc.description),
     text('AllocationModel', 'Flex'),
     el(

@@ -33,6 +33,8 @@ export const ROOT_NS: Record<string, string> = {
 export const mediaType = (kind: string): string => `application/vnd.vmware.vcloud.${kind}+xml`;
 
 export const MT = {
+  vmAffinityRule: mediaType('vmaffinityrule'),
+  vmAffinityRules: mediaType('vmaffinityrules'),
   org: mediaType('org'),
   orgList: mediaType('orgList'),
   vdc: mediaType('vdc'),

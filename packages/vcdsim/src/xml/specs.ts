@@ -284,3 +284,17 @@ export const VM: Spec = {
 export const METADATA_VALUE: Spec = {
   children: { Link: LINK, Domain: { attrs: ['visibility'] }, TypedValue: { children: { Value: T } } },
 };
+
+/** `VmAffinityRule` (POST to a VDC's rules, PUT to a rule). */
+export const VM_AFFINITY_RULE: Spec = {
+  attrs: ['href', 'id', 'name', 'type', 'OperationKey'],
+  children: {
+    Link: LINK,
+    Name: T,
+    IsEnabled: T,
+    IsMandatory: T,
+    Polarity: T,
+    VmReferences: { attrs: ['href', 'type'], children: { Link: LINK, VmReference: REF } },
+    VCloudExtension: OPEN,
+  },
+};

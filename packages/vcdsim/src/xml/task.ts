@@ -6,6 +6,8 @@ import { el, text } from './build.js';
 import { MT, ROOT_NS } from './ns.js';
 import { link, path, ref, urn } from './refs.js';
 
+const XS = 'http://www.w3.org/2001/XMLSchema';
+
 const iso = (ms: number | undefined): string | undefined =>
   ms === undefined ? undefined : new Date(ms).toISOString();
 
@@ -41,6 +43,9 @@ export function taskElement(t: Task, base: string, orgName: string, orgId: strin
     ref('Organization', base, MT.org, path.org(orgId), orgName, urn('org', orgId)),
     text('Progress', t.progress),
     text('Details', t.error ? t.error.message : ''),
+    t.result === undefined
+      ? undefined
+      : el('Result', undefined, text('ResultContent', t.result, { 'xsi:type': 'xs:string', 'xmlns:xs': XS })),
   );
 }
 

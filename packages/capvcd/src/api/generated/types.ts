@@ -227,6 +227,18 @@ export interface VCDClusterV1beta3Status {
   task?: VCDClusterV1beta3StatusTask;
   loadBalancer?: VCDClusterV1beta3StatusLoadBalancer;
   observedGeneration?: number;
+  /** VCD site URL */
+  site?: string;
+  /** VCD organization */
+  org?: string;
+  /** Org VDC */
+  ovdc?: string;
+  /** Org VDC network */
+  ovdcNetwork?: string;
+  /** The vApp holding the cluster’s VMs */
+  vappName?: string;
+  /** The cluster id for the CPI and CSI (NO_RDE_: no runtime defined entity) */
+  infraId?: string;
 }
 
 export interface VCDClusterV1beta3StatusInitialization {
@@ -425,6 +437,7 @@ export const VCDMachineV1beta3Type = defineResource<VCDMachineV1beta3>({
 /** The VCDMachine spec a MachineDeployment or control plane clones. */
 export interface VCDMachineTemplateV1beta2 extends KubeObject {
   spec: VCDMachineTemplateV1beta2Spec;
+  status?: VCDMachineTemplateV1beta2Status;
 }
 
 export interface VCDMachineTemplateV1beta2Spec {
@@ -441,6 +454,13 @@ export interface VCDMachineTemplateV1beta2SpecTemplateMetadata {
   annotations?: Record<string, string>;
 }
 
+export interface VCDMachineTemplateV1beta2Status {
+  /** Resources of one machine of the template (cpu, memory), for scaling from zero */
+  capacity?: Record<string, number | string>;
+  conditions?: VCDClusterV1beta3StatusConditionsItem[];
+  observedGeneration?: number;
+}
+
 /** The `VCDMachineTemplate` kind (namespaced) for the client, the cache and controllers. */
 export const VCDMachineTemplateV1beta2Type = defineResource<VCDMachineTemplateV1beta2>({
   group: 'infrastructure.cluster.x-k8s.io',
@@ -453,6 +473,7 @@ export const VCDMachineTemplateV1beta2Type = defineResource<VCDMachineTemplateV1
 /** The VCDMachine spec a MachineDeployment or control plane clones. */
 export interface VCDMachineTemplateV1beta1 extends KubeObject {
   spec: VCDMachineTemplateV1beta1Spec;
+  status?: VCDMachineTemplateV1beta2Status;
 }
 
 export interface VCDMachineTemplateV1beta1Spec {
@@ -476,6 +497,7 @@ export const VCDMachineTemplateV1beta1Type = defineResource<VCDMachineTemplateV1
 /** The VCDMachine spec a MachineDeployment or control plane clones. */
 export interface VCDMachineTemplateV1beta3 extends KubeObject {
   spec: VCDMachineTemplateV1beta3Spec;
+  status?: VCDMachineTemplateV1beta2Status;
 }
 
 export interface VCDMachineTemplateV1beta3Spec {
