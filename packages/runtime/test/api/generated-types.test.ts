@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTools, toolDir } from '../client/protobuf/go-tools.js';
+import { typeErrors } from './type-check.js';
 
 const committed = fileURLToPath(new URL('../../src/api/generated', import.meta.url));
 
@@ -24,8 +25,9 @@ function files(dir: string, root = dir): string[] {
 
 describe('generated types of the built-in kinds', () => {
   let written: string;
+  let tools: string;
   beforeAll(() => {
-    const tools = buildTools();
+    tools = buildTools();
     written = mkdtempSync(join(tmpdir(), 'capstan-types-'));
     execFileSync(join(tools, 'typescript'), [written], { cwd: toolDir, stdio: 'pipe' });
   }, 600_000);
@@ -43,4 +45,23 @@ describe('generated types of the built-in kinds', () => {
     );
     expect(stale).toEqual([]);
   });
+
+  it('type every kind: a random object of each, as encoding/json writes it, compiles against them', () => {
+    // Every field set, each +enum field one of its values (tools/protobuf-schema/typed-fixtures).
+    const out = execFileSync(join(tools, 'typed-fixtures'), ['1', '1'], {
+      cwd: toolDir,
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+    });
+    const objects = out
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const { module, kind, json } = JSON.parse(line) as { module: string; kind: string; json: unknown };
+        return { module, kind, object: json };
+      });
+    expect(objects.length).toBeGreaterThan(140);
+    expect(objects.map((o) => `${o.module}/${o.kind}`)).toContain('core/v1/Pod');
+    expect(typeErrors(objects)).toEqual([]);
+  }, 300_000);
 });

@@ -8,18 +8,17 @@
  *   the generated types (written out as a TypeScript module and compiled with tsc's API, excess
  *   fields and enum values included).
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
 import fc from 'fast-check';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { apiVersionOf, type KubeObject, type ResourceType } from '../../src/api/types.js';
+import { apiVersionOf, type ResourceType } from '../../src/api/types.js';
 import { HttpTransport } from '../../src/client/index.js';
 import { rawRequest } from '../client/raw-request.js';
 import { kindSamples } from './kind-arbitraries.js';
+import { type TypedObject, typeErrors } from './type-check.js';
 
 const env = useOwnControlPlane(
   { apiServerFlags: ['--runtime-config=api/all=true', '--feature-gates=AllAlpha=true,AllBeta=true'] },
@@ -114,7 +113,7 @@ describe('generated types against the apiserver', () => {
   it('random objects read back alike in JSON and protobuf, and type-check', async () => {
     const json = new HttpTransport(env.kubeConfig, { protobuf: false });
     const pb = new HttpTransport(env.kubeConfig);
-    const returned: Array<{ kind: string; file: string; object: KubeObject }> = [];
+    const returned: TypedObject[] = [];
     let serial = 0;
     for (const { type, object } of kindSamples) {
       await fc.assert(
@@ -127,7 +126,7 @@ describe('generated types against the apiserver', () => {
           const key = { namespace: env.namespace, name: created.metadata.name ?? '' };
           const [viaJson, viaPb] = await Promise.all([json.get(type, key), pb.get(type, key)]);
           expect(viaPb).toStrictEqual(viaJson);
-          returned.push({ kind: type.kind, file: moduleOf(type), object: viaJson });
+          returned.push({ kind: type.kind, module: moduleOf(type), object: viaJson });
         }),
         { numRuns: 5 },
       );
@@ -142,28 +141,4 @@ function moduleOf(type: ResourceType): string {
   const group =
     type.group === '' ? 'core' : type.group.replace(/\.k8s\.io$/, '').replace(/\.authorization$/, '');
   return `${group}/${type.version}`;
-}
-
-/** Compiles the objects as typed constants; returns tsc's diagnostics. */
-function typeErrors(objects: Array<{ kind: string; file: string; object: KubeObject }>): string[] {
-  const dir = mkdtempSync(join(tmpdir(), 'capstan-round-trip-'));
-  const file = join(dir, 'returned.ts');
-  const lines = objects.map(
-    ({ kind, file: module, object }, i) =>
-      `import type { ${kind} as T${i} } from '${generated}/${module}.js';\nexport const o${i}: T${i} = ${JSON.stringify(object)};`,
-  );
-  writeFileSync(file, `${lines.join('\n')}\n`);
-  try {
-    const program = ts.createProgram([file], {
-      strict: true,
-      noEmit: true,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      types: [],
-    });
-    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

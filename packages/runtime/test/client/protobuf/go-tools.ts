@@ -1,6 +1,6 @@
 /**
  * The Go programs of tools/protobuf-schema (the protobuf schema and TypeScript generators, the
- * fixtures printer), built with the machine's Go from the Go module proxy into
+ * fixtures printers), built with the machine's Go from the Go module proxy into
  * ~/.cache/capstan/protobuf/<hash of their sources>/ (first run: a minute or two).
  */
 import { spawnSync } from 'node:child_process';
@@ -24,14 +24,18 @@ export function buildTools(): string {
   for (const file of sources(toolDir)) hash.update(file.slice(toolDir.length)).update(readFileSync(file));
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   const dir = join(base, 'capstan', 'protobuf', hash.digest('hex').slice(0, 12));
-  if (existsSync(join(dir, 'typescript'))) return dir;
+  if (existsSync(join(dir, 'typed-fixtures'))) return dir;
   const scratch = `${dir}.partial-${process.pid}`;
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
-  const go = spawnSync('go', ['build', '-o', `${scratch}/`, '.', './fixtures', './typescript'], {
-    cwd: toolDir,
-    encoding: 'utf8',
-  });
+  const go = spawnSync(
+    'go',
+    ['build', '-o', `${scratch}/`, '.', './fixtures', './typescript', './typed-fixtures'],
+    {
+      cwd: toolDir,
+      encoding: 'utf8',
+    },
+  );
   if (go.error || go.status !== 0) {
     throw new Error(
       `building tools/protobuf-schema failed (${go.error?.message ?? go.stderr}): these tests need Go 1.25 or ` +

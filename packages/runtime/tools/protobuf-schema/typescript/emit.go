@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"capstan.local/runtime/protobuf-schema/gosource"
 )
 
 // tsFile collects one group/version's declarations.
@@ -16,13 +18,13 @@ type tsFile struct {
 }
 
 type generator struct {
-	sources  map[string]*typeSource
+	sources  map[string]*gosource.Type
 	files    map[string]*tsFile
 	done     map[reflect.Type]bool
 	problems []string
 }
 
-func newGenerator(sources map[string]*typeSource) *generator {
+func newGenerator(sources map[string]*gosource.Type) *generator {
 	return &generator{sources: sources, files: map[string]*tsFile{}, done: map[reflect.Type]bool{}}
 }
 
@@ -38,11 +40,11 @@ func (g *generator) file(pkg string) *tsFile {
 	return f
 }
 
-func (g *generator) source(t reflect.Type) *typeSource {
+func (g *generator) source(t reflect.Type) *gosource.Type {
 	if src, ok := g.sources[typeName(t)]; ok {
 		return src
 	}
-	return &typeSource{fields: map[string]fieldSource{}}
+	return &gosource.Type{Fields: map[string]gosource.Field{}}
 }
 
 // kind declares a kind's interface (with apiVersion and kind as literals) and, when client-gen
@@ -58,7 +60,7 @@ func (g *generator) kind(k kind) {
 	src := g.source(k.t)
 	_, isObject := k.t.FieldByName("ObjectMeta")
 	var b strings.Builder
-	b.WriteString(docComment(src.doc, ""))
+	b.WriteString(docComment(src.Doc, ""))
 	if isObject {
 		f.uses["KubeObject"] = true
 		fmt.Fprintf(&b, "export interface %s extends KubeObject {\n", k.name)
@@ -69,12 +71,12 @@ func (g *generator) kind(k kind) {
 	fmt.Fprintf(&b, "  /** `%s` */\n  apiVersion?: string;\n  /** `%s` */\n  kind?: string;\n", gv, k.name)
 	g.fields(k.t, f, &b, isObject)
 	b.WriteString("}\n")
-	_, client := marker(src.markers, "genclient")
-	_, noVerbs := marker(src.markers, "genclient:noVerbs")
+	_, client := gosource.Marker(src.Markers, "genclient")
+	_, noVerbs := gosource.Marker(src.Markers, "genclient:noVerbs")
 	if client && !noVerbs && isObject {
 		f.descriptors = true
-		_, cluster := marker(src.markers, "genclient:nonNamespaced")
-		plural, ok := marker(src.markers, "resourceName")
+		_, cluster := gosource.Marker(src.Markers, "genclient:nonNamespaced")
+		plural, ok := gosource.Marker(src.Markers, "resourceName")
 		if !ok {
 			plural = pluralOf(k.name)
 		}
@@ -114,7 +116,7 @@ func (g *generator) named(t reflect.Type) {
 	f := g.file(t.PkgPath())
 	src := g.source(t)
 	var b strings.Builder
-	b.WriteString(docComment(src.doc, ""))
+	b.WriteString(docComment(src.Doc, ""))
 	var bases []string
 	for n := 0; n < t.NumField(); n++ {
 		sf := t.Field(n)
@@ -127,6 +129,10 @@ func (g *generator) named(t reflect.Type) {
 		fmt.Fprintf(&b, " extends %s", strings.Join(bases, ", "))
 	}
 	b.WriteString(" {\n")
+	if _, ok := t.FieldByName("TypeMeta"); ok {
+		// A kind's options embedded in another (Eviction's DeleteOptions) may name their own kind.
+		b.WriteString("  apiVersion?: string;\n  kind?: string;\n")
+	}
 	g.fields(t, f, &b, false)
 	b.WriteString("}\n")
 	f.decls[t.Name()] = b.String()
@@ -149,12 +155,12 @@ func (g *generator) fields(t reflect.Type, f *tsFile, b *strings.Builder, object
 		if name == "" {
 			name = sf.Name
 		}
-		fs := src.fields[sf.Name]
+		fs := src.Fields[sf.Name]
 		optional := strings.Contains(tag, ",omitempty") || strings.Contains(tag, ",omitzero") || sf.Type.Kind() == reflect.Pointer
-		if _, ok := marker(fs.markers, "optional"); ok {
+		if _, ok := gosource.Marker(fs.Markers, "optional"); ok {
 			optional = true
 		}
-		if _, ok := marker(fs.markers, "required"); ok {
+		if _, ok := gosource.Marker(fs.Markers, "required"); ok {
 			optional = false
 		}
 		if object && name == "metadata" {
@@ -166,7 +172,7 @@ func (g *generator) fields(t reflect.Type, f *tsFile, b *strings.Builder, object
 		if k := sf.Type.Kind(); optional && !omits && (k == reflect.Slice && sf.Type.Elem().Kind() != reflect.Uint8 || k == reflect.Map || k == reflect.Pointer) {
 			typ += " | null"
 		}
-		b.WriteString(docComment(fs.doc, "  "))
+		b.WriteString(docComment(fs.Doc, "  "))
 		q := ""
 		if optional {
 			q = "?"
@@ -185,14 +191,14 @@ func quoteName(name string) string {
 }
 
 // fieldType is a field's TypeScript type; a list with map keys becomes a KeyedList.
-func (g *generator) fieldType(sf reflect.StructField, fs fieldSource, f *tsFile) string {
+func (g *generator) fieldType(sf reflect.StructField, fs gosource.Field, f *tsFile) string {
 	t := sf.Type
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct && special[typeName(t.Elem())] == "" {
-		keys := allMarkers(fs.markers, "listMapKey")
-		if lt, _ := marker(fs.markers, "listType"); lt != "map" && lt != "" {
+		keys := gosource.AllMarkers(fs.Markers, "listMapKey")
+		if lt, _ := gosource.Marker(fs.Markers, "listType"); lt != "map" && lt != "" {
 			keys = nil
 		} else if len(keys) == 0 && lt == "" {
 			if k := sf.Tag.Get("patchMergeKey"); k != "" && sf.Tag.Get("patchStrategy") == "merge" {
@@ -228,8 +234,8 @@ func (g *generator) ref(t reflect.Type, f *tsFile) string {
 		return g.qualified(t, f)
 	case reflect.String:
 		if t.Name() != "" && t.PkgPath() != "" {
-			if src := g.source(t); len(src.values) > 0 {
-				if _, ok := marker(src.markers, "enum"); ok {
+			if src := g.source(t); len(src.Values) > 0 {
+				if _, ok := gosource.Marker(src.Markers, "enum"); ok {
 					g.enum(t, src)
 					return g.qualified(t, f)
 				}
@@ -265,17 +271,17 @@ func (g *generator) qualified(t reflect.Type, f *tsFile) string {
 }
 
 // enum declares a +enum string type as the union of its declared values.
-func (g *generator) enum(t reflect.Type, src *typeSource) {
+func (g *generator) enum(t reflect.Type, src *gosource.Type) {
 	if g.done[t] {
 		return
 	}
 	g.done[t] = true
-	values := sortedUnique(src.values)
+	values := gosource.SortedUnique(src.Values)
 	quoted := make([]string, len(values))
 	for i, v := range values {
 		quoted[i] = "'" + strings.ReplaceAll(v, "'", "\\'") + "'"
 	}
-	g.file(t.PkgPath()).decls[t.Name()] = docComment(src.doc, "") +
+	g.file(t.PkgPath()).decls[t.Name()] = docComment(src.Doc, "") +
 		fmt.Sprintf("export type %s = %s;\n", t.Name(), strings.Join(quoted, " | "))
 }
 

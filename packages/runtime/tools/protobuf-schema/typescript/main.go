@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"capstan.local/runtime/protobuf-schema/gosource"
 	"capstan.local/runtime/protobuf-schema/kinds"
 )
 
@@ -56,7 +57,7 @@ func main() {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	sources, err := packageSources(paths)
+	sources, err := gosource.Read(paths)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "typescript: reading the Go sources:", err)
 		os.Exit(1)

@@ -46,6 +46,8 @@ export interface Condition {
  * DeleteOptions may be provided when deleting an API object.
  */
 export interface DeleteOptions {
+  apiVersion?: string;
+  kind?: string;
   /**
    * The duration in seconds before the object should be deleted. Value must be non-negative integer.
    * The value zero indicates delete immediately. If this value is nil, the default grace period for the

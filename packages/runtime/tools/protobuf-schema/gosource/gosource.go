@@ -1,4 +1,6 @@
-package main
+// Package gosource reads what the Go source of k8s.io/api says and reflection cannot: doc comments,
+// +markers (+enum, +genclient, +listMapKey...) and the values declared for each enum type.
+package gosource
 
 import (
 	"go/ast"
@@ -10,28 +12,37 @@ import (
 	"strings"
 )
 
-// typeSource is what the Go source (not reflection) tells about one named type: its doc, its
+// Type is what the Go source (not reflection) tells about one named type: its doc, its
 // markers (+enum, +genclient...), its fields' docs and markers, and for an enum its values.
-type typeSource struct {
-	doc     string
-	markers []string
-	fields  map[string]fieldSource
-	values  []string
+type Type struct {
+	Doc     string
+	Markers []string
+	Fields  map[string]Field
+	Values  []string
 }
 
-type fieldSource struct {
-	doc     string
-	markers []string
+// Field is a struct field's doc and markers.
+type Field struct {
+	Doc     string
+	Markers []string
 }
 
-// packageSources parses the Go files of each package (found with `go list`, in the module cache)
+// Enum is the values of a +enum type, sorted; nil for any other type.
+func (t *Type) Enum() []string {
+	if _, ok := Marker(t.Markers, "enum"); !ok || len(t.Values) == 0 {
+		return nil
+	}
+	return SortedUnique(t.Values)
+}
+
+// Read parses the Go files of each package (found with `go list`, in the module cache)
 // and indexes their type declarations by "pkgpath.Name".
-func packageSources(paths []string) (map[string]*typeSource, error) {
+func Read(paths []string) (map[string]*Type, error) {
 	out, err := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \",\"}}"}, paths...)...).Output()
 	if err != nil {
 		return nil, err
 	}
-	types := map[string]*typeSource{}
+	types := map[string]*Type{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		parts := strings.SplitN(line, " ", 3)
 		if len(parts) != 3 {
@@ -49,7 +60,7 @@ func packageSources(paths []string) (map[string]*typeSource, error) {
 	return types, nil
 }
 
-func readFile(pkg string, file *ast.File, types map[string]*typeSource) {
+func readFile(pkg string, file *ast.File, types map[string]*Type) {
 	enumOf := map[string][]string{}
 	prevEnd := token.NoPos
 	for _, decl := range file.Decls {
@@ -74,18 +85,21 @@ func readFile(pkg string, file *ast.File, types map[string]*typeSource) {
 					}
 				}
 				lines = append(lines, commentLines(doc)...)
-				src := &typeSource{fields: map[string]fieldSource{}}
-				src.doc, src.markers = split(lines)
+				src := &Type{Fields: map[string]Field{}}
+				src.Doc, src.Markers = split(lines)
 				if st, ok := ts.Type.(*ast.StructType); ok {
 					for _, f := range st.Fields.List {
 						fdoc, fmarkers := split(commentLines(f.Doc))
 						for _, n := range f.Names {
-							src.fields[n.Name] = fieldSource{fdoc, fmarkers}
+							src.Fields[n.Name] = Field{fdoc, fmarkers}
 						}
 						if len(f.Names) == 0 {
-							src.fields[embeddedName(f.Type)] = fieldSource{fdoc, fmarkers}
+							src.Fields[embeddedName(f.Type)] = Field{fdoc, fmarkers}
 						}
 					}
+				}
+				if earlier, ok := types[pkg+"."+ts.Name.Name]; ok {
+					src.Values = earlier.Values // consts read from an earlier file
 				}
 				types[pkg+"."+ts.Name.Name] = src
 			}
@@ -109,9 +123,9 @@ func readFile(pkg string, file *ast.File, types map[string]*typeSource) {
 	}
 	for name, values := range enumOf {
 		if src, ok := types[pkg+"."+name]; ok {
-			src.values = append(src.values, values...)
+			src.Values = append(src.Values, values...)
 		} else {
-			types[pkg+"."+name] = &typeSource{fields: map[string]fieldSource{}, values: values}
+			types[pkg+"."+name] = &Type{Fields: map[string]Field{}, Values: values}
 		}
 	}
 }
@@ -154,8 +168,8 @@ func split(lines []string) (string, []string) {
 	return strings.TrimSpace(strings.Join(prose, "\n")), markers
 }
 
-// marker returns the value of marker name ("name=value" or bare "name") and whether it is present.
-func marker(markers []string, name string) (string, bool) {
+// Marker returns the value of marker name ("name=value" or bare "name") and whether it is present.
+func Marker(markers []string, name string) (string, bool) {
 	for _, m := range markers {
 		if m == name {
 			return "", true
@@ -167,8 +181,8 @@ func marker(markers []string, name string) (string, bool) {
 	return "", false
 }
 
-// allMarkers returns every value of a repeatable marker (+listMapKey=a, +listMapKey=b).
-func allMarkers(markers []string, name string) []string {
+// AllMarkers returns every value of a repeatable marker (+listMapKey=a, +listMapKey=b).
+func AllMarkers(markers []string, name string) []string {
 	var out []string
 	for _, m := range markers {
 		if strings.HasPrefix(m, name+"=") {
@@ -178,8 +192,8 @@ func allMarkers(markers []string, name string) []string {
 	return out
 }
 
-// sortedUnique keeps an enum's values in a stable order, each once.
-func sortedUnique(values []string) []string {
+// SortedUnique keeps an enum's values in a stable order, each once.
+func SortedUnique(values []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, v := range values {
