@@ -171,6 +171,8 @@ func (g *generator) fields(t reflect.Type, f *tsFile, b *strings.Builder, object
 		omits := strings.Contains(tag, ",omitempty") || strings.Contains(tag, ",omitzero")
 		if k := sf.Type.Kind(); optional && !omits && (k == reflect.Slice && sf.Type.Elem().Kind() != reflect.Uint8 || k == reflect.Map || k == reflect.Pointer) {
 			typ += " | null"
+		} else if isTime(sf.Type) && !strings.Contains(tag, ",omitzero") {
+			typ += " | null" // a zero Time is written as null: omitempty does not omit a struct
 		}
 		b.WriteString(docComment(fs.Doc, "  "))
 		q := ""
@@ -179,6 +181,12 @@ func (g *generator) fields(t reflect.Type, f *tsFile, b *strings.Builder, object
 		}
 		fmt.Fprintf(b, "  %s%s: %s;\n", quoteName(name), q, typ)
 	}
+}
+
+// isTime: metav1.Time or MicroTime held by value, whose zero value's JSON is null.
+func isTime(t reflect.Type) bool {
+	name := typeName(t)
+	return name == metaPkg+".Time" || name == metaPkg+".MicroTime"
 }
 
 func quoteName(name string) string {

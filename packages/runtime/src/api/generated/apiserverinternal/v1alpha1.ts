@@ -83,7 +83,7 @@ export interface StorageVersionCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */

@@ -116,7 +116,7 @@ export interface DaemonSetCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -306,11 +306,11 @@ export interface DeploymentCondition {
   /**
    * The last time this condition was updated.
    */
-  lastUpdateTime?: string;
+  lastUpdateTime?: string | null;
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -513,7 +513,7 @@ export interface ReplicaSetCondition {
   /**
    * The last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -767,7 +767,7 @@ export interface StatefulSetCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */

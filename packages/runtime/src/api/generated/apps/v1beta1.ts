@@ -114,11 +114,11 @@ export interface DeploymentCondition {
   /**
    * The last time this condition was updated.
    */
-  lastUpdateTime?: string;
+  lastUpdateTime?: string | null;
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -437,7 +437,7 @@ export interface StatefulSetCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */

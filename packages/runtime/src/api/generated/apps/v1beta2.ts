@@ -120,7 +120,7 @@ export interface DaemonSetCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -309,11 +309,11 @@ export interface DeploymentCondition {
   /**
    * The last time this condition was updated.
    */
-  lastUpdateTime?: string;
+  lastUpdateTime?: string | null;
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -510,7 +510,7 @@ export interface ReplicaSetCondition {
   /**
    * The last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -817,7 +817,7 @@ export interface StatefulSetCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */

@@ -129,7 +129,7 @@ export interface TokenRequestStatus {
   /**
    * ExpirationTimestamp is the time of expiration of the returned token.
    */
-  expirationTimestamp: string;
+  expirationTimestamp: string | null;
 }
 
 /**

@@ -224,7 +224,7 @@ export interface HorizontalPodAutoscalerCondition {
    * lastTransitionTime is the last time the condition transitioned from
    * one status to another
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * reason is the reason for the condition's last transition.
    */

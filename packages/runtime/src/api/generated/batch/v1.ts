@@ -193,11 +193,11 @@ export interface JobCondition {
   /**
    * Last time the condition was checked.
    */
-  lastProbeTime?: string;
+  lastProbeTime?: string | null;
   /**
    * Last time the condition transit from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * (brief) reason for the condition's last transition.
    */

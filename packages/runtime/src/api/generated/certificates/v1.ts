@@ -84,13 +84,13 @@ export interface CertificateSigningRequestCondition {
   /**
    * lastUpdateTime is the time of the last update to this condition
    */
-  lastUpdateTime?: string;
+  lastUpdateTime?: string | null;
   /**
    * lastTransitionTime is the time the condition last transitioned from one status to another.
    * If unset, when a new condition type is added or an existing condition's status is changed,
    * the server defaults this to the current time.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
 }
 
 /**

@@ -1127,7 +1127,7 @@ export interface ContainerStateRunning {
   /**
    * Time at which the container was last (re-)started
    */
-  startedAt?: string;
+  startedAt?: string | null;
 }
 
 /**
@@ -1153,11 +1153,11 @@ export interface ContainerStateTerminated {
   /**
    * Time at which previous execution of the container started
    */
-  startedAt?: string;
+  startedAt?: string | null;
   /**
    * Time at which the container last terminated
    */
-  finishedAt?: string;
+  finishedAt?: string | null;
   /**
    * Container's ID in the format '<type>://<container_id>'
    */
@@ -1889,11 +1889,11 @@ export interface Event extends KubeObject {
   /**
    * The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)
    */
-  firstTimestamp?: string;
+  firstTimestamp?: string | null;
   /**
    * The time at which the most recent occurrence of this event was recorded.
    */
-  lastTimestamp?: string;
+  lastTimestamp?: string | null;
   /**
    * The number of times this event has occurred.
    */
@@ -1905,7 +1905,7 @@ export interface Event extends KubeObject {
   /**
    * Time when this Event was first observed.
    */
-  eventTime?: string;
+  eventTime?: string | null;
   /**
    * Data about the Event series this event represents or nil if it's a singleton Event.
    */
@@ -1967,7 +1967,7 @@ export interface EventSeries {
   /**
    * Time of the last occurrence observed
    */
-  lastObservedTime?: string;
+  lastObservedTime?: string | null;
 }
 
 /**
@@ -2902,7 +2902,7 @@ export interface NamespaceCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * Unique, one-word, CamelCase reason for the condition's last transition.
    */
@@ -3052,11 +3052,11 @@ export interface NodeCondition {
   /**
    * Last time we got an update on a given condition.
    */
-  lastHeartbeatTime?: string;
+  lastHeartbeatTime?: string | null;
   /**
    * Last time the condition transit from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * (brief) reason for the condition's last transition.
    */
@@ -3596,11 +3596,11 @@ export interface PersistentVolumeClaimCondition {
   /**
    * lastProbeTime is the time we probed the condition.
    */
-  lastProbeTime?: string;
+  lastProbeTime?: string | null;
   /**
    * lastTransitionTime is the time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * reason is a unique, this should be a short, machine understandable string that gives the reason
    * for condition's last transition. If it reports "Resizing" that means the underlying
@@ -4393,11 +4393,11 @@ export interface PodCondition {
   /**
    * Last time we probed the condition.
    */
-  lastProbeTime?: string;
+  lastProbeTime?: string | null;
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * Unique, one-word, CamelCase reason for the condition's last transition.
    */
@@ -5720,7 +5720,7 @@ export interface ReplicationControllerCondition {
   /**
    * The last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */

@@ -28,7 +28,7 @@ export interface Event extends KubeObject {
   /**
    * eventTime is the time when this Event was first observed. It is required.
    */
-  eventTime: string;
+  eventTime: string | null;
   /**
    * series is data about the Event series this event represents or nil if it's a singleton Event.
    */
@@ -82,11 +82,11 @@ export interface Event extends KubeObject {
   /**
    * deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedFirstTimestamp?: string;
+  deprecatedFirstTimestamp?: string | null;
   /**
    * deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
-  deprecatedLastTimestamp?: string;
+  deprecatedLastTimestamp?: string | null;
   /**
    * deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.
    */
@@ -132,5 +132,5 @@ export interface EventSeries {
   /**
    * lastObservedTime is the time when last Event from the series was seen before last heartbeat.
    */
-  lastObservedTime: string;
+  lastObservedTime: string | null;
 }

@@ -61,7 +61,7 @@ export interface DaemonSetCondition {
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -258,11 +258,11 @@ export interface DeploymentCondition {
   /**
    * The last time this condition was updated.
    */
-  lastUpdateTime?: string;
+  lastUpdateTime?: string | null;
   /**
    * Last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */
@@ -982,7 +982,7 @@ export interface ReplicaSetCondition {
   /**
    * The last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * The reason for the condition's last transition.
    */

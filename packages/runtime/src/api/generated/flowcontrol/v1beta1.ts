@@ -107,7 +107,7 @@ export interface FlowSchemaCondition {
   /**
    * `lastTransitionTime` is the last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * `reason` is a unique, one-word, CamelCase reason for the condition's last transition.
    */
@@ -374,7 +374,7 @@ export interface PriorityLevelConfigurationCondition {
   /**
    * `lastTransitionTime` is the last time the condition transitioned from one status to another.
    */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
   /**
    * `reason` is a unique, one-word, CamelCase reason for the condition's last transition.
    */

@@ -26,7 +26,7 @@ export interface Condition {
    * lastTransitionTime is the last time the condition transitioned from one status to another.
    * This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.
    */
-  lastTransitionTime: string;
+  lastTransitionTime: string | null;
   /**
    * reason contains a programmatic identifier indicating the reason for the condition's last transition.
    * Producers of specific condition types may define expected values and meanings for this field,

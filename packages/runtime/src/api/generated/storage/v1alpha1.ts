@@ -321,7 +321,7 @@ export interface VolumeError {
   /**
    * time represents the time the error was encountered.
    */
-  time?: string;
+  time?: string | null;
   /**
    * message represents the error encountered during Attach or Detach operation.
    * This string maybe logged, so it should not contain sensitive
