@@ -10,6 +10,7 @@ import type { ApplyConfiguration } from '../../src/api/apply-configuration.js';
 import { Deployment } from '../../src/api/generated/apps/v1.js';
 import { Job } from '../../src/api/generated/batch/v1.js';
 import { PersistentVolumeClaim, Service } from '../../src/api/generated/core/v1.js';
+import type { Role } from '../../src/api/generated/rbac/v1.js';
 import { InformerCache } from '../../src/cache/index.js';
 import { Client } from '../../src/client/index.js';
 import { type Controller, ControllerBuilder } from '../../src/controller/index.js';
@@ -81,6 +82,12 @@ export const badPolicy: Job = {
   metadata: {},
   // @ts-expect-error 'Sometimes' is not a RestartPolicy
   spec: { template: { spec: { restartPolicy: 'Sometimes', containers: [] } } },
+};
+// An atomic list (no merge key) is replaced whole: its elements keep their required fields.
+export const partialRule: ApplyConfiguration<Role> = {
+  metadata: { name: 'r' },
+  // @ts-expect-error a PolicyRule needs its verbs
+  rules: [{ resources: ['pods'] }],
 };
 export const noKey: ApplyConfiguration<Deployment> = {
   metadata: { name: 'w' },
