@@ -11,7 +11,25 @@ import { readPackageJson, root } from './packages.js';
 
 const runtime = join(root, 'packages', 'runtime');
 type Conditions = Record<string, string>;
-const exportsMap = readPackageJson('packages/runtime').exports as unknown as Record<string, Conditions>;
+const declared = readPackageJson('packages/runtime').exports as unknown as Record<string, Conditions>;
+
+/** The exports, a pattern (`./api/*`) expanded to each generated group/version it stands for. */
+const exportsMap: Record<string, Conditions> = Object.fromEntries(
+  Object.entries(declared).flatMap(([subpath, conditions]) => {
+    if (!subpath.includes('*')) return [[subpath, conditions]];
+    const source = join(runtime, conditions['@capstan/source']?.split('*')[0] ?? '');
+    return readdirSync(source, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .sort()
+      .map((f) => {
+        const stem = f.slice(0, -'.ts'.length);
+        const each = Object.fromEntries(
+          Object.entries(conditions).map(([c, path]) => [c, path.replace('*', stem)]),
+        );
+        return [subpath.replace('*', stem), each];
+      });
+  }),
+);
 
 /** Runs ESM `code` in a new Node process from the runtime's folder; returns its JSON output. */
 function inNode(code: string): unknown {

@@ -23,13 +23,13 @@ export interface NodeCondition {
   lastHeartbeatTime: string;
 }
 
-/** A condition as it may be on a Node already (any field may be missing). */
+/** A condition as it may be on a Node already (any field may be missing; a zero time is null). */
 export interface PresentCondition {
   type: string;
   status?: string;
   reason?: string;
   message?: string;
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | null;
 }
 
 type Wanted = Pick<NodeCondition, 'type' | 'status' | 'reason' | 'message'>;

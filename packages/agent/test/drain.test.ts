@@ -341,7 +341,7 @@ describe('deploy/daemonset.yaml', () => {
       async () => {
         const { items } = await admin.list(Pod, {
           namespace: env.namespace,
-          labelSelector: Object.entries(ds.spec?.selector.matchLabels ?? {})
+          labelSelector: Object.entries(ds.spec?.selector?.matchLabels ?? {})
             .map(([key, value]) => `${key}=${value}`)
             .join(','),
         });

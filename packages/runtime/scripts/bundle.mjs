@@ -18,7 +18,7 @@
  * the types are what `exports` names for TypeScript, and the per-file modules are what the
  * operators' image bundles start from (the `@capstan/modules` condition).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -27,14 +27,31 @@ import { build } from 'esbuild';
 const runtime = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(await readFile(join(runtime, 'package.json'), 'utf8'));
 
-/** `exports` subpaths with the per-file module each re-exports, e.g. `./client` → `dist/client/index.js`. */
+/**
+ * `exports` subpaths with the per-file module each re-exports, e.g. `./client` → `dist/client/index.js`;
+ * a pattern (`./api/*`, the generated kinds) stands for every module its folder holds.
+ */
 function entryPoints(exports) {
-  return Object.entries(exports).map(([subpath, conditions]) => {
+  return Object.entries(exports).flatMap(([subpath, conditions]) => {
     const modules = conditions['@capstan/modules'];
     const bundled = conditions.import;
     if (!modules?.startsWith('./dist/') || !bundled?.startsWith('./dist/bundle/'))
       throw new Error(`${subpath}: exports must name ./dist/ (@capstan/modules) and ./dist/bundle/ (import)`);
-    return { subpath, modules: join(runtime, modules), out: bundled.slice('./dist/bundle/'.length) };
+    if (!subpath.includes('*'))
+      return [{ subpath, modules: join(runtime, modules), out: bundled.slice('./dist/bundle/'.length) }];
+    const folder = join(runtime, modules.slice(0, modules.indexOf('*')));
+    return readdirSync(folder, { recursive: true })
+      .filter((f) => f.endsWith('.js'))
+      .sort()
+      .map((f) => {
+        const stem = f.slice(0, -'.js'.length);
+        return {
+          subpath: subpath.replace('*', stem),
+          modules: join(folder, f),
+          out: bundled.slice('./dist/bundle/'.length).replace('*', stem),
+          fromPattern: true,
+        };
+      });
   });
 }
 
@@ -54,7 +71,9 @@ const groupOf = (subpath) => (OWN_CHUNK.has(subpath) ? subpath.slice(2) : 'core'
 const entries = [];
 for (const [i, entry] of entryPoints(pkg.exports).entries()) {
   const names = Object.keys(await import(pathToFileURL(entry.modules).href)).sort();
-  if (names.length === 0) throw new Error(`${entry.subpath}: exports nothing at run time`);
+  // A generated group/version may hold types only (meta/v1): its module stays empty.
+  if (names.length === 0 && !entry.fromPattern)
+    throw new Error(`${entry.subpath}: exports nothing at run time`);
   entries.push({ ...entry, names, group: groupOf(entry.subpath), alias: (name) => `e${i}_${name}` });
 }
 

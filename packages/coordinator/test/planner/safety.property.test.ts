@@ -17,7 +17,7 @@ import {
   plan,
   type RebootGroupSpec,
 } from '../../src/index.js';
-import type { GroupGateFacts } from '../../src/planner/health-gates.js';
+import type { GroupGateFacts } from '../../src/decide/health-gates.js';
 import { A, arbGroups, arbNodes, budgetOracle, countsOracle, K, L, MINUTE, NOW } from './fixtures.js';
 import { groupOf } from './scenes.js';
 

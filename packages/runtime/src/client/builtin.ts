@@ -1,207 +1,91 @@
 /**
- * Built-in kinds the runtime and the operators use, each declared once with {@link defineResource}.
- *
- * The interfaces type the fields the runtime reads and leave the rest open (every object keeps its
- * index signature), rather than mirroring the full OpenAPI schema: client-node's model classes have
- * an optional `metadata` and so do not fit {@link KubeObject}.
+ * The built-in kinds most controllers use, re-exported from the types generated from k8s.io/api
+ * (`src/api/generated`, one module per group/version: every kind is there, and at
+ * `@capstan/runtime/api/<group>/<version>`), each with its resource descriptor. The stable
+ * version of each kind is the one here; {@link CustomResourceDefinition} (not in k8s.io/api) is
+ * declared by hand.
  */
-import { defineResource, type KubeObject, type ObjectMeta } from '../api/types.js';
 
-/** Open shape for the parts of a spec or status not typed here. */
-type Open = Record<string, unknown>;
-
-/** A label selector, as in `metav1.LabelSelector` (named apart from the parsed selectors of selectors.ts). */
-export interface LabelSelectorSpec {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{
-    key: string;
-    operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-    values?: string[];
-  }>;
-}
-
-/** A condition of a built-in kind (pod, node, deployment): `metav1.Condition` with optional fields. */
-export interface StatusCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
-  [field: string]: unknown;
-}
-
-/** A reference to an object, as in `v1.ObjectReference`. */
-export interface ObjectReference {
-  apiVersion?: string;
-  kind?: string;
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
-
-/** A taint, as in `v1.Taint`. */
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
-  timeAdded?: string;
-}
-
-/** A container, with the fields the runtime reads typed. */
-export interface Container {
-  name: string;
-  image?: string;
-  [field: string]: unknown;
-}
-
-/** A pod template, as in `v1.PodTemplateSpec`. */
-export interface PodTemplateSpec {
-  metadata?: ObjectMeta;
-  spec?: PodSpec;
-}
-// --- core/v1 ---------------------------------------------------------------------------------
-
-/** A namespace (`v1`). */
-export interface Namespace extends KubeObject {
-  spec?: { finalizers?: string[] };
-  status?: { phase?: 'Active' | 'Terminating'; conditions?: StatusCondition[] };
-}
-/** Namespaces (cluster-scoped). */
-export const Namespace = defineResource<Namespace>({
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  plural: 'namespaces',
-  namespaced: false,
-});
-
-/** A config map (`v1`). */
-export interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-  immutable?: boolean;
-}
-/** ConfigMaps. */
-export const ConfigMap = defineResource<ConfigMap>({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-});
-
-/** A secret (`v1`); `data` values are base64. */
-export interface Secret extends KubeObject {
-  type?: string;
-  data?: Record<string, string>;
-  stringData?: Record<string, string>;
-  immutable?: boolean;
-}
-/** Secrets. */
-export const Secret = defineResource<Secret>({
-  group: '',
-  version: 'v1',
-  kind: 'Secret',
-  plural: 'secrets',
-  namespaced: true,
-});
-
-/** A pod's spec, with the fields the runtime reads typed. */
-export interface PodSpec {
-  containers: Container[];
-  initContainers?: Container[];
-  nodeName?: string;
-  nodeSelector?: Record<string, string>;
-  serviceAccountName?: string;
-  restartPolicy?: 'Always' | 'OnFailure' | 'Never';
-  terminationGracePeriodSeconds?: number;
-  tolerations?: Array<{ key?: string; operator?: string; value?: string; effect?: string }>;
-  [field: string]: unknown;
-}
-
-/** A pod (`v1`). */
-export interface Pod extends KubeObject {
-  spec?: PodSpec;
-  status?: {
-    phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
-    conditions?: StatusCondition[];
-    podIP?: string;
-    hostIP?: string;
-    startTime?: string;
-    [field: string]: unknown;
-  };
-}
-/** Pods. */
-export const Pod = defineResource<Pod>({
-  group: '',
-  version: 'v1',
-  kind: 'Pod',
-  plural: 'pods',
-  namespaced: true,
-});
-
-/** A node (`v1`). */
-export interface Node extends KubeObject {
-  spec?: {
-    unschedulable?: boolean;
-    taints?: Taint[];
-    podCIDR?: string;
-    providerID?: string;
-    [field: string]: unknown;
-  };
-  status?: {
-    conditions?: StatusCondition[];
-    addresses?: Array<{ type: string; address: string }>;
-    nodeInfo?: { bootID?: string; osImage?: string; kernelVersion?: string; kubeletVersion?: string } & Open;
-    [field: string]: unknown;
-  };
-}
-/** Nodes (cluster-scoped). */
-export const Node = defineResource<Node>({
-  group: '',
-  version: 'v1',
-  kind: 'Node',
-  plural: 'nodes',
-  namespaced: false,
-});
-
-/** A core event (`v1` Event): the older API; prefer {@link Event}. */
-export interface CoreEvent extends KubeObject {
-  involvedObject: ObjectReference;
-  reason?: string;
-  message?: string;
-  type?: 'Normal' | 'Warning';
-  count?: number;
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-  source?: { component?: string; host?: string };
-}
-/** Core events (`v1`). */
-export const CoreEvent = defineResource<CoreEvent>({
-  group: '',
-  version: 'v1',
-  kind: 'Event',
-  plural: 'events',
-  namespaced: true,
-});
-
-/** A service account (`v1`). */
-export interface ServiceAccount extends KubeObject {
-  secrets?: ObjectReference[];
-  imagePullSecrets?: Array<{ name: string }>;
-  automountServiceAccountToken?: boolean;
-}
-/** ServiceAccounts. */
-export const ServiceAccount = defineResource<ServiceAccount>({
-  group: '',
-  version: 'v1',
-  kind: 'ServiceAccount',
-  plural: 'serviceaccounts',
-  namespaced: true,
-});
-
-export * from './builtin-apps.js';
-export * from './builtin-cluster.js';
+export {
+  MutatingWebhookConfiguration,
+  ValidatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding,
+  ValidatingWebhookConfiguration,
+} from '../api/generated/admissionregistration/v1.js';
+export type { DeploymentSpec, StatefulSetSpec } from '../api/generated/apps/v1.js';
+export {
+  ControllerRevision,
+  DaemonSet,
+  Deployment,
+  ReplicaSet,
+  StatefulSet,
+} from '../api/generated/apps/v1.js';
+export { HorizontalPodAutoscaler } from '../api/generated/autoscaling/v2.js';
+export type { JobSpec } from '../api/generated/batch/v1.js';
+export { CronJob, Job } from '../api/generated/batch/v1.js';
+export { CertificateSigningRequest } from '../api/generated/certificates/v1.js';
+export { Lease } from '../api/generated/coordination/v1.js';
+export type {
+  Container,
+  ContainerPort,
+  EnvVar,
+  ObjectReference,
+  PersistentVolumeClaimSpec,
+  PodSpec,
+  PodTemplateSpec,
+  ServicePort,
+  ServiceSpec,
+  Taint,
+  Toleration,
+  Volume,
+  VolumeMount,
+} from '../api/generated/core/v1.js';
+export {
+  ComponentStatus,
+  ConfigMap,
+  Endpoints,
+  Event as CoreEvent,
+  LimitRange,
+  Namespace,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  PodTemplate,
+  ReplicationController,
+  ResourceQuota,
+  Secret,
+  Service,
+  ServiceAccount,
+} from '../api/generated/core/v1.js';
+export { EndpointSlice } from '../api/generated/discovery/v1.js';
+export { Event } from '../api/generated/events/v1.js';
+export type {
+  Condition,
+  LabelSelector,
+  LabelSelector as LabelSelectorSpec,
+  LabelSelectorRequirement,
+  ListMeta,
+} from '../api/generated/meta/v1.js';
+export {
+  Ingress,
+  IngressClass,
+  IPAddress,
+  NetworkPolicy,
+  ServiceCIDR,
+} from '../api/generated/networking/v1.js';
+export { RuntimeClass } from '../api/generated/node/v1.js';
+export { PodDisruptionBudget } from '../api/generated/policy/v1.js';
+export type { PolicyRule, RoleRef, Subject } from '../api/generated/rbac/v1.js';
+export { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../api/generated/rbac/v1.js';
+export { PriorityClass } from '../api/generated/scheduling/v1.js';
+export {
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  StorageClass,
+  VolumeAttachment,
+  VolumeAttributesClass,
+} from '../api/generated/storage/v1.js';
+export type { KeyedList } from '../api/keyed-list.js';
+export * from './custom-resource-definition.js';

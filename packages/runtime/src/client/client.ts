@@ -1,3 +1,4 @@
+import type { ApplyConfiguration } from '../api/apply-configuration.js';
 import { apiError, isGone, isNotFound } from '../api/errors.js';
 import {
   apiVersionOf,
@@ -54,12 +55,6 @@ export interface ApplyOptions {
   force?: boolean;
   dryRun?: boolean;
 }
-
-/**
- * An apply configuration: the fields this manager wants to own, and nothing else. `apiVersion` and
- * `kind` may be left out; `metadata.name` (and the namespace of a namespaced kind) must be set.
- */
-export type ApplyConfiguration<T extends KubeObject> = Partial<T> & { metadata: ObjectMeta };
 
 const DEFAULT_PAGE_SIZE = 500;
 

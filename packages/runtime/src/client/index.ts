@@ -5,6 +5,7 @@
  * stays inside.
  */
 
+export type { ApplyConfiguration, ApplyFields, ApplyValue } from '../api/apply-configuration.js';
 export {
   ApiError,
   isAlreadyExists,
@@ -41,7 +42,6 @@ export type { ApiTransport, WatchCallbacks, WatchHandle } from '../transport/tra
 export * from './builtin.js';
 export type { CachedReader } from './cached-reader.js';
 export {
-  type ApplyConfiguration,
   type ApplyOptions,
   Client,
   type ClientListOptions,

@@ -5,8 +5,13 @@
  */
 
 import { defineResource, type KubeObject, type ResourceType } from '../../src/api/types.js';
-import { Deployment, PodDisruptionBudget, StatefulSet } from '../../src/client/builtin-apps.js';
-import { ClusterRole, Event as EventsV1 } from '../../src/client/builtin-cluster.js';
+import {
+  ClusterRole,
+  Deployment,
+  Event as EventsV1,
+  PodDisruptionBudget,
+  StatefulSet,
+} from '../../src/client/builtin.js';
 import { ConfigMap, Lease, Pod, Secret, ServiceAccount } from '../../src/client/index.js';
 
 const type = (group: string, version: string, kind: string, plural: string, namespaced = true) =>

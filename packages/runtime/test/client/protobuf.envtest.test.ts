@@ -5,37 +5,17 @@
  * exactly, key order included, what the same server's JSON gives: on get, list, watch and write,
  * and for error Statuses.
  */
-import https from 'node:https';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defineResource, type ResourceType } from '../../src/api/types.js';
 import { ConfigMap, HttpTransport, isNotFound, type KubeObject, Lease, Pod } from '../../src/client/index.js';
 import { decodeObject } from '../../src/transport/protobuf/envelope.js';
 import { sampleObjects } from './protobuf-samples.js';
+import { rawRequest } from './raw-request.js';
 
 const env = useControlPlane('protobuf');
 
-async function rawGet(path: string, accept: string): Promise<{ contentType?: string; body: Buffer }> {
-  const server = new URL(env.kubeConfig.getCurrentCluster()!.server);
-  const options: https.RequestOptions = {
-    hostname: server.hostname,
-    port: server.port,
-    path,
-    headers: { accept },
-  };
-  await env.kubeConfig.applyToHTTPSOptions(options);
-  return new Promise((resolve, reject) => {
-    https
-      .get(options, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ contentType: res.headers['content-type'], body: Buffer.concat(chunks) }),
-        );
-      })
-      .on('error', reject);
-  });
-}
+const rawGet = (path: string, accept: string) => rawRequest(env.kubeConfig, path, accept);
 
 const same = (pb: unknown, json: unknown) => {
   expect(pb).toStrictEqual(json);

@@ -4,7 +4,7 @@
  */
 
 import type { ResourceType } from '../../api/types.js';
-import { Event } from '../../client/builtin-cluster.js';
+import { Event } from '../../client/builtin.js';
 import { Client } from '../../client/client.js';
 import { createLogger } from '../../log/logger.js';
 import { Manager } from '../../manager/manager.js';

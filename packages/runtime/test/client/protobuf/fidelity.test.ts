@@ -4,52 +4,19 @@
  * that encoding/json gives for the same objects. And the committed schema is what the generator
  * writes from the pinned k8s.io/api, so it cannot drift from its Go types.
  *
- * Both programs live in tools/protobuf-schema; they are built with the machine's Go from the Go
- * module proxy into ~/.cache/capstan/protobuf/<hash of their sources>/ (first run: a minute or two).
+ * Both programs live in tools/protobuf-schema (built by ./go-tools.ts).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeObject } from '../../../src/transport/protobuf/envelope.js';
+import { buildTools } from './go-tools.js';
 
-const toolDir = fileURLToPath(new URL('../../../tools/protobuf-schema', import.meta.url));
 const schemaFile = fileURLToPath(
   new URL('../../../src/transport/protobuf/generated/schema.ts', import.meta.url),
 );
-
-function sources(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((f) => (statSync(join(dir, f)).isDirectory() ? sources(join(dir, f)) : [join(dir, f)]));
-}
-
-/** Builds both programs once per source hash; fails, saying what to install, without Go. */
-function buildTools(): string {
-  const hash = createHash('sha256');
-  for (const file of sources(toolDir)) hash.update(file.slice(toolDir.length)).update(readFileSync(file));
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const dir = join(base, 'capstan', 'protobuf', hash.digest('hex').slice(0, 12));
-  if (existsSync(join(dir, 'fixtures'))) return dir;
-  const scratch = `${dir}.partial-${process.pid}`;
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  const go = spawnSync('go', ['build', '-o', `${scratch}/`, '.', './fixtures'], {
-    cwd: toolDir,
-    encoding: 'utf8',
-  });
-  if (go.error || go.status !== 0) {
-    throw new Error(
-      `building tools/protobuf-schema failed (${go.error?.message ?? go.stderr}): these tests need Go 1.25 or ` +
-        'newer on PATH (Debian: golang, or go.dev/dl) and the Go module proxy reachable',
-    );
-  }
-  renameSync(scratch, dir);
-  return dir;
-}
 
 describe('protobuf schema against the Go types', () => {
   let tools: string;
