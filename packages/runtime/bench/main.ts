@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@capstan/envtest';
 import { HttpTransport } from '@capstan/runtime/client';
 import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } from './baseline.js';
-import { writeFloorCredentials } from './floor-credentials.js';
+import { type FloorCredentials, writeFloorCredentials } from './floor-credentials.js';
 import { measureFootprint } from './footprint.js';
 import { measureImageSizes } from './images.js';
 import { fleetlockRow, plannerRow } from './operators.js';
@@ -209,9 +209,12 @@ if (wants('images')) absolute.push(...(await measureImageSizes(log)));
 // Every row but these runs against the apiserver.
 const needsPlane = wants(...ROW_NAMES.filter((r) => !['queue', 'planner', 'images'].includes(r)));
 const plane = needsPlane ? await ControlPlane.start({ watchCache: true }) : undefined;
+/** The admin's key for the floor and undici probes: removed however the rows end. */
+let credentials: FloorCredentials | undefined;
 try {
   if (plane) await planeRows(plane);
 } finally {
+  credentials?.remove();
   await plane?.stop();
 }
 
@@ -228,9 +231,10 @@ async function planeRows(plane: ControlPlane): Promise<void> {
   if (wants('write', 'ryow', 'undici')) await seedConfigMaps(transport, 'bench-write', WRITE, 700);
   if (wants('sync')) await seedConfigMaps(transport, 'bench-big', BIG, 100);
   transport.close();
-  const credentials = await writeFloorCredentials(plane.kubeConfig);
+  if (wants('read', 'write', 'undici')) credentials = await writeFloorCredentials(plane.kubeConfig);
+  const credentialsFile = credentials?.file ?? '';
   const floor = (mode: string, namespace: string, count: number) => () =>
-    runProbe(node, [probe('floor-probe.js'), mode, credentials, namespace, String(count)]);
+    runProbe(node, [probe('floor-probe.js'), mode, credentialsFile, namespace, String(count)]);
   log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // A user's program as its image would run it: bundled and tree-shaken (`npm run bundle`).
@@ -375,7 +379,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
   if (wants('undici'))
     rows.push(
       ...(await undiciRows(
-        credentials,
+        credentialsFile,
         [
           { mode: 'read', namespace: 'bench-read', count: READ },
           { mode: 'write', namespace: 'bench-write', count: WRITE },

@@ -154,6 +154,7 @@ export async function fleetlockRow(
     ],
     { KUBECONFIG: plane.kubeconfigPath, POD_NAMESPACE: 'default' },
   );
+  let dir: string | undefined;
   try {
     await coordinator.ready();
     // Wait for leadership (FleetLock is a leader-only runnable) and warm the server up.
@@ -164,7 +165,7 @@ export async function fleetlockRow(
     }
     // Steady-state from every client: each request parses, finds the client's node in the cache,
     // checks its group and whether it holds the lock (none does: nothing is written).
-    const dir = await mkdtemp(join(tmpdir(), 'fleetlock-'));
+    dir = await mkdtemp(join(tmpdir(), 'capstan-bench-fleetlock-'));
     const idsFile = join(dir, 'ids');
     await writeFile(idsFile, `${machineIds.join('\n')}\n`);
     const run = async (what: string, perClient: number): Promise<FleetLockLoad> => {
@@ -197,7 +198,6 @@ export async function fleetlockRow(
         throw new Error(`FleetLock answered errors under load: ${JSON.stringify(load)}`);
       p99s.push(load.p99Ms);
     }
-    await rm(dir, { recursive: true, force: true });
     return {
       name: `FleetLock round trip, ${CLIENTS} clients`,
       value: median(p99s),
@@ -208,5 +208,6 @@ export async function fleetlockRow(
     };
   } finally {
     await coordinator.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   }
 }
