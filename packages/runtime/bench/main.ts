@@ -11,7 +11,8 @@
  *  3. heap per cached object (10,000 ConfigMaps of ~1 KB); and ours against ours: a metadata-only
  *     informer's heap per object against the full one's (10,000 ConfigMaps of ~4 KB), and the
  *     write row with read-your-own-writes on against off (its cost);
- *  4. work queue add/get/done cycles per second, ours against client-go's;
+ *  4. work queue add/get/done cycles per second, ours against client-go's, metrics off on both
+ *     sides and on on both (go/queue.go);
  *  5. a 100,000-object informer sync: time and heap;
  *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts);
  *  7. the operators' image sizes, built with podman (no target; see images.ts).
@@ -39,7 +40,7 @@ import { droppedStartupVariables } from './pod-environment.js';
 import { seedConfigMaps } from './seed.js';
 import { type AbsoluteRow, absoluteMet, formatTable, median, met, pairsMeeting, type Row } from './table.js';
 import { undiciRows } from './undici-rows.js';
-import { workqueueThroughput } from './workqueue.js';
+import { queueRows } from './workqueue.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 // A fresh process's read varies by a third from run to run here (either side), and the row sits
@@ -182,25 +183,7 @@ const bytes = (x: number) => `${x.toFixed(0)} B`;
 const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
 // The queue first, while no apiserver or etcd competes for the CPU; a short run warms the JIT.
-if (wants('queue')) {
-  await workqueueThroughput(1_000, 5);
-  const ours: number[] = [];
-  const base: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    base.push((await runProbe(go(), ['queue', '10000', '20'])).perSecond as number);
-    ours.push(await workqueueThroughput(10_000, 20));
-  }
-  const [o, b] = [median(ours), median(base)];
-  rows.push({
-    name: 'workqueue add/get/done',
-    ours: `${(o / 1e6).toFixed(2)} M/s`,
-    base: `${(b / 1e6).toFixed(2)} M/s`,
-    ratio: o / b,
-    goal: '>=',
-    limit: 0.5,
-    against: "client-go's rate-limiting queue",
-  });
-}
+if (wants('queue')) rows.push(...(await queueRows(go, RUNS, log)));
 
 // The planner is pure: no apiserver needed, and measured before one competes for the CPU.
 if (wants('planner')) absolute.push(plannerRow());
