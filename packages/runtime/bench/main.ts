@@ -186,7 +186,7 @@ const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 if (wants('queue')) rows.push(...(await queueRows(go, RUNS, log)));
 
 // The planner is pure: no apiserver needed, and measured before one competes for the CPU.
-if (wants('planner')) absolute.push(plannerRow());
+if (wants('planner')) absolute.push(plannerRow(5_000, 10), plannerRow(20_000, 50));
 if (wants('images')) absolute.push(...(await measureImageSizes(log)));
 
 // Every row but these runs against the apiserver.
