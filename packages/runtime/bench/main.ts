@@ -22,7 +22,8 @@
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
  * queue, read, bundled, heap, metaheap, write, ryow, sync, footprint, planner, fleetlock, images,
- * undici (the runtime's HTTP client against undici's Pool, http-client-probe.ts); default all: only what
+ * undici (the runtime's HTTP client against undici's Pool, http-client-probe.ts), rollout (a fleet
+ * of `FLEET_NODES` kwok nodes rolled out, reboots of `FLEET_REBOOT_MS`, fleet-row.ts); default all: only what
  * the chosen rows need is seeded),
  * `BENCH_PROBE_ENV` (`pod`, the default: processes start with a Pod's environment, not this
  * shell's; `inherit`: with this shell's, see pod-environment.ts).
@@ -32,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@capstan/envtest';
 import { HttpTransport } from '@capstan/runtime/client';
 import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } from './baseline.js';
+import { fleetRows } from './fleet-row.js';
 import { type FloorCredentials, writeFloorCredentials } from './floor-credentials.js';
 import { measureFootprint } from './footprint.js';
 import { measureImageSizes } from './images.js';
@@ -68,6 +70,7 @@ const ROW_NAMES = [
   'fleetlock',
   'images',
   'undici',
+  'rollout',
 ];
 const chosen = new Set((process.env.BENCH_ROWS ?? ROW_NAMES.join(',')).split(',').map((r) => r.trim()));
 for (const r of chosen) if (!ROW_NAMES.includes(r)) throw new Error(`BENCH_ROWS: unknown row ${r}`);
@@ -190,7 +193,9 @@ if (wants('planner')) absolute.push(plannerRow(5_000, 10), plannerRow(20_000, 50
 if (wants('images')) absolute.push(...(await measureImageSizes(log)));
 
 // Every row but these runs against the apiserver.
-const needsPlane = wants(...ROW_NAMES.filter((r) => !['queue', 'planner', 'images'].includes(r)));
+// The rollout brings its own control plane (kwok, scheduler, an audit log), fleet-row.ts.
+if (wants('rollout')) absolute.push(...(await fleetRows(log)));
+const needsPlane = wants(...ROW_NAMES.filter((r) => !['queue', 'planner', 'images', 'rollout'].includes(r)));
 const plane = needsPlane ? await ControlPlane.start({ watchCache: true }) : undefined;
 /** The admin's key for the floor and undici probes: removed however the rows end. */
 let credentials: FloorCredentials | undefined;
