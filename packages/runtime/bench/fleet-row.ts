@@ -5,7 +5,8 @@
  * Every node is asked to reboot at once; the rows are
  *  - wall time to the last node back, against the budget-bound ideal (groups in order,
  *    ⌈n / budget⌉ rounds of `FLEET_REBOOT_MS` each);
- *  - the coordinator's CPU-seconds per node and its RSS peak (VmHWM);
+ *  - the coordinator's CPU-seconds per node and its RSS peak (VmHWM), started as its image starts
+ *    it (the bundle);
  *  - API requests the coordinator sent per node reboot, counted by the apiserver's audit log
  *    (events of the coordinator's user, ResponseComplete), not by the coordinator;
  *  - the most nodes in flight in any group beyond its budget (an observer watching every node).
@@ -85,9 +86,15 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
     log(`fleet: ${NODES} nodes Ready and the workload created in ${((Date.now() - t) / 1000).toFixed(0)} s`);
 
     const identity = await plane.userKubeConfig(USER, ['system:masters']);
+    // As its image starts it: the bundle (plain .mjs, shared with `npm run bundle`; path from bench/dist).
+    const script = new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href;
+    const { bundleOperator } = (await import(script)) as {
+      bundleOperator: (name: string) => Promise<string>;
+    };
+    await bundleOperator('coordinator');
     const coordinator = await OperatorProcess.start(
       'coordinator (fleet)',
-      join(packagesDir, 'coordinator', 'dist', 'main.js'),
+      join(packagesDir, 'coordinator', 'dist', 'main.bundle.mjs'),
       ['--protocol=capstan', `--node-selector=${FLEET_LABEL}=${layout.name}`, '--metrics-bind-address=0'],
       { KUBECONFIG: identity.path, POD_NAMESPACE: 'default' },
     );
