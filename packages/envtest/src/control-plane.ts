@@ -163,7 +163,14 @@ export class ControlPlane {
           'CAPSTAN_KUBE_CONTROLLER_MANAGER_BINARY',
         );
         const start = () =>
-          startControllerManager(binary, workDir, plane.kubeconfigPath, controllers, sa.privateKeyFile);
+          startControllerManager(
+            binary,
+            workDir,
+            plane.kubeconfigPath,
+            controllers,
+            sa.privateKeyFile,
+            options.nodeLeaseSeconds,
+          );
         const kcm = { proc: start() };
         started(kcm.proc);
         if (controllers.includes('garbagecollector'))
@@ -180,7 +187,13 @@ export class ControlPlane {
         started(startScheduler(binary, workDir, identity.path));
       }
       if (kwok)
-        started(await startKwok(plane.host, requireAsset(assets.kwok, 'kwok', 'CAPSTAN_KWOK_BINARY')));
+        started(
+          await startKwok(
+            plane.host,
+            requireAsset(assets.kwok, 'kwok', 'CAPSTAN_KWOK_BINARY'),
+            options.nodeLeaseSeconds,
+          ),
+        );
       if (options.clusterApi) {
         const capi = requireAsset(assets.clusterApi, 'Cluster API', 'CAPSTAN_CLUSTER_API_MANAGER_BINARY');
         const controlPlane = kcp

@@ -37,6 +37,7 @@ export function startControllerManager(
   kubeconfigPath: string,
   controllers: ControllerName[],
   serviceAccountKey: string,
+  nodeLeaseSeconds = 40,
 ): ManagedProcess {
   return ManagedProcess.start(
     'kube-controller-manager',
@@ -52,6 +53,8 @@ export function startControllerManager(
       '--concurrent-gc-syncs=5',
       // A Ready node loses its not-ready taint within a second, not five.
       '--node-monitor-period=1s',
+      // A node whose Lease kwok renews a quarter of its duration apart stays Ready.
+      `--node-monitor-grace-period=${Math.ceil(nodeLeaseSeconds * 1.25)}s`,
       '--v=1',
     ],
     join(workDir, 'kube-controller-manager.log'),

@@ -49,8 +49,13 @@ export const kwokPortForwardCrds = [
  * account identity. It also serves the kubelet API (TLS, on a free loopback port that its Nodes
  * report as their address and kubelet port), so the apiserver's `pods/portforward` reaches it and
  * it forwards to the target a `PortForward` (pod's name and namespace) or `ClusterPortForward` names.
+ * Its node Leases last `leaseSeconds` (renewed a quarter of that apart).
  */
-export async function startKwok(host: KwokHost, assets: KwokAssets): Promise<ManagedProcess> {
+export async function startKwok(
+  host: KwokHost,
+  assets: KwokAssets,
+  leaseSeconds = 40,
+): Promise<ManagedProcess> {
   const rbac = ['role.yaml', 'role_binding.yaml'].flatMap((f) => readManifests(join(assets.rbacDir, f)));
   const binding = rbac.find((o) => o.kind === 'ClusterRoleBinding') as {
     subjects?: Array<{ name: string; namespace: string }>;
@@ -78,7 +83,7 @@ export async function startKwok(host: KwokHost, assets: KwokAssets): Promise<Man
       '--manage-all-nodes=false',
       `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=${kwokManagedValue}`,
       `--config=${kwokStageFiles.map((f) => join(assets.stagesDir, f)).join(',')}`,
-      '--node-lease-duration-seconds=40',
+      `--node-lease-duration-seconds=${leaseSeconds}`,
       '--cidr=10.244.0.1/16',
       '--node-ip=127.0.0.1',
       `--node-port=${kubeletPort}`,

@@ -18,17 +18,21 @@ export async function waitFor(
   throw new Error(`${name} not ready within ${timeoutMs} ms; last log lines:\n${proc.tail()}`);
 }
 
-/** Polls `probe` until it answers a value other than undefined; fails after `timeoutMs` saying `what`. */
+/**
+ * Polls `probe` every `everyMs` (default 100) until it answers a value other than undefined;
+ * fails after `timeoutMs` saying `what`.
+ */
 export async function pollUntil<T>(
   what: string,
   timeoutMs: number,
   probe: () => Promise<T | undefined>,
+  everyMs = 100,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await delay(100);
+    await delay(everyMs);
   }
 }

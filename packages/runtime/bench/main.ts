@@ -11,7 +11,8 @@
  *  3. heap per cached object (10,000 ConfigMaps of ~1 KB); and ours against ours: a metadata-only
  *     informer's heap per object against the full one's (10,000 ConfigMaps of ~4 KB), and the
  *     write row with read-your-own-writes on against off (its cost);
- *  4. work queue add/get/done cycles per second, ours against client-go's;
+ *  4. work queue add/get/done cycles per second, ours against client-go's, metrics off on both
+ *     sides and on on both (go/queue.go);
  *  5. a 100,000-object informer sync: time and heap;
  *  6. footprint, planner and FleetLock rows with absolute targets (see footprint.ts, operators.ts);
  *  7. the operators' image sizes, built with podman (no target; see images.ts).
@@ -21,7 +22,8 @@
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
  * queue, read, bundled, heap, metaheap, write, ryow, sync, footprint, planner, fleetlock, images,
- * undici (the runtime's HTTP client against undici's Pool, http-client-probe.ts); default all: only what
+ * undici (the runtime's HTTP client against undici's Pool, http-client-probe.ts), rollout (a fleet
+ * of `FLEET_NODES` kwok nodes rolled out, reboots of `FLEET_REBOOT_MS`, fleet-row.ts); default all: only what
  * the chosen rows need is seeded),
  * `BENCH_PROBE_ENV` (`pod`, the default: processes start with a Pod's environment, not this
  * shell's; `inherit`: with this shell's, see pod-environment.ts).
@@ -31,7 +33,8 @@ import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@capstan/envtest';
 import { HttpTransport } from '@capstan/runtime/client';
 import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } from './baseline.js';
-import { writeFloorCredentials } from './floor-credentials.js';
+import { fleetRows } from './fleet-row.js';
+import { type FloorCredentials, writeFloorCredentials } from './floor-credentials.js';
 import { measureFootprint } from './footprint.js';
 import { measureImageSizes } from './images.js';
 import { fleetlockRow, plannerRow } from './operators.js';
@@ -39,7 +42,7 @@ import { droppedStartupVariables } from './pod-environment.js';
 import { seedConfigMaps } from './seed.js';
 import { type AbsoluteRow, absoluteMet, formatTable, median, met, pairsMeeting, type Row } from './table.js';
 import { undiciRows } from './undici-rows.js';
-import { workqueueThroughput } from './workqueue.js';
+import { queueRows } from './workqueue.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 // A fresh process's read varies by a third from run to run here (either side), and the row sits
@@ -67,6 +70,7 @@ const ROW_NAMES = [
   'fleetlock',
   'images',
   'undici',
+  'rollout',
 ];
 const chosen = new Set((process.env.BENCH_ROWS ?? ROW_NAMES.join(',')).split(',').map((r) => r.trim()));
 for (const r of chosen) if (!ROW_NAMES.includes(r)) throw new Error(`BENCH_ROWS: unknown row ${r}`);
@@ -182,36 +186,23 @@ const bytes = (x: number) => `${x.toFixed(0)} B`;
 const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
 // The queue first, while no apiserver or etcd competes for the CPU; a short run warms the JIT.
-if (wants('queue')) {
-  await workqueueThroughput(1_000, 5);
-  const ours: number[] = [];
-  const base: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    base.push((await runProbe(go(), ['queue', '10000', '20'])).perSecond as number);
-    ours.push(await workqueueThroughput(10_000, 20));
-  }
-  const [o, b] = [median(ours), median(base)];
-  rows.push({
-    name: 'workqueue add/get/done',
-    ours: `${(o / 1e6).toFixed(2)} M/s`,
-    base: `${(b / 1e6).toFixed(2)} M/s`,
-    ratio: o / b,
-    goal: '>=',
-    limit: 0.5,
-    against: "client-go's rate-limiting queue",
-  });
-}
+if (wants('queue')) rows.push(...(await queueRows(go, RUNS, log)));
 
 // The planner is pure: no apiserver needed, and measured before one competes for the CPU.
-if (wants('planner')) absolute.push(plannerRow());
+if (wants('planner')) absolute.push(plannerRow(5_000, 10), plannerRow(20_000, 50));
 if (wants('images')) absolute.push(...(await measureImageSizes(log)));
 
 // Every row but these runs against the apiserver.
-const needsPlane = wants(...ROW_NAMES.filter((r) => !['queue', 'planner', 'images'].includes(r)));
+// The rollout brings its own control plane (kwok, scheduler, an audit log), fleet-row.ts.
+if (wants('rollout')) absolute.push(...(await fleetRows(log)));
+const needsPlane = wants(...ROW_NAMES.filter((r) => !['queue', 'planner', 'images', 'rollout'].includes(r)));
 const plane = needsPlane ? await ControlPlane.start({ watchCache: true }) : undefined;
+/** The admin's key for the floor and undici probes: removed however the rows end. */
+let credentials: FloorCredentials | undefined;
 try {
   if (plane) await planeRows(plane);
 } finally {
+  credentials?.remove();
   await plane?.stop();
 }
 
@@ -221,17 +212,20 @@ async function planeRows(plane: ControlPlane): Promise<void> {
   const jsonEnv = { ...env, BASELINE_WIRE: 'json', PROBE_WIRE: 'json' };
   const transport = new HttpTransport(plane.kubeConfig);
   let t = performance.now();
-  log(`seeding ${READ} + ${WRITE} + ${BIG} ConfigMaps...`);
-  // ~1 KB of JSON each, with metadata
-  if (wants('read', 'bundled', 'heap', 'undici')) await seedConfigMaps(transport, 'bench-read', READ, 700);
-  if (wants('metaheap')) await seedConfigMaps(transport, 'bench-meta', READ, 4_000);
-  if (wants('write', 'ryow', 'undici')) await seedConfigMaps(transport, 'bench-write', WRITE, 700);
-  if (wants('sync')) await seedConfigMaps(transport, 'bench-big', BIG, 100);
+  // Only what the chosen rows read is seeded, and the log says what that is.
+  const seeds: Array<[string, number, number]> = [];
+  if (wants('read', 'bundled', 'heap', 'undici')) seeds.push(['bench-read', READ, 700]); // ~1 KB each
+  if (wants('metaheap')) seeds.push(['bench-meta', READ, 4_000]);
+  if (wants('write', 'ryow', 'undici')) seeds.push(['bench-write', WRITE, 700]);
+  if (wants('sync')) seeds.push(['bench-big', BIG, 100]);
+  if (seeds.length > 0) log(`seeding ${seeds.map(([ns, n]) => `${n} ConfigMaps in ${ns}`).join(', ')}...`);
+  for (const [namespace, count, size] of seeds) await seedConfigMaps(transport, namespace, count, size);
   transport.close();
-  const credentials = await writeFloorCredentials(plane.kubeConfig);
+  if (wants('read', 'write', 'undici')) credentials = await writeFloorCredentials(plane.kubeConfig);
+  const credentialsFile = credentials?.file ?? '';
   const floor = (mode: string, namespace: string, count: number) => () =>
-    runProbe(node, [probe('floor-probe.js'), mode, credentials, namespace, String(count)]);
-  log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    runProbe(node, [probe('floor-probe.js'), mode, credentialsFile, namespace, String(count)]);
+  if (seeds.length > 0) log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // A user's program as its image would run it: bundled and tree-shaken (`npm run bundle`).
   const bundledProbe = wants('bundled')
@@ -375,7 +369,7 @@ async function planeRows(plane: ControlPlane): Promise<void> {
   if (wants('undici'))
     rows.push(
       ...(await undiciRows(
-        credentials,
+        credentialsFile,
         [
           { mode: 'read', namespace: 'bench-read', count: READ },
           { mode: 'write', namespace: 'bench-write', count: WRITE },

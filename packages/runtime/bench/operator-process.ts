@@ -102,6 +102,14 @@ export class OperatorProcess {
     return kb * 1024;
   }
 
+  /** The most resident memory the process has had so far (VmHWM, from /proc). */
+  rssPeakBytes(): number {
+    const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+    const kb = Number(status.match(/^VmHWM:\s+(\d+) kB/m)?.[1]);
+    if (!Number.isFinite(kb)) throw new Error(`${this.name}: no VmHWM in /proc/${this.child.pid}/status`);
+    return kb * 1024;
+  }
+
   /** CPU time (user + system) the process has used so far, from /proc, in milliseconds. */
   cpuMs(): number {
     const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');

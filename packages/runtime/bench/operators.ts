@@ -1,6 +1,7 @@
 /**
  * The reference operators' hot paths as rows with absolute targets:
- *  - the coordinator's plan over 5,000 nodes in 20 groups (pure; median of repeated rounds);
+ *  - the coordinator's plan over 5,000 and 20,000 nodes in 20 groups (pure; median of repeated
+ *    rounds);
  *  - a FleetLock round trip under 200 concurrent clients (the Go program's load generator), against
  *    a coordinator process started as its Deployment starts it with FleetLock on (p99 over every
  *    request).
@@ -17,20 +18,19 @@ import { runProbe } from './baseline.js';
 import { coordinatorCrds, freePort, OperatorProcess, packagesDir } from './operator-process.js';
 import { type AbsoluteRow, median } from './table.js';
 
-const NODES = 5_000;
 const GROUPS = 20;
 const CLIENTS = 200;
 const REQUESTS_PER_CLIENT = 10;
 const WARM_UP_REQUESTS_PER_CLIENT = 50;
 const A = capstanProtocol.annotations;
 
-/** 5,000 nodes over 20 groups: 10% asking, one granted and rebooting per group, the rest idle. */
-function fleet(now: number): { nodes: NodeSnapshot[]; groups: NamedRebootGroup[] } {
+/** `count` nodes over 20 groups: 10% asking, one granted and rebooting per group, the rest idle. */
+function fleet(now: number, count: number): { nodes: NodeSnapshot[]; groups: NamedRebootGroup[] } {
   const groups = Array.from({ length: GROUPS }, (_, g) => ({
     name: `pool-${g}`,
     spec: { nodeSelector: { matchLabels: { pool: String(g) } }, maxUnavailable: '10%', order: g % 4 },
   }));
-  const nodes = Array.from({ length: NODES }, (_, i): NodeSnapshot => {
+  const nodes = Array.from({ length: count }, (_, i): NodeSnapshot => {
     const name = `node-${i}`;
     const annotations: Record<string, string> = {};
     if (i % 10 === 0) {
@@ -55,25 +55,28 @@ function fleet(now: number): { nodes: NodeSnapshot[]; groups: NamedRebootGroup[]
   return { nodes, groups };
 }
 
-/** The planner row: median of 30 plans (after 5 to warm the JIT) over the same fleet. */
-export function plannerRow(): AbsoluteRow {
+/**
+ * A planner row: median of 30 plans (after 5 to warm the JIT) over the same fleet of `count`
+ * nodes, against `limitMs` (issue 48: < 10 ms at 5,000 nodes, < 50 ms at 20,000).
+ */
+export function plannerRow(count: number, limitMs: number): AbsoluteRow {
   const now = Date.UTC(2026, 0, 5, 12, 0, 0);
-  const input = { ...fleet(now), now };
+  const input = { ...fleet(now, count), now };
   for (let i = 0; i < 5; i++) plan(input); // warm the JIT
   const times: number[] = [];
   for (let i = 0; i < 30; i++) {
     const t = performance.now();
     const p = plan(input);
     times.push(performance.now() - t);
-    if (Object.keys(p.membership).length !== NODES) throw new Error('plan lost nodes');
+    if (Object.keys(p.membership).length !== count) throw new Error('plan lost nodes');
   }
   return {
-    name: `coordinator plan, ${NODES} nodes/${GROUPS} groups`,
+    name: `coordinator plan, ${count} nodes/${GROUPS} groups`,
     value: median(times),
     unit: 'ms',
     goal: '<',
-    limit: 20,
-    statistic: 'median',
+    limit: limitMs,
+    statistic: `median of 30, load average ${loadavg()[0]?.toFixed(1)}`,
   };
 }
 
@@ -154,6 +157,7 @@ export async function fleetlockRow(
     ],
     { KUBECONFIG: plane.kubeconfigPath, POD_NAMESPACE: 'default' },
   );
+  let dir: string | undefined;
   try {
     await coordinator.ready();
     // Wait for leadership (FleetLock is a leader-only runnable) and warm the server up.
@@ -164,7 +168,7 @@ export async function fleetlockRow(
     }
     // Steady-state from every client: each request parses, finds the client's node in the cache,
     // checks its group and whether it holds the lock (none does: nothing is written).
-    const dir = await mkdtemp(join(tmpdir(), 'fleetlock-'));
+    dir = await mkdtemp(join(tmpdir(), 'capstan-bench-fleetlock-'));
     const idsFile = join(dir, 'ids');
     await writeFile(idsFile, `${machineIds.join('\n')}\n`);
     const run = async (what: string, perClient: number): Promise<FleetLockLoad> => {
@@ -197,7 +201,6 @@ export async function fleetlockRow(
         throw new Error(`FleetLock answered errors under load: ${JSON.stringify(load)}`);
       p99s.push(load.p99Ms);
     }
-    await rm(dir, { recursive: true, force: true });
     return {
       name: `FleetLock round trip, ${CLIENTS} clients`,
       value: median(p99s),
@@ -208,5 +211,6 @@ export async function fleetlockRow(
     };
   } finally {
     await coordinator.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   }
 }

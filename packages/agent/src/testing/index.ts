@@ -1,3 +1,4 @@
 export * from './fake-logind.js';
 export * from './fake-update-engine.js';
+export * from './fleet-agent.js';
 export * from './private-bus.js';

@@ -4,7 +4,8 @@
 //	baseline read     <namespace> <count>  manager, ConfigMap controller, 4 workers, each key read once
 //	baseline write    <namespace> <count>  the same, each reconcile writes one merge patch
 //	baseline informer <namespace> <count>  the manager's cache only: sync time and heap per object
-//	baseline queue    <keys> <rounds>      client-go's rate-limiting work queue: add/get/done cycles
+//	baseline queue    <keys> <rounds> [metrics]  client-go's rate-limiting work queue: add/get/done
+//	                                       cycles; `metrics` turns on controller-runtime's queue metrics
 //	baseline fleetlock <url> <ids-file> <requests>  FleetLock load: a client per id, closed loop (fleetlock.go)
 //
 // The kubeconfig comes from KUBECONFIG, as ctrl.GetConfigOrDie reads it.
@@ -31,8 +32,18 @@ func main() {
 		fmt.Println(string(out))
 		return
 	}
+	if len(os.Args) == 5 && os.Args[1] == "queue" && os.Args[4] == "metrics" {
+		keys, err1 := strconv.Atoi(os.Args[2])
+		rounds, err2 := strconv.Atoi(os.Args[3])
+		if err1 != nil || err2 != nil {
+			fail(fmt.Errorf("queue: keys and rounds must be numbers"))
+		}
+		out, _ := json.Marshal(queueThroughput(keys, rounds, true))
+		fmt.Println(string(out))
+		return
+	}
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: baseline read|write|informer <namespace> <count> | queue <keys> <rounds> | fleetlock <url> <ids-file> <requests>")
+		fmt.Fprintln(os.Stderr, "usage: baseline read|write|informer <namespace> <count> | queue <keys> <rounds> [metrics] | fleetlock <url> <ids-file> <requests>")
 		os.Exit(2)
 	}
 	mode, arg := os.Args[1], os.Args[2]
@@ -50,7 +61,7 @@ func main() {
 		result, err = informerSync(arg, n)
 	case "queue":
 		keys, _ := strconv.Atoi(arg)
-		result = queueThroughput(keys, n)
+		result = queueThroughput(keys, n, false)
 	default:
 		err = fmt.Errorf("unknown mode %q", mode)
 	}

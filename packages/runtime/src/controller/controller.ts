@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../api/types.js';
 import type { HandlerRegistration, SharedInformer } from '../cache/shared-informer.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
@@ -157,6 +158,9 @@ export class Controller {
     this.connect();
     this.stopping = new AbortController();
     const stopping = this.stopping;
+    // Each reconcile that reads its signal listens here, beside the dispatcher and the sources'
+    // sync waits: more than Node's default of 10 is no leak, and must not warn.
+    setMaxListeners(this.options.maxConcurrentReconciles + this.sources.length + 8, stopping.signal);
     // An already-aborted signal never fires its abort event.
     if (signal?.aborted) stopping.abort();
     else signal?.addEventListener('abort', () => stopping.abort(), { once: true });

@@ -24,6 +24,11 @@ export class BackoffLedger<K> {
 
   constructor(private readonly rateLimiter: RateLimiter<K>) {}
 
+  /** Whether any key backs off: only then do `handedOut` and `finished` read the time they get. */
+  get active(): boolean {
+    return this.backoffUntil.size > 0;
+  }
+
   /**
    * How long `key`, which just failed at `now`, waits before its retry: what remains of its
    * current backoff when it is still in one (or ran early against one), else the limiter's next

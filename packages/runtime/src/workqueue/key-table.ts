@@ -6,11 +6,19 @@ import { Fifo } from './fifo.js';
  */
 export type WorkPriority = 'normal' | 'low';
 
+/**
+ * Releases in a sweep period, at least; more when the table holds more keys in use, so a sweep (a
+ * pass over the table) costs O(1) a release. A key that comes back within a period stays parked.
+ */
+const MIN_SWEEP_PERIOD = 16_384;
+
 /** What `KeyTable.add` did with a key. */
 export type AddOutcome = 'queued' | 'rerun' | 'merged';
 
 /** Everything the table knows about one key; the entry exists while the queue holds the key in any form. */
-export interface KeyEntry {
+export interface KeyEntry<K = unknown> {
+  /** The key this entry is for. */
+  key: K;
   /** Needs processing: queued, or processing and added again (then re-queued on `finish`). */
   dirty: boolean;
   /** Held by a worker. Never true while `queued` is set, so no second worker can get the key. */
@@ -28,6 +36,11 @@ export interface KeyEntry {
   /** The last add request, for `explain`. */
   reason: string | undefined;
   lastAddAt: number;
+  /**
+   * The sweep period in which the key was released, while it is parked (idle, kept for its next
+   * add); `undefined` while the queue holds the key.
+   */
+  parkedIn: number | undefined;
 }
 
 /**
@@ -43,14 +56,29 @@ export interface KeyEntry {
  * in the order they were queued.
  */
 export class KeyTable<K> {
-  /** Every key the queue holds in any form (a delayed add pending counts: the queue says when to drop). */
-  private readonly entries = new Map<K, KeyEntry>();
   /**
-   * Keys waiting for a worker, per priority, oldest first. A key may also sit in a list it has
-   * left (promoted, or handed out and queued again): such stale places are skipped, as only the
-   * list named by its entry's `queued` counts. `counts` holds the live numbers.
+   * Every key the queue holds in any form (a delayed add pending counts: the queue says when to
+   * drop), and parked ones: released keys stay until a sweep finds them parked for a whole period,
+   * so a key that comes back (the usual case: the next event of a live object) costs no map insert
+   * and delete, the churn that was a third of a busy queue's time. Parked entries are at most those
+   * released in the last two periods (≤ 2 × 16,384 beside the keys in use).
    */
-  private readonly lists: Record<WorkPriority, Fifo<K>> = { normal: new Fifo<K>(), low: new Fifo<K>() };
+  private readonly entries = new Map<K, KeyEntry<K>>();
+  private parkedCount = 0;
+  /** The current sweep period, releases in it, and its length in releases. */
+  private period = 0;
+  private releases = 0;
+  private periodLength = MIN_SWEEP_PERIOD;
+  /**
+   * Entries of keys waiting for a worker, per priority, oldest first (entries, not keys: a
+   * hand-out needs no lookup). An entry may also sit in a list it has left (promoted, handed out
+   * and queued again, or released): such stale places are skipped, as only the list named by its
+   * `queued` counts. `counts` holds the live numbers.
+   */
+  private readonly lists: Record<WorkPriority, Fifo<KeyEntry<K>>> = {
+    normal: new Fifo<KeyEntry<K>>(),
+    low: new Fifo<KeyEntry<K>>(),
+  };
   private readonly counts: Record<WorkPriority, number> = { normal: 0, low: 0 };
   /** The last hand-out was an aged low key: the next one goes to a normal key if any. */
   private lastWasAgedLow = false;
@@ -66,21 +94,28 @@ export class KeyTable<K> {
     return this.counts.normal + this.counts.low;
   }
 
+  /** Entries held, parked ones included (what the table costs in memory). */
+  get held(): number {
+    return this.entries.size;
+  }
+
   /** Keys held by workers. */
   get processing(): number {
     return this.processingCount;
   }
 
   /** The entry of `key`, if the table holds it. Read only: the table keeps its invariants. */
-  get(key: K): Readonly<KeyEntry> | undefined {
-    return this.entries.get(key);
+  get(key: K): Readonly<KeyEntry<K>> | undefined {
+    const entry = this.entries.get(key);
+    return entry?.parkedIn === undefined ? entry : undefined;
   }
 
   /** The key's entry (created if new) with this add request recorded, for `explain`. */
-  note(key: K, reason: string | undefined, now: number): KeyEntry {
+  note(key: K, reason: string | undefined, now: number): KeyEntry<K> {
     let entry = this.entries.get(key);
     if (entry === undefined) {
       entry = {
+        key,
         dirty: false,
         processing: false,
         queued: undefined,
@@ -90,12 +125,17 @@ export class KeyTable<K> {
         processingSince: now,
         reason,
         lastAddAt: now,
+        parkedIn: undefined,
       };
       this.entries.set(key, entry);
-    } else {
-      entry.reason = reason;
-      entry.lastAddAt = now;
+      return entry;
     }
+    if (entry.parkedIn !== undefined) {
+      entry.parkedIn = undefined;
+      this.parkedCount--;
+    }
+    entry.reason = reason;
+    entry.lastAddAt = now;
     return entry;
   }
 
@@ -106,88 +146,124 @@ export class KeyTable<K> {
   add(key: K, reason: string | undefined, priority: WorkPriority, now: number): AddOutcome {
     const entry = this.note(key, reason, now);
     if (entry.dirty) {
-      if (priority === 'normal' && entry.priority === 'low') this.promote(key, entry, now);
+      if (priority === 'normal' && entry.priority === 'low') this.promote(entry, now);
       return 'merged';
     }
     entry.dirty = true;
     entry.priority = priority;
     entry.dirtySince = now;
     if (entry.processing) return 'rerun';
-    this.enqueue(key, entry, now);
+    this.enqueue(entry, now);
     return 'queued';
   }
 
-  /** Moves the next key to processing; the caller has checked that a key is queued. */
-  take(now: number): { key: K; entry: Readonly<KeyEntry> } {
+  /** Whether keys of low priority are queued: only then does {@link KeyTable.take} read `now` to hand out. */
+  get agingMatters(): boolean {
+    return this.counts.low > 0;
+  }
+
+  /**
+   * Moves the next key to processing and answers its entry; the caller has checked that a key is
+   * queued. `now` is the hand-out time (see {@link KeyTable.agingMatters}).
+   */
+  take(now: number): Readonly<KeyEntry<K>> {
     const priority = this.pick(now);
     this.lastWasAgedLow = priority === 'low' && this.counts.normal > 0;
-    const key = this.head(priority) as K;
+    const entry = this.head(priority) as KeyEntry<K>;
     this.lists[priority].shift();
     this.counts[priority]--;
-    const entry = this.entries.get(key) as KeyEntry;
     entry.queued = undefined;
     entry.dirty = false;
     entry.processing = true;
     entry.processingSince = now;
     this.processingCount++;
-    return { key, entry };
+    return entry;
   }
 
   /**
-   * Ends the processing of `key`: queues it again when it was added meanwhile. Returns the entry,
-   * or `undefined` when the key was not being processed.
+   * Ends the processing of `key`. Returns the entry, or `undefined` when the key was not being
+   * processed; when it was added meanwhile (`dirty`), the caller queues it with {@link KeyTable.requeue}.
    */
-  finish(key: K, now: number): Readonly<KeyEntry> | undefined {
+  finish(key: K): KeyEntry<K> | undefined {
     const entry = this.entries.get(key);
     if (!entry?.processing) return undefined;
     entry.processing = false;
     this.processingCount--;
-    if (entry.dirty) this.enqueue(key, entry, now);
     return entry;
+  }
+
+  /** Queues an entry that was added while processing, once {@link KeyTable.finish} ended it. */
+  requeue(entry: KeyEntry<K>, now: number): void {
+    if (entry.dirty && !entry.processing && entry.queued === undefined) this.enqueue(entry, now);
   }
 
   /** Drops the entry of `key` if it is neither dirty nor processing; the caller knows no delay is pending. */
   releaseIfIdle(key: K): void {
     const entry = this.entries.get(key);
-    if (entry && !entry.dirty && !entry.processing) this.entries.delete(key);
+    if (entry !== undefined) this.release(entry);
+  }
+
+  /**
+   * {@link KeyTable.releaseIfIdle} for the key's entry at hand (the one `finish` answered): parks
+   * it, and sweeps once a period's releases are done.
+   */
+  release(entry: KeyEntry<K>): void {
+    if (entry.dirty || entry.processing || entry.parkedIn !== undefined) return;
+    entry.parkedIn = this.period;
+    entry.reason = undefined; // hold no caller's string
+    this.parkedCount++;
+    if (++this.releases >= this.periodLength) this.sweep();
+  }
+
+  /** Drops the entries parked since before the period now ending, and starts the next period. */
+  private sweep(): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.parkedIn !== undefined && entry.parkedIn < this.period) {
+        this.entries.delete(key);
+        this.parkedCount--;
+      }
+    }
+    this.period++;
+    this.releases = 0;
+    this.periodLength = Math.max(MIN_SWEEP_PERIOD, this.entries.size - this.parkedCount);
   }
 
   /** Keys held by workers, with their entries. */
-  *processingEntries(): IterableIterator<[K, Readonly<KeyEntry>]> {
+  *processingEntries(): IterableIterator<[K, Readonly<KeyEntry<K>>]> {
     for (const pair of this.entries) if (pair[1].processing) yield pair;
   }
 
   /** Queued keys in hand-out order within each priority: normal first, then low. */
   *queuedKeys(): IterableIterator<K> {
     for (const priority of ['normal', 'low'] as const) {
-      for (const key of this.lists[priority]) if (this.entries.get(key)?.queued === priority) yield key;
+      for (const entry of this.lists[priority]) if (entry.queued === priority) yield entry.key;
     }
   }
 
-  private enqueue(key: K, entry: KeyEntry, now: number): void {
+  private enqueue(entry: KeyEntry<K>, now: number): void {
     entry.queued = entry.priority;
     entry.queuedAt = now;
-    this.lists[entry.priority].push(key);
+    this.lists[entry.priority].push(entry);
     this.counts[entry.priority]++;
   }
 
   /** A normal add for a dirty low key: its pending work becomes normal, at the back of that list. */
-  private promote(key: K, entry: KeyEntry, now: number): void {
+  private promote(entry: KeyEntry<K>, now: number): void {
     entry.priority = 'normal';
     if (entry.queued !== 'low') return; // processing: `finish` queues it as normal
     this.counts.low--;
-    this.lists.normal.push(key);
+    this.lists.normal.push(entry);
     this.counts.normal++;
     entry.queued = 'normal';
     entry.queuedAt = now;
   }
 
-  /** The live head of a list, dropping stale places. */
-  private head(priority: WorkPriority): K | undefined {
+  /** The entry of the live head of a list, dropping stale places. */
+  private head(priority: WorkPriority): KeyEntry<K> | undefined {
     const list = this.lists[priority];
     for (;;) {
-      const key = list.peek();
-      if (key === undefined || this.entries.get(key)?.queued === priority) return key;
+      const entry = list.peek();
+      if (entry === undefined || entry.queued === priority) return entry;
       list.shift();
     }
   }
@@ -196,7 +272,7 @@ export class KeyTable<K> {
   private pick(now: number): WorkPriority {
     if (this.counts.low === 0) return 'normal';
     if (this.counts.normal === 0) return 'low';
-    const low = this.entries.get(this.head('low') as K) as KeyEntry;
+    const low = this.head('low') as KeyEntry<K>;
     const aged = now - low.queuedAt >= this.agingMs;
     return aged && !this.lastWasAgedLow ? 'low' : 'normal';
   }

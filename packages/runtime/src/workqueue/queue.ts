@@ -89,6 +89,12 @@ export class WorkQueue<K extends string = string> {
   readonly name: string;
   private readonly clock: Clock;
   private readonly metrics: WorkQueueMetrics;
+  /**
+   * Whether the queue reports metrics, and so times its work (queue latency, work duration,
+   * unfinished work). Without, it reads the clock only where a decision needs the time: an add
+   * (for `explain`), aging, backoff; client-go's queue without metrics reads it nowhere.
+   */
+  private readonly timed: boolean;
   private readonly keys: KeyTable<K>;
   private readonly delayed: DelayedAdds<K>;
   private readonly backoff: BackoffLedger<K>;
@@ -102,6 +108,7 @@ export class WorkQueue<K extends string = string> {
     this.name = options.name ?? 'workqueue';
     this.clock = options.clock ?? realClock;
     this.metrics = options.metrics ?? noopWorkQueueMetrics;
+    this.timed = this.metrics !== noopWorkQueueMetrics;
     this.keys = new KeyTable<K>(options.lowPriorityAgingMs ?? 5_000);
     this.delayed = new DelayedAdds<K>(this.clock, (key, reason) => this.add(key, reason));
     this.backoff = new BackoffLedger<K>(options.rateLimiter ?? defaultControllerRateLimiter<K>(this.clock));
@@ -194,13 +201,16 @@ export class WorkQueue<K extends string = string> {
    * the queue now. Calling `done` for a key that is not being processed does nothing.
    */
   done(key: K): void {
-    const now = this.clock.now();
-    const entry = this.keys.finish(key, now);
+    const entry = this.keys.finish(key);
     if (entry === undefined) return;
-    this.metrics.onWorkDuration((now - entry.processingSince) / 1000);
+    const dirty = entry.dirty;
+    const now = this.timed || dirty || this.backoff.active ? this.clock.now() : 0;
+    if (this.timed) this.metrics.onWorkDuration((now - entry.processingSince) / 1000);
     this.backoff.finished(key, now);
-    if (entry.dirty) this.queued();
-    else this.release(key);
+    if (dirty) {
+      this.keys.requeue(entry, now);
+      this.queued();
+    } else if (this.delayed.size === 0 || this.delayed.get(key) === undefined) this.keys.release(entry);
     if (this.keys.processing === 0) this.releaseDrainWaiters();
   }
 
@@ -233,8 +243,12 @@ export class WorkQueue<K extends string = string> {
     return this.shutdown;
   }
 
-  /** How long the keys being processed have been held: polled by the unfinished-work gauges. */
+  /**
+   * How long the keys being processed have been held: polled by the unfinished-work gauges. A
+   * queue without `metrics` does not time its work and reports zero.
+   */
   unfinishedWork(): UnfinishedWork {
+    if (!this.timed) return { totalSeconds: 0, longestSeconds: 0 };
     const now = this.clock.now();
     let total = 0;
     let longest = 0;
@@ -305,17 +319,15 @@ export class WorkQueue<K extends string = string> {
 
   /** Moves the next key to processing. The caller has checked that a key is queued. */
   private handOut(): GetResult<K> {
-    const now = this.clock.now();
-    const { key, entry } = this.keys.take(now);
-    this.metrics.onDepth(this.keys.queued);
-    this.metrics.onQueueLatency((now - entry.dirtySince) / 1000);
+    const now = this.timed || this.keys.agingMatters || this.backoff.active ? this.clock.now() : 0;
+    const entry = this.keys.take(now);
+    const key = entry.key;
+    if (this.timed) {
+      this.metrics.onDepth(this.keys.queued);
+      this.metrics.onQueueLatency((now - entry.dirtySince) / 1000);
+    }
     this.backoff.handedOut(key, now);
     return { key, shutdown: false };
-  }
-
-  /** Forgets the bookkeeping of a key the queue no longer holds in any form. */
-  private release(key: K): void {
-    if (this.delayed.get(key) === undefined) this.keys.releaseIfIdle(key);
   }
 
   private beginShutdown(): void {

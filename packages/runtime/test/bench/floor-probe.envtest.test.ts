@@ -3,16 +3,19 @@
  * its patch, and the read stream ends only at the server's initial-events-end bookmark.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useControlPlane } from '@capstan/envtest/vitest';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { writeFloorCredentials } from '../../bench/floor-credentials.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FloorCredentials, writeFloorCredentials } from '../../bench/floor-credentials.js';
 import { Client, ConfigMap, HttpTransport } from '../../src/client/index.js';
 
 const probe = fileURLToPath(new URL('../../bench/dist/floor-probe.js', import.meta.url));
 const env = useControlPlane('floor-probe');
 const COUNT = 12;
 let client: Client;
+let written: FloorCredentials;
 let credentials: string;
 
 beforeAll(async () => {
@@ -22,8 +25,11 @@ beforeAll(async () => {
       metadata: { namespace: env.namespace, name: `cm-${i}` },
       data: { i: `${i}` },
     });
-  credentials = await writeFloorCredentials(env.kubeConfig);
+  written = await writeFloorCredentials(env.kubeConfig);
+  credentials = written.file;
 });
+
+afterAll(() => written?.remove());
 
 function run(mode: string): { ms: number; afterStartupMs: number } {
   const done = spawnSync(process.execPath, [probe, mode, credentials, env.namespace, String(COUNT)], {
@@ -36,6 +42,14 @@ function run(mode: string): { ms: number; afterStartupMs: number } {
 }
 
 describe('the floor probe', () => {
+  it('has its credentials in a private file that remove() takes away, folder and all', async () => {
+    const extra = await writeFloorCredentials(env.kubeConfig);
+    expect(existsSync(extra.file)).toBe(true);
+    extra.remove();
+    expect(existsSync(dirname(extra.file))).toBe(false);
+    extra.remove(); // twice is harmless
+  });
+
   it('patches every ConfigMap with one run annotation', async () => {
     const result = run('write');
     expect(result.afterStartupMs).toBeGreaterThan(0);

@@ -50,6 +50,46 @@ describe('controller workers', () => {
     await cache.stop();
   });
 
+  it('runs more than ten reconciles that read their signal at once without a listener warning', async () => {
+    const clock = new ManualClock();
+    const cluster = new FakeCluster({ clock, kinds: [GizmoType] });
+    const cache = new InformerCache(cluster, { clock });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    let most = 0;
+    let inFlight = 0;
+    const done = new Set<string>();
+    const controller = new ControllerBuilder(
+      cache,
+      { logger: pino({ level: 'silent' }), clock },
+      { namespace },
+    )
+      .for(GizmoType)
+      .withOptions({ maxConcurrentReconciles: 16 })
+      .build(async (request, context) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        expect(context.signal.aborted).toBe(false); // makes the reconcile's signal: a listener
+        await sleep(clock, 100);
+        inFlight--;
+        done.add(request.name);
+      });
+    const client = new Client(cluster);
+    for (let i = 0; i < 16; i++)
+      await client.create(GizmoType, { metadata: { name: `g${i}`, namespace }, spec: { size: 1 } });
+    cache.start();
+    const running = controller.start();
+    await clock.advanceUntil(() => done.size === 16);
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    process.off('warning', onWarning);
+    expect(most).toBe(16);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    await clock.advanceUntilSettled(controller.stop());
+    await running;
+    await cache.stop();
+  });
+
   it('stops while every worker is busy and the dispatcher waits for one', async () => {
     const clock = new ManualClock();
     const cluster = new FakeCluster({ clock, kinds: [GizmoType] });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/testing/manual-clock.js';
-import { type GetResult, WorkQueue, type WorkQueueMetrics } from '../../src/workqueue/index.js';
+import {
+  type GetResult,
+  noopWorkQueueMetrics,
+  WorkQueue,
+  type WorkQueueMetrics,
+} from '../../src/workqueue/index.js';
 
 /** Hands out every queued key, in order. */
 async function takeAll(q: WorkQueue): Promise<string[]> {
@@ -238,7 +243,8 @@ describe('WorkQueue', () => {
 
   it('reports unfinished work: total and longest running', async () => {
     const clock = new ManualClock();
-    const q = new WorkQueue({ clock });
+    // A queue times its work when it reports metrics (any sink but the no-op default).
+    const q = new WorkQueue({ clock, metrics: { ...noopWorkQueueMetrics } });
     expect(q.unfinishedWork()).toEqual({ totalSeconds: 0, longestSeconds: 0 });
     q.add('a');
     q.add('b');
@@ -249,6 +255,15 @@ describe('WorkQueue', () => {
     expect(q.unfinishedWork()).toEqual({ totalSeconds: 4, longestSeconds: 3 });
     q.done('a');
     expect(q.unfinishedWork()).toEqual({ totalSeconds: 1, longestSeconds: 1 });
+  });
+
+  it('does not time its work without metrics: unfinished work reads zero', async () => {
+    const clock = new ManualClock();
+    const q = new WorkQueue({ clock });
+    q.add('a');
+    await q.get();
+    clock.advance(2000);
+    expect(q.unfinishedWork()).toEqual({ totalSeconds: 0, longestSeconds: 0 });
   });
 
   it('explains queued and processing keys, with reasons, and forgets them when done', async () => {
