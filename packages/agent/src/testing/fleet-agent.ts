@@ -15,8 +15,8 @@ import { protocolOf } from '@capstan/reboot-protocol';
 import type { Controller, Manager, ReconcileContext, Request, Result } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { DecisionConfig } from '../api/types.js';
+import { DEFAULT_EVICTION_RETRY } from '../decide/eviction-backoff.js';
 import { AgentMetrics } from '../metrics.js';
-import { DEFAULT_EVICTION_RETRY } from '../phases/eviction-backoff.js';
 import { AgentReconciler } from '../reconciler.js';
 
 /** Options of a {@link FleetAgent}. */

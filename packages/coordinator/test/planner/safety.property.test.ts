@@ -10,6 +10,7 @@ import { capstanProtocol, parseTimestamp } from '@capstan/reboot-protocol';
 import { readDuration } from '@capstan/runtime';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { GroupGateFacts } from '../../src/decide/health-gates.js';
 import {
   applyWrite,
   type NamedRebootGroup,
@@ -17,7 +18,6 @@ import {
   plan,
   type RebootGroupSpec,
 } from '../../src/index.js';
-import type { GroupGateFacts } from '../../src/decide/health-gates.js';
 import { A, arbGroups, arbNodes, budgetOracle, countsOracle, K, L, MINUTE, NOW } from './fixtures.js';
 import { groupOf } from './scenes.js';
 
