@@ -8,9 +8,15 @@
  */
 export * from './api/index.js';
 export { VCDClusterReconciler } from './cluster/reconciler.js';
-export { addCapvcd, type CapvcdHandle, type CapvcdOptions } from './controllers.js';
+export {
+  addCapvcd,
+  type CapvcdHandle,
+  type CapvcdOptions,
+  DEFAULT_DRIFT_PERIOD_MS,
+} from './controllers.js';
 export * from './credentials.js';
 export * from './decide/cluster.js';
+export * from './decide/drift.js';
 export * from './decide/machine.js';
 export {
   addCapvcdFlags,

@@ -38,6 +38,7 @@ import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js
 import { VcdError } from '../vcd/errors.js';
 import type { VAppRecord, VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
+import { VmDrift } from './drift.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
 import { notReady } from './not-ready.js';
 import { type Placement, placementOf } from './placement.js';
@@ -59,6 +60,8 @@ export interface MachineReconcilerDeps {
   clock: Clock;
   /** The wait after VCD errors (see {@link VcdErrorBackoff}). */
   vcdErrorBackoff?: ErrorBackoffCurve;
+  /** How often a provisioned machine's VM is read again for drift (see {@link VmDrift}); 0 or unset: never. */
+  driftPeriodMs?: number;
 }
 
 /** Where a machine's VM lives in VCD, and the keys its vApp's turns and locks go by. */
@@ -102,9 +105,11 @@ export class VCDMachineReconciler implements Reconciler {
   private readonly vappTurns = new VAppTurns();
   private readonly vappLocks: VAppLocks;
   private readonly backoff: VcdErrorBackoff;
+  private readonly drift: VmDrift;
 
   constructor(private readonly deps: MachineReconcilerDeps) {
     this.tasks = new RecordedTasks(deps);
+    this.drift = new VmDrift({ ...deps, tasks: this.tasks, periodMs: deps.driftPeriodMs ?? 0 });
     this.backoff = new VcdErrorBackoff(deps.clock, deps.vcdErrorBackoff);
     this.vappLocks = new VAppLocks(deps.clock);
   }
@@ -147,8 +152,9 @@ export class VCDMachineReconciler implements Reconciler {
   /** Creates, configures and powers on the machine's VM, until it is provisioned. */
   private async reconcileNormal(s: MachineScope): Promise<Result | undefined> {
     const { machine, vcdCluster, clusterName } = normalInputs(s);
-    // Provisioned and spec.providerID kept: nothing to ask VCD until deletion.
-    if (s.status.initialization?.provisioned && s.vcdMachine.spec.providerID) return undefined;
+    // Provisioned and spec.providerID kept: only the drift check asks VCD, until deletion.
+    if (s.status.initialization?.provisioned && s.vcdMachine.spec.providerID)
+      return this.drift.check(s, () => connectionFor(this.deps.client, this.deps.connections, vcdCluster));
     const target = await this.target(s, vcdCluster, clusterName);
     if ('reason' in target) throw new NotReady(target.reason, target.message);
     const namespace = s.vcdMachine.metadata.namespace as string;
@@ -165,7 +171,7 @@ export class VCDMachineReconciler implements Reconciler {
     if (step.kind === 'Provisioned' && vm) {
       this.vappLocks.forget(target.vappKey, target.machineKey);
       await this.provisioned(s, step.vm, vm, target.placement.zone);
-      return undefined;
+      return this.drift.seen(s.key);
     }
     return this.waiting(s, step);
   }
@@ -318,6 +324,7 @@ export class VCDMachineReconciler implements Reconciler {
   private async release(s: MachineScope): Promise<void> {
     await removeFinalizer(this.deps.client, VCDMachineType, s.vcdMachine, MACHINE_FINALIZER);
     s.released = true;
+    this.drift.forget(s.key);
   }
 
   /** Records a provisioned VM: providerID in spec, addresses and Ready in status. */
