@@ -21,6 +21,7 @@ type state struct {
 	segRef   *types.OpenApiReference
 	pool     *govcd.NsxtAlbPool
 	vs       *govcd.NsxtAlbVirtualService
+	disk     *govcd.Disk
 	vappName string
 	vmIP     string
 }
@@ -49,6 +50,10 @@ func steps() []step {
 		{"metadata.withDomain", metadataDomain},
 		{"vm.powerOn", powerOn},
 		{"vm.waitForIp", waitForIP},
+		{"disk.create", createDisk},
+		{"disk.attach", attachDisk},
+		{"disk.detach", detachDisk},
+		{"disk.delete", deleteDisk},
 		{"query.pagingTotals", queryPaging},
 		{"query.filterOrder", queryFilterOrder},
 		{"cloudapi.orgVdcNetwork", openApiNetwork},

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { type Clock, realClock } from '@capstan/runtime';
 import { ManualClock } from '@capstan/runtime/testing';
 import { composeRoutes } from './api/compose.js';
+import { diskRoutes } from './api/disks.js';
 import { entityRoutes } from './api/entities.js';
 import { metadataRoutes } from './api/metadata.js';
 import { powerRoutes } from './api/power.js';
@@ -125,6 +126,7 @@ export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   queryRoutes(router, sim);
   composeRoutes(router, sim);
   powerRoutes(router, sim);
+  diskRoutes(router, sim);
   vmConfigRoutes(router, sim);
   metadataRoutes(router, sim);
   taskRoutes(router, sim);

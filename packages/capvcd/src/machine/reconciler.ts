@@ -83,7 +83,7 @@ interface Unplaceable {
 
 /** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
 type IntentOf = (vapp: VAppRecord | undefined, vm: VmRecord | undefined) => Promise<IntentExtras>;
-type IntentExtras = Pick<MachineIntent, 'guestinfo' | 'inLoadBalancer'>;
+type IntentExtras = Pick<MachineIntent, 'guestinfo' | 'inLoadBalancer' | 'guardNamedDisks'>;
 
 /** What a turn on the vApp decided, and the machine's VM as it saw it. */
 interface Seen {
@@ -182,11 +182,13 @@ export class VCDMachineReconciler implements Reconciler {
     const target = await this.target(s, vcdCluster, s.clusterName as string);
     if ('reason' in target) return this.unplaceable(s, target);
     const poolMembers = vcdCluster.status?.loadBalancer?.members ?? [];
+    // Not when the whole cluster goes: its load balancer is deleted after its machines, and no CSI
+    // driver is left to detach named disks.
+    const clusterStays = !vcdCluster.metadata.deletionTimestamp;
     const intentOf: IntentOf = async (_vapp, vm) => ({
       guestinfo: {},
-      // Not when the whole cluster goes: its load balancer is deleted after its machines.
-      inLoadBalancer:
-        !vcdCluster.metadata.deletionTimestamp && vm?.ip !== undefined && poolMembers.includes(vm.ip),
+      inLoadBalancer: clusterStays && vm?.ip !== undefined && poolMembers.includes(vm.ip),
+      guardNamedDisks: clusterStays,
     });
     const seen = await this.turnOnVApp(s, vcdCluster, target, intentOf);
     if (!('step' in seen)) return seen;
@@ -361,7 +363,9 @@ export class VCDMachineReconciler implements Reconciler {
     const reason = blocked ? step.reason : s.deleting ? 'Deleting' : step.kind;
     const message = blocked ? step.message : `next: ${step.kind}`;
     notReady(s.status, s.vcdMachine, s.deleting, reason, message);
-    if (step.kind === 'Blocked') return { requeueAfter: 60_000 };
+    // Blocked waits on a person (or the CSI driver): a minute, scaled with the recheck in tests.
+    if (step.kind === 'Blocked')
+      return { requeueAfter: Math.min(60_000, 20 * (this.deps.recheckMs ?? WAITING_MS)) };
     return {
       // ±25 %, so machines waiting on one busy vApp do not all look again at once.
       requeueAfter: s.status.task ? this.tasks.polling.minMs : jittered(this.deps.recheckMs ?? WAITING_MS),

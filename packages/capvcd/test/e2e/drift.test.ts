@@ -73,7 +73,7 @@ describe('drift of provisioned machines', () => {
       return cond(m, 'Ready')?.status === 'True' ? m : undefined;
     });
     expect(cond(back, 'VMProvisioned')?.status).toBe('True');
-  });
+  }, 300_000);
 
   it('a steady fleet costs one VM GET per machine per period, and no write', async () => {
     await runningWorkers(2);
@@ -90,7 +90,7 @@ describe('drift of provisioned machines', () => {
     expect(vmReads.length).toBeGreaterThanOrEqual(3);
     expect(vmReads.length).toBeLessThanOrEqual(most);
     expect(calls.length - vmReads.length).toBeLessThanOrEqual(1); // a token refresh at most
-  });
+  }, 120_000);
 
   it('a VM deleted in VCD: VMProvisioned=False/VMNotFound, not read again, replaced by a MachineHealthCheck', async () => {
     const history = await h.recordConditions();
@@ -145,5 +145,5 @@ describe('drift of provisioned machines', () => {
     );
     expect(replaced).toHaveLength(2);
     expect(h.sim.inspect.vm(victim.vm)).toBeUndefined();
-  });
+  }, 300_000);
 });
