@@ -3,6 +3,9 @@
  *  1. VCD calls per worker machine, from nothing to provisioned, counted by vcdsim: a cluster's
  *     control plane is up, then a MachineDeployment of N workers is made; every request vcdsim
  *     served meanwhile, divided by N. Beside today's provider's ~130 (its call-by-call count).
+ *     Run with every feature off (drift checks off), and with them on (drift checks every 2 s):
+ *     once provisioned, the fleet is watched for 5 periods, and its calls per machine per period
+ *     are the drift checks' cost.
  *  2. Reconcile duration p99 while every VCD task takes 30 s: a reconcile never waits on a task.
  */
 import { MachineType, VCDMachineType } from '@capstan/capvcd';
@@ -42,11 +45,23 @@ async function p99Seconds(h: Harness): Promise<{ bound: number; count: number }>
   return { bound: bound ?? Number.POSITIVE_INFINITY, count: total };
 }
 
-async function callsPerWorker(): Promise<{ perWorker: number; counts: Record<string, number> }> {
+/** The drift period of the "features on" run: short, so a few periods fit in the bench. */
+const DRIFT_MS = 2_000;
+const STEADY_PERIODS = 5;
+
+interface Calls {
+  perWorker: number;
+  counts: Record<string, number>;
+  /** Once provisioned: VCD calls per machine per drift period (0 with drift off). */
+  steadyPerMachinePeriod: number;
+}
+
+async function callsPerWorker(driftPeriodMs: number): Promise<Calls> {
   const h = await Harness.start({ namespace: 'bench-calls', taskLatencyMs: 1000, bootDelayMs: 500 });
   try {
     await h.prepareCluster('b1');
-    await h.startProvider({}); // the provider's defaults: tasks polled from 1 s, busy entities after ~3 s
+    // The provider's defaults (tasks polled from 1 s, busy entities after ~3 s), drift as given.
+    await h.startProvider({ driftPeriodMs });
     await h.plane.createObjects([
       ...h.clusterObjects('b1', { host: '10.10.0.5', port: 6443 }),
       ...h.controlPlaneObjects('b1', 'b1-cp-0'),
@@ -61,7 +76,13 @@ async function callsPerWorker(): Promise<{ perWorker: number; counts: Record<str
     h.sim.inspect.resetRequests();
     await h.plane.createObjects(h.workerObjects('b1', 'b1-md-0', WORKERS));
     await provisioned(h, 1 + WORKERS, 300_000);
-    return { perWorker: h.sim.inspect.requestTotal() / WORKERS, counts: h.sim.inspect.counts() };
+    const perWorker = h.sim.inspect.requestTotal() / WORKERS;
+    const counts = h.sim.inspect.counts();
+    const period = driftPeriodMs || DRIFT_MS;
+    h.sim.inspect.resetRequests();
+    await new Promise((r) => setTimeout(r, STEADY_PERIODS * period));
+    const steady = h.sim.inspect.requestTotal() / (1 + WORKERS) / STEADY_PERIODS;
+    return { perWorker, counts, steadyPerMachinePeriod: steady };
   } finally {
     await h.stop();
   }
@@ -84,7 +105,8 @@ async function reconcileP99(): Promise<{ bound: number; count: number; workers: 
   }
 }
 
-const calls = await callsPerWorker();
+const calls = await callsPerWorker(0);
+const withDrift = await callsPerWorker(DRIFT_MS);
 const latency = await reconcileP99();
 const lines = [
   '',
@@ -94,7 +116,21 @@ const lines = [
     calls.perWorker.toFixed(1),
     `~${TODAY_CALLS_PER_WORKER}`,
     calls.perWorker / TODAY_CALLS_PER_WORKER,
-    '<= 15 calls (today ~130, anchor §1.8)',
+    '<= 15 calls (today ~130, anchor §1.8), every feature off',
+  ),
+  row(
+    'VCD calls per worker, drift on',
+    withDrift.perWorker.toFixed(1),
+    `~${TODAY_CALLS_PER_WORKER}`,
+    withDrift.perWorker / TODAY_CALLS_PER_WORKER,
+    'drift checks on (no check before a machine is provisioned)',
+  ),
+  row(
+    'steady calls/machine/period',
+    withDrift.steadyPerMachinePeriod.toFixed(2),
+    '-',
+    withDrift.steadyPerMachinePeriod,
+    `~1 with drift on (one VM GET); off: ${calls.steadyPerMachinePeriod.toFixed(2)}`,
   ),
   row(
     'reconcile p99, 30 s tasks',

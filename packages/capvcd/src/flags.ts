@@ -17,6 +17,7 @@ export interface CapvcdFlags {
   vcdQps: string;
   vcdBurst: string;
   vcdTimeout: string;
+  vmDriftPeriod: string;
   vcdCaBundle?: string;
   conversionWebhook: boolean;
 }
@@ -28,6 +29,11 @@ export function addCapvcdFlags(command: Command): void {
     .option('--vcd-qps <n>', 'VCD API requests per second per site', '10')
     .option('--vcd-burst <n>', 'VCD API requests in a burst per site', '20')
     .option('--vcd-timeout <duration>', 'timeout of one VCD API request', '60s')
+    .option(
+      '--vm-drift-period <duration>',
+      "how often each provisioned machine's VM is read again (powered back on when found off); 0 switches it off",
+      '5m',
+    )
     .option(
       '--conversion-webhook',
       "serve the conversion of CAPVCD's v1beta2 and v1beta1 objects (needs --webhook-cert-dir's certificate)",
@@ -48,8 +54,12 @@ export function capvcdOptionsFromFlags(flags: CapvcdFlags): CapvcdOptions {
   };
   const timeout = parseDuration(flags.vcdTimeout);
   if (!(timeout > 0)) throw new Error(`--vcd-timeout must be a positive duration, got "${flags.vcdTimeout}"`);
+  const drift = parseDuration(flags.vmDriftPeriod);
+  if (!(drift >= 0))
+    throw new Error(`--vm-drift-period must be a duration (0 for off), got "${flags.vmDriftPeriod}"`);
   return {
     concurrency: Math.floor(positive('concurrency', flags.concurrency)),
+    driftPeriodMs: drift,
     vcdQps: positive('vcd-qps', flags.vcdQps),
     vcdBurst: Math.floor(positive('vcd-burst', flags.vcdBurst)),
     vcdTimeoutMs: timeout,

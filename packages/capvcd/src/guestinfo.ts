@@ -1,9 +1,12 @@
 /**
  * The VM's ExtraConfig keys that carry Cluster API's bootstrap data to the guest, passed VERBATIM:
- * the Secret's `value` bytes, base64 as the Secret stores them, nothing merged in (#485). Beside
+ * the Secret's `value` bytes, base64 as the Secret stores them, nothing merged in (#485); gzip'd
+ * first (`gzip+base64`, which cloud-init's VMware datasource and Ignition both read) only when the
+ * plain base64 would not fit one guestinfo value, and refused when even that does not fit. Beside
  * it `guestinfo.metadata` (instance-id, local-hostname, network) so cloud-init picks its VMware
  * datasource and keeps the VM's addressing across reboots (#302, #506).
  */
+import { gzipSync } from 'node:zlib';
 
 /** The bootstrap data formats CABPK writes in the Secret's `format` key. */
 export type BootstrapFormat = 'cloud-config' | 'ignition';
@@ -14,6 +17,34 @@ export interface BootstrapData {
   valueBase64: string;
   /** `format` (absent means cloud-config, as the contract guarantees only `value`). */
   format: BootstrapFormat;
+}
+
+/**
+ * The most one guestinfo value may hold: 64 KiB (open-vm-tools' guest message limit; the whole
+ * VMX file, all keys together, is capped at 1 MiB by default).
+ */
+export const GUESTINFO_VALUE_LIMIT = 65_536;
+
+/** Bootstrap data as it goes in its guestinfo key, and the `.encoding` key's value. */
+export interface EncodedBootstrap {
+  value: string;
+  encoding: 'base64' | 'gzip+base64';
+}
+
+/**
+ * The guestinfo form of bootstrap data: the Secret's base64 as it is when it fits one value,
+ * else gzip+base64 of its bytes; an error saying the sizes when even that does not fit. Pure.
+ */
+export function encodeBootstrap(valueBase64: string): EncodedBootstrap | { error: string } {
+  if (valueBase64.length <= GUESTINFO_VALUE_LIMIT) return { value: valueBase64, encoding: 'base64' };
+  const bytes = Buffer.from(valueBase64, 'base64');
+  const packed = gzipSync(bytes, { level: 9 }).toString('base64');
+  if (packed.length <= GUESTINFO_VALUE_LIMIT) return { value: packed, encoding: 'gzip+base64' };
+  return {
+    error:
+      `bootstrap data of ${bytes.length} bytes is ${packed.length} bytes as gzip+base64, over the ` +
+      `${GUESTINFO_VALUE_LIMIT}-byte limit of one guestinfo value`,
+  };
 }
 
 /** What the guest is told about itself. */
@@ -56,15 +87,16 @@ export function metadataFor(identity: GuestIdentity): string {
   });
 }
 
-/** Every ExtraConfig key the VM must carry before its first power-on. */
-export function guestinfoFor(bootstrap: BootstrapData, identity: GuestIdentity): Record<string, string> {
+/** Every ExtraConfig key the VM must carry before its first power-on (`encoded`: see {@link encodeBootstrap}). */
+export function guestinfoFor(
+  bootstrap: BootstrapData & { encoded?: EncodedBootstrap },
+  identity: GuestIdentity,
+): Record<string, string> {
+  const { value, encoding } = bootstrap.encoded ?? { value: bootstrap.valueBase64, encoding: 'base64' };
   const data: Record<string, string> =
     bootstrap.format === 'ignition'
-      ? {
-          'guestinfo.ignition.config.data': bootstrap.valueBase64,
-          'guestinfo.ignition.config.data.encoding': 'base64',
-        }
-      : { 'guestinfo.userdata': bootstrap.valueBase64, 'guestinfo.userdata.encoding': 'base64' };
+      ? { 'guestinfo.ignition.config.data': value, 'guestinfo.ignition.config.data.encoding': encoding }
+      : { 'guestinfo.userdata': value, 'guestinfo.userdata.encoding': encoding };
   return {
     ...data,
     'guestinfo.metadata': Buffer.from(metadataFor(identity)).toString('base64'),

@@ -10,6 +10,7 @@ export * from './api/index.js';
 export { VCDClusterReconciler } from './cluster/reconciler.js';
 export * from './credentials.js';
 export * from './decide/cluster.js';
+export * from './decide/drift.js';
 export * from './decide/machine.js';
 export {
   addCapvcdFlags,
@@ -22,7 +23,12 @@ export * from './guestinfo.js';
 export { VCDMachineReconciler } from './machine/reconciler.js';
 export { CapvcdMetrics } from './metrics.js';
 export * from './naming.js';
-export { addCapvcd, type CapvcdHandle, type CapvcdOptions } from './operator.js';
+export {
+  addCapvcd,
+  type CapvcdHandle,
+  type CapvcdOptions,
+  DEFAULT_DRIFT_PERIOD_MS,
+} from './operator.js';
 export { SecretKeys } from './scope.js';
 export { VcdClient } from './vcd/client.js';
 export { type Connection, Connections } from './vcd/connections.js';

@@ -72,3 +72,12 @@ export function vmUrn(vm: { id: string; href: string }): string {
   const uuid = /vm-([0-9a-fA-F-]{36})/.exec(vm.href)?.[1];
   return `urn:vcloud:vm:${uuid ?? vm.id}`;
 }
+
+/**
+ * The site-relative path of the VM a providerID names (`/api/vApp/vm-<uuid>`), or undefined for
+ * a providerID that names no VCD VM.
+ */
+export function vmPathOf(providerID: string | undefined): string | undefined {
+  const uuid = /^vmware-cloud-director:\/\/urn:vcloud:vm:([0-9a-fA-F-]{36})$/.exec(providerID ?? '')?.[1];
+  return uuid ? `/api/vApp/vm-${uuid}` : undefined;
+}

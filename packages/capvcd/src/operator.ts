@@ -56,6 +56,11 @@ export interface CapvcdOptions {
   /** Delay before looking again at a VM waiting for its IP or a busy entity (default 5 s). */
   recheckMs?: number;
   /**
+   * How often each provisioned machine's VM is read again, to power on a VM found off and report
+   * one found gone (default {@link DEFAULT_DRIFT_PERIOD_MS}; 0 switches drift checks off).
+   */
+  driftPeriodMs?: number;
+  /**
    * After a VCD error (5xx, 429, `BUSY_ENTITY`, a failed call) the object's next try waits
    * `initialMs × 2^n` for its n-th error in a row, at most `maxMs` (default 1 s to 5 min).
    */
@@ -66,6 +71,9 @@ export interface CapvcdOptions {
    */
   conversionWebhook?: boolean;
 }
+
+/** The default drift-check period: 5 minutes, one VM read per provisioned machine each. */
+export const DEFAULT_DRIFT_PERIOD_MS = 300_000;
 
 /** What {@link addCapvcd} added. */
 export interface CapvcdHandle {
@@ -184,7 +192,11 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     .watches(ClusterType, machinesOf, { predicates: [clusterInputs] })
     .withOptions(concurrency)
     .build(
-      new VCDMachineReconciler({ ...common, ...(options.recheckMs ? { recheckMs: options.recheckMs } : {}) }),
+      new VCDMachineReconciler({
+        ...common,
+        ...(options.recheckMs ? { recheckMs: options.recheckMs } : {}),
+        driftPeriodMs: options.driftPeriodMs ?? DEFAULT_DRIFT_PERIOD_MS,
+      }),
     );
   const clusterController = manager
     .controllerBuilder()

@@ -21,6 +21,7 @@ type state struct {
 	segRef   *types.OpenApiReference
 	pool     *govcd.NsxtAlbPool
 	vs       *govcd.NsxtAlbVirtualService
+	disk     *govcd.Disk
 	vappName string
 	vmIP     string
 	// IP Spaces: the space and gateway ids, the floating IP reserved.
@@ -57,6 +58,10 @@ func steps() []step {
 		{"vm.affinityRule.create", affinityRuleCreate},
 		{"vm.affinityRule.listAndUpdate", affinityRuleUpdate},
 		{"vm.affinityRule.delete", affinityRuleDelete},
+		{"disk.create", createDisk},
+		{"disk.attach", attachDisk},
+		{"disk.detach", detachDisk},
+		{"disk.delete", deleteDisk},
 		{"query.pagingTotals", queryPaging},
 		{"query.filterOrder", queryFilterOrder},
 		{"cloudapi.orgVdcNetwork", openApiNetwork},

@@ -5,6 +5,7 @@ import { type Clock, realClock } from '@capstan/runtime';
 import { ManualClock } from '@capstan/runtime/testing';
 import { affinityRoutes } from './api/affinity.js';
 import { composeRoutes } from './api/compose.js';
+import { diskRoutes } from './api/disks.js';
 import { entityRoutes } from './api/entities.js';
 import { metadataRoutes } from './api/metadata.js';
 import { powerRoutes } from './api/power.js';
@@ -128,6 +129,7 @@ export async function startVcdSim(opts: VcdSimOptions): Promise<VcdSim> {
   composeRoutes(router, sim);
   recomposeRoutes(router, sim);
   powerRoutes(router, sim);
+  diskRoutes(router, sim);
   vmConfigRoutes(router, sim);
   metadataRoutes(router, sim);
   affinityRoutes(router, sim);

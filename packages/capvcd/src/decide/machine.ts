@@ -11,7 +11,8 @@
  * 2. Never touch what is not ours: a vApp or VM is ours only when its description carries our
  *    marker; one with our name but another marker blocks with a condition, and is never deleted.
  * 3. Deletion is power off → undeploy → delete; the vApp goes with its last VM, and only when no
- *    task runs on it (a create in flight keeps it).
+ *    task runs on it (a create in flight keeps it). A VM with named disks attached waits for their
+ *    detach (unless the whole cluster goes).
  */
 
 /** A VM as VCD reports it (the parts the decision reads). */
@@ -27,6 +28,8 @@ export interface ObservedVM {
   ip?: string;
   /** The VM's ExtraConfig keys (guestinfo.*). */
   extraConfig: Record<string, string>;
+  /** Named (independent) disks attached to it, by name: the CSI driver's volumes. */
+  namedDisks?: string[];
 }
 
 /** The cluster's vApp as VCD reports it. */
@@ -52,6 +55,12 @@ export interface MachineIntent {
    * traffic to a VM going down.
    */
   inLoadBalancer?: boolean;
+  /**
+   * While deleting, a VM with named disks attached is not touched until they are detached (their
+   * data is a workload's, and the CSI driver detaches them as the node drains). Off when the whole
+   * cluster goes: no CSI driver is left to detach them, and VCD keeps them, detached, past the VM.
+   */
+  guardNamedDisks?: boolean;
 }
 
 /** What VCD (and our recorded task) report now. */
@@ -158,6 +167,12 @@ function decideDeletion(intent: MachineIntent, vapp: ObservedVApp): MachineStep 
   if (vm) {
     if (vm.busy || vapp.busy)
       return { kind: 'WaitForVCD', reason: 'VMBusy', message: 'a task runs on the VM or its vApp' };
+    if (intent.guardNamedDisks && (vm.namedDisks?.length ?? 0) > 0)
+      return {
+        kind: 'Blocked',
+        reason: 'NamedDisksAttached',
+        message: `named disks still attached (${vm.namedDisks?.join(', ')}): the VM is deleted once they are detached`,
+      };
     if (vm.status === VmStatus.PoweredOn && intent.inLoadBalancer)
       return {
         kind: 'WaitForVCD',

@@ -5,7 +5,14 @@
 import type { Client } from '@capstan/runtime';
 import { Secret } from '@capstan/runtime/client';
 import type { Machine } from '../api/capi.js';
-import { type BootstrapData, bootstrapFormat, type GuestIdentity, guestinfoFor } from '../guestinfo.js';
+import {
+  type BootstrapData,
+  bootstrapFormat,
+  type EncodedBootstrap,
+  encodeBootstrap,
+  type GuestIdentity,
+  guestinfoFor,
+} from '../guestinfo.js';
 import { getOrUndefined, NotReady } from '../scope.js';
 import type { Connection } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
@@ -29,12 +36,15 @@ export async function observeVApp(
   }
 }
 
-/** The Machine's bootstrap data. @throws NotReady while it is missing or of an unknown format. */
+/**
+ * The Machine's bootstrap data, and its guestinfo form. @throws NotReady while it is missing, of an
+ * unknown format, or too large for guestinfo even gzip'd (`BootstrapDataTooLarge`).
+ */
 export async function readBootstrap(
   client: Client,
   namespace: string,
   machine: Machine | undefined,
-): Promise<BootstrapData> {
+): Promise<BootstrapData & { encoded: EncodedBootstrap }> {
   const name = machine?.spec?.bootstrap?.dataSecretName as string;
   const secret = await getOrUndefined(() => client.get(Secret, { namespace, name }));
   const value = secret?.data?.value;
@@ -46,13 +56,16 @@ export async function readBootstrap(
       `bootstrap Secret ${name}: format is neither cloud-config nor ignition`,
     );
   }
-  return { valueBase64: value, format };
+  const encoded = encodeBootstrap(value);
+  if ('error' in encoded)
+    throw new NotReady('BootstrapDataTooLarge', `bootstrap Secret ${name}: ${encoded.error}`);
+  return { valueBase64: value, format, encoded };
 }
 
 /** The ExtraConfig keys for this VM: bootstrap data verbatim plus metadata with its NIC's addressing. */
 export async function guestinfoOf(
   connection: Connection,
-  bootstrap: BootstrapData,
+  bootstrap: BootstrapData & { encoded?: EncodedBootstrap },
   vm: VmRecord,
   hostname: string,
   network: string,

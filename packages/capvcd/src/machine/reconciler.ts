@@ -1,7 +1,8 @@
 /**
- * The VCDMachine reconciler: read (Machine, Cluster, VCDCluster, bootstrap Secret, the recorded
- * task, the cluster's vApp) → decide ({@link decideMachine}) → write (one VCD call, its task
- * recorded; status and providerID). It never waits for a task, and makes no VCD call while paused,
+ * The VCDMachine reconciler, shaped as CAPD's: a scope read once ({@link machineScope}), then
+ * `reconcileNormal` or `reconcileDelete`, each read (the recorded task, the cluster's vApp) →
+ * decide ({@link decideMachine}) → write (one VCD call, its task recorded), and the status written
+ * once when the reconcile ends. It never waits for a task, and makes no VCD call while paused,
  * before the cluster's infrastructure is provisioned, or before bootstrap data exists.
  */
 import {
@@ -15,39 +16,33 @@ import {
   type Request,
   type Result,
   removeFinalizer,
-  requestKey,
 } from '@capstan/runtime';
-import { type Machine, MachineType } from '../api/capi.js';
-import {
-  CLUSTER_NAME_LABEL,
-  Conditions,
-  MACHINE_FINALIZER,
-  MANAGED_BY_LABEL,
-  providerIdFor,
-} from '../api/keys.js';
-import {
-  type VCDCluster,
-  VCDClusterType,
-  type VCDMachine,
-  type VCDMachineStatus,
-  VCDMachineType,
-} from '../api/types.js';
+import { Conditions, MACHINE_FINALIZER, providerIdFor } from '../api/keys.js';
+import { type VCDCluster, type VCDMachine, VCDMachineType } from '../api/types.js';
 import { specHonouredCondition, unactedMachineFields } from '../compat.js';
-import { decideMachine, type MachineStep, releasableWithoutVcd } from '../decide/machine.js';
+import {
+  decideMachine,
+  type MachineIntent,
+  type MachineStep,
+  type ObservedVM,
+  releasableWithoutVcd,
+} from '../decide/machine.js';
 import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor, vmUrn } from '../naming.js';
-import { capiOwner, connectionFor, gate, getCluster, getOrUndefined, NotReady } from '../scope.js';
+import { connectionFor, gate, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { VcdError } from '../vcd/errors.js';
-import { type VmRecord } from '../vcd/vapp.js';
+import type { VAppRecord, VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
+import { VmDrift } from './drift.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
 import { notReady } from './not-ready.js';
 import { type Placement, placementOf } from './placement.js';
+import { type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
 import { VAppLocks } from './vapp-locks.js';
 import { VAppTurns } from './vapp-turns.js';
 
@@ -65,16 +60,12 @@ export interface MachineReconcilerDeps {
   clock: Clock;
   /** The wait after VCD errors (see {@link VcdErrorBackoff}). */
   vcdErrorBackoff?: ErrorBackoffCurve;
+  /** How often a provisioned machine's VM is read again for drift (see {@link VmDrift}); 0 or unset: never. */
+  driftPeriodMs?: number;
 }
 
-/** What one turn on the cluster's vApp works with. */
-interface VAppTurn {
-  vcdMachine: VCDMachine;
-  machine: Machine | undefined;
-  vcdCluster: VCDCluster;
-  status: VCDMachineStatus;
-  deleting: boolean;
-  log: Logger;
+/** Where a machine's VM lives in VCD, and the keys its vApp's turns and locks go by. */
+interface Target {
   connection: Connection;
   placement: Placement;
   vmName: string;
@@ -82,6 +73,22 @@ interface VAppTurn {
   /** VAppTurns' and VAppLocks' key of the vApp, and the machine's. */
   vappKey: string;
   machineKey: string;
+}
+
+/** Why a machine's VM cannot be named or placed. */
+interface Unplaceable {
+  reason: string;
+  message: string;
+}
+
+/** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
+type IntentOf = (vapp: VAppRecord | undefined, vm: VmRecord | undefined) => Promise<IntentExtras>;
+type IntentExtras = Pick<MachineIntent, 'guestinfo' | 'inLoadBalancer' | 'guardNamedDisks'>;
+
+/** What a turn on the vApp decided, and the machine's VM as it saw it. */
+interface Seen {
+  step: MachineStep;
+  vm: VmRecord | undefined;
 }
 
 const WAITING_MS = 3_000;
@@ -98,174 +105,182 @@ export class VCDMachineReconciler implements Reconciler {
   private readonly vappTurns = new VAppTurns();
   private readonly vappLocks: VAppLocks;
   private readonly backoff: VcdErrorBackoff;
+  private readonly drift: VmDrift;
 
   constructor(private readonly deps: MachineReconcilerDeps) {
     this.tasks = new RecordedTasks(deps);
+    this.drift = new VmDrift({ ...deps, tasks: this.tasks, periodMs: deps.driftPeriodMs ?? 0 });
     this.backoff = new VcdErrorBackoff(deps.clock, deps.vcdErrorBackoff);
     this.vappLocks = new VAppLocks(deps.clock);
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
-    const { client } = this.deps;
-    const vcdMachine = await getOrUndefined(() => client.get(VCDMachineType, request));
-    if (!vcdMachine || vcdMachine.metadata.labels?.[MANAGED_BY_LABEL] !== undefined) return undefined;
-    const machineName = capiOwner(vcdMachine, 'Machine');
-    if (!machineName) return undefined; // CAPI has not adopted it yet; its owner reference brings us back
-    const namespace = request.namespace as string;
-    const machine = await getOrUndefined(() => client.get(MachineType, { namespace, name: machineName }));
-    const clusterName = vcdMachine.metadata.labels?.[CLUSTER_NAME_LABEL] ?? machine?.spec?.clusterName;
-    const cluster = clusterName ? await getCluster(client, namespace, clusterName) : undefined;
-    const status: VCDMachineStatus = structuredClone(vcdMachine.status ?? {});
-
+    const { client, clock } = this.deps;
+    const s = await machineScope(client, request, log);
+    if (!s) return undefined;
     const stop = await gate(
       client,
       VCDMachineType,
-      vcdMachine,
-      status,
-      cluster,
+      s.vcdMachine,
+      s.status,
+      s.cluster,
       MACHINE_FINALIZER,
-      this.deps.clock,
+      clock,
     );
     if (stop) return stop.result;
-    specHonouredCondition(status, vcdMachine, unactedMachineFields(vcdMachine.spec));
-    // Backing off after a VCD error: an event that brings the object early does not call VCD.
-    const backingOff = this.backoff.remaining(requestKey(request));
-    if (backingOff > 0) return { requeueAfter: backingOff };
-    const deleting = vcdMachine.metadata.deletionTimestamp !== undefined;
+    specHonouredCondition(s.status, s.vcdMachine, unactedMachineFields(s.vcdMachine.spec));
+    const result = await this.reconcileScope(s);
+    // The one status write (only what changed), unless the object was let go.
+    if (!s.released) await writeStatus(client, VCDMachineType, s.vcdMachine, s.status, clock);
+    return result;
+  }
 
-    const vcdClusterName = cluster?.spec?.infrastructureRef?.name ?? clusterName;
-    const vcdCluster = vcdClusterName
-      ? await getOrUndefined(() => client.get(VCDClusterType, { namespace, name: vcdClusterName }))
-      : undefined;
+  /** Backs off after VCD errors, else the normal or delete path; what stops it, in conditions. */
+  private async reconcileScope(s: MachineScope): Promise<Result | undefined> {
+    // Backing off after a VCD error: an event that brings the object early does not call VCD.
+    const backingOff = this.backoff.remaining(s.key);
+    if (backingOff > 0) return { requeueAfter: backingOff };
     try {
-      if (!deleting) {
-        if (!cluster || !machine)
-          throw new NotReady('WaitingForCluster', `Cluster ${clusterName ?? '?'} not found`);
-        if (!cluster.status?.initialization?.infrastructureProvisioned) {
-          throw new NotReady(
-            'WaitingForClusterInfrastructure',
-            'the Cluster’s infrastructure is not provisioned yet',
-          );
-        }
-        if (!machine.spec?.bootstrap?.dataSecretName) {
-          throw new NotReady('WaitingForBootstrapData', 'the Machine has no bootstrap data yet');
-        }
-      }
-      if (!vcdCluster)
-        throw new NotReady('WaitingForVCDCluster', `VCDCluster ${vcdClusterName ?? '?'} not found`);
-      const result = await this.advance(
-        vcdMachine,
-        machine,
-        vcdCluster,
-        clusterName as string,
-        status,
-        deleting,
-        log,
-      );
-      this.backoff.succeeded(requestKey(request));
+      const result = s.deleting ? await this.reconcileDelete(s) : await this.reconcileNormal(s);
+      this.backoff.succeeded(s.key);
       return result;
     } catch (err) {
-      return this.report(vcdMachine, status, err, deleting, log);
+      return this.report(s, err);
     }
   }
 
-  /** Reads VCD, decides, makes the one write, and records it. */
-  private async advance(
-    vcdMachine: VCDMachine,
-    machine: Machine | undefined,
+  /** Creates, configures and powers on the machine's VM, until it is provisioned. */
+  private async reconcileNormal(s: MachineScope): Promise<Result | undefined> {
+    const { machine, vcdCluster, clusterName } = normalInputs(s);
+    // Provisioned and spec.providerID kept: only the drift check asks VCD, until deletion.
+    if (s.status.initialization?.provisioned && s.vcdMachine.spec.providerID)
+      return this.drift.check(s, () => connectionFor(this.deps.client, this.deps.connections, vcdCluster));
+    const target = await this.target(s, vcdCluster, clusterName);
+    if ('reason' in target) throw new NotReady(target.reason, target.message);
+    const namespace = s.vcdMachine.metadata.namespace as string;
+    const intentOf: IntentOf = async (_vapp, vm) => {
+      const secret = await readBootstrap(this.deps.client, namespace, machine);
+      if (!vm) return { guestinfo: {} };
+      const { connection, placement, vmName } = target;
+      const network = placement.networks[0] as string;
+      return { guestinfo: await guestinfoOf(connection, secret, vm, vmName, network, placement.ovdc) };
+    };
+    const seen = await this.turnOnVApp(s, vcdCluster, target, intentOf);
+    if (!('step' in seen)) return seen;
+    const { step, vm } = seen;
+    if (step.kind === 'Provisioned' && vm) {
+      this.vappLocks.forget(target.vappKey, target.machineKey);
+      await this.provisioned(s, step.vm, vm, target.placement.zone);
+      return this.drift.seen(s.key);
+    }
+    return this.waiting(s, step);
+  }
+
+  /** Takes the VM (and the vApp with the last VM) down, then lets the VCDMachine go. */
+  private async reconcileDelete(s: MachineScope): Promise<Result | undefined> {
+    const vcdCluster = vcdClusterOf(s);
+    const target = await this.target(s, vcdCluster, s.clusterName as string);
+    if ('reason' in target) return this.unplaceable(s, target);
+    const poolMembers = vcdCluster.status?.loadBalancer?.members ?? [];
+    // Not when the whole cluster goes: its load balancer is deleted after its machines, and no CSI
+    // driver is left to detach named disks.
+    const clusterStays = !vcdCluster.metadata.deletionTimestamp;
+    const intentOf: IntentOf = async (_vapp, vm) => ({
+      guestinfo: {},
+      inLoadBalancer: clusterStays && vm?.ip !== undefined && poolMembers.includes(vm.ip),
+      guardNamedDisks: clusterStays,
+    });
+    const seen = await this.turnOnVApp(s, vcdCluster, target, intentOf);
+    if (!('step' in seen)) return seen;
+    if (seen.step.kind === 'Deleted') {
+      this.vappLocks.forget(target.vappKey, target.machineKey);
+      await this.release(s);
+      return undefined;
+    }
+    return this.waiting(s, seen.step);
+  }
+
+  /** The VM's name and placement and a connection to its site, or why there are none. */
+  private async target(
+    s: MachineScope,
     vcdCluster: VCDCluster,
     clusterName: string,
-    status: VCDMachineStatus,
-    deleting: boolean,
-    log: Logger,
-  ): Promise<Result | undefined> {
-    const { client, connections } = this.deps;
-    // Provisioned and spec.providerID kept: nothing to ask VCD until deletion.
-    if (!deleting && status.initialization?.provisioned && vcdMachine.spec.providerID) return undefined;
+  ): Promise<Target | Unplaceable> {
+    const { vcdMachine, machine } = s;
     const named = vmNameFor(vcdMachine.spec.vmNamingTemplate, {
       cluster: clusterName,
       ...(machine ? { machine } : {}),
       vcdMachine,
     });
-    if ('error' in named) return this.unplaceable(vcdMachine, status, deleting, 'InvalidVMName', named.error);
+    if ('error' in named) return { reason: 'InvalidVMName', message: named.error };
     const placement = placementOf(vcdCluster, vcdMachine, machine);
-    if ('error' in placement)
-      return this.unplaceable(vcdMachine, status, deleting, 'InvalidFailureDomain', placement.error);
-    const connection = await connectionFor(client, connections, vcdCluster);
-
+    if ('error' in placement) return { reason: 'InvalidFailureDomain', message: placement.error };
+    const connection = await connectionFor(this.deps.client, this.deps.connections, vcdCluster);
     const vappName = vappNameFor(vcdCluster.metadata.name as string);
-    const vappKey = `${vcdCluster.metadata.uid}/${placement.ovdc}/${vappName}`;
-    const machineKey = requestKey(keyOf(vcdMachine));
+    return {
+      connection,
+      placement,
+      vmName: named.name,
+      vappName,
+      vappKey: `${vcdCluster.metadata.uid}/${placement.ovdc}/${vappName}`,
+      machineKey: s.key,
+    };
+  }
+
+  /**
+   * The recorded task's turn, then read → decide → write in turn with the cluster's other machines
+   * (see VAppTurns). While the recorded task still runs, when to look at it again.
+   */
+  private async turnOnVApp(
+    s: MachineScope,
+    vcdCluster: VCDCluster,
+    t: Target,
+    intentOf: IntentOf,
+  ): Promise<Seen | Result> {
     let turn: TaskTurn;
     try {
-      turn = await this.tasks.turn(connection.vcd, VCDMachineType, vcdMachine, status);
+      turn = await this.tasks.turn(t.connection.vcd, VCDMachineType, s.vcdMachine, s.status);
     } finally {
-      if (!status.task) this.vappLocks.release(vappKey, machineKey); // ended, failed or none
+      if (!s.status.task) this.vappLocks.release(t.vappKey, t.machineKey); // ended, failed or none
     }
     if (turn.running) {
-      this.vappLocks.hold(vappKey, machineKey, status.task?.operation ?? '', turn.pollAfterMs);
+      const operation = s.status.task?.operation;
+      this.vappLocks.hold(t.vappKey, t.machineKey, operation ?? '', turn.pollAfterMs);
       condition(
-        status,
-        vcdMachine,
+        s.status,
+        s.vcdMachine,
         Conditions.VMProvisioned,
         false,
-        status.task?.operation ?? 'Working',
+        operation ?? 'Working',
         'waiting for the VCD task',
       );
-      await writeStatus(client, VCDMachineType, vcdMachine, status, this.deps.clock);
       return { requeueAfter: turn.pollAfterMs };
     }
-
-    // Read → decide → write in turn with the cluster's other machines (see VAppTurns).
-    const { step, vm } = await this.vappTurns.take(vappKey, () =>
-      this.onVApp({
-        vcdMachine,
-        machine,
-        vcdCluster,
-        status,
-        deleting,
-        log,
-        connection,
-        placement,
-        vmName: named.name,
-        vappName,
-        vappKey,
-        machineKey,
-      }),
-    );
-    if (step.kind === 'Deleted' || step.kind === 'Provisioned') this.vappLocks.forget(vappKey, machineKey);
-    return this.settle(vcdMachine, status, step, vm, deleting, placement.zone);
+    return this.vappTurns.take(t.vappKey, () => this.onVApp(s, vcdCluster, t, intentOf));
   }
 
   /** One turn on the vApp: look (unless only "busy" could be seen), decide, write, record. */
-  private async onVApp(t: VAppTurn): Promise<{ step: MachineStep; vm: VmRecord | undefined }> {
-    const { vcdMachine, machine, vcdCluster, status, deleting, log, connection, placement } = t;
-    const { vmName, vappName, vappKey, machineKey } = t;
+  private async onVApp(
+    s: MachineScope,
+    vcdCluster: VCDCluster,
+    t: Target,
+    intentOf: IntentOf,
+  ): Promise<Seen> {
+    const { vcdMachine, status, log } = s;
+    const { connection, placement, vmName, vappName, vappKey, machineKey } = t;
     const namespace = vcdMachine.metadata.namespace as string;
-    if (this.vappLocks.mustWait(vappKey, machineKey, deleting)) return { step: LOCKED, vm: undefined };
+    if (this.vappLocks.mustWait(vappKey, machineKey, s.deleting)) return { step: LOCKED, vm: undefined };
     const vapp = await observeVApp(connection, placement.ovdc, vappName);
     const vm = vapp?.vms.find((v) => v.name === vmName);
-    const secret = deleting ? undefined : await readBootstrap(this.deps.client, namespace, machine);
-    const guestinfo =
-      secret && vm
-        ? await guestinfoOf(connection, secret, vm, vmName, placement.networks[0] as string, placement.ovdc)
-        : {};
-    const poolMembers = vcdCluster.status?.loadBalancer?.members ?? [];
-    const intent = {
+    const intent: MachineIntent = {
       vmName,
       vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
       vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
-      guestinfo,
-      deleting,
-      // Not when the whole cluster goes: its load balancer is deleted after its machines.
-      inLoadBalancer:
-        deleting &&
-        !vcdCluster.metadata.deletionTimestamp &&
-        vm?.ip !== undefined &&
-        poolMembers.includes(vm.ip),
+      deleting: s.deleting,
+      ...(await intentOf(vapp, vm)),
     };
     const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
-    this.vappLocks.decided(machineKey, step, deleting);
+    this.vappLocks.decided(machineKey, step, s.deleting);
     status.vmName = vmName;
     const task = await act({
       step,
@@ -280,7 +295,7 @@ export class VCDMachineReconciler implements Reconciler {
       vmMarker: intent.vmMarker,
       ...(vapp ? { vapp } : {}),
       ...(vm ? { vm } : {}),
-      guestinfo,
+      guestinfo: intent.guestinfo,
     });
     if (task) {
       status.task = this.tasks.record(task, step.kind);
@@ -297,91 +312,75 @@ export class VCDMachineReconciler implements Reconciler {
   }
 
   /**
-   * A machine whose VM cannot be named or placed: a condition says why (thrown to `report`). Once
-   * deleted, one that never asked VCD for a VM is released, so deletion does not wait on a fix.
+   * A machine being deleted whose VM cannot be named or placed: one that never asked VCD for a VM
+   * is released, so deletion does not wait on a fix; any other keeps a condition saying why.
    */
-  private async unplaceable(
-    vcdMachine: VCDMachine,
-    status: VCDMachineStatus,
-    deleting: boolean,
-    reason: string,
-    message: string,
-  ): Promise<undefined> {
-    if (!deleting || !releasableWithoutVcd({ ...status, providerID: vcdMachine.spec.providerID }))
-      throw new NotReady(reason, message);
-    await removeFinalizer(this.deps.client, VCDMachineType, vcdMachine, MACHINE_FINALIZER);
+  private async unplaceable(s: MachineScope, why: Unplaceable): Promise<undefined> {
+    if (!releasableWithoutVcd({ ...s.status, providerID: s.vcdMachine.spec.providerID }))
+      throw new NotReady(why.reason, why.message);
+    await this.release(s);
     return undefined;
   }
 
-  /** Writes what the step means for status (and providerID), and when to look again. */
-  private async settle(
-    vcdMachine: VCDMachine,
-    status: VCDMachineStatus,
-    step: MachineStep,
-    vm: VmRecord | undefined,
-    deleting: boolean,
-    zone: string | undefined,
-  ): Promise<Result | undefined> {
-    const { client } = this.deps;
-    if (step.kind === 'Deleted') {
-      await removeFinalizer(client, VCDMachineType, vcdMachine, MACHINE_FINALIZER);
-      return undefined;
+  /** Drops our finalizer: the VCDMachine may go, and nothing of it is written any more. */
+  private async release(s: MachineScope): Promise<void> {
+    await removeFinalizer(this.deps.client, VCDMachineType, s.vcdMachine, MACHINE_FINALIZER);
+    s.released = true;
+    this.drift.forget(s.key);
+  }
+
+  /** Records a provisioned VM: providerID in spec, addresses and Ready in status. */
+  private async provisioned(s: MachineScope, seen: ObservedVM, vm: VmRecord, zone?: string): Promise<void> {
+    const providerID = providerIdFor(vmUrn(vm));
+    if (s.vcdMachine.spec.providerID !== providerID) {
+      s.vcdMachine = await this.deps.client.patch(VCDMachineType, keyOf(s.vcdMachine), 'merge', {
+        spec: { providerID },
+      });
     }
-    if (step.kind === 'Provisioned' && vm) {
-      const providerID = providerIdFor(vmUrn(vm));
-      if (vcdMachine.spec.providerID !== providerID) {
-        vcdMachine = await client.patch(VCDMachineType, keyOf(vcdMachine), 'merge', { spec: { providerID } });
-      }
-      status.initialization = { provisioned: true };
-      status.ready = true;
-      status.addresses = [
-        { type: 'InternalIP', address: step.vm.ip as string },
-        { type: 'Hostname', address: step.vm.name },
-        { type: 'InternalDNS', address: step.vm.name },
-      ];
-      if (zone) status.failureDomain = zone;
-      condition(
-        status,
-        vcdMachine,
-        Conditions.VMProvisioned,
-        true,
-        'Provisioned',
-        `VM ${step.vm.name} is on at ${step.vm.ip}`,
-      );
-      condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
-      await writeStatus(client, VCDMachineType, vcdMachine, status, this.deps.clock);
-      return undefined;
-    }
+    const { status, vcdMachine } = s;
+    status.initialization = { provisioned: true };
+    status.ready = true;
+    status.addresses = [
+      { type: 'InternalIP', address: seen.ip as string },
+      { type: 'Hostname', address: seen.name },
+      { type: 'InternalDNS', address: seen.name },
+    ];
+    if (zone) status.failureDomain = zone;
+    condition(
+      status,
+      vcdMachine,
+      Conditions.VMProvisioned,
+      true,
+      'Provisioned',
+      `VM ${seen.name} is on at ${seen.ip}`,
+    );
+    condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
+  }
+
+  /** What a step short of the goal means for the conditions, and when to look again. */
+  private waiting(s: MachineScope, step: MachineStep): Result {
     const blocked = step.kind === 'Blocked' || step.kind === 'WaitForVCD';
-    const reason = blocked ? step.reason : deleting ? 'Deleting' : step.kind;
+    const reason = blocked ? step.reason : s.deleting ? 'Deleting' : step.kind;
     const message = blocked ? step.message : `next: ${step.kind}`;
-    notReady(status, vcdMachine, deleting, reason, message);
-    await writeStatus(client, VCDMachineType, vcdMachine, status, this.deps.clock);
-    if (step.kind === 'Blocked') return { requeueAfter: 60_000 };
+    notReady(s.status, s.vcdMachine, s.deleting, reason, message);
+    // Blocked waits on a person (or the CSI driver): a minute, scaled with the recheck in tests.
+    if (step.kind === 'Blocked')
+      return { requeueAfter: Math.min(60_000, 20 * (this.deps.recheckMs ?? WAITING_MS)) };
     return {
       // ±25 %, so machines waiting on one busy vApp do not all look again at once.
-      requeueAfter: status.task ? this.tasks.polling.minMs : jittered(this.deps.recheckMs ?? WAITING_MS),
+      requeueAfter: s.status.task ? this.tasks.polling.minMs : jittered(this.deps.recheckMs ?? WAITING_MS),
     };
   }
 
   /** Says in conditions why nothing more happened, and when to try again. */
-  private async report(
-    vcdMachine: VCDMachine,
-    status: VCDMachineStatus,
-    err: unknown,
-    deleting: boolean,
-    log: Logger,
-  ): Promise<Result | undefined> {
+  private report(s: MachineScope, err: unknown): Result {
     const reason = failureReason(err);
     if (reason === undefined) throw err;
     const message = (err as Error).message;
-    if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, message);
-    notReady(status, vcdMachine, deleting, reason, message);
-    await writeStatus(this.deps.client, VCDMachineType, vcdMachine, status, this.deps.clock);
+    if (err instanceof VcdError) s.log.warn({ code: err.minorErrorCode, status: err.status }, message);
+    notReady(s.status, s.vcdMachine, s.deleting, reason, message);
     // VCD faults back off per object; waiting for Kubernetes objects is woken by their watches.
-    return err instanceof VcdError
-      ? { requeueAfter: this.backoff.failed(requestKey(keyOf(vcdMachine))) }
-      : { requeueAfter: 30_000 };
+    return err instanceof VcdError ? { requeueAfter: this.backoff.failed(s.key) } : { requeueAfter: 30_000 };
   }
 }
 

@@ -39,7 +39,13 @@ function readVm(node: XmlNode): VmRecord {
   const extraConfig: Record<string, string> = {};
   for (const item of listOf(hardware, 'ExtraConfig'))
     extraConfig[String(item.key)] = String(item.value ?? '');
-  const diskNode = listOf(childOf(childOf(node, 'VmSpecSection'), 'DiskSection'), 'DiskSettings')[0];
+  const diskSettings = listOf(childOf(childOf(node, 'VmSpecSection'), 'DiskSection'), 'DiskSettings');
+  const diskNode = diskSettings.find((d) => !childOf(d, 'Disk'));
+  // A named (independent) disk is listed with a reference to it: the CSI driver's volumes.
+  const namedDisks = diskSettings.flatMap((d) => {
+    const disk = childOf(d, 'Disk');
+    return disk ? [String(disk.name ?? disk.href ?? '')] : [];
+  });
   const ip = textOf(primary?.IpAddress);
   const mac = textOf(primary?.MACAddress);
   return {
@@ -53,6 +59,7 @@ function readVm(node: XmlNode): VmRecord {
     ...(ip ? { ip } : {}),
     ...(mac ? { mac } : {}),
     extraConfig,
+    ...(namedDisks.length > 0 ? { namedDisks } : {}),
     ...(diskNode
       ? {
           disk: {

@@ -55,6 +55,13 @@ function packageRoot(): string {
 export const deploy = (file: string) => join(packageRoot(), 'deploy', file);
 const seed = join(packageRoot(), 'test', 'fixtures', 'seed.yaml');
 
+/** Provider timings scaled down as vcdsim's tasks are: VCD errors back off from 200 ms, at most 2 s. */
+export const SCALED_TIMINGS: CapvcdOptions = {
+  taskPolling: { minMs: 100, maxMs: 1000 },
+  recheckMs: 200,
+  vcdErrorBackoff: { initialMs: 200, maxMs: 2_000 },
+};
+
 /** One running provider (a Manager with both controllers). */
 export interface Provider {
   manager: Manager;
@@ -156,14 +163,7 @@ export class Harness {
   }
 
   /** Starts the provider as its ServiceAccount, with leader election. */
-  async startProvider(
-    // Timings scaled down as vcdsim's tasks are: VCD errors back off from 200 ms, at most 2 s.
-    options: CapvcdOptions = {
-      taskPolling: { minMs: 100, maxMs: 1000 },
-      recheckMs: 200,
-      vcdErrorBackoff: { initialMs: 200, maxMs: 2_000 },
-    },
-  ): Promise<Provider> {
+  async startProvider(options: CapvcdOptions = SCALED_TIMINGS): Promise<Provider> {
     const kubeConfig = await this.plane.serviceAccountKubeConfig('capvcd-system', 'capstan-capvcd');
     const manager = Manager.create({
       kubeConfig,

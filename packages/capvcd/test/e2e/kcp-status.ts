@@ -4,10 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { callSim } from '@capstan/vcdsim';
 import { loadBalancerName, type Machine, MachineType } from '../../src/index.js';
 import { Harness } from './harness.js';
 import { CONTROL_PLANE, type ExternalEtcd } from './kcp-objects.js';
+
+/** Moved to ./vcd-tenant.ts, beside the other acts of a tenant user in VCD. */
+export { powerOffInVcd } from './vcd-tenant.js';
 
 interface Condition {
   type: string;
@@ -184,29 +186,4 @@ export async function rollVersion(
     poolMembers(h, ns, name).length === replicas ? true : undefined,
   );
   return { machines, seen: sampler.stop() };
-}
-
-/**
- * Powers a VM off behind capvcd's back, as a tenant user would in Cloud Director: a session of its
- * own and the VM's `power/action/powerOff`, waited for until VCD reports it off.
- */
-export async function powerOffInVcd(h: Harness, vmName: string): Promise<void> {
-  const vm = h.sim.inspect.vm(vmName);
-  if (!vm) throw new Error(`vcdsim has no VM ${vmName}`);
-  const endpoint = { url: h.sim.url, caPem: h.sim.caPem };
-  const login = await callSim(endpoint, 'POST', '/cloudapi/1.0.0/sessions', {
-    headers: {
-      Accept: 'application/*;version=37.2',
-      Authorization: `Basic ${Buffer.from('alice@tenant-a:alice-password').toString('base64')}`,
-    },
-  });
-  if (login.status !== 200) throw new Error(`login to vcdsim: ${login.status} ${login.text}`);
-  const token = String(login.headers['x-vmware-vcloud-access-token']);
-  const off = await callSim(endpoint, 'POST', `/api/vApp/vm-${vm.id}/power/action/powerOff`, {
-    headers: { Accept: 'application/*+xml;version=37.2', Authorization: `Bearer ${token}` },
-  });
-  if (off.status !== 202) throw new Error(`powerOff ${vmName}: ${off.status} ${off.text}`);
-  await h.wait(`VM ${vmName} powered off`, async () =>
-    h.sim.inspect.vm(vmName)?.status === 8 ? true : undefined,
-  );
 }

@@ -63,20 +63,9 @@ interface Op<T> {
   effect(target: T, opts: Options): void;
 }
 
-/** Registers vApp/VM GET, power, undeploy and delete routes. */
-export function powerRoutes(r: Router, sim: Simulator): void {
-  const w = sim.world;
-  const vmsOf = (vapp: VApp, status: number) =>
-    vapp.vmIds.map((id) => w.vms.get(id)!).filter((vm) => vm.status === status);
-
-  r.add('GET', '/api/vApp/vapp-{id}', (ctx) =>
-    xml(200, MT.vApp, doc(vappElement(renderCtx(sim, ctx), w.visible(w.vapps, idParam(ctx), orgOf(ctx))))),
-  );
-  r.add('GET', '/api/vApp/vm-{id}', (ctx) =>
-    xml(200, MT.vm, doc(vmElement(renderCtx(sim, ctx), w.visibleVm(idParam(ctx), orgOf(ctx)), true))),
-  );
-
-  const vmOps: Op<Vm>[] = [
+/** The VM operations VCD offers under `/api/vApp/vm-{id}`. */
+function vmOps(sim: Simulator): Op<Vm>[] {
+  return [
     {
       method: 'POST',
       path: 'power/action/powerOn',
@@ -150,7 +139,14 @@ export function powerRoutes(r: Router, sim: Simulator): void {
       effect: (vm) => deleteVm(sim, vm),
     },
   ];
-  const vappOps: Op<VApp>[] = [
+}
+
+/** The vApp operations under `/api/vApp/vapp-{id}`: each acts on the vApp's VMs as VCD does. */
+function vappOps(sim: Simulator): Op<VApp>[] {
+  const w = sim.world;
+  const vmsOf = (vapp: VApp, status: number) =>
+    vapp.vmIds.map((id) => w.vms.get(id)!).filter((vm) => vm.status === status);
+  return [
     {
       method: 'POST',
       path: 'power/action/powerOn',
@@ -204,15 +200,27 @@ export function powerRoutes(r: Router, sim: Simulator): void {
       },
     },
   ];
-  const route = (prefix: string, p: string) => (p ? `${prefix}/${p}` : prefix);
-  for (const op of vmOps)
+}
+
+const route = (prefix: string, p: string) => (p ? `${prefix}/${p}` : prefix);
+
+/** Registers vApp/VM GET, power, undeploy and delete routes. */
+export function powerRoutes(r: Router, sim: Simulator): void {
+  const w = sim.world;
+  r.add('GET', '/api/vApp/vapp-{id}', (ctx) =>
+    xml(200, MT.vApp, doc(vappElement(renderCtx(sim, ctx), w.visible(w.vapps, idParam(ctx), orgOf(ctx))))),
+  );
+  r.add('GET', '/api/vApp/vm-{id}', (ctx) =>
+    xml(200, MT.vm, doc(vmElement(renderCtx(sim, ctx), w.visibleVm(idParam(ctx), orgOf(ctx)), true))),
+  );
+  for (const op of vmOps(sim))
     r.add(op.method, route('/api/vApp/vm-{id}', op.path), async (ctx) => {
       const vm = w.visibleVm(idParam(ctx), orgOf(ctx));
       const opts = op.read ? await op.read(ctx) : {};
       op.check(vm, opts);
       return acceptVmTask(sim, ctx, vm, op.operationName, op.verb, () => op.effect(vm, opts));
     });
-  for (const op of vappOps)
+  for (const op of vappOps(sim))
     r.add(op.method, route('/api/vApp/vapp-{id}', op.path), async (ctx) => {
       const vapp = w.visible(w.vapps, idParam(ctx), orgOf(ctx));
       const opts = op.read ? await op.read(ctx) : {};

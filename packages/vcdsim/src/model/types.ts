@@ -166,6 +166,25 @@ export interface Disk {
   storageProfileId: string;
 }
 
+/**
+ * An independent (named) disk in a VDC: created on its own, attached to at most one VM, and
+ * outliving it (the VCD CSI driver's persistent volumes are these).
+ */
+export interface NamedDisk {
+  id: string;
+  name: string;
+  description: string;
+  vdcId: string;
+  orgId: string;
+  sizeMb: number;
+  storageProfileId: string;
+  /** 6 SCSI, 5 IDE, 20 NVMe (rasd bus types). */
+  busType: number;
+  busSubType: string;
+  /** The VM it is attached to, if any. */
+  attachedVmId?: string;
+}
+
 /** A VM's GuestCustomizationSection settings. */
 export interface GuestCustomization {
   enabled: boolean;

@@ -11,6 +11,7 @@ import type {
   ComputePolicy,
   EdgeGateway,
   LbPool,
+  NamedDisk,
   Network,
   Org,
   SegAssignment,
@@ -46,6 +47,8 @@ export class World {
   readonly virtualServices = new Map<string, VirtualService>();
   readonly ipSpaces = new Map<string, IpSpace>();
   readonly affinityRules = new Map<string, VmAffinityRule>();
+  /** Independent (named) disks. */
+  readonly disks = new Map<string, NamedDisk>();
 
   orgByName(name: string): Org | undefined {
     for (const o of this.orgs.values()) if (o.name === name) return o;
@@ -84,6 +87,18 @@ export class World {
     const vm = this.vms.get(id);
     if (!vm || this.vmOrgId(vm) !== orgId) throw errors.forbidden();
     return vm;
+  }
+
+  /** A named disk of the caller's org (VCD's 403 otherwise). */
+  visibleDisk(id: string, orgId: string): NamedDisk {
+    const disk = this.disks.get(id);
+    if (!disk || disk.orgId !== orgId) throw errors.forbidden();
+    return disk;
+  }
+
+  /** The named disks attached to a VM. */
+  disksOf(vmId: string): NamedDisk[] {
+    return [...this.disks.values()].filter((d) => d.attachedVmId === vmId);
   }
 
   visibleTemplateVm(id: string, orgId: string): VAppTemplate {

@@ -100,9 +100,11 @@ export function powerOff(sim: Simulator, vm: Vm, undeploy: boolean): void {
   }
 }
 
-/** Removes a VM from its vApp and the world, giving its addresses back. */
+/** Removes a VM from its vApp and the world, giving its addresses back (its named disks stay). */
 export function deleteVm(sim: Simulator, vm: Vm): void {
   powerOff(sim, vm, true);
+  // Independent disks outlive the VM: detached, kept.
+  for (const disk of sim.world.disksOf(vm.id)) disk.attachedVmId = undefined;
   sim.world.vms.delete(vm.id);
   const vapp = sim.world.vapps.get(vm.vappId);
   if (vapp) {

@@ -40,6 +40,7 @@ export function vdcElement(world: World, base: string, vdc: Vdc): string {
     { ...ROOT_NS, status: 1, name: vdc.name, id: urn('vdc', vdc.id), href: `${base}${p}`, type: MT.vdc },
     link(base, 'up', MT.org, path.org(vdc.orgId)),
     link(base, 'add', MT.composeVAppParams, `${p}/action/composeVApp`),
+    link(base, 'add', MT.diskCreateParams, `${p}/disk`),
     link(base, 'down', MT.metadata, `${p}/metadata`),
     link(base, 'down', MT.vmAffinityRules, `${p}/vmAffinityRules`),
     link(base, 'add', MT.vmAffinityRule, `${p}/vmAffinityRules`),

@@ -69,4 +69,8 @@ export const MT = {
   startupSection: mediaType('startupSection'),
   runtimeInfo: mediaType('runtimeInfoSection'),
   vmCapabilities: mediaType('vmCapabilitiesSection'),
+  disk: mediaType('disk'),
+  diskCreateParams: mediaType('diskCreateParams'),
+  diskAttachOrDetachParams: mediaType('diskAttachOrDetachParams'),
+  vms: mediaType('vms'),
 } as const;

@@ -15,6 +15,7 @@ export const path = {
   network: (id: string) => `/api/network/${id}`,
   storageProfile: (id: string) => `/api/vdcStorageProfile/${id}`,
   task: (id: string) => `/api/task/${id}`,
+  disk: (id: string) => `/api/disk/${id}`,
   computePolicy: (id: string) => `/cloudapi/1.0.0/vdcComputePolicies/${urn('vdcComputePolicy', id)}`,
 };
 

@@ -5,7 +5,7 @@
 import type { Vm, World } from '../model/world.js';
 import { el, text } from './build.js';
 import { MT, NS, ROOT_NS } from './ns.js';
-import { link, path } from './refs.js';
+import { link, path, urn } from './refs.js';
 
 const vmw = (required: boolean) => ({ 'ovf:required': String(required) });
 
@@ -243,6 +243,29 @@ export function productSectionList(vm: Vm, base: string): string {
   );
 }
 
+/** The named disks attached to the VM, as VmSpecSection lists them: with a `Disk` reference. */
+function namedDiskSettings(world: World, vm: Vm, base: string): string[] {
+  return world.disksOf(vm.id).map((d, i) =>
+    el(
+      'DiskSettings',
+      undefined,
+      text('DiskId', 2016 + i),
+      text('SizeMb', d.sizeMb),
+      text('UnitNumber', vm.disks.length + i),
+      text('BusNumber', 0),
+      text('AdapterType', 5),
+      text('ThinProvisioned', true),
+      el('Disk', { href: `${base}${path.disk(d.id)}`, id: urn('disk', d.id), name: d.name, type: MT.disk }),
+      el('StorageProfile', {
+        href: `${base}${path.storageProfile(d.storageProfileId)}`,
+        name: world.storageProfiles.get(d.storageProfileId)?.name,
+        type: MT.storageProfile,
+      }),
+      text('overrideVmDefault', true),
+    ),
+  );
+}
+
 /** `VmSpecSection`: the sizing VCD reports, disks included. */
 export function vmSpecSection(world: World, vm: Vm, base: string): string {
   return el(
@@ -275,6 +298,7 @@ export function vmSpecSection(world: World, vm: Vm, base: string): string {
           text('overrideVmDefault', false),
         ),
       ),
+      ...namedDiskSettings(world, vm, base),
     ),
     text('HardwareVersion', 'vmx-19', {
       href: `${base}/api/vdc/hwv/vmx-19`,

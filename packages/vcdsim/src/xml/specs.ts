@@ -298,3 +298,20 @@ export const VM_AFFINITY_RULE: Spec = {
     VCloudExtension: OPEN,
   },
 };
+
+/** `DiskCreateParams`: the disk (name, size in bytes or MB, bus) and its storage profile. */
+export const DISK_CREATE_PARAMS: Spec = {
+  children: {
+    Disk: {
+      attrs: ['name', 'size', 'sizeMb', 'busType', 'busSubType', 'sharingType', 'encrypted'],
+      children: { Description: T, StorageProfile: REF, Owner: OPEN, Iops: T },
+    },
+    Locality: REF,
+    VdcStorageProfile: REF,
+  },
+};
+
+/** `DiskAttachOrDetachParams`: the disk, and where on the VM's bus it goes. */
+export const DISK_ATTACH_OR_DETACH_PARAMS: Spec = {
+  children: { Disk: REF, BusNumber: T, UnitNumber: T },
+};

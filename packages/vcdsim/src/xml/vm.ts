@@ -66,6 +66,8 @@ export function vmElement(r: RenderCtx, vm: Vm, root: boolean): string {
       : link(base, 'deploy', MT.deployVAppParams, `${p}/action/deploy`),
     link(base, 'undeploy', MT.undeployVAppParams, `${p}/action/undeploy`),
     link(base, 'reconfigureVm', MT.vm, `${p}/action/reconfigureVm`, vm.name),
+    link(base, 'disk:attach', MT.diskAttachOrDetachParams, `${p}/disk/action/attach`),
+    link(base, 'disk:detach', MT.diskAttachOrDetachParams, `${p}/disk/action/detach`),
     link(base, 'up', MT.vApp, path.vapp(vapp.id)),
     link(base, 'down', MT.metadata, `${p}/metadata`),
     link(base, 'down', MT.productSections, `${p}/productSections/`),
