@@ -44,11 +44,15 @@ export const workerPool = (cluster: string) => `${cluster}-workers`;
 
 /** Every object of {@link ClusterRequest}, in the order they can be created. */
 export function clusterObjects(r: ClusterRequest): ManifestObject[] {
+  return [...clusterWithInfrastructure(r), ...controlPlane(r), ...workers(r)];
+}
+
+/** The VCD machines every pool runs: the site's sample template. */
+const machineSpec = (r: ClusterRequest) => ({ catalog: r.cloud.catalog, template: r.cloud.template });
+
+/** The Cluster and its VCDCluster: no endpoint given, so capvcd makes a VCD load balancer for it. */
+function clusterWithInfrastructure(r: ClusterRequest): ManifestObject[] {
   const { namespace, name } = r;
-  const cp = controlPlaneName(name);
-  const pool = workerPool(name);
-  const poolLabels = { [CLUSTER_NAME_LABEL]: name, 'demo.capstan.dev/pool': pool };
-  const vm = { catalog: r.cloud.catalog, template: r.cloud.template };
   return [
     {
       apiVersion: capi,
@@ -56,7 +60,11 @@ export function clusterObjects(r: ClusterRequest): ManifestObject[] {
       metadata: { name, namespace },
       spec: {
         infrastructureRef: { apiGroup: GROUP, kind: 'VCDCluster', name },
-        controlPlaneRef: { apiGroup: CONTROL_PLANE, kind: 'KubeadmControlPlane', name: cp },
+        controlPlaneRef: {
+          apiGroup: CONTROL_PLANE,
+          kind: 'KubeadmControlPlane',
+          name: controlPlaneName(name),
+        },
       },
     },
     {
@@ -71,11 +79,19 @@ export function clusterObjects(r: ClusterRequest): ManifestObject[] {
         userContext: { secretRef: { name: r.cloud.credentialsSecret } },
       },
     },
+  ];
+}
+
+/** The KubeadmControlPlane (stacked etcd, one machine at a time) and its VCDMachineTemplate. */
+function controlPlane(r: ClusterRequest): ManifestObject[] {
+  const { namespace, name } = r;
+  const cp = controlPlaneName(name);
+  return [
     {
       apiVersion: infra,
       kind: 'VCDMachineTemplate',
       metadata: { name: cp, namespace },
-      spec: { template: { spec: vm } },
+      spec: { template: { spec: machineSpec(r) } },
     },
     {
       apiVersion: `${CONTROL_PLANE}/v1beta2`,
@@ -96,6 +112,15 @@ export function clusterObjects(r: ClusterRequest): ManifestObject[] {
         rollout: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } } },
       },
     },
+  ];
+}
+
+/** The workers' MachineDeployment with its KubeadmConfigTemplate and VCDMachineTemplate. */
+function workers(r: ClusterRequest): ManifestObject[] {
+  const { namespace, name } = r;
+  const pool = workerPool(name);
+  const poolLabels = { [CLUSTER_NAME_LABEL]: name, 'demo.capstan.dev/pool': pool };
+  return [
     {
       apiVersion: `${BOOTSTRAP}/v1beta2`,
       kind: 'KubeadmConfigTemplate',
@@ -106,7 +131,7 @@ export function clusterObjects(r: ClusterRequest): ManifestObject[] {
       apiVersion: infra,
       kind: 'VCDMachineTemplate',
       metadata: { name: pool, namespace },
-      spec: { template: { spec: vm } },
+      spec: { template: { spec: machineSpec(r) } },
     },
     {
       apiVersion: capi,

@@ -83,6 +83,21 @@ export async function installOperators(
     `Act 2: install. The version operator, in the workload cluster, is given RebootStack ${STACK} at version ${version} (${plan.protocol} protocol)...`,
   );
   const admin = new Client(new HttpTransport(plane.kubeConfig));
+  await startVersionOperator(ctx, plane, admin);
+  await admin.create(RebootStackType, {
+    metadata: { name: STACK },
+    spec: { version, protocol: plan.protocol, workersMaxUnavailable: plan.workersMaxUnavailable },
+  } as RebootStack);
+  const rollout = await awaitStackRollout(ctx, admin);
+  const groups = await awaitDefaultGroups(ctx, admin);
+  return { version, ...rollout, groups };
+}
+
+/**
+ * Deploys the version operator's manifests and runs it in this process under its ServiceAccount's
+ * identity, so its RBAC is what is tested; it stops when the demo ends.
+ */
+async function startVersionOperator(ctx: ActContext, plane: ControlPlane, admin: Client): Promise<void> {
   await admin.create(Namespace, { metadata: { name: OPERATORS_NAMESPACE } });
   await plane.installCRDs([versionOperatorDeploy('crds/rebootstacks.yaml')]);
   await plane.createObjects(readManifests(versionOperatorDeploy('rbac.yaml')));
@@ -108,11 +123,14 @@ export async function installOperators(
     stop.abort();
     await running;
   });
-  await admin.create(RebootStackType, {
-    metadata: { name: STACK },
-    spec: { version, protocol: plan.protocol, workersMaxUnavailable: plan.workersMaxUnavailable },
-  } as RebootStack);
+}
 
+/** Shows the components roll out (a line per change, a table redrawn) until the stack is Available. */
+async function awaitStackRollout(
+  ctx: ActContext,
+  admin: Client,
+): Promise<Pick<InstallFacts, 'stackAvailable' | 'components'>> {
+  const { view } = ctx;
   let rows: ComponentRow[] = [];
   let stack: RebootStack | undefined;
   const seen = new Map<string, string>();
@@ -141,6 +159,11 @@ export async function installOperators(
     await look();
     return available() && rows.every(componentAvailable);
   });
+  return { stackAvailable: available(), components: rows };
+}
+
+/** Waits for the version operator's default RebootGroups (control planes, then workers), in order. */
+async function awaitDefaultGroups(ctx: ActContext, admin: Client): Promise<InstalledGroup[]> {
   let groups: InstalledGroup[] = [];
   await ctx.waitUntil('the default RebootGroups', async () => {
     const { items } = await admin.list(RebootGroupKind);
@@ -151,12 +174,12 @@ export async function installOperators(
     }));
     return groups.length >= 2;
   });
-  view.settle();
-  view.say(
+  ctx.view.settle();
+  ctx.view.say(
     `  the version operator created the default RebootGroups: ${groups.map((g) => `${g.name} (order ${g.order}, maxUnavailable ${g.maxUnavailable})`).join('; ')}`,
   );
   groups.sort((a, b) => a.order - b.order);
-  return { version, stackAvailable: available(), components: rows, groups };
+  return groups;
 }
 
 /** `True (reason)` or `False (reason: message)` of a stack condition. */

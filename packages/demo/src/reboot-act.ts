@@ -10,7 +10,7 @@
 import { addCoordinator, resolveBudget } from '@capstan/coordinator';
 import type { ControlPlane } from '@capstan/envtest';
 import { type ProtocolName, protocolOf } from '@capstan/reboot-protocol';
-import { Client, Manager } from '@capstan/runtime';
+import { Client, type KubeConfig, Manager } from '@capstan/runtime';
 import { DaemonSet, HttpTransport, Node } from '@capstan/runtime/client';
 import type { ActContext } from './act.js';
 import { agentPodKubeConfig, policiesInForce, serviceAccountKubeConfig } from './identities.js';
@@ -70,46 +70,109 @@ export async function updateFleet(
   installed: InstalledGroup[],
   plan: UpdatePlan,
 ): Promise<RebootFacts> {
-  const { view, logger } = ctx;
-  const protocol = protocolOf(plan.protocol);
+  const { view } = ctx;
   const groups = groupPlans(installed, fleet);
   view.say(
     `Act 3: update. Reboot groups: ${groups.map((g) => `${g.name} (order ${g.order}, maxUnavailable ${g.maxUnavailable} = ${g.budget} of ${g.nodes.length})`).join('; ')}`,
   );
   const admin = new Client(new HttpTransport(plane.kubeConfig));
-  const daemonSet = await admin.get(DaemonSet, { namespace: OPERATORS_NAMESPACE, name: 'capstan-agent' });
-  const coordinatorIdentity = await serviceAccountKubeConfig(
-    plane,
-    OPERATORS_NAMESPACE,
-    'capstan-coordinator',
-    (c) => c.list(Node, { limit: 1 }),
+  const observer = await observeFleet(ctx, plane, plan.protocol, groups);
+  const coordinatorIdentity = await startCoordinator(ctx, plane, plan.protocol, fleet.length);
+  const machines = await startAgents(ctx, plane, fleet, plan);
+  const tick = () => {
+    const { nodes, groups: now } = observer.snapshot();
+    view.draw(nodes, now, ctx.elapsed(), 'updating');
+  };
+  const workloads = await placeWorkloads(ctx, admin, groups);
+  let workloadsDown: string[] = [];
+  const workloadsUp = async () => {
+    workloadsDown = await workloadProblems(admin, workloads, fleet.length);
+    return workloadsDown.length === 0;
+  };
+  await ctx.waitUntil('every workload pod to run', workloadsUp, tick);
+  const podsBefore = await deploymentPods(admin);
+  await ctx.waitUntil(
+    'every agent to report its node',
+    () => observer.snapshot().nodes.every((n) => n.phase === 'up to date' && n.version === FROM_VERSION),
+    tick,
   );
-  const observer = new FleetObserver(new HttpTransport(plane.kubeConfig), protocol, groups);
+  await showPolicies(ctx, machines, coordinatorIdentity);
+  await rollUpdate(ctx, observer, machines, tick);
+  // Evicted pods were rescheduled: everything runs again. Bounded: what still does not run is
+  // reported in the summary, not waited on to the deadline.
+  await ctx
+    .waitUntil('every workload pod to run again', workloadsUp, tick, Date.now() + 30_000)
+    .catch(() => {});
+  const moved = [...(await deploymentPods(admin))].filter((name) => !podsBefore.has(name)).length;
+  const final = observer.snapshot();
+  view.draw(final.nodes, final.groups, ctx.elapsed(), 'done');
+  view.settle();
+  if (workloadsDown.length === 0)
+    view.say(
+      `  workloads: ${moved} evicted pods were rescheduled; every Deployment and DaemonSet pod runs again`,
+    );
+  return { machines: machines.map(historyOf), groups: final.groups, moved, workloadsDown };
+}
+
+/** Scene: the observer that reads the fleet's nodes and groups for the view, until the run ends. */
+async function observeFleet(
+  ctx: ActContext,
+  plane: ControlPlane,
+  protocol: ProtocolName,
+  groups: GroupPlan[],
+): Promise<FleetObserver> {
+  const observer = new FleetObserver(new HttpTransport(plane.kubeConfig), protocolOf(protocol), groups);
   await observer.start();
   ctx.onEnd(() => observer.stop());
-  observer.onTransition((t) => view.transition(t, observer.snapshot().groups));
+  observer.onTransition((t) => ctx.view.transition(t, observer.snapshot().groups));
+  return observer;
+}
 
-  const coordinatorManager = Manager.create({
-    kubeConfig: coordinatorIdentity,
+/**
+ * Scene: the real coordinator, beside its Deployment's kwok pods, as the ServiceAccount the version
+ * operator created (so its RBAC is what is tested). Answers that identity's kubeconfig.
+ */
+async function startCoordinator(
+  ctx: ActContext,
+  plane: ControlPlane,
+  protocol: ProtocolName,
+  fleetSize: number,
+): Promise<KubeConfig> {
+  const identity = await serviceAccountKubeConfig(plane, OPERATORS_NAMESPACE, 'capstan-coordinator', (c) =>
+    c.list(Node, { limit: 1 }),
+  );
+  const manager = Manager.create({
+    kubeConfig: identity,
     leaderElection: { id: 'capstan-coordinator', namespace: OPERATORS_NAMESPACE },
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     eventSource: 'reboot.capstan.dev/coordinator',
     fieldManager: 'capstan-coordinator',
-    logger: logger.child({ component: 'coordinator' }),
+    logger: ctx.logger.child({ component: 'coordinator' }),
   });
-  addCoordinator(coordinatorManager, { namespace: OPERATORS_NAMESPACE, protocol: plan.protocol });
-  const stopCoordinator = new AbortController();
-  const coordinatorDone = coordinatorManager.start(stopCoordinator.signal);
-  coordinatorDone.catch((err) => ctx.fault('the coordinator', err));
+  addCoordinator(manager, { namespace: OPERATORS_NAMESPACE, protocol });
+  const stop = new AbortController();
+  const done = manager.start(stop.signal);
+  done.catch((err) => ctx.fault('the coordinator', err));
   ctx.onEnd(async () => {
-    stopCoordinator.abort();
-    await coordinatorDone.catch(() => {});
+    stop.abort();
+    await done.catch(() => {});
   });
-  view.say(
-    `  the coordinator runs beside its Deployment's kwok pods as ${OPERATORS_NAMESPACE}/capstan-coordinator; on each of the ${fleet.length} nodes an agent runs beside its DaemonSet pod, as that pod (bound token), on its own dbus-daemon with update_engine and logind`,
+  ctx.view.say(
+    `  the coordinator runs beside its Deployment's kwok pods as ${OPERATORS_NAMESPACE}/capstan-coordinator; on each of the ${fleetSize} nodes an agent runs beside its DaemonSet pod, as that pod (bound token), on its own dbus-daemon with update_engine and logind`,
   );
+  return identity;
+}
 
+/** Scene: one simulated machine per node, its real agent posing as the node's DaemonSet pod. */
+async function startAgents(
+  ctx: ActContext,
+  plane: ControlPlane,
+  fleet: FleetNode[],
+  plan: UpdatePlan,
+): Promise<SimulatedMachine[]> {
+  const admin = new Client(new HttpTransport(plane.kubeConfig));
+  const daemonSet = await admin.get(DaemonSet, { namespace: OPERATORS_NAMESPACE, name: 'capstan-agent' });
   const machines: SimulatedMachine[] = [];
   ctx.onEnd(() => Promise.all(machines.map((m) => m.stop())));
   for (const node of fleet) {
@@ -124,16 +187,16 @@ export async function updateFleet(
         rebootDownMs: plan.rebootDownMs,
         identity: () => agentPodKubeConfig(plane, daemonSet, node.name),
         plane,
-        logger,
+        logger: ctx.logger,
         onFault: (what, err) => ctx.fault(what, err),
       }),
     );
   }
-  const tick = () => {
-    const { nodes, groups: now } = observer.snapshot();
-    view.draw(nodes, now, ctx.elapsed(), 'updating');
-  };
+  return machines;
+}
 
+/** Scene: a Deployment per group (with its PDB) and a DaemonSet, so drains have pods to move. */
+async function placeWorkloads(ctx: ActContext, admin: Client, groups: GroupPlan[]): Promise<GroupWorkload[]> {
   const workloads: GroupWorkload[] = groups.map((g) => ({
     name: g.name === 'control-plane' ? 'api-gateway' : 'web',
     nodeSelector: {
@@ -144,25 +207,31 @@ export async function updateFleet(
     maxUnavailable: 1,
   }));
   await createWorkloads(admin, workloads);
-  view.say(
+  ctx.view.say(
     `  workloads: ${workloads.map((w) => `Deployment ${w.name} (${w.replicas} pods, PDB maxUnavailable ${w.maxUnavailable})`).join(', ')} and DaemonSet node-exporter; kube-scheduler places them, kwok runs them`,
   );
-  let workloadsDown: string[] = [];
-  const workloadsUp = async () => {
-    workloadsDown = await workloadProblems(admin, workloads, fleet.length);
-    return workloadsDown.length === 0;
-  };
-  await ctx.waitUntil('every workload pod to run', workloadsUp, tick);
-  const podsBefore = await deploymentPods(admin);
-  await ctx.waitUntil(
-    'every agent to report its node',
-    () => observer.snapshot().nodes.every((n) => n.phase === 'up to date' && n.version === FROM_VERSION),
-    tick,
-  );
+  return workloads;
+}
+
+/** Scene: the admission policies refuse an agent labelling another node, and the coordinator cordoning. */
+async function showPolicies(
+  ctx: ActContext,
+  machines: SimulatedMachine[],
+  coordinatorIdentity: KubeConfig,
+): Promise<void> {
   const [first, second] = machines as [SimulatedMachine, SimulatedMachine];
   const refused = await policiesInForce(first.agentKubeConfig, coordinatorIdentity, first.name, second.name);
-  view.say(`  admission policies in force: refused ${refused.join('; ')}`);
-  view.say(
+  ctx.view.say(`  admission policies in force: refused ${refused.join('; ')}`);
+}
+
+/** Scene: the update is staged on every node; the agents and the coordinator reboot them all onto it. */
+async function rollUpdate(
+  ctx: ActContext,
+  observer: FleetObserver,
+  machines: SimulatedMachine[],
+  tick: () => void,
+): Promise<void> {
+  ctx.view.say(
     `  every agent reports Flatcar ${FROM_VERSION}; an update to ${TO_VERSION} is staged on every node:`,
   );
   observer.resetMost();
@@ -172,28 +241,14 @@ export async function updateFleet(
     () => observer.snapshot().nodes.every((n) => n.phase === 'updated' && n.version === TO_VERSION),
     tick,
   );
-  // Evicted pods were rescheduled: everything runs again. Bounded: what still does not run is
-  // reported in the summary, not waited on to the deadline.
-  await ctx
-    .waitUntil('every workload pod to run again', workloadsUp, tick, Date.now() + 30_000)
-    .catch(() => {});
-  const moved = [...(await deploymentPods(admin))].filter((name) => !podsBefore.has(name)).length;
-  const final = observer.snapshot();
-  view.draw(final.nodes, final.groups, ctx.elapsed(), 'done');
-  view.settle();
-  if (workloadsDown.length === 0)
-    view.say(
-      `  workloads: ${moved} evicted pods were rescheduled; every Deployment and DaemonSet pod runs again`,
-    );
+}
+
+/** What the summary keeps of a machine. */
+function historyOf(m: SimulatedMachine): MachineHistory {
   return {
-    machines: machines.map((m) => ({
-      name: m.name,
-      rebootRequests: m.rebootRequests,
-      bootIDs: [...m.bootIDs],
-      versions: [...m.versions],
-    })),
-    groups: final.groups,
-    moved,
-    workloadsDown,
+    name: m.name,
+    rebootRequests: m.rebootRequests,
+    bootIDs: [...m.bootIDs],
+    versions: [...m.versions],
   };
 }

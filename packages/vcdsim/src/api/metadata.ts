@@ -7,6 +7,7 @@ import { errors } from '../server/errors.js';
 import { type Ctx, requireContentType, xml } from '../server/http.js';
 import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
+import type { Task } from '../tasks/runner.js';
 import { doc, el, text } from '../xml/build.js';
 import { MT, ROOT_NS } from '../xml/ns.js';
 import { child, childText, parseBody, type XNode } from '../xml/parse.js';
@@ -58,34 +59,48 @@ export function readDomain(node: XNode | undefined): Pick<MetadataEntry, 'domain
   return { domain, visibility: visibility as MetadataEntry['visibility'] };
 }
 
-/** Registers the metadata routes for vApps and VMs. */
-export function metadataRoutes(r: Router, sim: Simulator): void {
+/** Where a metadata route finds its map, and how a write on that owner becomes a Task. */
+interface MetadataTarget {
+  prefix: string;
+  find: (ctx: Ctx) => {
+    map: Map<string, MetadataEntry>;
+    owner: string;
+    task: (op: string, desc: string, fx: () => void) => Task;
+  };
+}
+
+/** vApps and VMs carry metadata; each answers in its own org's view and records its own Task. */
+function metadataTargets(sim: Simulator): MetadataTarget[] {
   const w = sim.world;
-  const targets = [
+  return [
     {
       prefix: '/api/vApp/vapp-{id}',
-      find: (ctx: Ctx) => {
+      find: (ctx) => {
         const vapp = w.visible(w.vapps, idParam(ctx), orgOf(ctx));
         return {
           map: vapp.metadata,
           owner: path.vapp(vapp.id),
-          task: (op: string, desc: string, fx: () => void) => vappTask(sim, ctx, vapp, op, desc, fx),
+          task: (op, desc, fx) => vappTask(sim, ctx, vapp, op, desc, fx),
         };
       },
     },
     {
       prefix: '/api/vApp/vm-{id}',
-      find: (ctx: Ctx) => {
+      find: (ctx) => {
         const vm = w.visibleVm(idParam(ctx), orgOf(ctx));
         return {
           map: vm.metadata,
           owner: path.vm(vm.id),
-          task: (op: string, desc: string, fx: () => void) => vmTask(sim, ctx, vm, op, desc, fx),
+          task: (op, desc, fx) => vmTask(sim, ctx, vm, op, desc, fx),
         };
       },
     },
   ];
-  for (const t of targets) {
+}
+
+/** Registers the metadata routes for vApps and VMs. */
+export function metadataRoutes(r: Router, sim: Simulator): void {
+  for (const t of metadataTargets(sim)) {
     r.add('GET', `${t.prefix}/metadata`, (ctx) => {
       const { map, owner } = t.find(ctx);
       const body = el(
@@ -104,44 +119,51 @@ export function metadataRoutes(r: Router, sim: Simulator): void {
         throw errors.forbidden('Only a system administrator may use metadata in the SYSTEM domain.');
       });
     for (const keyPath of [`${t.prefix}/metadata/{key}`, `${t.prefix}/metadata/GENERAL/{key}`])
-      keyRoutes(keyPath, t);
+      keyRoutes(r, sim, keyPath, t);
   }
+}
 
-  function keyRoutes(keyPath: string, t: (typeof targets)[number]): void {
-    r.add('GET', keyPath, (ctx) => {
-      const { map, owner } = t.find(ctx);
-      const e = map.get(ctx.params.key ?? '');
-      if (!e) throw errors.forbidden();
-      return xml(200, MT.metadataValue, doc(entryXml(ctx.base, owner, ctx.params.key ?? '', e, true)));
+/** The entry a `PUT …/metadata/{key}` body asks for: a typed value that must parse as its type. */
+function readEntry(key: string, body: XNode): MetadataEntry {
+  if (!key || key.length > 256) throw errors.badRequest('A metadata key must be 1-256 characters.');
+  const typed = child(body, 'TypedValue');
+  const type = typed?.attrs.type ?? 'MetadataStringValue';
+  const value = childText(typed, 'Value');
+  if (value === undefined) throw errors.badRequest('MetadataValue needs TypedValue/Value.');
+  const valid = TYPES[type];
+  if (!valid) throw errors.badRequest(`Unknown metadata type "${type}".`);
+  if (!valid(value)) throw errors.badRequest(`"${value}" is not a valid ${type}.`);
+  const { domain, visibility } = readDomain(child(body, 'Domain'));
+  return { domain, type, value, visibility };
+}
+
+/** One key of one owner: read it, write it (a Task), delete it (a Task); a missing key is 403. */
+function keyRoutes(r: Router, sim: Simulator, keyPath: string, t: MetadataTarget): void {
+  r.add('GET', keyPath, (ctx) => {
+    const { map, owner } = t.find(ctx);
+    const e = map.get(ctx.params.key ?? '');
+    if (!e) throw errors.forbidden();
+    return xml(200, MT.metadataValue, doc(entryXml(ctx.base, owner, ctx.params.key ?? '', e, true)));
+  });
+  r.add('PUT', keyPath, async (ctx) => {
+    const target = t.find(ctx);
+    requireContentType(ctx, MT.metadataValue);
+    const body = parseBody(await ctx.body(), 'MetadataValue', METADATA_VALUE);
+    const key = ctx.params.key ?? '';
+    const entry = readEntry(key, body);
+    const task = target.task('metadataUpdate', `Updated metadata ${key}`, () => {
+      target.map.set(key, entry);
     });
-    r.add('PUT', keyPath, async (ctx) => {
-      const target = t.find(ctx);
-      requireContentType(ctx, MT.metadataValue);
-      const body = parseBody(await ctx.body(), 'MetadataValue', METADATA_VALUE);
-      const key = ctx.params.key ?? '';
-      if (!key || key.length > 256) throw errors.badRequest('A metadata key must be 1-256 characters.');
-      const typed = child(body, 'TypedValue');
-      const type = typed?.attrs.type ?? 'MetadataStringValue';
-      const value = childText(typed, 'Value');
-      if (value === undefined) throw errors.badRequest('MetadataValue needs TypedValue/Value.');
-      const valid = TYPES[type];
-      if (!valid) throw errors.badRequest(`Unknown metadata type "${type}".`);
-      if (!valid(value)) throw errors.badRequest(`"${value}" is not a valid ${type}.`);
-      const { domain, visibility } = readDomain(child(body, 'Domain'));
-      const task = target.task('metadataUpdate', `Updated metadata ${key}`, () => {
-        target.map.set(key, { domain, type, value, visibility });
-      });
-      return accepted(sim, ctx, task);
-    });
-    r.add('DELETE', keyPath, (ctx) => {
-      const target = t.find(ctx);
-      const key = ctx.params.key ?? '';
-      if (!target.map.has(key)) throw errors.forbidden();
-      return accepted(
-        sim,
-        ctx,
-        target.task('metadataDelete', `Deleted metadata ${key}`, () => target.map.delete(key)),
-      );
-    });
-  }
+    return accepted(sim, ctx, task);
+  });
+  r.add('DELETE', keyPath, (ctx) => {
+    const target = t.find(ctx);
+    const key = ctx.params.key ?? '';
+    if (!target.map.has(key)) throw errors.forbidden();
+    return accepted(
+      sim,
+      ctx,
+      target.task('metadataDelete', `Deleted metadata ${key}`, () => target.map.delete(key)),
+    );
+  });
 }

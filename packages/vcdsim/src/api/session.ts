@@ -98,7 +98,13 @@ export function sessionRoutes(r: Router, sim: Simulator): void {
     auth: false,
     versioned: false,
   });
+  cloudapiSessionRoutes(r, sim);
+  legacySessionRoutes(r, sim);
+  oauthTokenRoutes(r, sim);
+}
 
+/** CloudAPI sessions: JSON bodies, the token in response headers. */
+function cloudapiSessionRoutes(r: Router, sim: Simulator): void {
   r.add(
     'POST',
     '/cloudapi/1.0.0/sessions',
@@ -138,7 +144,10 @@ export function sessionRoutes(r: Router, sim: Simulator): void {
     sim.auth.logout(ownSession(ctx));
     return empty(204);
   });
+}
 
+/** The legacy XML `/api/sessions`, still the SDK's login on older API versions. */
+function legacySessionRoutes(r: Router, sim: Simulator): void {
   r.add(
     'POST',
     '/api/sessions',
@@ -154,7 +163,10 @@ export function sessionRoutes(r: Router, sim: Simulator): void {
     sim.auth.logout(ctx.session!);
     return empty(204);
   });
+}
 
+/** API-token refresh: a tenant's refresh token buys a session; the provider's endpoint refuses. */
+function oauthTokenRoutes(r: Router, sim: Simulator): void {
   r.add(
     'POST',
     '/oauth/tenant/{org}/token',
