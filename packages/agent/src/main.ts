@@ -15,6 +15,7 @@ import {
 import { addAgent } from './agent.js';
 import { type AgentFlags, addAgentFlags, agentOptionsFromFlags } from './flags.js';
 import { addNodeIdentityFlags, type NodeIdentityFlags, verifyNodeIdentity } from './node-identity.js';
+import { AGENT_EVENTS_SCOPE } from './permissions.js';
 
 const { standard, extra } = parseStandardOptions<AgentFlags & NodeIdentityFlags>(process.argv.slice(2), {
   name: 'capstan-agent',
@@ -32,6 +33,7 @@ const managerOptions = exitOnError(() => managerOptionsFromFlags({ ...standard, 
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'reboot.capstan.dev/agent',
+  eventsScope: AGENT_EVENTS_SCOPE,
   fieldManager: 'capstan-agent',
 });
 try {
