@@ -15,6 +15,8 @@ export * from './flags.js';
 export * from './migration.js';
 export * from './migration-stall.js';
 export * from './mirror.js';
+export * from './permissions.js';
+export * from './rbac.js';
 export * from './reconciler.js';
 export * from './render.js';
 export * from './rollout.js';
