@@ -17,6 +17,8 @@ export * from './image.js';
 export * from './metrics.js';
 export * from './operator.js';
 export * from './os-release.js';
+export * from './permissions.js';
+export * from './rbac.js';
 export * from './reboot-methods.js';
 export { AgentReconciler, type AgentReconcilerDeps } from './reconciler.js';
 export * from './sources/index.js';

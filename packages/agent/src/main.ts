@@ -8,6 +8,7 @@ import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@caps
 import { parseAgentArgs } from './flags.js';
 import { verifyNodeIdentity } from './node-identity.js';
 import { addAgent } from './operator.js';
+import { AGENT_EVENTS_SCOPE } from './permissions.js';
 
 const commandLine = exitOnError(() => parseAgentArgs(process.argv.slice(2)));
 // A wrong kubeconfig: one line saying what is wrong, not a stack.
@@ -15,6 +16,7 @@ const managerOptions = exitOnError(() => managerOptionsFromFlags(commandLine.sta
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'reboot.capstan.dev/agent',
+  eventsScope: AGENT_EVENTS_SCOPE,
   fieldManager: 'capstan-agent',
 });
 try {

@@ -14,6 +14,7 @@ import { labelValue } from './decide/decide.js';
 import { DEFAULT_EVICTION_RETRY } from './decide/eviction-backoff.js';
 import { AgentMetrics } from './metrics.js';
 import { readOsRelease } from './os-release.js';
+import { AGENT_EVENTS_SCOPE, agentPermissions } from './permissions.js';
 import { AgentReconciler, type Rebooter, readMachineBootId } from './reconciler.js';
 import type { RebootNeededSource, SourceStatus } from './sources/source.js';
 import { UpdateEngineSource } from './sources/update-engine-source.js';
@@ -151,6 +152,7 @@ export class Agent {
       .named('reboot-agent')
       .for(Node, { fieldSelector: `metadata.name=${this.nodeName}` })
       .build(this.reconciler);
+    for (const permission of agentPermissions()) manager.permissions.add(permission);
     manager.add({ name: 'reboot-needed-source', start: (signal) => this.follow(signal) }, 'always');
   }
 
@@ -265,6 +267,7 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     eventSource: 'reboot.capstan.dev/agent',
+    eventsScope: AGENT_EVENTS_SCOPE,
     fieldManager: 'capstan-agent',
     logLevel: logLevel ?? 'silent',
     ...(logger ? { logger } : {}),

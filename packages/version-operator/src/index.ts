@@ -20,4 +20,6 @@ export * from './decide/status.js';
 export * from './decide/upgrade.js';
 export * from './flags.js';
 export { addVersionOperator, type VersionOperatorHandle } from './operator.js';
+export * from './permissions.js';
+export * from './rbac.js';
 export * from './reconciler.js';

@@ -32,7 +32,8 @@ const admission = (kind: string, plural: string) =>
     namespaced: false,
   });
 
-const KINDS: ReadonlyArray<ResourceType<KubeObject>> = [
+/** The kinds a stack may hold, in apply order: what the operator writes (and its RBAC grants). */
+export const STACK_KINDS: ReadonlyArray<ResourceType<KubeObject>> = [
   Namespace,
   CustomResourceDefinition,
   ServiceAccount,
@@ -49,7 +50,7 @@ const KINDS: ReadonlyArray<ResourceType<KubeObject>> = [
 
 const apiVersionOf = (t: ResourceType<KubeObject>) => (t.group ? `${t.group}/${t.version}` : t.version);
 
-const BY_KEY = new Map(KINDS.map((t) => [`${apiVersionOf(t)}/${t.kind}`, t]));
+const BY_KEY = new Map(STACK_KINDS.map((t) => [`${apiVersionOf(t)}/${t.kind}`, t]));
 
 /** The resource type of a manifest's `apiVersion` and `kind`, or undefined for one not supported. */
 export function kindOf(apiVersion: string, kind: string): ResourceType<KubeObject> | undefined {
@@ -61,12 +62,12 @@ export function kindOf(apiVersion: string, kind: string): ResourceType<KubeObjec
  * workloads first (agents, then the coordinator), the CRD last. Never the namespace: it is shared
  * (the version operator itself may run there), so it is applied but left in place.
  */
-export const DELETION_ORDER: ReadonlyArray<ResourceType<KubeObject>> = [...KINDS]
+export const DELETION_ORDER: ReadonlyArray<ResourceType<KubeObject>> = [...STACK_KINDS]
   .reverse()
   .filter((t) => t !== Namespace);
 
 /** Where a kind goes in apply order (what others need first: namespace, CRD, identities, RBAC). */
 export function applyRank(kind: string): number {
-  const rank = KINDS.findIndex((t) => t.kind === kind);
-  return rank < 0 ? KINDS.length : rank;
+  const rank = STACK_KINDS.findIndex((t) => t.kind === kind);
+  return rank < 0 ? STACK_KINDS.length : rank;
 }

@@ -8,6 +8,7 @@ import { DaemonSet, Deployment } from '@capstan/runtime/client';
 import { MANAGED_BY, RebootStackType, stackLabels } from './api/reboot-stack.js';
 import { type Catalogue, shippedCatalogue } from './catalogue.js';
 import type { VersionOperatorOptions } from './flags.js';
+import { versionOperatorPermissions } from './permissions.js';
 import { RebootStackReconciler } from './reconciler.js';
 
 /** What {@link addVersionOperator} added. */
@@ -29,7 +30,8 @@ export function addVersionOperator(
   manager: Manager,
   options: Partial<VersionOperatorOptions> & { catalogue?: Catalogue } = {},
 ): VersionOperatorHandle {
-  const reconciler = new RebootStackReconciler(manager.client, options.catalogue ?? shippedCatalogue(), {
+  const catalogue = options.catalogue ?? shippedCatalogue();
+  const reconciler = new RebootStackReconciler(manager.client, catalogue, {
     rolloutPollMs: options.rolloutPollMs,
     migrationStallMs: options.migrationStallMs,
   });
@@ -41,5 +43,6 @@ export function addVersionOperator(
     .watches(Deployment, toStack, owned)
     .watches(DaemonSet, toStack, owned)
     .build(reconciler);
+  for (const permission of versionOperatorPermissions(catalogue)) manager.permissions.add(permission);
   return { controller, reconciler };
 }

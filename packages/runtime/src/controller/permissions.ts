@@ -36,6 +36,11 @@ export interface Permission {
   namespace?: string;
   /** Only these objects (`resourceNames`). */
   resourceNames?: readonly string[];
+  /**
+   * The role that holds the rule, when not the operator's own: a name other manifests refer to
+   * (e.g. `capstan-agent-events` for events in `default`). Default: the target's name.
+   */
+  role?: string;
   /** Why the operator needs it: written beside the rule. */
   why?: string;
 }
@@ -65,13 +70,13 @@ const VERB_ORDER: readonly Verb[] = [
 ];
 
 const scopeKey = (p: Permission) =>
-  JSON.stringify([p.namespace ?? '', p.group, p.resource, [...(p.resourceNames ?? [])].sort()]);
+  JSON.stringify([p.role ?? '', p.namespace ?? '', p.group, p.resource, [...(p.resourceNames ?? [])].sort()]);
 
 /**
  * What an operator needs, collected from where it is wired: the controller builder adds what its
  * sources read and own, the manager what leader election, events and secure metrics use, and
  * reconcilers declare the rest (`permits`). {@link Permissions.list} merges them into one rule per
- * resource and scope, verbs in a fixed order, reasons kept.
+ * resource and scope (role, namespace, names), verbs in a fixed order, reasons kept.
  */
 export class Permissions {
   private readonly entries: Permission[] = [];
@@ -87,7 +92,7 @@ export class Permissions {
   }
 }
 
-/** One rule per (namespace, group, resource, names), the union of the verbs, the reasons joined. */
+/** One rule per (role, namespace, group, resource, names), the union of the verbs, the reasons joined. */
 export function mergePermissions(entries: readonly Permission[]): Permission[] {
   const merged = new Map<
     string,

@@ -4,7 +4,7 @@ import { Client } from '../client/client.js';
 import { type Clock, realClock, settlesWithin } from '../clock.js';
 import type { ControllerBuilder } from '../controller/builder.js';
 import type { Controller } from '../controller/controller.js';
-import { Permissions } from '../controller/permissions.js';
+import { type Permission, Permissions } from '../controller/permissions.js';
 import { EventRecorder } from '../helpers/event-recorder.js';
 import type { ClusterAccess } from '../kubeconfig/kubeconfig-types.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../log/logger.js';
@@ -86,6 +86,12 @@ export interface ManagerOptions {
   readYourWrites?: boolean;
   /** `reportingController` of events, e.g. `reboot.capstan.dev/coordinator`. Default `capstan`. */
   eventSource?: string;
+  /**
+   * Where its events go, for the RBAC they need: one namespace (and the role holding it) when all
+   * the objects it records about live there; cluster-scoped objects' events go to `default`.
+   * Default: any namespace (a ClusterRole rule).
+   */
+  eventsScope?: Pick<Permission, 'namespace' | 'role'>;
   cache?: Omit<InformerCacheOptions, 'clock'>;
   clock?: Clock;
   /** The webhook server (port, host, cert folder); it starts only if a webhook is registered. */
@@ -207,7 +213,7 @@ export class Manager {
 
   /** Records `events.k8s.io/v1` Events as this manager's `eventSource`; taking it adds their RBAC. */
   get events(): EventRecorder {
-    this.permissions.add(EVENTS_PERMISSION);
+    this.permissions.add({ ...EVENTS_PERMISSION, ...this.options.eventsScope });
     return this.recorder;
   }
 

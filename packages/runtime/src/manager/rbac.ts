@@ -7,7 +7,10 @@ import { mergePermissions, type Permission } from '../controller/permissions.js'
 
 /** Whose roles: the role's name and the ServiceAccount bound to it. */
 export interface RbacTarget {
-  /** Name of the ClusterRole, the Roles and their bindings, e.g. `greeting-controller`. */
+  /**
+   * Name of the ClusterRole, the Roles and their bindings, e.g. `greeting-controller` (a
+   * permission's `role` names another).
+   */
   name: string;
   serviceAccount: { namespace: string; name: string };
   /** Write the ServiceAccount too, first (when no other manifest of the operator does). */
@@ -43,28 +46,42 @@ const toRule = (p: Permission): PolicyRule => ({
   ...(p.resourceNames?.length ? { resourceNames: [...p.resourceNames] } : {}),
 });
 
-/** One role to write: the ClusterRole (namespace undefined) or a namespace's Role, with its rules. */
+/**
+ * One role to write: a ClusterRole (namespace undefined) or a namespace's Role, named after the
+ * target unless its permissions chose a name, with its rules.
+ */
 interface RoleNeed {
   kind: 'ClusterRole' | 'Role';
+  name: string;
   namespace: string | undefined;
   permissions: Permission[];
 }
 
-/** The cluster's needs in a ClusterRole, each namespace's (a Lease) in a Role there. */
-function roleNeeds(source: PermissionSource | readonly Permission[]): RoleNeed[] {
+/**
+ * The cluster's needs in a ClusterRole, each namespace's (a Lease) in a Role there; a permission
+ * with a `role` goes into a role of that name (its own, in the same scope). The target's roles
+ * first, then the named ones, each group cluster first, then namespaces in order.
+ */
+function roleNeeds(source: PermissionSource | readonly Permission[], target: string): RoleNeed[] {
   const permissions = 'permissions' in source ? source.permissions.list() : mergePermissions(source);
-  const cluster = permissions.filter((p) => p.namespace === undefined);
-  const namespaces = [...new Set(permissions.flatMap((p) => (p.namespace ? [p.namespace] : [])))].sort();
-  return [
-    ...(cluster.length > 0
-      ? [{ kind: 'ClusterRole' as const, namespace: undefined, permissions: cluster }]
-      : []),
-    ...namespaces.map((namespace) => ({
-      kind: 'Role' as const,
-      namespace,
-      permissions: permissions.filter((p) => p.namespace === namespace),
-    })),
-  ];
+  const names = [...new Set(permissions.flatMap((p) => (p.role && p.role !== target ? [p.role] : [])))];
+  const roleOf = (p: Permission) => p.role ?? target;
+  return [target, ...names.sort()].flatMap((name) => {
+    const mine = permissions.filter((p) => roleOf(p) === name);
+    const cluster = mine.filter((p) => p.namespace === undefined);
+    const namespaces = [...new Set(mine.flatMap((p) => (p.namespace ? [p.namespace] : [])))].sort();
+    return [
+      ...(cluster.length > 0
+        ? [{ kind: 'ClusterRole' as const, name, namespace: undefined, permissions: cluster }]
+        : []),
+      ...namespaces.map((namespace) => ({
+        kind: 'Role' as const,
+        name,
+        namespace,
+        permissions: mine.filter((p) => p.namespace === namespace),
+      })),
+    ];
+  });
 }
 
 /**
@@ -74,15 +91,15 @@ function roleNeeds(source: PermissionSource | readonly Permission[]): RoleNeed[]
 export function rbacFor(source: PermissionSource | readonly Permission[], target: RbacTarget): RbacObject[] {
   const subjects = [{ kind: 'ServiceAccount', ...target.serviceAccount }];
   const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { ...target.serviceAccount } };
-  const roles = roleNeeds(source).flatMap(({ kind, namespace, permissions }) => {
-    const metadata = namespace ? { name: target.name, namespace } : { name: target.name };
+  const roles = roleNeeds(source, target.name).flatMap(({ kind, name, namespace, permissions }) => {
+    const metadata = namespace ? { name, namespace } : { name };
     return [
       { apiVersion: RBAC, kind, metadata, rules: permissions.map(toRule) },
       {
         apiVersion: RBAC,
         kind: `${kind}Binding`,
         metadata,
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: target.name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },
         subjects,
       },
     ];
@@ -112,8 +129,9 @@ export function rbacYaml(
   header: readonly string[] = [],
 ): string {
   const sa = target.serviceAccount;
-  const name = scalar(target.name);
-  const docs = roleNeeds(source).flatMap(({ kind, namespace, permissions }) => {
+  const docs = roleNeeds(source, target.name).flatMap((role) => {
+    const { kind, namespace, permissions } = role;
+    const name = scalar(role.name);
     const head = (k: string) => [
       `apiVersion: ${RBAC}`,
       `kind: ${k}`,

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { mergePermissions, type Permission, type Verb } from '../../src/controller/index.js';
-import { rbacFor, rbacYaml } from '../../src/manager/index.js';
+import { Manager, rbacFor, rbacYaml } from '../../src/manager/index.js';
+import { FakeCluster } from '../../src/testing/index.js';
 
 const verbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 const permission: fc.Arbitrary<Permission> = fc.record(
@@ -70,5 +71,95 @@ describe('RBAC from permissions', () => {
       'RoleBinding ops',
     ]);
     expect(objects[1]?.subjects).toEqual([{ kind: 'ServiceAccount', namespace: 'ops', name: 'widget' }]);
+  });
+});
+
+describe('a permission with a role of its own', () => {
+  it('goes into a role of that name, in its scope, bound to the same account', () => {
+    const objects = rbacFor(
+      [
+        { group: '', resource: 'nodes', verbs: ['patch'] },
+        {
+          group: 'events.k8s.io',
+          resource: 'events',
+          verbs: ['create'],
+          namespace: 'default',
+          role: 'w-events',
+        },
+        {
+          group: 'events.k8s.io',
+          resource: 'events',
+          verbs: ['patch'],
+          namespace: 'default',
+          role: 'w-events',
+        },
+      ],
+      target,
+    );
+    expect(objects.map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`)).toEqual([
+      'ClusterRole /widget-controller',
+      'ClusterRoleBinding /widget-controller',
+      'Role default/w-events',
+      'RoleBinding default/w-events',
+    ]);
+    expect(objects[2]?.rules).toEqual([
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+    ]);
+    expect(objects[3]?.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: 'w-events',
+    });
+    expect(objects[3]?.subjects).toEqual([{ kind: 'ServiceAccount', namespace: 'ops', name: 'widget' }]);
+  });
+
+  it('keeps every grant in exactly the role it names, whatever the mix', () => {
+    const named = permission.chain((p) =>
+      fc.constantFrom(undefined, 'widget-controller', 'other').map((role) => (role ? { ...p, role } : p)),
+    );
+    fc.assert(
+      fc.property(fc.array(named, { maxLength: 12 }), (ps) => {
+        const objects = rbacFor(ps, target);
+        const roles = objects.filter((o) => o.rules);
+        for (const role of ['widget-controller', 'other']) {
+          const granted = roles
+            .filter((o) => o.metadata.name === role)
+            .flatMap((o) =>
+              (o.rules ?? []).map((r) => ({
+                group: r.apiGroups[0] ?? '',
+                resource: r.resources[0] ?? '',
+                verbs: r.verbs as Verb[],
+                ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+                ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
+              })),
+            );
+          const wanted = ps.filter((p) => (p.role ?? 'widget-controller') === role);
+          expect(allowed(granted)).toEqual(allowed(wanted));
+        }
+        expect(yaml.loadAll(rbacYaml(ps, target)).filter((d) => d !== null)).toEqual(objects);
+        // Each role is bound under its own name.
+        for (const binding of objects.filter((o) => o.roleRef))
+          expect(binding.roleRef?.name).toBe(binding.metadata.name);
+      }),
+    );
+  });
+});
+
+describe("a manager's events", () => {
+  const managerWith = (options: Partial<Parameters<typeof Manager.create>[0]>) =>
+    Manager.create({ transport: new FakeCluster({ kinds: [] }), logLevel: 'silent', ...options });
+
+  it('need a cluster rule by default, and one in a named Role where eventsScope says', () => {
+    const anywhere = managerWith({});
+    expect(anywhere.permissions.list()).toEqual([]);
+    void anywhere.events;
+    expect(anywhere.permissions.list()).toEqual([
+      { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'], why: 'records events' },
+    ]);
+    const scoped = managerWith({ eventsScope: { namespace: 'default', role: 'w-events' } });
+    void scoped.events;
+    expect(
+      rbacFor(scoped, target).map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`),
+    ).toEqual(['Role default/w-events', 'RoleBinding default/w-events']);
   });
 });
