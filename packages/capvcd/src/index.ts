@@ -30,6 +30,7 @@ export { VCDMachineReconciler } from './machine/reconciler.js';
 export { CapvcdMetrics } from './metrics.js';
 export * from './naming.js';
 export { SecretKeys } from './scope.js';
+export * from './takeover.js';
 export { VcdClient } from './vcd/client.js';
 export { type Connection, Connections } from './vcd/connections.js';
 export { VcdError } from './vcd/errors.js';
