@@ -4,7 +4,7 @@
  * cluster's objects are applied as a CAPVCD user has them (spec.providerID set, CAPVCD's statuses:
  * `infraId`, `ready`, addresses) with the opt-in annotation, and capvcd is started in CAPVCD's
  * place. It adopts everything: no VCD write at all (so no VM made or deleted), the same VIP and
- * VM, the Machine Running.
+ * VM, the Machine Running; deleting the cluster then removes what CAPVCD made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -110,4 +110,19 @@ describe('takeover of a CAPVCD cluster', () => {
       layout.vms.get('t1-cp-0')?.ip,
     );
   }, 600_000);
+
+  it('deleting the taken-over Cluster removes CAPVCD’s VM, vApp and load balancer', async () => {
+    await h.plane.request('DELETE', `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/t1`);
+    await h.wait(
+      'the VCDCluster gone',
+      async () =>
+        (await h.client.list(VCDClusterType, { namespace: ns })).items.length === 0 ? true : undefined,
+      240_000,
+    );
+    const left = h.vcdObjects();
+    expect(left.vms.map((v) => v.name)).toEqual([]);
+    expect(left.vapps.map((a) => a.name)).toEqual([]);
+    expect(left.pools.map((p) => p.name)).toEqual([]);
+    expect(left.virtualServices.map((v) => v.name)).toEqual([]);
+  }, 300_000);
 });
