@@ -46,13 +46,13 @@ async function settled(c: Connection, task: Task): Promise<Task> {
 
 /**
  * Lays out cluster `cluster` (infra ID `infraId`) in tenant-a's vdc-a on net-a with one VM per
- * name in `controlPlane`, each powered on with an IP and a member of the pool.
+ * name in `machines`, each powered on with an IP; those in `controlPlane` are the pool's members.
  */
 export async function layOutAsCapvcd(
   site: { url: string; caPem: string },
   cluster: string,
   infraId: string,
-  controlPlane: string[],
+  machines: { controlPlane: string[]; workers: string[] },
 ): Promise<CapvcdLayout> {
   const connections = new Connections();
   const c = connections.connect(site, { org: 'tenant-a', username: 'alice', password: 'alice-password' });
@@ -75,7 +75,7 @@ export async function layOutAsCapvcd(
       ),
     );
     const templateVmHref = await c.directory.templateVm(TEMPLATE.catalog, TEMPLATE.template);
-    for (const name of controlPlane) {
+    for (const name of [...machines.controlPlane, ...machines.workers]) {
       const vapp = await getVApp(c.vcd, vappHref);
       await settled(
         c,
@@ -106,7 +106,7 @@ export async function layOutAsCapvcd(
       await setPoolMembers(
         c.vcd,
         pool,
-        [...vms.values()].map((v) => v.ip),
+        machines.controlPlane.map((name) => vms.get(name)?.ip as string),
         6443,
       ),
     );

@@ -1,6 +1,6 @@
 /**
  * Takeover of a cluster CAPVCD made (#41 item 6), under real Cluster API on vcdsim: VCD holds the
- * vApp, control-plane VM and load balancer as CAPVCD lays them out (see capvcd-layout.ts); the
+ * vApp, a control-plane and a worker VM and the load balancer as CAPVCD lays them out (see capvcd-layout.ts); the
  * cluster's objects are applied as a CAPVCD user has them (spec.providerID set, CAPVCD's statuses:
  * `infraId`, `ready`, addresses) with the opt-in annotation, and capvcd is started in CAPVCD's
  * place. It adopts everything: no VCD write at all (so no VM made or deleted), the same VIP and
@@ -27,7 +27,10 @@ const VCD_MACHINE = 't1-cp-0-x7k2p';
 beforeAll(async () => {
   h = await Harness.start({ namespace: ns, taskLatencyMs: 100 });
   await h.prepareCluster('t1');
-  layout = await layOutAsCapvcd({ url: h.sim.url, caPem: h.sim.caPem }, 't1', infraId, ['t1-cp-0']);
+  layout = await layOutAsCapvcd({ url: h.sim.url, caPem: h.sim.caPem }, 't1', infraId, {
+    controlPlane: ['t1-cp-0'],
+    workers: ['t1-md-0'],
+  });
 }, 900_000);
 afterAll(async () => {
   await h?.stop();
@@ -36,18 +39,23 @@ afterAll(async () => {
 /** The cluster's objects as a CAPVCD user has them, plus the opt-in annotation. */
 async function applyCapvcdCluster(): Promise<void> {
   const vm = layout.vms.get('t1-cp-0') as { urn: string; ip: string };
-  const providerID = providerIdFor(vm.urn);
+  const worker = layout.vms.get('t1-md-0') as { urn: string; ip: string };
   // An older Cluster API named the infrastructure machine apart from its Machine; CAPVCD named
   // the VM after the Machine, so the VCDMachine here has another name than its VM.
   const objects = [
     ...h.clusterWith('t1', { vip: layout.vip }),
-    ...h.controlPlaneObjects('t1', 't1-cp-0', { providerID }),
+    ...h.controlPlaneObjects('t1', 't1-cp-0', { providerID: providerIdFor(vm.urn) }),
+    ...h.machineObjects('t1', 't1-md-0', {
+      controlPlane: false,
+      vcdMachine: { providerID: providerIdFor(worker.urn) },
+    }),
   ].map((o) => {
     const metadata = o.metadata as Record<string, unknown>;
     if (o.kind === 'VCDCluster')
       return { ...o, metadata: { ...metadata, annotations: { [ADOPT_CAPVCD_ANNOTATION]: infraId } } };
-    if (o.kind === 'VCDMachine') return { ...o, metadata: { ...metadata, name: VCD_MACHINE } };
-    if (o.kind === 'Machine') {
+    if (o.kind === 'VCDMachine' && metadata.name === 't1-cp-0')
+      return { ...o, metadata: { ...metadata, name: VCD_MACHINE } };
+    if (o.kind === 'Machine' && metadata.name === 't1-cp-0') {
       const spec = o.spec as Record<string, Record<string, unknown>>;
       return { ...o, spec: { ...spec, infrastructureRef: { ...spec.infrastructureRef, name: VCD_MACHINE } } };
     }
@@ -58,34 +66,41 @@ async function applyCapvcdCluster(): Promise<void> {
   await h.client.patchStatus(VCDClusterType, { namespace: ns, name: 't1' }, 'merge', {
     status: { ready: true, infraId, rdeVersionInUse: 'NO_RDE_', vappMetadataUpdated: true },
   });
-  await h.client.patchStatus(VCDMachineType, { namespace: ns, name: VCD_MACHINE }, 'merge', {
-    status: {
-      ready: true,
-      bootstrapped: true,
-      addresses: [
-        { type: 'InternalIP', address: vm.ip },
-        { type: 'Hostname', address: 't1-cp-0' },
-      ],
-    },
-  });
+  for (const [name, vmName, ip] of [
+    [VCD_MACHINE, 't1-cp-0', vm.ip],
+    ['t1-md-0', 't1-md-0', worker.ip],
+  ] as const)
+    await h.client.patchStatus(VCDMachineType, { namespace: ns, name }, 'merge', {
+      status: {
+        ready: true,
+        bootstrapped: true,
+        addresses: [
+          { type: 'InternalIP', address: ip },
+          { type: 'Hostname', address: vmName },
+        ],
+      },
+    });
 }
 
 describe('takeover of a CAPVCD cluster', () => {
-  it('adopts vApp, VM and load balancer with no VCD write, the same VIP, the Machine Running', async () => {
+  it('adopts vApp, VMs and load balancer with no VCD write, the same VIP, the Machines Running', async () => {
     const before = h.vcdObjects();
     expect(before.virtualServices.map((v) => v.name)).toEqual([`t1-${infraId}-tcp`]);
     await applyCapvcdCluster();
     const seq = h.lastSeq();
     await h.startProvider();
     const machine = await h.wait(
-      'the CAPVCD cluster adopted, its Machine Running',
+      'the CAPVCD cluster adopted, its Machines Running',
       async () => {
         const c = await h.client.get(VCDClusterType, { namespace: ns, name: 't1' });
         const vm = await h.client.get(VCDMachineType, { namespace: ns, name: VCD_MACHINE });
-        const m = await h.client.get(MachineType, { namespace: ns, name: 't1-cp-0' });
+        const machines = (await h.client.list(MachineType, { namespace: ns })).items;
+        const vcdMachines = (await h.client.list(VCDMachineType, { namespace: ns })).items;
         return c.status?.initialization?.provisioned &&
-          vm.status?.initialization?.provisioned &&
-          m.status?.phase === 'Running'
+          vcdMachines.length === 2 &&
+          vcdMachines.every((x) => x.status?.initialization?.provisioned) &&
+          machines.length === 2 &&
+          machines.every((m) => m.status?.phase === 'Running')
           ? { c, vm }
           : undefined;
       },
@@ -106,6 +121,8 @@ describe('takeover of a CAPVCD cluster', () => {
     expect(machine.c.spec.controlPlaneEndpoint?.host).toBe(layout.vip);
     expect(machine.vm.spec.providerID).toBe(providerIdFor(layout.vms.get('t1-cp-0')?.urn as string));
     expect(machine.vm.status?.vmName).toBe('t1-cp-0');
+    const worker = await h.client.get(VCDMachineType, { namespace: ns, name: 't1-md-0' });
+    expect(worker.spec.providerID).toBe(providerIdFor(layout.vms.get('t1-md-0')?.urn as string));
     expect(machine.vm.status?.addresses?.find((a) => a.type === 'InternalIP')?.address).toBe(
       layout.vms.get('t1-cp-0')?.ip,
     );
