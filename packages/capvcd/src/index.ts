@@ -30,6 +30,7 @@ export {
   DEFAULT_DRIFT_PERIOD_MS,
 } from './operator.js';
 export { SecretKeys } from './scope.js';
+export * from './takeover.js';
 export { VcdClient } from './vcd/client.js';
 export { type Connection, Connections } from './vcd/connections.js';
 export { VcdError } from './vcd/errors.js';

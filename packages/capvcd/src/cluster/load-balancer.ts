@@ -7,6 +7,7 @@ import type { VCDCluster } from '../api/types.js';
 import type { ClusterStep, LoadBalancerObservation } from '../decide/cluster.js';
 import { observeVApp } from '../machine/inputs.js';
 import { vappMarker, vappNameFor } from '../naming.js';
+import { viewTakenOver } from '../takeover.js';
 import {
   createPool,
   createVirtualService,
@@ -73,8 +74,12 @@ export async function observeCluster(
   if (opts.managed) await observeLoadBalancer(connection, vcdCluster, lbName, opts, world);
   if (opts.deleting) {
     const name = vcdCluster.metadata.name as string;
-    const vapp = await observeVApp(connection, vcdCluster.spec.ovdc, vappNameFor(name));
-    if (vapp && vapp.description === vappMarker(vcdCluster.metadata.namespace as string, name)) {
+    const marker = vappMarker(vcdCluster.metadata.namespace as string, name);
+    const seen = await observeVApp(connection, vcdCluster.spec.ovdc, vappNameFor(name));
+    // A CAPVCD cluster taken over: its vApp is ours to remove too.
+    const vapp =
+      seen && (await viewTakenOver(connection.vcd, vcdCluster, seen, { vappMarker: marker, vmMarker: '' }));
+    if (vapp && vapp.description === marker) {
       world.vapp = vapp;
       world.seen.vapp = { empty: vapp.vms.length === 0, deployed: vapp.deployed, busy: vapp.busy };
     }

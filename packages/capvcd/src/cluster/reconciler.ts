@@ -38,9 +38,9 @@ import { specHonouredCondition, unactedClusterFields } from '../compat.js';
 import { CLUSTER_WRITES, type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
 import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
-import { loadBalancerName } from '../naming.js';
 import { capiOwner, connectionFor, credentialsSecret, gate, getCluster, getOrUndefined } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
+import { loadBalancerNameOf } from '../takeover.js';
 import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
@@ -192,7 +192,7 @@ export class VCDClusterReconciler implements Reconciler {
       await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
       return { requeueAfter: turn.pollAfterMs };
     }
-    const lbName = loadBalancerName(namespace, vcdCluster.metadata.name as string);
+    const lbName = loadBalancerNameOf(vcdCluster); // CAPVCD's name for a cluster taken over
     const port = vcdCluster.spec.controlPlaneEndpoint?.port || DEFAULT_API_PORT;
     const recordedVip = vcdCluster.spec.controlPlaneEndpoint?.host || undefined;
     const reservedVip = turn.endedOperation === 'ReserveVIP' ? reservedAddress(turn.result) : undefined;

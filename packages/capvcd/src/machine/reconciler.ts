@@ -32,6 +32,7 @@ import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { connectionFor, gate, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
+import { capvcdVmName, viewTakenOver } from '../takeover.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
@@ -207,11 +208,12 @@ export class VCDMachineReconciler implements Reconciler {
     clusterName: string,
   ): Promise<Target | Unplaceable> {
     const { vcdMachine, machine } = s;
-    const named = vmNameFor(vcdMachine.spec.vmNamingTemplate, {
-      cluster: clusterName,
-      ...(machine ? { machine } : {}),
-      vcdMachine,
-    });
+    const template = vcdMachine.spec.vmNamingTemplate;
+    // A CAPVCD cluster taken over: its VMs are named by CAPVCD's rule.
+    const capvcdName = capvcdVmName(vcdCluster, template, machine?.metadata.name, s.status.vmName);
+    const named = capvcdName
+      ? vmNameFor(undefined, { cluster: clusterName, vcdMachine: { metadata: { name: capvcdName } } })
+      : vmNameFor(template, { cluster: clusterName, ...(machine ? { machine } : {}), vcdMachine });
     if ('error' in named) return { reason: 'InvalidVMName', message: named.error };
     const placement = placementOf(vcdCluster, vcdMachine, machine);
     if ('error' in placement) return { reason: 'InvalidFailureDomain', message: placement.error };
@@ -270,12 +272,17 @@ export class VCDMachineReconciler implements Reconciler {
     const { connection, placement, vmName, vappName, vappKey, machineKey } = t;
     const namespace = vcdMachine.metadata.namespace as string;
     if (this.vappLocks.mustWait(vappKey, machineKey, s.deleting)) return { step: LOCKED, vm: undefined };
-    const vapp = await observeVApp(connection, placement.ovdc, vappName);
-    const vm = vapp?.vms.find((v) => v.name === vmName);
-    const intent: MachineIntent = {
+    const markers = {
       vmName,
       vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
       vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
+    };
+    const seenVApp = await observeVApp(connection, placement.ovdc, vappName);
+    // A CAPVCD cluster taken over: its vApp and this machine's VM count as ours (no VM made again).
+    const vapp = seenVApp && (await viewTakenOver(connection.vcd, vcdCluster, seenVApp, markers));
+    const vm = vapp?.vms.find((v) => v.name === vmName);
+    const intent: MachineIntent = {
+      ...markers,
       deleting: s.deleting,
       ...(await intentOf(vapp, vm)),
     };
