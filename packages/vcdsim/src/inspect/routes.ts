@@ -107,6 +107,12 @@ export function inspectRoutes(r: Router, sim: Simulator, inspect: Inspect): void
           });
           break;
         }
+        case 'denyAccess':
+          f.denyAccess({
+            ...(typeof b.method === 'string' ? { method: b.method } : {}),
+            ...(typeof b.path === 'string' ? { path: b.path } : {}),
+          });
+          break;
         case 'latency':
           if (typeof b.ms !== 'number' || b.ms < 0)
             throw errors.badRequest('ms must be a non-negative number.');
@@ -124,7 +130,7 @@ export function inspectRoutes(r: Router, sim: Simulator, inspect: Inspect): void
           break;
         default:
           throw errors.badRequest(
-            'type must be taskFailure, http, latency, expireTokens, exhaustIpPool or clear.',
+            'type must be taskFailure, http, denyAccess, latency, expireTokens, exhaustIpPool or clear.',
           );
       }
       return empty(204);
