@@ -5,19 +5,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideDrift, driftReadDue } from '../src/decide/drift.js';
+import { decideDrift, decideGone, driftReadDue, type Sight } from '../src/decide/drift.js';
 import { VmStatus } from '../src/decide/machine.js';
 
 const anyStatus = fc.constantFrom(-1, 0, 1, 3, 4, 8, 10);
 
 describe('decideDrift', () => {
-  it('acts only on an idle VM: powered off → PowerOn, on → InPlace, gone → Gone, else waits', () => {
+  it('acts only on an idle VM: powered off → PowerOn, on → InPlace, unanswered → Confirm, else waits', () => {
     fc.assert(
       fc.property(
         fc.option(fc.record({ status: anyStatus, busy: fc.boolean() }), { nil: undefined }),
         (vm) => {
           const step = decideDrift(vm);
-          if (vm === undefined) expect(step.kind).toBe('Gone');
+          if (vm === undefined) expect(step.kind).toBe('Confirm');
           else if (vm.busy) expect(step.kind).toBe('Wait');
           else if (vm.status === VmStatus.PoweredOff) expect(step.kind).toBe('PowerOn');
           else if (vm.status === VmStatus.PoweredOn) expect(step.kind).toBe('InPlace');
@@ -44,14 +44,46 @@ describe('decideDrift', () => {
           if (m === 'off' && vm) vm = { status: VmStatus.PoweredOff, busy: false };
           if (m === 'delete') vm = undefined;
           const kind = check();
-          if (vm === undefined) expect(kind).toBe('Gone');
+          if (vm === undefined) expect(kind).toBe('Confirm');
         }
         const last = check();
-        if (vm === undefined) expect(last).toBe('Gone');
+        if (vm === undefined) expect(last).toBe('Confirm');
         else expect([check(), last].includes('InPlace')).toBe(true);
         expect(powerOns).toBeLessThanOrEqual(meddling.filter((m) => m === 'off').length);
       }),
     );
+  });
+});
+
+const sight = fc.constantFrom<Sight>('holds', 'lacks', 'unreadable');
+
+describe('decideGone', () => {
+  it('no Gone without a successful confirming read that proves it', () => {
+    fc.assert(
+      fc.property(sight, fc.option(sight, { nil: undefined }), (vdc, vapp) => {
+        const step = decideGone({ vdc, ...(vapp ? { vapp } : {}) });
+        const proven = vdc === 'lacks' || vapp === 'lacks';
+        expect(step.kind).toBe(proven ? 'Gone' : 'Unreadable');
+      }),
+    );
+  });
+
+  it('a session that lost rights (every read denied) never sees a machine of its fleet gone', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.constant<Sight>('unreadable'), { nil: undefined }), { maxLength: 50 }),
+        (fleet) => {
+          const steps = fleet.map((vapp) => decideGone({ vdc: 'unreadable', ...(vapp ? { vapp } : {}) }));
+          expect(steps.filter((s) => s.kind === 'Gone')).toEqual([]);
+        },
+      ),
+    );
+  });
+
+  it('a VM deleted while its vApp or VDC stays readable is Gone', () => {
+    expect(decideGone({ vdc: 'holds', vapp: 'lacks' }).kind).toBe('Gone');
+    expect(decideGone({ vdc: 'lacks' }).kind).toBe('Gone');
+    expect(decideGone({ vdc: 'holds', vapp: 'holds' })).toMatchObject({ kind: 'Unreadable' });
   });
 });
 

@@ -200,6 +200,18 @@ describe('errors', () => {
     expect(JSON.parse(limited.text).minorErrorCode).toBe('TOO_MANY_REQUESTS');
   });
 
+  it('denies access as a role change does: 403 on every matching request until cleared, others served', async () => {
+    sim.faults.denyAccess({ method: 'GET', path: '/api/vApp/vm-{id}' });
+    for (let i = 0; i < 3; i++) {
+      const res = await alice.xml('GET', vmPath);
+      expect(res.status).toBe(403);
+      expect(err(res.text)['@minorErrorCode']).toBe('ACCESS_TO_RESOURCE_IS_FORBIDDEN');
+    }
+    expect((await alice.xml('GET', `${vmPath}/virtualHardwareSection`)).status).toBe(200);
+    sim.faults.clear();
+    expect((await alice.xml('GET', vmPath)).status).toBe(200);
+  });
+
   it('refuses bad query parameters with 400', async () => {
     for (const q of [
       'type=nonsense',

@@ -73,6 +73,11 @@ export const Conditions = {
   TLSVerified: 'TLSVerified',
   /** False when the spec sets CAPVCD fields this provider accepts but does not act on (named). */
   SpecHonoured: 'SpecHonoured',
+  /**
+   * False while VCD denies a provisioned machine's VM and where it lived (lost rights, not a gone
+   * VM); apart from Ready, so a MachineHealthCheck does not replace machines a credential cannot see.
+   */
+  VMReadable: 'VMReadable',
 } as const;
 
 /** Default API server port of a control-plane endpoint. */

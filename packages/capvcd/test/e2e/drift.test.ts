@@ -3,12 +3,21 @@
  * capvcd powers it on again with a Warning event; a user deletes one, and capvcd reports
  * VMProvisioned=False/VMNotFound (Ready too, which the Machine mirrors as InfrastructureReady),
  * reads it no more, and a MachineHealthCheck on that condition replaces the machine. A steady fleet
- * costs one VM GET per machine per drift period.
+ * costs one VM GET per machine per drift period. When the credentials lose the rights to see the
+ * VMs (VCD's 403, as for a gone VM), no machine is taken as gone: the same MachineHealthCheck
+ * replaces none, and VMReadable=False/VCDAccessDenied says why.
  */
 import type { Condition } from '@capstan/runtime';
 import { Event } from '@capstan/runtime/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Machine, MachineType, VCDMachineType, VM_NOT_FOUND, VM_POWERED_OFF } from '../../src/index.js';
+import {
+  type Machine,
+  MachineType,
+  VCD_ACCESS_DENIED,
+  VCDMachineType,
+  VM_NOT_FOUND,
+  VM_POWERED_OFF,
+} from '../../src/index.js';
 import { conditionText } from './condition-history.js';
 import { Harness, SCALED_TIMINGS } from './harness.js';
 import { deleteInVcd, powerOffInVcd } from './vcd-tenant.js';
@@ -145,5 +154,60 @@ describe('drift of provisioned machines', () => {
     );
     expect(replaced).toHaveLength(2);
     expect(h.sim.inspect.vm(victim.vm)).toBeUndefined();
+  }, 300_000);
+
+  it('credentials that lose the right to view vApps: no machine gone, Ready kept, VMReadable=False', async () => {
+    const fleet = await h.wait('3 machines Running, Ready', async () => {
+      const ms = await machines();
+      const vms = await Promise.all(ms.map(vcdMachineOf));
+      return ms.length === 3 && ms.every(running) && vms.every((m) => cond(m, 'Ready')?.status === 'True')
+        ? ms
+        : undefined;
+    });
+    const names = fleet.map((m) => m.metadata.name).sort();
+    const history = await h.recordConditions();
+    // A role change: VM, vApp and VDC reads (and queries) are VCD's 403 from now on.
+    h.sim.faults.denyAccess(
+      { method: 'GET', path: '/api/vApp/vm-{id}' },
+      { method: 'GET', path: '/api/vApp/vapp-{id}' },
+      { method: 'GET', path: '/api/vdc/{id}' },
+      { method: 'GET', path: '/api/query' },
+    );
+    try {
+      const denied = await h.wait('VMReadable=False on every machine', async () => {
+        const vms = await Promise.all(fleet.map(vcdMachineOf));
+        return vms.every((m) => cond(m, 'VMReadable')?.reason === VCD_ACCESS_DENIED) ? vms : undefined;
+      });
+      for (const m of denied) {
+        expect(cond(m, 'VMReadable')?.status).toBe('False');
+        expect(cond(m, 'VMProvisioned')?.status, conditionText(m)).toBe('True');
+        expect(cond(m, 'Ready')?.status, conditionText(m)).toBe('True');
+      }
+      const events = (await h.client.list(Event, { namespace: ns })).items.filter(
+        (e) => e.reason === VCD_ACCESS_DENIED,
+      );
+      expect(events.length).toBeGreaterThanOrEqual(3);
+      expect(events.every((e) => e.type === 'Warning')).toBe(true);
+      // Several retries later, with the MachineHealthCheck of the last test in place: nothing gone.
+      await sleep(6 * DRIFT_MS);
+      const ours = new Set(fleet.map((m) => m.spec?.infrastructureRef?.name));
+      const notReady = history.find(
+        (m) =>
+          ours.has(m.metadata.name) &&
+          (cond(m, 'VMProvisioned')?.reason === VM_NOT_FOUND || cond(m, 'Ready')?.status === 'False'),
+      );
+      expect(notReady, notReady && conditionText(notReady)).toBeUndefined();
+      const now = await machines();
+      expect(now.map((m) => m.metadata.name).sort()).toEqual(names);
+      expect(now.every((m) => !m.metadata.deletionTimestamp)).toBe(true);
+      for (const m of now) expect(cond(m, 'InfrastructureReady')?.status).toBe('True');
+    } finally {
+      h.sim.faults.clear();
+    }
+    // Rights back: the next read says so.
+    await h.wait('VMReadable=True again', async () => {
+      const vms = await Promise.all(fleet.map(vcdMachineOf));
+      return vms.every((m) => cond(m, 'VMReadable')?.status === 'True') ? true : undefined;
+    });
   }, 300_000);
 });

@@ -64,6 +64,15 @@ export class Faults {
     this.#bursts.push({ match, remaining: count, error });
   }
 
+  /**
+   * The session's user loses the rights VCD's `View vApp` and `View VDC` grant (a role change):
+   * matching requests are answered VCD's 403, as for an object that does not exist, until `clear()`.
+   */
+  denyAccess(...matches: RequestMatch[]): void {
+    for (const match of matches)
+      this.#bursts.push({ match, remaining: Number.POSITIVE_INFINITY, error: () => errors.forbidden() });
+  }
+
   /** Matching requests are answered `ms` later (real time: HTTP is real). */
   slow(ms: number, match: RequestMatch = {}): void {
     this.#slowness.push({ match, ms });

@@ -27,6 +27,12 @@ function armFault(f: Faults, b: Record<string, unknown>): void {
       });
       break;
     }
+    case 'denyAccess':
+      f.denyAccess({
+        ...(typeof b.method === 'string' ? { method: b.method } : {}),
+        ...(typeof b.path === 'string' ? { path: b.path } : {}),
+      });
+      break;
     case 'latency':
       if (typeof b.ms !== 'number' || b.ms < 0) throw errors.badRequest('ms must be a non-negative number.');
       f.slow(b.ms, typeof b.path === 'string' ? { path: b.path } : {});
@@ -43,7 +49,7 @@ function armFault(f: Faults, b: Record<string, unknown>): void {
       break;
     default:
       throw errors.badRequest(
-        'type must be taskFailure, http, latency, expireTokens, exhaustIpPool or clear.',
+        'type must be taskFailure, http, denyAccess, latency, expireTokens, exhaustIpPool or clear.',
       );
   }
 }
