@@ -71,6 +71,16 @@ export class PlannerService {
     return { nodes, groups, gates, ...(disruption ? { disruption } : {}) };
   }
 
+  /**
+   * The grant fence's read: `world` with its nodes listed again from the API server, and the rest
+   * (groups, gates, pods and budgets) as the round read them. The fence's guarantee is about the
+   * slots nodes hold, so the nodes are the one list it needs fresh (`fence.ts`); the rest is
+   * config or was itself read from the server moments ago, and no fence orders it either way.
+   */
+  async withFreshNodes(world: World): Promise<World> {
+    return { ...world, nodes: await this.readNodes(true) };
+  }
+
   /** The nodes the coordinator manages (its node selector's), from the cache or the API server. */
   async readNodes(direct: boolean): Promise<readonly Node[]> {
     const selector = this.nodeSelector;

@@ -10,6 +10,7 @@
  *  - API requests the coordinator sent per node reboot, counted by the apiserver's audit log
  *    (events of the coordinator's user, ResponseComplete), not by the coordinator;
  *  - the most nodes in flight in any group beyond its budget (an observer watching every node).
+ * `BENCH_FLEET_NODE_ARGS` adds node flags to the coordinator's process (profiling).
  * kwok's node Leases last 240 s (renewed every 60 s: 17 writes a second at 1,000 nodes, which
  * 2 cores hold beside the rollout; at the kubelet's 40 s it would be 100).
  */
@@ -97,6 +98,8 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
       join(packagesDir, 'coordinator', 'dist', 'main.bundle.mjs'),
       ['--protocol=capstan', `--node-selector=${FLEET_LABEL}=${layout.name}`, '--metrics-bind-address=0'],
       { KUBECONFIG: identity.path, POD_NAMESPACE: 'default' },
+      // For profiling, e.g. `--heapsnapshot-signal=SIGUSR2` (the bundle's node flags are its image's).
+      (process.env.BENCH_FLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
     );
     stops.push(() => coordinator.stop());
     await coordinator.ready();

@@ -225,14 +225,7 @@ export class InformerCache implements CachedReader {
   ): T[] {
     const namespace = type.namespaced ? options.namespace || undefined : undefined;
     const selector = options.labelSelector?.trim() || undefined;
-    // An informer restricted by exactly this selector already holds the answer.
-    const exact = this.entriesOf(type).find(
-      (e) =>
-        selector !== undefined &&
-        e.restriction.labelSelector === selector &&
-        e.restriction.fieldSelector === undefined &&
-        (e.restriction.namespace === undefined || e.restriction.namespace === namespace),
-    );
+    const exact = this.exactEntry(type, namespace, selector);
     const entry = exact ?? this.reader(type, namespace);
     if (!entry) return namespace === undefined && !selector ? this.acrossNamespaces(type) : [];
     const store = entry.informer.store;
@@ -257,6 +250,23 @@ export class InformerCache implements CachedReader {
       | ((o: T) => T)
       | undefined;
     return transform ? deepFreeze(transform(structuredClone(object))) : frozenCopy(object, true);
+  }
+
+  /** Whether an informer restricted by exactly this label selector holds the list whole. */
+  holdsList(type: ResourceType, options: { namespace?: string; labelSelector?: string } = {}): boolean {
+    const namespace = type.namespaced ? options.namespace || undefined : undefined;
+    return this.exactEntry(type, namespace, options.labelSelector?.trim() || undefined) !== undefined;
+  }
+
+  /** An informer restricted by exactly this label selector: it holds the list's answer whole. */
+  private exactEntry(type: ResourceType, namespace: string | undefined, selector: string | undefined) {
+    if (selector === undefined) return undefined;
+    return this.entriesOf(type).find(
+      (e) =>
+        e.restriction.labelSelector === selector &&
+        e.restriction.fieldSelector === undefined &&
+        (e.restriction.namespace === undefined || e.restriction.namespace === namespace),
+    );
   }
 
   /** An unselected informer covering `namespace` (all namespaces when undefined), cluster-wide first. */

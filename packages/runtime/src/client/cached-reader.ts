@@ -10,6 +10,11 @@ import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
 export interface CachedReader {
   /** Whether reads of this kind are served from the cache (an informer for it exists). */
   isCached(type: ResourceType): boolean;
+  /**
+   * Whether a list of exactly this selection is held whole by the cache though the kind is not
+   * cached for every read (an informer restricted by exactly this label selector). Optional.
+   */
+  holdsList?(type: ResourceType, options: { namespace?: string; labelSelector?: string }): boolean;
   /** The cached object, or `undefined` when the cache has none by that key. */
   get<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey): T | undefined;
   /** Cached objects, optionally restricted to one namespace and a label selector (server syntax). */

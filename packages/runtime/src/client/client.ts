@@ -119,15 +119,18 @@ export class Client {
    * With `limit`, returns that one page and its `continue` token.
    *
    * A cached kind is listed from the cache (namespace and label selector only; `resourceVersion` is
-   * then empty); asking for a field selector, a page or a resourceVersion reads from the server.
+   * then empty), and so is a kind cached only by an informer of exactly the list's label selector
+   * (a controller's selected watch); asking for a field selector, a page or a resourceVersion reads
+   * from the server.
    */
   async list<T extends KubeObject>(
     type: ResourceType<T>,
     options: ClientListOptions = {},
   ): Promise<ListResult<T>> {
     const { direct, ...listOptions } = options;
-    if (!direct && this.cache?.isCached(type) && servableFromCache(listOptions)) {
-      const selection = { namespace: listOptions.namespace, labelSelector: listOptions.labelSelector };
+    const selection = { namespace: listOptions.namespace, labelSelector: listOptions.labelSelector };
+    const cached = this.cache && (this.cache.isCached(type) || this.cache.holdsList?.(type, selection));
+    if (!direct && cached && servableFromCache(listOptions)) {
       const items = this.cache.list(type, selection);
       return { items: this.writes ? this.writes.list(type, items, selection) : items, resourceVersion: '' };
     }

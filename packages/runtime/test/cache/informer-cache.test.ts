@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/types.js';
 import { CacheSyncError, InformerCache } from '../../src/cache/index.js';
 import type { CachedReader } from '../../src/client/cached-reader.js';
+import { Client } from '../../src/client/client.js';
 import { FakeCluster, ManualClock } from '../../src/testing/index.js';
 import { Node, type Widget, Widget as WidgetType, widget } from '../testing/fixtures.js';
 
@@ -83,6 +84,21 @@ describe('InformerCache', () => {
     await clock.advanceAsync(0);
     expect(inf.store.size).toBe(1);
     expect(cache.list(WidgetType, { labelSelector: 'app=web' }).map((o) => o.metadata.name)).toEqual(['a']);
+    // The client lists it from there too (a controller's selected watch is its cache), and asks the
+    // server only for what that informer does not hold whole.
+    expect(cache.holdsList(WidgetType, { labelSelector: 'app=web' })).toBe(true);
+    expect(cache.holdsList(WidgetType, { labelSelector: 'app=db' })).toBe(false);
+    const client = new Client(cluster, { cache });
+    const lists = cluster.requestCount('list');
+    expect(
+      (await client.list(WidgetType, { labelSelector: 'app=web' })).items.map((o) => o.metadata.name),
+    ).toEqual(['a']);
+    expect(cluster.requestCount('list')).toBe(lists);
+    expect(
+      (await client.list(WidgetType, { labelSelector: 'app=db' })).items.map((o) => o.metadata.name),
+    ).toEqual(['b']);
+    expect((await client.list(WidgetType, { labelSelector: 'app=web', direct: true })).items).toHaveLength(1);
+    expect(cluster.requestCount('list')).toBe(lists + 2);
   });
 
   it('namespace-restricted informers serve their namespace only', async () => {
