@@ -128,12 +128,9 @@ const keyOf = (o: KubeObject): Request => ({
   name: o.metadata.name as string,
 });
 
-/** Adds both controllers to `manager`, on the manager's clock. Call before `manager.start`. */
-export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): CapvcdHandle {
-  const metrics = new CapvcdMetrics(manager.metrics.registry);
-  if (options.conversionWebhook)
-    for (const scheme of conversionSchemes()) manager.webhooks.addConversion(scheme);
-  const connections = new Connections(
+/** One session per VCD credentials, with the options' rate limits, CA and transport. */
+function vcdConnections(options: CapvcdOptions, metrics: CapvcdMetrics): Connections {
+  return new Connections(
     {
       qps: options.vcdQps,
       burst: options.vcdBurst,
@@ -144,16 +141,10 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     },
     metrics.onCall,
   );
-  const common = {
-    client: manager.client,
-    connections,
-    events: manager.events,
-    metrics,
-    clock: manager.clock,
-    ...(options.taskPolling ? { polling: options.taskPolling } : {}),
-    ...(options.vcdErrorBackoff ? { vcdErrorBackoff: options.vcdErrorBackoff } : {}),
-  };
-  const cache = manager.cache;
+}
+
+/** Which of our objects an event on a related object concerns, read from the manager's cache. */
+function watchMappers(cache: Manager['cache']) {
   // A Cluster's change (pause, infrastructure provisioned) concerns all its machines.
   const machinesOf = (cluster: Cluster): Request[] =>
     cache
@@ -183,6 +174,39 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
       })
       .map(keyOf);
   };
+  // A VCDCluster appearing (or its credentials changing) concerns its cluster's templates.
+  const templatesOf = (c: VCDCluster): Request[] => {
+    const cluster = capiOwner(c, 'Cluster');
+    return cluster
+      ? cache
+          .list(VCDMachineTemplateType, {
+            namespace: c.metadata.namespace,
+            labelSelector: `${CLUSTER_NAME_LABEL}=${cluster}`,
+          })
+          .map(keyOf)
+      : [];
+  };
+  return { machinesOf, infraOf, clusterOfMachine, clustersOfIdentity, templatesOf };
+}
+
+/** Adds both controllers to `manager`, on the manager's clock. Call before `manager.start`. */
+export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): CapvcdHandle {
+  const metrics = new CapvcdMetrics(manager.metrics.registry);
+  if (options.conversionWebhook)
+    for (const scheme of conversionSchemes()) manager.webhooks.addConversion(scheme);
+  const connections = vcdConnections(options, metrics);
+  const common = {
+    client: manager.client,
+    connections,
+    events: manager.events,
+    metrics,
+    clock: manager.clock,
+    ...(options.taskPolling ? { polling: options.taskPolling } : {}),
+    ...(options.vcdErrorBackoff ? { vcdErrorBackoff: options.vcdErrorBackoff } : {}),
+  };
+  const { machinesOf, infraOf, clusterOfMachine, clustersOfIdentity, templatesOf } = watchMappers(
+    manager.cache,
+  );
   const concurrency = { maxConcurrentReconciles: options.concurrency ?? 10 };
   const machineController = manager
     .controllerBuilder()
@@ -207,18 +231,6 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     .watches(VCDClusterIdentityType, clustersOfIdentity)
     .withOptions(concurrency)
     .build(new VCDClusterReconciler(common));
-  // A VCDCluster appearing (or its credentials changing) concerns its cluster's templates.
-  const templatesOf = (c: VCDCluster): Request[] => {
-    const cluster = capiOwner(c, 'Cluster');
-    return cluster
-      ? cache
-          .list(VCDMachineTemplateType, {
-            namespace: c.metadata.namespace,
-            labelSelector: `${CLUSTER_NAME_LABEL}=${cluster}`,
-          })
-          .map(keyOf)
-      : [];
-  };
   const templateController = manager
     .controllerBuilder()
     .named('vcdmachinetemplate')

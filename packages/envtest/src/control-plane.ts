@@ -5,13 +5,11 @@ import { join } from 'node:path';
 import { CertificateAuthority, writePair, writeServiceAccountKeys } from '@capstan/runtime/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { apiServerDefaults, startApiServer, startEtcd } from './apiserver.js';
-import { type Assets, type ExtraComponent, requireAsset, resolveAssets } from './assets.js';
-import { startClusterApi } from './cluster-api.js';
-import { defaultControllers, startControllerManager, withRequiredControllers } from './controller-manager.js';
+import { type Assets, resolveAssets } from './assets.js';
+import { withRequiredControllers } from './controller-manager.js';
 import { type CrdObject, installCrds } from './crds.js';
 import { type ApiAnswer, type ClientTls, etcdPost, httpOk, httpsOk, jsonRequest } from './http.js';
 import { kubeConfigFor, kubeConfigYaml, writeKubeConfig } from './kubeconfig.js';
-import { startKwok } from './kwok.js';
 import { KwokNodes, type RebootOptions } from './kwok-nodes.js';
 import {
   type ApplyOptions,
@@ -20,9 +18,9 @@ import {
   type ManifestObject,
 } from './manifests.js';
 import { type NodeSpec, nodeSpecs } from './nodes.js';
+import { chosenComponents, type OwnedComponents, startComponents } from './plane-components.js';
 import { freePorts } from './ports.js';
 import type { ManagedProcess } from './process.js';
-import { schedulerUser, startScheduler } from './scheduler.js';
 import type { StartOptions } from './start-options.js';
 import { waitFor } from './wait.js';
 import { installWebhooks, type WebhookInstallation, type WebhookInstallOptions } from './webhooks.js';
@@ -40,18 +38,14 @@ export interface ControlPlaneInfo {
 const adminUser = 'capstan-admin';
 
 /** The processes a started control plane owns, in start order. */
-interface Owned {
+interface Owned extends OwnedComponents {
   assets: Assets;
   etcd: ManagedProcess;
   etcdUrl: string;
   apiServer: ManagedProcess;
   apiServerArgs: string[];
-  /** kube-controller-manager, kube-scheduler, kwok, Cluster API's managers: stopped first. */
-  components: ManagedProcess[];
   readyTimeoutMs: number;
   watchCache: boolean;
-  /** Starts kube-controller-manager again, when it runs the garbage collector (see installCRDs). */
-  restartCollector?: () => Promise<void>;
 }
 
 /**
@@ -94,13 +88,7 @@ export class ControlPlane {
 
   /** Starts etcd and kube-apiserver (and the chosen components) and waits until ready. */
   static async start(options: StartOptions = {}): Promise<ControlPlane> {
-    const kwok = options.kwok || options.nodes !== undefined;
-    const kcp = typeof options.clusterApi === 'object' && options.clusterApi.controlPlane === 'kubeadm';
-    const extras: ExtraComponent[] = [
-      ...(kwok ? ['kwok' as const] : []),
-      ...(options.clusterApi ? ['cluster-api' as const] : []),
-      ...(kcp ? ['kubeadm-control-plane' as const] : []),
-    ];
+    const { extras } = chosenComponents(options);
     const assets = options.assets ?? (await resolveAssets({ with: extras }));
     const workDir = mkdtempSync(join(tmpdir(), 'capstan-envtest-'));
     const certDir = join(workDir, 'pki');
@@ -150,61 +138,14 @@ export class ControlPlane {
       // Before kube-controller-manager: its garbage collector maps the kinds it can watch at start
       // and then only every 30 s, so an owner of a kind installed later cascades ~40 s late.
       if (options.crds?.length) await plane.installCRDs(options.crds);
-      const controllers = withRequiredControllers(
-        options.controllerManager === true
-          ? defaultControllers
-          : options.controllerManager || options.controllers,
-        { kwok, clusterApi: Boolean(options.clusterApi) },
-      );
-      if (controllers.length) {
-        const binary = requireAsset(
-          assets.kubeControllerManager,
-          'kube-controller-manager',
-          'CAPSTAN_KUBE_CONTROLLER_MANAGER_BINARY',
-        );
-        const start = () =>
-          startControllerManager(
-            binary,
-            workDir,
-            plane.kubeconfigPath,
-            controllers,
-            sa.privateKeyFile,
-            options.nodeLeaseSeconds,
-          );
-        const kcm = { proc: start() };
-        started(kcm.proc);
-        if (controllers.includes('garbagecollector'))
-          owned.restartCollector = async () => {
-            await kcm.proc.stop();
-            const fresh = start();
-            owned.components[owned.components.indexOf(kcm.proc)] = fresh;
-            kcm.proc = fresh;
-          };
-      }
-      if (options.scheduler) {
-        const binary = requireAsset(assets.kubeScheduler, 'kube-scheduler', 'CAPSTAN_KUBE_SCHEDULER_BINARY');
-        const identity = await plane.userKubeConfig(schedulerUser);
-        started(startScheduler(binary, workDir, identity.path));
-      }
-      if (kwok)
-        started(
-          await startKwok(
-            plane.host,
-            requireAsset(assets.kwok, 'kwok', 'CAPSTAN_KWOK_BINARY'),
-            options.nodeLeaseSeconds,
-          ),
-        );
-      if (options.clusterApi) {
-        const capi = requireAsset(assets.clusterApi, 'Cluster API', 'CAPSTAN_CLUSTER_API_MANAGER_BINARY');
-        const controlPlane = kcp
-          ? requireAsset(
-              assets.kubeadmControlPlane,
-              'KubeadmControlPlane',
-              'CAPSTAN_KUBEADM_CONTROL_PLANE_MANAGER_BINARY',
-            )
-          : undefined;
-        for (const proc of await startClusterApi(plane.host, capi, controlPlane)) started(proc);
-      }
+      const site = {
+        workDir,
+        kubeconfigPath: plane.kubeconfigPath,
+        serviceAccountKeyFile: sa.privateKeyFile,
+        host: plane.host,
+        userKubeConfig: (name: string) => plane.userKubeConfig(name),
+      };
+      await startComponents(site, options, assets, owned, started);
       if (options.nodes !== undefined) await plane.addNodes(options.nodes);
       return plane;
     } catch (err) {

@@ -82,6 +82,33 @@ function land(vm: Vm, draft: Vm): void {
   Object.assign(vm, Object.fromEntries(CHANGEABLE.map((k) => [k, draft[k]])));
 }
 
+/** The VM as `reconfigureVm` would leave it: each section in the body checked and applied to a draft. */
+function reconfiguredDraft(sim: Simulator, vm: Vm, body: XNode): Vm {
+  const w = sim.world;
+  const draft = draftOf(vm);
+  const name = body.attrs.name;
+  if (name !== undefined && name !== vm.name) {
+    if (!name) throw errors.badRequest('The VM name must not be empty.');
+    const vapp = w.vapps.get(vm.vappId)!;
+    if (vapp.vmIds.some((id) => id !== vm.id && w.vms.get(id)?.name === name))
+      throw errors.duplicateName(`The VM name "${name}" is already used in vApp "${vapp.name}".`);
+    draft.name = name;
+  }
+  const description = childText(body, 'Description');
+  if (description !== undefined) draft.description = description;
+  const hw = child(body, 'VirtualHardwareSection');
+  if (hw) applyExtraConfig(draft, hw);
+  const spec = child(body, 'VmSpecSection');
+  if (spec) applyVmSpec(draft, spec);
+  const ncs = child(body, 'NetworkConnectionSection');
+  if (ncs) applyNics(sim, vm, draft, ncs);
+  const gcs = child(body, 'GuestCustomizationSection');
+  if (gcs) draft.guest = readGuest(gcs, draft.guest);
+  const ps = childrenNamed(body, 'ProductSection');
+  if (ps.length > 0) draft.productSections = readProductSections(ps);
+  return draft;
+}
+
 /** Registers reconfigureVm and the VM section routes. */
 export function vmConfigRoutes(r: Router, sim: Simulator): void {
   const w = sim.world;
@@ -93,27 +120,7 @@ export function vmConfigRoutes(r: Router, sim: Simulator): void {
     const vm = vmOf(ctx);
     requireContentType(ctx, MT.vm);
     const body = parseBody(await ctx.body(), 'Vm', VM);
-    const draft = draftOf(vm);
-    const name = body.attrs.name;
-    if (name !== undefined && name !== vm.name) {
-      if (!name) throw errors.badRequest('The VM name must not be empty.');
-      const vapp = w.vapps.get(vm.vappId)!;
-      if (vapp.vmIds.some((id) => id !== vm.id && w.vms.get(id)?.name === name))
-        throw errors.duplicateName(`The VM name "${name}" is already used in vApp "${vapp.name}".`);
-      draft.name = name;
-    }
-    const description = childText(body, 'Description');
-    if (description !== undefined) draft.description = description;
-    const hw = child(body, 'VirtualHardwareSection');
-    if (hw) applyExtraConfig(draft, hw);
-    const spec = child(body, 'VmSpecSection');
-    if (spec) applyVmSpec(draft, spec);
-    const ncs = child(body, 'NetworkConnectionSection');
-    if (ncs) applyNics(sim, vm, draft, ncs);
-    const gcs = child(body, 'GuestCustomizationSection');
-    if (gcs) draft.guest = readGuest(gcs, draft.guest);
-    const ps = childrenNamed(body, 'ProductSection');
-    if (ps.length > 0) draft.productSections = readProductSections(ps);
+    const draft = reconfiguredDraft(sim, vm, body);
     return change(ctx, vm, draft, 'configuration');
   });
 
@@ -164,6 +171,12 @@ export function vmConfigRoutes(r: Router, sim: Simulator): void {
     return change(ctx, vm, draft, 'product sections');
   });
 
+  vappNetworkConfigRoutes(r, sim);
+}
+
+/** The vApp's NetworkConfigSection: read, and replaced unless a VM still uses a removed network. */
+function vappNetworkConfigRoutes(r: Router, sim: Simulator): void {
+  const w = sim.world;
   r.add('GET', '/api/vApp/vapp-{id}/networkConfigSection', (ctx) => {
     const vapp = w.visible(w.vapps, idParam(ctx), orgOf(ctx));
     return xml(200, MT.networkConfigSection, doc(networkConfigSection(renderCtx(sim, ctx), vapp, true)));

@@ -141,18 +141,7 @@ function addVdc(
   problems: string[],
 ): string {
   const vdcId = randomUUID();
-  const profiles = v.storageProfiles ?? [{ name: '*', default: true }];
-  const storageProfileIds = profiles.map((p, i) => {
-    const id = randomUUID();
-    world.storageProfiles.set(id, {
-      id,
-      name: p.name,
-      vdcId,
-      limitMb: p.limitMb ?? 0,
-      isDefault: p.default ?? i === 0,
-    });
-    return id;
-  });
+  const storageProfileIds = addStorageProfiles(world, vdcId, v);
   // Every VDC has its own "System Default" sizing policy, as VCD creates one.
   const defaultPolicyId = randomUUID();
   world.computePolicies.set(defaultPolicyId, {
@@ -180,8 +169,38 @@ function addVdc(
     computePolicyIds,
     defaultComputePolicyId: defaultPolicyId,
   });
+  const gatewayIdByName = addEdgeGateways(world, orgId, vdcId, where, v.edgeGateways ?? [], problems);
+  addNetworks(world, orgId, vdcId, where, v.networks ?? [], gatewayIdByName, problems);
+  return vdcId;
+}
+
+/** The VDC's storage profiles; a VDC seeded without any gets one unlimited default ("*"). */
+function addStorageProfiles(world: World, vdcId: string, v: SeedVdc): string[] {
+  const profiles = v.storageProfiles ?? [{ name: '*', default: true }];
+  return profiles.map((p, i) => {
+    const id = randomUUID();
+    world.storageProfiles.set(id, {
+      id,
+      name: p.name,
+      vdcId,
+      limitMb: p.limitMb ?? 0,
+      isDefault: p.default ?? i === 0,
+    });
+    return id;
+  });
+}
+
+/** Adds the VDC's edge gateways (with their load-balancer assignments); returns their ids by name. */
+function addEdgeGateways(
+  world: World,
+  orgId: string,
+  vdcId: string,
+  where: string,
+  gateways: NonNullable<SeedVdc['edgeGateways']>,
+  problems: string[],
+): Map<string, string> {
   const gatewayIdByName = new Map<string, string>();
-  for (const g of v.edgeGateways ?? []) {
+  for (const g of gateways) {
     const ranges = toRanges(g.uplink.ipRanges ?? [], `${where}.edgeGateways.${g.name}`, problems);
     const ipSpaceIds = gatewayIpSpaces(world, g, `${where}.edgeGateways.${g.name}`, problems);
     const id = randomUUID();
@@ -216,7 +235,20 @@ function addVdc(
       });
     }
   }
-  for (const n of v.networks ?? []) {
+  return gatewayIdByName;
+}
+
+/** Adds the VDC's org networks: routed through a named edge gateway, otherwise isolated. */
+function addNetworks(
+  world: World,
+  orgId: string,
+  vdcId: string,
+  where: string,
+  networks: NonNullable<SeedVdc['networks']>,
+  gatewayIdByName: Map<string, string>,
+  problems: string[],
+): void {
+  for (const n of networks) {
     const ranges = toRanges(n.staticIpPool, `${where}.networks.${n.name}`, problems);
     if (ranges.length > 0 && !rangeProblem(ranges[0]!) && inRanges(n.gateway, ranges))
       problems.push(`${where}.networks.${n.name}: the gateway ${n.gateway} lies inside the static pool`);
@@ -241,5 +273,4 @@ function addVdc(
       allocated: new Map(),
     });
   }
-  return vdcId;
 }

@@ -32,8 +32,8 @@ function policyRef(
   return policy;
 }
 
-/** Builds the VM described by a SourcedItem (status UNRESOLVED, not yet in the world). */
-export function vmFromSourcedItem(world: World, vapp: VApp, item: XNode, now: number): Vm {
+/** The SourcedItem's Source and the template it names; another org's template is VCD's 403. */
+function sourceTemplate(world: World, vapp: VApp, item: XNode) {
   const src = child(item, 'Source');
   const href = src?.attrs.href ?? '';
   const templateVmId = idFrom(href, '/vAppTemplate/vm-') ?? idFrom(src?.attrs.id, 'urn:vcloud:vm:');
@@ -46,12 +46,11 @@ export function vmFromSourcedItem(world: World, vapp: VApp, item: XNode, now: nu
   if (!src) throw errors.badRequest('SourcedItem needs a Source.');
   if (!template || template.orgId !== vapp.orgId) template = undefined;
   if (!template) throw errors.forbidden();
-  const general = child(item, 'VmGeneralParams');
-  // VmGeneralParams/Name, else the Source's name (how the SDK's AddNewVM names a VM), else the template VM's.
-  const name = childText(general, 'Name') ?? (src.attrs.name || undefined) ?? template.vm.name;
-  if (!name || name.length > 128) throw errors.badRequest('The VM name must be 1-128 characters.');
-  if (vapp.vmIds.some((id) => world.vms.get(id)?.name === name))
-    throw errors.duplicateName(`The VM name "${name}" is already used in vApp "${vapp.name}".`);
+  return { src, template };
+}
+
+/** The VM's storage profile: the item's, which must be in the vApp's VDC, else the VDC's default. */
+function storageProfileOf(world: World, vapp: VApp, item: XNode): string {
   const storageNode = child(item, 'StorageProfile');
   let storageProfileId = world.vdcs
     .get(vapp.vdcId)!
@@ -66,6 +65,42 @@ export function vmFromSourcedItem(world: World, vapp: VApp, item: XNode, now: nu
       throw errors.invalidReference(`Storage profile "${sp.name}" is not in the vApp's VDC.`);
     storageProfileId = sp.id;
   }
+  return storageProfileId;
+}
+
+/** Applies the item's InstantiationParams sections, in the order VCD reads them. */
+function applyInstantiationParams(world: World, vapp: VApp, vm: Vm, inst: XNode | undefined): void {
+  const ncs = child(inst, 'NetworkConnectionSection');
+  if (ncs) {
+    const { nics, primary } = readNics(ncs);
+    for (const n of nics)
+      if (!networkOf(world, vapp, n.network))
+        throw errors.badRequest(
+          `The network "${n.network}" of NetworkConnection ${n.index} is not a network of the vApp.`,
+        );
+    vm.nics = nics;
+    vm.primaryNicIndex = primary;
+  }
+  const gcs = child(inst, 'GuestCustomizationSection');
+  if (gcs) vm.guest = readGuest(gcs, vm.guest);
+  const spec = child(inst, 'VmSpecSection');
+  if (spec) applyVmSpec(vm, spec);
+  const hw = child(inst, 'VirtualHardwareSection');
+  if (hw) applyExtraConfig(vm, hw);
+  const ps = childrenNamed(inst, 'ProductSection');
+  if (ps.length > 0) vm.productSections = readProductSections(ps);
+}
+
+/** Builds the VM described by a SourcedItem (status UNRESOLVED, not yet in the world). */
+export function vmFromSourcedItem(world: World, vapp: VApp, item: XNode, now: number): Vm {
+  const { src, template } = sourceTemplate(world, vapp, item);
+  const general = child(item, 'VmGeneralParams');
+  // VmGeneralParams/Name, else the Source's name (how the SDK's AddNewVM names a VM), else the template VM's.
+  const name = childText(general, 'Name') ?? (src.attrs.name || undefined) ?? template.vm.name;
+  if (!name || name.length > 128) throw errors.badRequest('The VM name must be 1-128 characters.');
+  if (vapp.vmIds.some((id) => world.vms.get(id)?.name === name))
+    throw errors.duplicateName(`The VM name "${name}" is already used in vApp "${vapp.name}".`);
+  const storageProfileId = storageProfileOf(world, vapp, item);
   const policy = child(item, 'ComputePolicy');
   const sizing = policyRef(world, vapp, child(policy, 'VmSizingPolicy'), 'sizing');
   const placement = policyRef(world, vapp, child(policy, 'VmPlacementPolicy'), 'placement');
@@ -114,25 +149,6 @@ export function vmFromSourcedItem(world: World, vapp: VApp, item: XNode, now: nu
     serving: false,
     createdAt: now,
   };
-  const inst = child(item, 'InstantiationParams');
-  const ncs = child(inst, 'NetworkConnectionSection');
-  if (ncs) {
-    const { nics, primary } = readNics(ncs);
-    for (const n of nics)
-      if (!networkOf(world, vapp, n.network))
-        throw errors.badRequest(
-          `The network "${n.network}" of NetworkConnection ${n.index} is not a network of the vApp.`,
-        );
-    vm.nics = nics;
-    vm.primaryNicIndex = primary;
-  }
-  const gcs = child(inst, 'GuestCustomizationSection');
-  if (gcs) vm.guest = readGuest(gcs, vm.guest);
-  const spec = child(inst, 'VmSpecSection');
-  if (spec) applyVmSpec(vm, spec);
-  const hw = child(inst, 'VirtualHardwareSection');
-  if (hw) applyExtraConfig(vm, hw);
-  const ps = childrenNamed(inst, 'ProductSection');
-  if (ps.length > 0) vm.productSections = readProductSections(ps);
+  applyInstantiationParams(world, vapp, vm, child(item, 'InstantiationParams'));
   return vm;
 }

@@ -30,10 +30,68 @@ export function orgElement(world: World, base: string, org: Org): string {
   );
 }
 
+/** The VDC's capacity: the simulator does not meter CPU or memory, so every figure is 0. */
+const computeCapacity = (): string =>
+  el(
+    'ComputeCapacity',
+    undefined,
+    el(
+      'Cpu',
+      undefined,
+      text('Units', 'MHz'),
+      text('Allocated', 0),
+      text('Limit', 0),
+      text('Reserved', 0),
+      text('Used', 0),
+    ),
+    el(
+      'Memory',
+      undefined,
+      text('Units', 'MB'),
+      text('Allocated', 0),
+      text('Limit', 0),
+      text('Reserved', 0),
+      text('Used', 0),
+    ),
+  );
+
+/** The VDC's vApps and vApp templates. */
+function resourceEntities(world: World, base: string, vdc: Vdc): string {
+  const vapps = [...world.vapps.values()].filter((a) => a.vdcId === vdc.id);
+  return el(
+    'ResourceEntities',
+    undefined,
+    ...vapps.map((a) => ref('ResourceEntity', base, MT.vApp, path.vapp(a.id), a.name, urn('vapp', a.id))),
+    ...[...world.templates.values()]
+      .filter((t) => t.vdcId === vdc.id)
+      .map((t) =>
+        ref('ResourceEntity', base, MT.vAppTemplate, path.template(t.id), t.name, urn('vappTemplate', t.id)),
+      ),
+  );
+}
+
+/** References to the VDC's storage profiles. */
+function vdcStorageProfiles(world: World, base: string, vdc: Vdc): string {
+  return el(
+    'VdcStorageProfiles',
+    undefined,
+    ...vdc.storageProfileIds.map((id) => {
+      const sp = world.storageProfiles.get(id)!;
+      return ref(
+        'VdcStorageProfile',
+        base,
+        MT.storageProfile,
+        path.storageProfile(id),
+        sp.name,
+        urn('vdcstorageProfile', id),
+      );
+    }),
+  );
+}
+
 /** `Vdc`: resource entities, available networks, storage profiles. */
 export function vdcElement(world: World, base: string, vdc: Vdc): string {
   const p = path.vdc(vdc.id);
-  const vapps = [...world.vapps.values()].filter((a) => a.vdcId === vdc.id);
   const nets = [...world.networks.values()].filter((n) => n.vdcId === vdc.id);
   return el(
     'Vdc',
@@ -46,45 +104,8 @@ export function vdcElement(world: World, base: string, vdc: Vdc): string {
     link(base, 'add', MT.vmAffinityRule, `${p}/vmAffinityRules`),
     text('Description', vdc.description),
     text('AllocationModel', 'Flex'),
-    el(
-      'ComputeCapacity',
-      undefined,
-      el(
-        'Cpu',
-        undefined,
-        text('Units', 'MHz'),
-        text('Allocated', 0),
-        text('Limit', 0),
-        text('Reserved', 0),
-        text('Used', 0),
-      ),
-      el(
-        'Memory',
-        undefined,
-        text('Units', 'MB'),
-        text('Allocated', 0),
-        text('Limit', 0),
-        text('Reserved', 0),
-        text('Used', 0),
-      ),
-    ),
-    el(
-      'ResourceEntities',
-      undefined,
-      ...vapps.map((a) => ref('ResourceEntity', base, MT.vApp, path.vapp(a.id), a.name, urn('vapp', a.id))),
-      ...[...world.templates.values()]
-        .filter((t) => t.vdcId === vdc.id)
-        .map((t) =>
-          ref(
-            'ResourceEntity',
-            base,
-            MT.vAppTemplate,
-            path.template(t.id),
-            t.name,
-            urn('vappTemplate', t.id),
-          ),
-        ),
-    ),
+    computeCapacity(),
+    resourceEntities(world, base, vdc),
     el(
       'AvailableNetworks',
       undefined,
@@ -100,21 +121,7 @@ export function vdcElement(world: World, base: string, vdc: Vdc): string {
     text('UsedNetworkCount', nets.length),
     text('VmQuota', 0),
     text('IsEnabled', true),
-    el(
-      'VdcStorageProfiles',
-      undefined,
-      ...vdc.storageProfileIds.map((id) => {
-        const sp = world.storageProfiles.get(id)!;
-        return ref(
-          'VdcStorageProfile',
-          base,
-          MT.storageProfile,
-          path.storageProfile(id),
-          sp.name,
-          urn('vdcstorageProfile', id),
-        );
-      }),
-    ),
+    vdcStorageProfiles(world, base, vdc),
     ref(
       'DefaultComputePolicy',
       base,

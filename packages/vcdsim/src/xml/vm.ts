@@ -32,15 +32,54 @@ function policyRef(r: RenderCtx, tag: string, p: ComputePolicy | undefined | '' 
   return ref(tag, r.base, undefined, path.computePolicy(p.id), p.name, urn('vdcComputePolicy', p.id));
 }
 
+/** The VM's action links: which power actions are offered depends on whether it is on. */
+function vmLinks(base: string, vm: Vm): (string | undefined)[] {
+  const p = path.vm(vm.id);
+  const on = vm.status === 4;
+  return [
+    link(
+      base,
+      on ? 'power:powerOff' : 'power:powerOn',
+      undefined,
+      `${p}/power/action/${on ? 'powerOff' : 'powerOn'}`,
+    ),
+    on
+      ? link(base, 'power:reboot', undefined, `${p}/power/action/reboot`)
+      : link(base, 'deploy', MT.deployVAppParams, `${p}/action/deploy`),
+    link(base, 'undeploy', MT.undeployVAppParams, `${p}/action/undeploy`),
+    link(base, 'reconfigureVm', MT.vm, `${p}/action/reconfigureVm`, vm.name),
+    link(base, 'disk:attach', MT.diskAttachOrDetachParams, `${p}/disk/action/attach`),
+    link(base, 'disk:detach', MT.diskAttachOrDetachParams, `${p}/disk/action/detach`),
+    link(base, 'up', MT.vApp, path.vapp(vm.vappId)),
+    link(base, 'down', MT.metadata, `${p}/metadata`),
+    link(base, 'down', MT.productSections, `${p}/productSections/`),
+    vm.status === 4 ? undefined : link(base, 'remove', undefined, p),
+  ];
+}
+
+/** The VM's sizing and placement policies, when it has either. */
+function computePolicy(r: RenderCtx, vm: Vm): string | undefined {
+  const { world } = r;
+  const sizing = vm.sizingPolicyId && world.computePolicies.get(vm.sizingPolicyId);
+  const placement = vm.placementPolicyId && world.computePolicies.get(vm.placementPolicyId);
+  return sizing || placement
+    ? el(
+        'ComputePolicy',
+        undefined,
+        policyRef(r, 'VmPlacementPolicy', placement),
+        text('VmPlacementPolicyFinal', placement ? 'true' : undefined),
+        policyRef(r, 'VmSizingPolicy', sizing),
+        text('VmSizingPolicyFinal', sizing ? 'false' : undefined),
+      )
+    : undefined;
+}
+
 /** A Vm element, in the schema's child order. */
 export function vmElement(r: RenderCtx, vm: Vm, root: boolean): string {
   const { world, base } = r;
   const vapp = world.vapps.get(vm.vappId)!;
   const p = path.vm(vm.id);
   const org = orgOf(r, vapp.orgId);
-  const on = vm.status === 4;
-  const sizing = vm.sizingPolicyId && world.computePolicies.get(vm.sizingPolicyId);
-  const placement = vm.placementPolicyId && world.computePolicies.get(vm.placementPolicyId);
   const storage = world.storageProfiles.get(vm.storageProfileId);
   return el(
     'Vm',
@@ -55,23 +94,7 @@ export function vmElement(r: RenderCtx, vm: Vm, root: boolean): string {
       href: `${base}${p}`,
       type: MT.vm,
     },
-    link(
-      base,
-      on ? 'power:powerOff' : 'power:powerOn',
-      undefined,
-      `${p}/power/action/${on ? 'powerOff' : 'powerOn'}`,
-    ),
-    on
-      ? link(base, 'power:reboot', undefined, `${p}/power/action/reboot`)
-      : link(base, 'deploy', MT.deployVAppParams, `${p}/action/deploy`),
-    link(base, 'undeploy', MT.undeployVAppParams, `${p}/action/undeploy`),
-    link(base, 'reconfigureVm', MT.vm, `${p}/action/reconfigureVm`, vm.name),
-    link(base, 'disk:attach', MT.diskAttachOrDetachParams, `${p}/disk/action/attach`),
-    link(base, 'disk:detach', MT.diskAttachOrDetachParams, `${p}/disk/action/detach`),
-    link(base, 'up', MT.vApp, path.vapp(vapp.id)),
-    link(base, 'down', MT.metadata, `${p}/metadata`),
-    link(base, 'down', MT.productSections, `${p}/productSections/`),
-    vm.status === 4 ? undefined : link(base, 'remove', undefined, p),
+    ...vmLinks(base, vm),
     text('Description', vm.description),
     tasksInProgress(r.tasksOf(urn('vm', vm.id)), base, org.name, org.id),
     virtualHardwareSection(vm, base),
@@ -106,16 +129,7 @@ export function vmElement(r: RenderCtx, vm: Vm, root: boolean): string {
     storage
       ? ref('StorageProfile', base, MT.storageProfile, path.storageProfile(storage.id), storage.name)
       : undefined,
-    sizing || placement
-      ? el(
-          'ComputePolicy',
-          undefined,
-          policyRef(r, 'VmPlacementPolicy', placement),
-          text('VmPlacementPolicyFinal', placement ? 'true' : undefined),
-          policyRef(r, 'VmSizingPolicy', sizing),
-          text('VmSizingPolicyFinal', sizing ? 'false' : undefined),
-        )
-      : undefined,
+    computePolicy(r, vm),
   );
 }
 
