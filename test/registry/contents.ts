@@ -35,13 +35,19 @@ export function exportTargets(exports: PackageJson['exports'] = {}): Array<[stri
  */
 function typesOf(js: string): string | undefined {
   if (js.startsWith('dist/bundle/chunks/')) return undefined;
+  // `./api/<group>/<version>`: its types are generated under dist/api/generated/ (package.json).
+  const api = /^dist\/bundle\/api\/(.+)\.js$/.exec(js);
+  if (api) return `dist/api/generated/${api[1]}.d.ts`;
   return js.replace(/^dist\/bundle\//, 'dist/').replace(/\.js$/, '.d.ts');
 }
 
-/** An entry point of the runtime's bundle: a module that re-exports names from its core (or testing). */
+/**
+ * An entry point of the runtime's bundle: a module that re-exports names from its core (or testing);
+ * none for a types-only group version (`./api/meta/v1`).
+ */
 const isBundleEntry = (js: string) => js.startsWith('dist/bundle/') && !js.startsWith('dist/bundle/chunks/');
 const BUNDLE_ENTRY =
-  /^\/\/ [^\n]*\nexport \{ [^}]+ \} from "(\.\.\/)*(\.\/)?chunks\/(core|testing|tsyringe)\.js";\n$/;
+  /^\/\/ [^\n]*\nexport \{ [^}]* \} from "(\.\.\/)*(\.\/)?chunks\/(core|testing|tsyringe)\.js";\n$/;
 
 /** The manifest: Apache-2.0 with its text, Node's engine, a README. */
 export function expectManifest(dir: string, pkg: PackageJson & { engines?: Record<string, string> }): void {
