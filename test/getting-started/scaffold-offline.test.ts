@@ -73,7 +73,7 @@ describe('a project made from local tarballs, installed offline', () => {
 
   it('passes its own envtest and conformance tests', () => {
     const out = run(project, 'npx', ['vitest', 'run']);
-    expect(out).toMatch(/Test Files\s+2 passed \(2\)/);
+    expect(out).toMatch(/Test Files\s+3 passed \(3\)/);
     expect(out).toContain('widget.conformance.test.ts');
     expect(out).not.toMatch(/\bfailed\b/);
   }, 600_000);

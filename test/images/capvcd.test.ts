@@ -5,7 +5,10 @@
  * cluster with real Cluster API and vcdsim on the host: ready, it provisions a control-plane
  * Machine's VM in vcdsim to Running, and on SIGTERM exits 0.
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CertificateAuthority } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MachineType, PROVIDER_ID_PREFIX, VCDMachineType } from '../../packages/capvcd/src/index.js';
 import { Harness } from '../../packages/capvcd/test/e2e/harness.js';
@@ -19,8 +22,24 @@ const image: ImageUnderTest = {
   manifest: 'packages/capvcd/deploy/manager.yaml',
 };
 let h: Harness;
+let webhookCert: string;
+
+/**
+ * The conversion webhook's serving certificate as webhook.yaml's cert-manager Certificate writes
+ * its Secret (`tls.crt`, `tls.key`), in a folder uid 65532 can read.
+ */
+function webhookCertFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'capvcd-webhook-cert-'));
+  const pair = CertificateAuthority.create('capvcd-webhook-ca').issueServing('capstan-capvcd-webhook');
+  writeFileSync(join(dir, 'tls.crt'), pair.cert);
+  writeFileSync(join(dir, 'tls.key'), pair.key);
+  for (const f of ['tls.crt', 'tls.key']) chmodSync(join(dir, f), 0o644);
+  chmodSync(dir, 0o755);
+  return dir;
+}
 
 beforeAll(async () => {
+  webhookCert = webhookCertFolder();
   await build(image);
   h = await Harness.start({ namespace: ns });
   // The credentials Secret carries vcdsim's CA, so the Deployment's args need nothing added.
@@ -28,6 +47,7 @@ beforeAll(async () => {
 }, 900_000);
 afterAll(async () => {
   await h?.stop();
+  if (webhookCert) rmSync(webhookCert, { recursive: true, force: true });
 });
 
 describe('the capvcd image', () => {
@@ -36,6 +56,7 @@ describe('the capvcd image', () => {
     const { container, stop } = await start(image, {
       kubeconfig: readFileSync(kubeconfig.path, 'utf8'),
       fields: {},
+      hostPaths: { 'webhook-cert': webhookCert },
     });
     try {
       await h.plane.createObjects([

@@ -47,10 +47,10 @@ export interface Started {
 /** Starts the image as its manifest says and waits for `/readyz` 200. */
 export async function start(image: ImageUnderTest, options: StartOptions): Promise<Started> {
   const kubeconfig = readableCopy(options.kubeconfig, 'kubeconfig');
-  const [metrics, probes] = (await freePorts(2)) as [number, number];
+  const [metrics, probes, webhook] = (await freePorts(3)) as [number, number, number];
   const container = Container.run(image.tag, image.manifest, {
     fields: options.fields,
-    ports: { metrics, probes },
+    ports: { metrics, probes, webhook },
     hostPaths: options.hostPaths,
     ...(options.hostPidNamespace ? { hostPidNamespace: options.hostPidNamespace } : {}),
     env: { KUBECONFIG, ...options.env },

@@ -154,7 +154,9 @@ describe('runArgs', () => {
     ['examples/greeting/deploy/controller.yaml', '65532:65532'],
   ])('runs %s read-only, as %s, without privilege escalation', (manifest, user) => {
     const { pod, container } = workloadOf(manifest);
-    const { flags } = runArgs(pod, container, { ...context, imageUser: user });
+    // capvcd's conversion webhook certificate: a Secret in the cluster, a folder here.
+    const hostPaths = { 'webhook-cert': '/tmp/webhook-cert' };
+    const { flags } = runArgs(pod, container, { ...context, hostPaths, imageUser: user });
     expect(flags).toEqual(
       expect.arrayContaining([`--user=${user}`, '--read-only', '--security-opt=no-new-privileges']),
     );

@@ -42,8 +42,8 @@ export interface PodSpec {
 export interface RunContext {
   /** Downward-API values by field path (`metadata.namespace`, `spec.nodeName`). */
   fields: Record<string, string>;
-  /** Loopback ports for the metrics and probe servers. */
-  ports: { metrics: number; probes: number };
+  /** Loopback ports for the metrics, probe and (where the manifest serves one) webhook servers. */
+  ports: { metrics: number; probes: number; webhook?: number };
   /** Host paths to mount instead of a hostPath volume's own, by volume name. */
   hostPaths?: Record<string, string>;
   /** Extra environment (e.g. KUBECONFIG) and mounts (e.g. the kubeconfig file, read-only). */
@@ -103,7 +103,10 @@ export function runArgs(pod: PodSpec, container: ContainerSpec, context: RunCont
   const args = (container.args ?? []).map((arg) => {
     const [flag] = arg.split('=', 1) as [string];
     const port = BIND_FLAGS[flag as keyof typeof BIND_FLAGS];
-    return port ? `${flag}=127.0.0.1:${context.ports[port]}` : arg;
+    if (port) return `${flag}=127.0.0.1:${context.ports[port]}`;
+    // The host's network: a fixed webhook port would collide with other tests' servers.
+    if (flag === '--webhook-port' && context.ports.webhook) return `${flag}=${context.ports.webhook}`;
+    return arg;
   });
   return { flags, args };
 }

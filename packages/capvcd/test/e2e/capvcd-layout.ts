@@ -44,6 +44,18 @@ async function settled(c: Connection, task: Task): Promise<Task> {
   return t;
 }
 
+/** The vApp's VMs once each reports an IP (the guest reports it a moment after power-on). */
+async function vmsWithIps(c: Connection, vappHref: string) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const vms = (await getVApp(c.vcd, vappHref)).vms;
+    const waiting = vms.filter((vm) => !vm.ip).map((vm) => vm.name);
+    if (waiting.length === 0) return vms;
+    if (Date.now() > deadline) throw new Error(`VMs ${waiting.join(', ')} have no IP after 60 s`);
+    await sleep(100);
+  }
+}
+
 /**
  * Lays out cluster `cluster` (infra ID `infraId`) in tenant-a's vdc-a on net-a with one VM per
  * name in `machines`, each powered on with an IP; those in `controlPlane` are the pool's members.
@@ -93,10 +105,7 @@ export async function layOutAsCapvcd(
       await settled(c, await powerOn(c.vcd, vm.href));
     }
     const vms = new Map<string, { urn: string; ip: string }>();
-    for (const vm of (await getVApp(c.vcd, vappHref)).vms) {
-      if (!vm.ip) throw new Error(`VM ${vm.name} has no IP`);
-      vms.set(vm.name, { urn: vm.id, ip: vm.ip });
-    }
+    for (const vm of await vmsWithIps(c, vappHref)) vms.set(vm.name, { urn: vm.id, ip: vm.ip as string });
     const loadBalancerName = capvcdLoadBalancerName(cluster, infraId);
     const gw = await edgeGatewayOf(c.vcd, 'net-a');
     await settled(c, await createPool(c.vcd, gw, loadBalancerName, 6443));
