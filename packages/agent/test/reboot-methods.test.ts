@@ -175,6 +175,12 @@ describe.each(Object.keys(METHODS))('a granted node rebooted by the %s method', 
         timeoutMs: 20_000,
       });
       await eventually(() => existsSync(marker), { what: `the ${method} reboot`, timeoutMs: 5_000 });
+      // The host command writes the marker before it returns, and the agent counts the reboot
+      // when it has returned: the count follows the marker by a moment.
+      await eventually(() => running.agent.metrics.reboots.value() === 1, {
+        what: 'the reboot counted',
+        timeoutMs: 5_000,
+      });
       expect(running.agent.metrics.reboots.value()).toBe(1);
       expect((await admin.get(Node, { name: node })).spec?.unschedulable).toBe(true);
       expect(logind.reboots).toHaveLength(0);
