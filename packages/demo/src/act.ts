@@ -2,7 +2,7 @@
  * What every act of the demo shares: the view, the log, the interrupt, the deadline, the faults
  * the simulation met, and the clean-ups to run (in reverse) however the run ends.
  */
-import type { Logger } from '@capstan/runtime';
+import type { Logger, Manager } from '@capstan/runtime';
 import { clock, type LiveView } from './view.js';
 
 /** The run's context, handed to each act. */
@@ -48,6 +48,20 @@ export class ActContext {
   onEnd(cleanup: () => Promise<unknown>): void {
     if (this.ended) void cleanup().catch(() => {});
     else this.cleanups.push(cleanup);
+  }
+
+  /**
+   * Runs an operator's manager for the rest of the run, as its Deployment would: a failure is a
+   * fault of the run, and the run's end stops it (then `afterStop`, e.g. closing VCD sessions).
+   */
+  runManager(what: string, manager: Manager, afterStop: () => void = () => {}): void {
+    const stop = new AbortController();
+    const running = manager.start(stop.signal).catch((err) => this.fault(what, err));
+    this.onEnd(async () => {
+      stop.abort();
+      await running;
+      afterStop();
+    });
   }
 
   /** Throws if the run was interrupted. */

@@ -196,13 +196,7 @@ async function startCapvcd(ctx: ActContext, management: ControlPlane, workload: 
     logger: ctx.logger.child({ component: 'capvcd' }),
   });
   const handle = addCapvcd(manager, { taskPolling: { minMs: 100, maxMs: 1000 }, recheckMs: 500 });
-  const stop = new AbortController();
-  const running = manager.start(stop.signal).catch((err) => ctx.fault('capvcd', err));
-  ctx.onEnd(async () => {
-    stop.abort();
-    await running;
-    handle.connections.close();
-  });
+  ctx.runManager('capvcd', manager, () => handle.connections.close());
 }
 
 /** Creates the user's objects: Cluster, VCDCluster, KubeadmControlPlane, MachineDeployment... */

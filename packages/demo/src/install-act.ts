@@ -117,12 +117,7 @@ async function startVersionOperator(ctx: ActContext, plane: ControlPlane, admin:
     logger: ctx.logger.child({ component: 'version-operator' }),
   });
   addVersionOperator(manager, { rolloutPollMs: 500 });
-  const stop = new AbortController();
-  const running = manager.start(stop.signal).catch((err) => ctx.fault('the version operator', err));
-  ctx.onEnd(async () => {
-    stop.abort();
-    await running;
-  });
+  ctx.runManager('the version operator', manager);
 }
 
 /** Shows the components roll out (a line per change, a table redrawn) until the stack is Available. */

@@ -151,13 +151,7 @@ async function startCoordinator(
     logger: ctx.logger.child({ component: 'coordinator' }),
   });
   addCoordinator(manager, { namespace: OPERATORS_NAMESPACE, protocol });
-  const stop = new AbortController();
-  const done = manager.start(stop.signal);
-  done.catch((err) => ctx.fault('the coordinator', err));
-  ctx.onEnd(async () => {
-    stop.abort();
-    await done.catch(() => {});
-  });
+  ctx.runManager('the coordinator', manager);
   ctx.view.say(
     `  the coordinator runs beside its Deployment's kwok pods as ${OPERATORS_NAMESPACE}/capstan-coordinator; on each of the ${fleetSize} nodes an agent runs beside its DaemonSet pod, as that pod (bound token), on its own dbus-daemon with update_engine and logind`,
   );
