@@ -2,6 +2,7 @@
  * A tenant user acting in Cloud Director behind capvcd's back (as in its UI, or as the CSI driver
  * does): a session of its own, then VCD's own calls, each task waited for until vcdsim shows it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { callSim } from '@capstan/vcdsim';
 import type { Harness } from './harness.js';
 
@@ -43,16 +44,28 @@ export async function powerOffInVcd(h: Harness, vmName: string): Promise<void> {
   );
 }
 
-/** Deletes a VM as VCD asks: powered off and undeployed first, then DELETE, each waited for. */
+/**
+ * Deletes a VM as VCD asks: powered off and undeployed first, then DELETE, each waited for. Between
+ * the two, capvcd's drift check may find the VM off and power it on again (as CAPV does): VCD then
+ * refuses the DELETE (busy, or deployed), and the user tries again, as a person at the UI would.
+ */
 export async function deleteInVcd(h: Harness, vmName: string): Promise<void> {
   const vm = vmOf(h, vmName);
   const call = await tenantUser(h);
   const path = `/api/vApp/vm-${vm.id}`;
-  await call('POST', `${path}/action/undeploy`);
-  await h.wait(`VM ${vmName} undeployed`, async () =>
-    h.sim.inspect.vm(vmName)?.deployed === false ? true : undefined,
-  );
-  await call('DELETE', path);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (h.sim.inspect.vm(vmName)?.deployed) await call('POST', `${path}/action/undeploy`);
+      await h.wait(`VM ${vmName} undeployed`, async () =>
+        h.sim.inspect.vm(vmName)?.deployed === false ? true : undefined,
+      );
+      await call('DELETE', path);
+      break;
+    } catch (err) {
+      if (attempt >= 10 || !/BUSY_ENTITY|is deployed|is not powered off/.test(String(err))) throw err;
+      await sleep(200);
+    }
+  }
   await h.wait(`VM ${vmName} deleted`, async () => (h.sim.inspect.vm(vmName) ? undefined : true));
 }
 
