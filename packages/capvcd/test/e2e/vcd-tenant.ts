@@ -56,13 +56,17 @@ export async function deleteInVcd(h: Harness, vmName: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       if (h.sim.inspect.vm(vmName)?.deployed) await call('POST', `${path}/action/undeploy`);
-      await h.wait(`VM ${vmName} undeployed`, async () =>
-        h.sim.inspect.vm(vmName)?.deployed === false ? true : undefined,
+      // Short: a power-on of capvcd's may deploy it again before this looks.
+      await h.wait(
+        `VM ${vmName} undeployed`,
+        async () => (h.sim.inspect.vm(vmName)?.deployed === false ? true : undefined),
+        10_000,
       );
       await call('DELETE', path);
       break;
     } catch (err) {
-      if (attempt >= 10 || !/BUSY_ENTITY|is deployed|is not powered off/.test(String(err))) throw err;
+      if (attempt >= 10 || !/BUSY_ENTITY|is deployed|is not powered off|timed out/.test(String(err)))
+        throw err;
       await sleep(200);
     }
   }
