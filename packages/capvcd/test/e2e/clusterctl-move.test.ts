@@ -48,12 +48,16 @@ const gone = async (h: Harness, path: string) => (await h.plane.request('GET', p
 describe('clusterctl move, for real', () => {
   it('moves the cluster and its credentials; B adopts everything with no VCD write', async () => {
     await a.plane.createObjects([...a.clusterObjects('mv1'), ...a.controlPlaneObjects('mv1', 'mv1-cp-0')]);
+    // clusterctl refuses to move a cluster whose control plane is not initialized; with no
+    // controlPlaneRef, Cluster API sets that a reconcile after the Machine turns Running.
     const machine = await a.wait(
-      'the control plane Running, in the load balancer',
+      'the control plane Running, in the load balancer, the Cluster initialized',
       async () => {
         const m = await a.client.get(MachineType, { namespace: ns, name: 'mv1-cp-0' });
+        const cluster = await a.client.get(ClusterType, { namespace: ns, name: 'mv1' });
+        const initialized = cluster.status?.initialization?.controlPlaneInitialized === true;
         const pool = a.vcdObjects().pools[0];
-        return m.status?.phase === 'Running' && pool?.members.length === 1 ? m : undefined;
+        return m.status?.phase === 'Running' && initialized && pool?.members.length === 1 ? m : undefined;
       },
       240_000,
     );
