@@ -43,19 +43,29 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
+/** The Cluster's v1beta2 `ControlPlaneInitialized` condition, which `clusterctl move` checks. */
+const controlPlaneInitialized = async (h: Harness, name: string) => {
+  const res = await h.plane.request(
+    'GET',
+    `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/${name}`,
+  );
+  const body = res.body as { status?: { conditions?: Array<{ type: string; status: string }> } };
+  return (
+    body.status?.conditions?.some((c) => c.type === 'ControlPlaneInitialized' && c.status === 'True') === true
+  );
+};
 const gone = async (h: Harness, path: string) => (await h.plane.request('GET', path)).status === 404;
 
 describe('clusterctl move, for real', () => {
   it('moves the cluster and its credentials; B adopts everything with no VCD write', async () => {
     await a.plane.createObjects([...a.clusterObjects('mv1'), ...a.controlPlaneObjects('mv1', 'mv1-cp-0')]);
-    // clusterctl refuses to move a cluster whose control plane is not initialized; with no
-    // controlPlaneRef, Cluster API sets that a reconcile after the Machine turns Running.
+    // clusterctl refuses to move a cluster whose ControlPlaneInitialized condition is not True;
+    // with no controlPlaneRef, Cluster API sets it a reconcile after the Machine gets its nodeRef.
     const machine = await a.wait(
       'the control plane Running, in the load balancer, the Cluster initialized',
       async () => {
         const m = await a.client.get(MachineType, { namespace: ns, name: 'mv1-cp-0' });
-        const cluster = await a.client.get(ClusterType, { namespace: ns, name: 'mv1' });
-        const initialized = cluster.status?.initialization?.controlPlaneInitialized === true;
+        const initialized = await controlPlaneInitialized(a, 'mv1');
         const pool = a.vcdObjects().pools[0];
         return m.status?.phase === 'Running' && initialized && pool?.members.length === 1 ? m : undefined;
       },
