@@ -111,7 +111,7 @@ export class CoordinatorReconciler implements Reconciler {
       options.namespace,
       options.fenceName ?? DEFAULT_FENCE_NAME,
     );
-    this.read = deps.read ?? (() => this.planner.readWorld(false));
+    this.read = deps.read ?? (() => this.planner.readWorld());
     this.reporter = new RoundReporter(this.protocol, deps);
     this.silences = new SilenceKeeper(this.client, this.logger);
     this.notifier = deps.notifier;
