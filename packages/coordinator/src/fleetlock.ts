@@ -206,7 +206,7 @@ export class FleetLockServer implements Runnable {
   private async locate(id: string, group: string): Promise<{ node: Node; groupName: string } | undefined> {
     const { planner } = this.deps;
     // One after the other: both are cache reads, and neither waits on I/O.
-    const groups = await planner.readGroups(false);
+    const groups = await planner.readGroups();
     const node = await this.directory.lookup(id, this.currentNode, this.managedNodes);
     if (!node) return undefined;
     const home = planner.groupOf(groups, node);
@@ -268,7 +268,7 @@ export class FleetLockServer implements Runnable {
       // Scheduled: cordon and drain it, one step per poll; the planner grants once drained.
       if (node) await this.drainer.step(node, id);
       if (signal.aborted || this.deps.clock.now() >= deadline) {
-        const world = await this.deps.planner.readWorld(false);
+        const world = await this.deps.planner.readWorld();
         const waiting = this.deps.planner.waitingEntry(world, name, this.deps.clock.now());
         if (await this.withdraw(name, id)) return; // granted in the meantime
         throw new HttpError(409, {

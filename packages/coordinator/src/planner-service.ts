@@ -61,9 +61,9 @@ export class PlannerService {
     this.nodeSelector = coordinator.nodeSelector?.trim() || undefined;
   }
 
-  /** Lists the world through the client: from the cache, or from the API server (`direct`). */
-  async readWorld(direct: boolean): Promise<World> {
-    const [nodes, groups] = await Promise.all([this.readNodes(direct), this.readGroups(direct)]);
+  /** Lists the world through the client, from the cache (the grant fence reads nodes fresh). */
+  async readWorld(): Promise<World> {
+    const [nodes, groups] = await Promise.all([this.readNodes(false), this.readGroups()]);
     const [gates, disruption] = await Promise.all([
       readGateFacts(this.client, groups, this.informers),
       readDisruptionFacts(this.client, groups),
@@ -87,9 +87,9 @@ export class PlannerService {
     return (await this.client.list(Node, { ...(selector ? { labelSelector: selector } : {}), direct })).items;
   }
 
-  /** The RebootGroups, from the cache or the API server. */
-  async readGroups(direct: boolean): Promise<readonly RebootGroup[]> {
-    return (await this.client.list(RebootGroupType, { direct })).items;
+  /** The RebootGroups, from the cache. */
+  async readGroups(): Promise<readonly RebootGroup[]> {
+    return (await this.client.list(RebootGroupType)).items;
   }
 
   /** Whether every node is the coordinator's (no node selector): a node read by name is one of them. */

@@ -33,7 +33,6 @@ import { writeGroupStatuses } from './group-status.js';
 import type { CoordinatorMetrics } from './metrics.js';
 import type { Notifier } from './notifications/notifier.js';
 import type { CoordinatorOptions } from './options.js';
-import { OwnWrites } from './own-writes.js';
 import { PlannerService, type World, type WorldReader } from './planner-service.js';
 import { RoundReporter } from './round-report.js';
 import { SilenceKeeper } from './silences/silence-keeper.js';
@@ -49,7 +48,7 @@ export interface RoundOutcome {
   /** Writes applied, in order. */
   applied: NodeWrite[];
   /** Why the round stopped early, if it did. */
-  stopped?: 'node-conflict' | 'fence-conflict' | 'cache-behind';
+  stopped?: 'node-conflict' | 'fence-conflict';
   /** Nodes whose write the API server refused this round (backed off; the others went on). */
   refused: string[];
   /** Status subresources written. */
@@ -93,8 +92,6 @@ export class CoordinatorReconciler implements Reconciler {
   /** Nodes whose writes are refused, with their backoff. */
   readonly refusals = new WriteRefusals();
   private refusedThisRound: string[] = [];
-  /** Landed writes the cache has not shown yet: no slot is planned from a cache behind them. */
-  private readonly ownWrites = new OwnWrites();
   /** The group of each node in the plan being applied (for the refusal metric). */
   private membership: Readonly<Record<string, string>> = {};
 
@@ -114,7 +111,7 @@ export class CoordinatorReconciler implements Reconciler {
       options.namespace,
       options.fenceName ?? DEFAULT_FENCE_NAME,
     );
-    this.read = deps.read ?? (() => this.planner.readWorld(false));
+    this.read = deps.read ?? (() => this.planner.readWorld());
     this.reporter = new RoundReporter(this.protocol, deps);
     this.silences = new SilenceKeeper(this.client, this.logger);
     this.notifier = deps.notifier;
@@ -123,8 +120,7 @@ export class CoordinatorReconciler implements Reconciler {
   async reconcile(_request: unknown, context?: ReconcileContext): Promise<Result> {
     const outcome = await this.round();
     const log = context?.log ?? this.logger;
-    const stoppedForNews = outcome.stopped !== undefined && outcome.stopped !== 'cache-behind';
-    if (outcome.applied.length > 0 || stoppedForNews || outcome.refused.length > 0) {
+    if (outcome.applied.length > 0 || outcome.stopped || outcome.refused.length > 0) {
       log?.info(
         {
           writes: outcome.applied.map((w) => `${w.node}:${w.actions.join('+')}`),
@@ -152,10 +148,6 @@ export class CoordinatorReconciler implements Reconciler {
     let applied: NodeWrite[];
     let stopped: RoundOutcome['stopped'];
     if (p.writes.some((w) => w.consumesBudget)) {
-      if (this.ownWrites.unseen(world.nodes, now)) {
-        // The slot is most likely the one we just gave; our write's watch event plans again.
-        return stoppedBefore(p, 'cache-behind');
-      }
       // Slots are taken only from a fresh snapshot, under the fence.
       const begun = await this.fence.begin();
       if (!begun.ok && begun.conflict) {
@@ -266,7 +258,6 @@ export class CoordinatorReconciler implements Reconciler {
       const body = conditionalMergePatch(write.resourceVersion, { annotations, labels });
       await this.client.patch(Node, { name: write.node }, 'merge', body);
       this.refusals.clear(write.node);
-      this.ownWrites.landed(write.node, write.resourceVersion, now);
       return 'landed';
     } catch (err) {
       if (isConflict(err) || isNotFound(err)) {

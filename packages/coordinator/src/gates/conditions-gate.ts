@@ -8,8 +8,6 @@ import type { HealthGateState } from '../decide/health-gates.js';
 import { conditionVerdict } from './cel-condition.js';
 import type { ConditionReads, ConditionSpec } from './condition-reads.js';
 
-export { type ConditionSpec, pluralOf } from './condition-reads.js';
-
 /** Every condition's state now. */
 export async function readConditionsGate(
   reads: ConditionReads,

@@ -252,6 +252,11 @@ export class InformerCache implements CachedReader {
     return transform ? deepFreeze(transform(structuredClone(object))) : frozenCopy(object, true);
   }
 
+  /** Whether any informer holds `type`, every object the cache keeps of it or a selection. */
+  holds(type: ResourceType): boolean {
+    return this.entriesOf(type).length > 0;
+  }
+
   /** Whether an informer restricted by exactly this label selector holds the list whole. */
   holdsList(type: ResourceType, options: { namespace?: string; labelSelector?: string } = {}): boolean {
     const namespace = type.namespaced ? options.namespace || undefined : undefined;

@@ -15,6 +15,11 @@ export interface CachedReader {
    * cached for every read (an informer restricted by exactly this label selector). Optional.
    */
   holdsList?(type: ResourceType, options: { namespace?: string; labelSelector?: string }): boolean;
+  /**
+   * Whether any informer holds this kind, whole or a selection of it: lists of it may be served
+   * from the cache, so the client keeps its writes of it for read-your-own-writes. Optional.
+   */
+  holds?(type: ResourceType): boolean;
   /** The cached object, or `undefined` when the cache has none by that key. */
   get<T extends KubeObject>(type: ResourceType<T>, key: ObjectKey): T | undefined;
   /** Cached objects, optionally restricted to one namespace and a label selector (server syntax). */

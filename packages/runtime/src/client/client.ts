@@ -129,9 +129,10 @@ export class Client {
   ): Promise<ListResult<T>> {
     const { direct, ...listOptions } = options;
     const selection = { namespace: listOptions.namespace, labelSelector: listOptions.labelSelector };
-    const cached = this.cache && (this.cache.isCached(type) || this.cache.holdsList?.(type, selection));
-    if (!direct && cached && servableFromCache(listOptions)) {
-      const items = this.cache.list(type, selection);
+    // The option checks first: they cost nothing, holdsList searches the kind's informers.
+    const cache = !direct && servableFromCache(listOptions) ? this.cache : undefined;
+    if (cache && (cache.isCached(type) || cache.holdsList?.(type, selection))) {
+      const items = cache.list(type, selection);
       return { items: this.writes ? this.writes.list(type, items, selection) : items, resourceVersion: '' };
     }
     if (listOptions.limit !== undefined || listOptions.continue !== undefined) {

@@ -80,9 +80,9 @@ export class OwnWrites {
     return this.size;
   }
 
-  /** Records the server's answer to a write of a cached kind (a copy, frozen as the cache's are). */
+  /** Records the server's answer to a write of a kind the cache holds (a copy, frozen as its objects are). */
   written<T extends KubeObject>(type: ResourceType<T>, answer: T): void {
-    if (!this.cache.isCached(type) || !answer?.metadata?.name) return;
+    if (!this.kept(type) || !answer?.metadata?.name) return;
     // A write that removed the last finalizer of an object being deleted deleted it: the server
     // answers its last state, but it is gone (else lists would show it until the TTL).
     if (answer.metadata.deletionTimestamp && (answer.metadata.finalizers ?? []).length === 0) {
@@ -98,7 +98,7 @@ export class OwnWrites {
 
   /** Records a delete the server accepted (`uid`: of the object deleted, when known). */
   deleted(type: ResourceType, key: ObjectKey, uid: string | undefined): void {
-    if (!this.cache.isCached(type)) return;
+    if (!this.kept(type)) return;
     const namespace = type.namespaced ? key.namespace : undefined;
     const deletedUid = uid ?? this.cache.get(type, { namespace, name: key.name })?.metadata.uid;
     this.put(type, objectKey(namespace, key.name), { deletedUid, at: this.clock.now() });
@@ -131,8 +131,15 @@ export class OwnWrites {
     const namespace = type.namespaced ? options.namespace || undefined : undefined;
     const selector = parseLabelSelector(options.labelSelector);
     for (const [id, written] of entries) {
-      if (this.settled(this.cache.get(type, idToKey(id)), written)) {
-        this.drop(entries, id);
+      // Another namespace's write is not in this list: the reads that can hold it judge it.
+      if (namespace !== undefined && !id.startsWith(`${namespace}/`)) continue;
+      // Judged by the copy this list was read from (a selected informer's, which `get` does not
+      // read), before ours replaces it; by the cache's own when the list does not hold it.
+      const inList = listed.get(id);
+      if (this.settled(inList ?? this.cache.get(type, idToKey(id)), written)) {
+        // A get reads the unselected informer, which may lag the selected one: kept till it shows it.
+        if (inList === undefined || !this.cache.isCached(type) || this.settledByKey(type, id, written))
+          this.drop(entries, id);
       } else if (!('object' in written)) {
         listed.delete(id);
       } else {
@@ -148,6 +155,8 @@ export class OwnWrites {
 
   /** Whether every write recorded for these objects has been seen by the cache (or expired). */
   observed(type: ResourceType, keys: readonly ObjectKey[]): boolean {
+    // A kind held only in selections has no read by key to wait on (its lists settle its writes).
+    if (!this.cache.isCached(type)) return true;
     const entries = this.byType.get(typeKey(type))?.entries;
     if (!entries) return true;
     for (const key of keys) {
@@ -160,8 +169,19 @@ export class OwnWrites {
     return true;
   }
 
+  /** Whether writes of `type` are kept: reads of it are served from the cache, whole or a selection. */
+  private kept(type: ResourceType): boolean {
+    return this.cache.isCached(type) || this.cache.holds?.(type) === true;
+  }
+
   private settled(cached: KubeObject | undefined, written: Written): boolean {
     return cacheCaughtUp(cached, written) || this.clock.now() - written.at > this.ttlMs;
+  }
+
+  /** Settled as a read by key sees it; a kind held only in selections has none, so only its TTL. */
+  private settledByKey(type: ResourceType, id: string, written: Written): boolean {
+    if (!this.cache.isCached(type)) return this.clock.now() - written.at > this.ttlMs;
+    return this.settled(this.cache.get(type, idToKey(id)), written);
   }
 
   private put(type: ResourceType, id: string, written: Written): void {
@@ -179,8 +199,7 @@ export class OwnWrites {
   /** Drops what the cache has caught up with; amortized, as the ledger doubles. */
   private sweep(): void {
     for (const { type, entries } of this.byType.values())
-      for (const [id, written] of entries)
-        if (this.settled(this.cache.get(type, idToKey(id)), written)) this.drop(entries, id);
+      for (const [id, written] of entries) if (this.settledByKey(type, id, written)) this.drop(entries, id);
     this.sweepAbove = Math.max(256, this.size * 2);
   }
 

@@ -71,8 +71,11 @@ describe('InformerCache', () => {
   it('is not cached for kinds without an informer, or only with selector-restricted ones', () => {
     const { cache } = setup();
     expect(cache.isCached(WidgetType)).toBe(false);
+    expect(cache.holds(WidgetType)).toBe(false);
     cache.informerFor(WidgetType, { labelSelector: 'app=web' });
     expect(cache.isCached(WidgetType)).toBe(false);
+    // Held in a selection: the client keeps its writes of it for the lists that selection serves.
+    expect(cache.holds(WidgetType)).toBe(true);
     expect(cache.list(WidgetType, { labelSelector: 'app=db' })).toEqual([]);
   });
 

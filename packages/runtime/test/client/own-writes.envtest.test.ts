@@ -81,6 +81,33 @@ describe('read-your-own-writes', () => {
     await expect(reconcile(client, 'stale')).rejects.toSatisfy(isAlreadyExists);
   });
 
+  it('a list served by a selected informer shows our patch at once, and the informer’s once it has it', async () => {
+    cache = new InformerCache(transport);
+    // A controller's selected watch: the kind is held only in this selection (no get by key).
+    const selection = { namespace: env.namespace, labelSelector: 'app=selected' };
+    cache.informerFor(ConfigMap, selection);
+    cache.start();
+    await cache.waitForCacheSync(30_000);
+    const client = new Client(transport, { cache });
+    expect(cache.isCached(ConfigMap)).toBe(false);
+    const key = { namespace: env.namespace, name: 'selected' };
+    await client.create(ConfigMap, { metadata: { ...key, labels: { app: 'selected' } }, data: { v: '1' } });
+    await eventually(() => expect(cache.list(ConfigMap, selection)).toHaveLength(1), { timeoutMs: 10_000 });
+    const patched = await client.patch<ConfigMap>(ConfigMap, key, 'merge', { data: { v: '2' } });
+    // The watch lags 400 ms: the informer still has v=1, the client's list answers ours.
+    expect(cache.list<ConfigMap>(ConfigMap, selection)[0]?.data).toEqual({ v: '1' });
+    const listed = await client.list(ConfigMap, selection);
+    expect(listed.items.map((c) => c.data)).toEqual([{ v: '2' }]);
+    expect(listed.items[0]?.metadata.resourceVersion).toBe(patched.metadata.resourceVersion);
+    // Once the informer shows it, the list is the informer's own object: the entry is settled and
+    // dropped (ours, a copy, would take its place while kept).
+    await eventually(() => expect(cache.list<ConfigMap>(ConfigMap, selection)[0]?.data).toEqual({ v: '2' }), {
+      timeoutMs: 10_000,
+    });
+    const informers = cache.list<ConfigMap>(ConfigMap, selection)[0];
+    expect((await client.list(ConfigMap, selection)).items[0]).toBe(informers);
+  });
+
   it('expectations hold an owner until the cache has seen its writes', async () => {
     const client = await syncedClient(true);
     const expectations = new Expectations(client);
