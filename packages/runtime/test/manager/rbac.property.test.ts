@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { mergePermissions, type Permission, type Verb } from '../../src/controller/index.js';
+import { mergePermissions, type Permission, Permissions, type Verb } from '../../src/controller/index.js';
 import { Manager, rbacFor, rbacYaml } from '../../src/manager/index.js';
 import { FakeCluster } from '../../src/testing/index.js';
 
@@ -30,6 +30,17 @@ const allowed = (ps: readonly Permission[]) =>
   );
 
 describe('RBAC from permissions', () => {
+  it('adding one by one holds one rule per scope and lists what merging all at once gives', () => {
+    fc.assert(
+      fc.property(fc.array(permission, { maxLength: 12 }), (ps) => {
+        const permissions = new Permissions();
+        for (const p of [...ps, ...ps]) permissions.add(p);
+        expect(permissions.list()).toEqual(mergePermissions(ps));
+        expect(permissions.size).toBe(mergePermissions(ps).length);
+      }),
+    );
+  });
+
   it('merging keeps exactly what was allowed, one rule per scope, in an order independent of input', () => {
     fc.assert(
       fc.property(fc.array(permission, { maxLength: 12 }), (ps) => {
@@ -156,10 +167,19 @@ describe("a manager's events", () => {
     expect(anywhere.permissions.list()).toEqual([
       { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'], why: 'records events' },
     ]);
+    void anywhere.events;
+    expect(anywhere.permissions.size).toBe(1);
     const scoped = managerWith({ eventsScope: { namespace: 'default', role: 'w-events' } });
     void scoped.events;
     expect(
       rbacFor(scoped, target).map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`),
     ).toEqual(['Role default/w-events', 'RoleBinding default/w-events']);
+  });
+
+  it('are one rule however often a reconcile reads them', () => {
+    const manager = managerWith({});
+    for (let i = 0; i < 100; i++) void manager.events;
+    expect(manager.permissions.size).toBe(1);
+    expect(manager.permissions.list()).toHaveLength(1);
   });
 });
