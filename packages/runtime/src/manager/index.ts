@@ -46,7 +46,6 @@ export { EVENTS_PERMISSION, managerPermissions } from './permissions.js';
 export type { Check, ProbesServerPorts } from './probes-server.js';
 export {
   type PermissionSource,
-  type PolicyRule,
   type RbacObject,
   type RbacTarget,
   rbacFor,

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../src/api/generated/rbac/v1.js';
 import { mergePermissions, type Permission, Permissions, type Verb } from '../../src/controller/index.js';
-import { Manager, rbacFor, rbacYaml } from '../../src/manager/index.js';
+import { Manager, type RbacObject, rbacFor, rbacYaml } from '../../src/manager/index.js';
 import { FakeCluster } from '../../src/testing/index.js';
 
 const verbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -17,6 +18,10 @@ const permission: fc.Arbitrary<Permission> = fc.record(
   },
   { requiredKeys: ['group', 'resource', 'verbs'] },
 );
+const isRole = (o: RbacObject): o is Role | ClusterRole => o.kind === 'Role' || o.kind === 'ClusterRole';
+const isBinding = (o: RbacObject): o is RoleBinding | ClusterRoleBinding =>
+  o.kind?.endsWith('Binding') === true;
+
 const target = { name: 'widget-controller', serviceAccount: { namespace: 'ops', name: 'widget' } };
 
 /** What a set of permissions allows, as (namespace, group, resource, names, verb) strings. */
@@ -131,14 +136,14 @@ describe('a permission with a role of its own', () => {
     fc.assert(
       fc.property(fc.array(named, { maxLength: 12 }), (ps) => {
         const objects = rbacFor(ps, target);
-        const roles = objects.filter((o) => o.rules);
+        const roles = objects.filter(isRole);
         for (const role of ['widget-controller', 'other']) {
           const granted = roles
             .filter((o) => o.metadata.name === role)
             .flatMap((o) =>
               (o.rules ?? []).map((r) => ({
-                group: r.apiGroups[0] ?? '',
-                resource: r.resources[0] ?? '',
+                group: r.apiGroups?.[0] ?? '',
+                resource: r.resources?.[0] ?? '',
                 verbs: r.verbs as Verb[],
                 ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
                 ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
@@ -149,8 +154,8 @@ describe('a permission with a role of its own', () => {
         }
         expect(yaml.loadAll(rbacYaml(ps, target)).filter((d) => d !== null)).toEqual(objects);
         // Each role is bound under its own name.
-        for (const binding of objects.filter((o) => o.roleRef))
-          expect(binding.roleRef?.name).toBe(binding.metadata.name);
+        for (const binding of objects.filter(isBinding))
+          expect(binding.roleRef.name).toBe(binding.metadata.name);
       }),
     );
   });
