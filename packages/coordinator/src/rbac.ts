@@ -3,7 +3,7 @@
  * (`npm run gen:rbac -w packages/coordinator`); what it declares beyond its watches is
  * `permissions.ts`.
  */
-import { Manager, type ManagerOptions } from '@capstan/runtime';
+import { Manager, type RbacWiringOptions } from '@capstan/runtime';
 import { addCoordinator } from './operator.js';
 import type { CoordinatorOptions } from './options.js';
 
@@ -19,10 +19,7 @@ export const COORDINATOR_RBAC = {
  * turns on (FleetLock), so the shipped role allows each: what `capstan gen rbac` reads, and
  * what the RBAC test runs under exactly those rules.
  */
-export function rbacWiring(
-  options: Omit<ManagerOptions, 'transport'> & Pick<Required<ManagerOptions>, 'transport'>,
-  coordinator: Partial<CoordinatorOptions> = {},
-) {
+export function rbacWiring(options: RbacWiringOptions, coordinator: Partial<CoordinatorOptions> = {}) {
   const namespace = COORDINATOR_RBAC.serviceAccount.namespace;
   const manager = Manager.create({
     leaderElection: { id: 'capstan-coordinator', namespace },

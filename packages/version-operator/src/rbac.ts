@@ -3,7 +3,7 @@
  * (`npm run gen:rbac -w packages/version-operator`); what it declares beyond its watches is
  * `permissions.ts`.
  */
-import { Manager, type ManagerOptions } from '@capstan/runtime';
+import { Manager, type RbacWiringOptions } from '@capstan/runtime';
 import { FIELD_MANAGER } from './api/reboot-stack.js';
 import type { Catalogue } from './catalogue.js';
 import { addVersionOperator } from './operator.js';
@@ -20,7 +20,7 @@ export const VERSION_OPERATOR_RBAC = {
  * `capstan gen rbac` reads, and what the RBAC test runs under exactly those rules.
  */
 export function rbacWiring(
-  options: Omit<ManagerOptions, 'transport'> & Pick<Required<ManagerOptions>, 'transport'>,
+  options: RbacWiringOptions,
   operator: { catalogue?: Catalogue; rolloutPollMs?: number } = {},
 ) {
   const manager = Manager.create({

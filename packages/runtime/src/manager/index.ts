@@ -48,6 +48,7 @@ export {
   type PermissionSource,
   type RbacObject,
   type RbacTarget,
+  type RbacWiringOptions,
   rbacFor,
   rbacYaml,
 } from './rbac.js';

@@ -11,6 +11,7 @@ import type {
   RoleBinding,
 } from '../api/generated/rbac/v1.js';
 import { mergePermissions, type Permission } from '../controller/permissions.js';
+import type { ManagerOptions } from './manager.js';
 
 /** Whose roles: the role's name and the ServiceAccount bound to it. */
 export interface RbacTarget {
@@ -28,6 +29,13 @@ export interface RbacTarget {
 export type RbacObject = ServiceAccount | ClusterRole | Role | ClusterRoleBinding | RoleBinding;
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
+
+/**
+ * What an operator's `rbacWiring` (the wiring `capstan gen rbac` reads) takes: manager options with
+ * the transport given, so its RBAC test can run it through one that records each request.
+ */
+export type RbacWiringOptions = Omit<ManagerOptions, 'transport'> &
+  Pick<Required<ManagerOptions>, 'transport'>;
 
 /** Anything that knows its operator's permissions: a manager. */
 export interface PermissionSource {
