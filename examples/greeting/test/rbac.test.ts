@@ -37,8 +37,6 @@ describe('the Greeting controller RBAC', () => {
       wiring: (options: RbacWiringOptions) =>
         rbacWiring({ ...options, webhook: { port: 0, host: '127.0.0.1', certDir: cert.certDir } }),
       justified: {
-        // A repeated event is a patch of its series; one pass of each reconcile records no repeat.
-        'patch events.k8s.io/events': 'a repeated event patches its series',
         // The manager creates its Lease only when none exists; a plane shared by tests may have one.
         'create coordination.k8s.io/leases': 'the Lease is created once, by the first leader',
       },

@@ -22,7 +22,6 @@ const k = capstanProtocol.annotations;
 
 /** Grants this test's cycle does not reach, and why each stays. */
 const JUSTIFIED = {
-  'patch events.k8s.io/events': 'a repeated event patches its series; one cycle records none twice',
   'patch nodes/status':
     'the RebootQuarantined and RebootSourceError conditions: this cycle neither quarantines nor fails its source',
 };

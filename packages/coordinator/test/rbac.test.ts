@@ -21,7 +21,6 @@ const A = capstanProtocol.annotations;
 
 /** Grants this test's scenario does not reach, and why each stays. */
 const JUSTIFIED = {
-  'patch events.k8s.io/events': 'a repeated event patches its series; one round records none twice',
   'create pods/eviction': "FleetLock drains its clients' nodes; no FleetLock client asks here",
   'get nodes': 'the fence reads a node fresh to poison a pending write; FleetLock reads its client',
 };

@@ -20,25 +20,7 @@ const rbacFile = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 const env = useOwnControlPlane({ controllerManager: true, scheduler: true, kwok: true }, 'vo-rbac');
 
 // What the recording cannot see or this scenario does not reach, and why each grant stays.
-const APPLY_CREATES = 'an apply of an object not there yet is authorized as create (sent as a PATCH)';
 const JUSTIFIED = {
-  ...Object.fromEntries(
-    [
-      'namespaces',
-      'serviceaccounts',
-      'services',
-      'apiextensions.k8s.io/customresourcedefinitions',
-      'admissionregistration.k8s.io/validatingadmissionpolicies',
-      'admissionregistration.k8s.io/validatingadmissionpolicybindings',
-      'rbac.authorization.k8s.io/clusterroles',
-      'rbac.authorization.k8s.io/clusterrolebindings',
-      'rbac.authorization.k8s.io/roles',
-      'rbac.authorization.k8s.io/rolebindings',
-      'apps/deployments',
-      'apps/daemonsets',
-      'reboot.capstan.dev/rebootgroups',
-    ].map((r) => [`create ${r}`, APPLY_CREATES]),
-  ),
   'bind rbac.authorization.k8s.io/clusterroles': 'checked inside a binding apply, not a request of its own',
   'bind rbac.authorization.k8s.io/roles': 'checked inside a binding apply, not a request of its own',
   'escalate rbac.authorization.k8s.io/clusterroles': 'checked inside a role apply, not a request of its own',
