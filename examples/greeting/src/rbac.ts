@@ -1,10 +1,11 @@
 import { Manager, type RbacWiringOptions } from '@capstan/runtime';
+import { GREETING_MANAGER } from './manager-name.js';
 import { addGreeting } from './operator.js';
 
 /** The roles' name and the ServiceAccount deploy/controller.yaml runs the controller as. */
 export const GREETING_RBAC = {
-  name: 'greeting-controller',
-  serviceAccount: { namespace: 'greeting-system', name: 'greeting-controller' },
+  name: GREETING_MANAGER,
+  serviceAccount: { namespace: 'greeting-system', name: GREETING_MANAGER },
 };
 
 /**
@@ -13,7 +14,7 @@ export const GREETING_RBAC = {
  */
 export function rbacWiring(options: RbacWiringOptions) {
   const manager = Manager.create({
-    leaderElection: { id: 'greeting-controller', namespace: GREETING_RBAC.serviceAccount.namespace },
+    leaderElection: { id: GREETING_MANAGER, namespace: GREETING_RBAC.serviceAccount.namespace },
     eventSource: 'example.capstan.dev/greeting',
     ...options,
   });

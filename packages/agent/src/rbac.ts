@@ -3,13 +3,14 @@
  * (`npm run gen:rbac -w packages/agent`); what it declares beyond its watch is `permissions.ts`.
  */
 import { Manager, type RbacWiringOptions } from '@capstan/runtime';
+import { AGENT_MANAGER } from './manager-name.js';
 import { type AgentOptions, addAgent } from './operator.js';
 import { AGENT_EVENTS_SCOPE } from './permissions.js';
 
 /** The ServiceAccount deploy/daemonset.yaml runs as, and the roles' name. */
 export const AGENT_RBAC = {
-  name: 'capstan-agent',
-  serviceAccount: { namespace: 'capstan-system', name: 'capstan-agent' },
+  name: AGENT_MANAGER,
+  serviceAccount: { namespace: 'capstan-system', name: AGENT_MANAGER },
   withServiceAccount: true,
 };
 
@@ -20,7 +21,7 @@ export const AGENT_RBAC = {
 export function rbacWiring(options: RbacWiringOptions, agent: Partial<AgentOptions> = {}) {
   const manager = Manager.create({
     eventSource: 'reboot.capstan.dev/agent',
-    fieldManager: 'capstan-agent',
+    fieldManager: AGENT_MANAGER,
     eventsScope: AGENT_EVENTS_SCOPE,
     ...options,
   });

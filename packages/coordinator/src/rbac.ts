@@ -4,13 +4,14 @@
  * `permissions.ts`.
  */
 import { Manager, type RbacWiringOptions } from '@capstan/runtime';
+import { COORDINATOR_MANAGER } from './manager-name.js';
 import { addCoordinator } from './operator.js';
 import type { CoordinatorOptions } from './options.js';
 
 /** The ServiceAccount deploy/coordinator.yaml runs as, and the roles' name. */
 export const COORDINATOR_RBAC = {
-  name: 'capstan-coordinator',
-  serviceAccount: { namespace: 'capstan-system', name: 'capstan-coordinator' },
+  name: COORDINATOR_MANAGER,
+  serviceAccount: { namespace: 'capstan-system', name: COORDINATOR_MANAGER },
   withServiceAccount: true,
 };
 
@@ -22,9 +23,9 @@ export const COORDINATOR_RBAC = {
 export function rbacWiring(options: RbacWiringOptions, coordinator: Partial<CoordinatorOptions> = {}) {
   const namespace = COORDINATOR_RBAC.serviceAccount.namespace;
   const manager = Manager.create({
-    leaderElection: { id: 'capstan-coordinator', namespace },
+    leaderElection: { id: COORDINATOR_MANAGER, namespace },
     eventSource: 'reboot.capstan.dev/coordinator',
-    fieldManager: 'capstan-coordinator',
+    fieldManager: COORDINATOR_MANAGER,
     ...options,
   });
   addCoordinator(manager, { namespace, fleetlock: { bindAddress: '127.0.0.1:0' }, ...coordinator });

@@ -4,14 +4,14 @@
  * `permissions.ts`.
  */
 import { Manager, type RbacWiringOptions } from '@capstan/runtime';
-import { FIELD_MANAGER } from './api/reboot-stack.js';
+import { VERSION_OPERATOR_MANAGER } from './api/reboot-stack.js';
 import type { Catalogue } from './catalogue.js';
 import { addVersionOperator } from './operator.js';
 
 /** The ServiceAccount deploy/operator.yaml runs as, and the roles' name. */
 export const VERSION_OPERATOR_RBAC = {
-  name: 'capstan-version-operator',
-  serviceAccount: { namespace: 'capstan-system', name: 'capstan-version-operator' },
+  name: VERSION_OPERATOR_MANAGER,
+  serviceAccount: { namespace: 'capstan-system', name: VERSION_OPERATOR_MANAGER },
   withServiceAccount: true,
 };
 
@@ -25,11 +25,11 @@ export function rbacWiring(
 ) {
   const manager = Manager.create({
     leaderElection: {
-      id: 'capstan-version-operator',
+      id: VERSION_OPERATOR_MANAGER,
       namespace: VERSION_OPERATOR_RBAC.serviceAccount.namespace,
     },
     eventSource: 'operator.capstan.dev/version-operator',
-    fieldManager: FIELD_MANAGER,
+    fieldManager: VERSION_OPERATOR_MANAGER,
     ...options,
   });
   addVersionOperator(manager, operator);
