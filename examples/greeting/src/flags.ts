@@ -5,6 +5,7 @@ import {
   packageVersion,
   parseCommandLine,
 } from '@capstan/runtime';
+import { GREETING_MANAGER } from './manager-name.js';
 import type { GreetingOptions } from './operator.js';
 
 /**
@@ -16,10 +17,10 @@ export function parseGreetingArgs(
   io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
 ): CommandLine<GreetingOptions> {
   return parseCommandLine<{ enableWebhooks: boolean }, GreetingOptions>(argv, {
-    name: 'greeting-controller',
+    name: GREETING_MANAGER,
     description: 'Reconciles Greeting resources into ConfigMaps.',
     version: packageVersion(import.meta.url),
-    defaults: { leaderElectionId: 'greeting-controller' },
+    defaults: { leaderElectionId: GREETING_MANAGER },
     extend: (command) =>
       command.option('--enable-webhooks', 'serve the defaulting and validating webhooks', false),
     options: (flags) => ({ webhooks: flags.enableWebhooks }),

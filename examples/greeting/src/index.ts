@@ -2,6 +2,7 @@
 export { type Greeting, GreetingType } from './api/index.js';
 export { configMapNameFor, renderGreeting } from './decide/render.js';
 export { parseGreetingArgs } from './flags.js';
+export { GREETING_MANAGER } from './manager-name.js';
 export { addGreeting, GREETING_WEBHOOKS, type GreetingOptions } from './operator.js';
 export { GREETING_RBAC, rbacWiring } from './rbac.js';
 export { GreetingReconciler } from './reconciler.js';

@@ -5,11 +5,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { genRbacFile } from '@capstan/cli';
-import { readManifests, serviceAccountUnder, WebhookServingCert } from '@capstan/envtest';
+import { auditUnderRbac, readManifests, WebhookServingCert } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
-import { Client } from '@capstan/runtime';
+import { Client, type RbacWiringOptions } from '@capstan/runtime';
 import { ConfigMap, HttpTransport } from '@capstan/runtime/client';
-import { auditRbac, eventually, recordingTransport } from '@capstan/runtime/testing';
+import { eventually } from '@capstan/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { GREETING_RBAC, GreetingType, rbacWiring } from '../src/index.js';
 
@@ -30,25 +30,20 @@ describe('the Greeting controller RBAC', () => {
 
   it('lets the controller do all it does under its ServiceAccount, and grants nothing it does not use', async () => {
     await env.plane.installCRDs([fileURLToPath(new URL('../deploy/crd.yaml', import.meta.url))]);
-    const kubeConfig = await serviceAccountUnder(
-      env.plane,
-      GREETING_RBAC.serviceAccount,
-      readManifests(rbacFile),
-    );
-    const { transport, requests } = recordingTransport(new HttpTransport(kubeConfig));
     const cert = await WebhookServingCert.create();
-    const manager = rbacWiring({
-      transport,
-      metricsBindAddress: '0',
-      healthProbeBindAddress: '0',
-      webhook: { port: 0, host: '127.0.0.1', certDir: cert.certDir },
-      logLevel: 'silent',
-    });
-    const stop = new AbortController();
-    const running = manager.start(stop.signal);
+    const operator = {
+      ...GREETING_RBAC,
+      rbac: readManifests(rbacFile),
+      wiring: (options: RbacWiringOptions) =>
+        rbacWiring({ ...options, webhook: { port: 0, host: '127.0.0.1', certDir: cert.certDir } }),
+      justified: {
+        // The manager creates its Lease only when none exists; a plane shared by tests may have one.
+        'create coordination.k8s.io/leases': 'the Lease is created once, by the first leader',
+      },
+    };
     const admin = new Client(new HttpTransport(env.kubeConfig));
     const key = { namespace: env.namespace, name: 'audited' };
-    try {
+    const audit = await auditUnderRbac(env.plane, operator, async () => {
       await admin.create(GreetingType, { metadata: key, spec: { message: 'Hi', recipients: ['Ada'] } });
       const cmKey = { namespace: env.namespace, name: 'audited-greeting' };
       await eventually(() => admin.get(ConfigMap, cmKey), { timeoutMs: 20_000 });
@@ -64,18 +59,7 @@ describe('the Greeting controller RBAC', () => {
           (await admin.get(GreetingType, key)).status?.observedGeneration === 2 ? true : undefined,
         { timeoutMs: 20_000 },
       );
-    } finally {
-      stop.abort();
-      await running;
-      cert.remove();
-    }
-    const permissions = manager.permissions.list();
-    const audit = auditRbac(permissions, requests, {
-      // A repeated event is a patch of its series; one pass of each reconcile records no repeat.
-      'patch events.k8s.io/events': 'a repeated event patches its series',
-      // The manager creates its Lease only when none exists; a plane shared by tests may have one.
-      'create coordination.k8s.io/leases': 'the Lease is created once, by the first leader',
-    });
+    }).finally(() => cert.remove());
     expect(audit.missing, 'requests refused (403): a rule is missing').toEqual([]);
     expect(audit.unused, 'rules no request used').toEqual([]);
   }, 60_000);

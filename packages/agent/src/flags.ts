@@ -11,6 +11,7 @@ import {
   parseDuration,
 } from '@capstan/runtime';
 import { choice, duration, exitCodes, wholeNumber } from './flag-values.js';
+import { AGENT_MANAGER } from './manager-name.js';
 import { addNodeIdentityFlags, type NodeIdentityFlags } from './node-identity.js';
 import type { AgentOptions } from './operator.js';
 import {
@@ -311,7 +312,7 @@ export function parseAgentArgs(
   io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
 ): CommandLine<AgentStart> {
   const line = parseCommandLine<AgentFlags & NodeIdentityFlags, AgentStart>(argv, {
-    name: 'capstan-agent',
+    name: AGENT_MANAGER,
     description: 'Reports whether this node needs a reboot; when granted, cordons, drains and reboots it.',
     version: packageVersion(import.meta.url),
     leaderElection: false,

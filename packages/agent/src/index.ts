@@ -14,6 +14,7 @@ export { afterRebootRefused, rebootRetryDelay } from './decide/reboot-retry.js';
 export * from './flags.js';
 export * from './host-namespaces.js';
 export * from './image.js';
+export * from './manager-name.js';
 export * from './metrics.js';
 export * from './operator.js';
 export * from './os-release.js';

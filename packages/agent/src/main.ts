@@ -6,6 +6,7 @@
  */
 import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
 import { parseAgentArgs } from './flags.js';
+import { AGENT_MANAGER } from './manager-name.js';
 import { verifyNodeIdentity } from './node-identity.js';
 import { addAgent } from './operator.js';
 import { AGENT_EVENTS_SCOPE } from './permissions.js';
@@ -17,7 +18,7 @@ const manager = Manager.create({
   ...managerOptions,
   eventSource: 'reboot.capstan.dev/agent',
   eventsScope: AGENT_EVENTS_SCOPE,
-  fieldManager: 'capstan-agent',
+  fieldManager: AGENT_MANAGER,
 });
 try {
   await verifyNodeIdentity(manager.client, commandLine.options.agent.nodeName, {

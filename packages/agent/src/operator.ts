@@ -12,6 +12,7 @@ import type { AgentMemory, AgentPhase, Decision } from './api/types.js';
 import { InhibitUnsupportedError, Logind } from './dbus/logind.js';
 import { labelValue } from './decide/decide.js';
 import { DEFAULT_EVICTION_RETRY } from './decide/eviction-backoff.js';
+import { AGENT_MANAGER } from './manager-name.js';
 import { AgentMetrics } from './metrics.js';
 import { readOsRelease } from './os-release.js';
 import { AGENT_EVENTS_SCOPE, agentPermissions } from './permissions.js';
@@ -205,7 +206,7 @@ export class Agent {
   private async takeInhibitorLock(): Promise<(() => void) | undefined> {
     if (!this.logind) return undefined;
     try {
-      return await this.logind.inhibit('shutdown', 'capstan-agent', 'recording the reboot', 'delay');
+      return await this.logind.inhibit('shutdown', AGENT_MANAGER, 'recording the reboot', 'delay');
     } catch (err) {
       // Said once at start, at warn: an operator should know the reboot is not delayed for us.
       // Harmless to the protocol: in-progress is written before the reboot is asked.
@@ -268,7 +269,7 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
     healthProbeBindAddress: '0',
     eventSource: 'reboot.capstan.dev/agent',
     eventsScope: AGENT_EVENTS_SCOPE,
-    fieldManager: 'capstan-agent',
+    fieldManager: AGENT_MANAGER,
     logLevel: logLevel ?? 'silent',
     ...(logger ? { logger } : {}),
   });

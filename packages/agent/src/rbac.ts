@@ -2,14 +2,15 @@
  * The agent's RBAC wiring: `deploy/rbac.yaml` is generated from {@link rbacWiring}
  * (`npm run gen:rbac -w packages/agent`); what it declares beyond its watch is `permissions.ts`.
  */
-import { Manager, type ManagerOptions } from '@capstan/runtime';
+import { Manager, type RbacWiringOptions } from '@capstan/runtime';
+import { AGENT_MANAGER } from './manager-name.js';
 import { type AgentOptions, addAgent } from './operator.js';
 import { AGENT_EVENTS_SCOPE } from './permissions.js';
 
 /** The ServiceAccount deploy/daemonset.yaml runs as, and the roles' name. */
 export const AGENT_RBAC = {
-  name: 'capstan-agent',
-  serviceAccount: { namespace: 'capstan-system', name: 'capstan-agent' },
+  name: AGENT_MANAGER,
+  serviceAccount: { namespace: 'capstan-system', name: AGENT_MANAGER },
   withServiceAccount: true,
 };
 
@@ -17,13 +18,10 @@ export const AGENT_RBAC = {
  * An agent wired as main wires it (no leader election: one per node): what `capstan gen rbac`
  * reads, and what the RBAC test runs under exactly those rules.
  */
-export function rbacWiring(
-  options: Omit<ManagerOptions, 'transport'> & Pick<Required<ManagerOptions>, 'transport'>,
-  agent: Partial<AgentOptions> = {},
-) {
+export function rbacWiring(options: RbacWiringOptions, agent: Partial<AgentOptions> = {}) {
   const manager = Manager.create({
     eventSource: 'reboot.capstan.dev/agent',
-    fieldManager: 'capstan-agent',
+    fieldManager: AGENT_MANAGER,
     eventsScope: AGENT_EVENTS_SCOPE,
     ...options,
   });

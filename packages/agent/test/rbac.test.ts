@@ -6,12 +6,12 @@
  */
 import { fileURLToPath } from 'node:url';
 import { genRbacFile } from '@capstan/cli';
-import { readManifests, serviceAccountUnder } from '@capstan/envtest';
+import { auditUnderRbac, readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
-import { Client } from '@capstan/runtime';
+import { Client, type RbacWiringOptions } from '@capstan/runtime';
 import { HttpTransport, Node, Pod } from '@capstan/runtime/client';
-import { auditRbac, eventually, recordingTransport } from '@capstan/runtime/testing';
+import { eventually } from '@capstan/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { AGENT_RBAC, rbacWiring } from '../src/index.js';
 import { annotate, createNode, ManualSource, uniqueName } from './helpers.js';
@@ -22,7 +22,6 @@ const k = capstanProtocol.annotations;
 
 /** Grants this test's cycle does not reach, and why each stays. */
 const JUSTIFIED = {
-  'patch events.k8s.io/events': 'a repeated event patches its series; one cycle records none twice',
   'patch nodes/status':
     'the RebootQuarantined and RebootSourceError conditions: this cycle neither quarantines nor fails its source',
 };
@@ -48,46 +47,27 @@ describe('the agent RBAC', () => {
       spec: { nodeName: node, containers: [{ name: 'c', image: 'registry.invalid/web:1' }] },
     } as Pod);
 
-    const kubeConfig = await serviceAccountUnder(
-      env.plane,
-      AGENT_RBAC.serviceAccount,
-      readManifests(rbacFile),
-    );
-    // The authorizer takes the new bindings in a moment; the run starts once they hold.
-    const agentClient = new Client(new HttpTransport(kubeConfig));
-    await eventually(async () => (await agentClient.list(Node, { limit: 1 })) && true, {
-      what: 'the generated RBAC to take effect',
-      timeoutMs: 20_000,
-    });
-    const { transport, requests } = recordingTransport(new HttpTransport(kubeConfig));
     let reboots = 0;
-    const manager = rbacWiring(
-      { transport, metricsBindAddress: '0', healthProbeBindAddress: '0', logLevel: 'silent' },
-      {
+    const wiring = (options: RbacWiringOptions) =>
+      rbacWiring(options, {
         nodeName: node,
         source: new ManualSource({ rebootNeeded: true }),
         rebooter: { reboot: async () => void reboots++ },
         osReleasePath: '/nonexistent/os-release',
         drainGracePeriodSeconds: 0,
         podPollMs: 100,
-      },
-    );
-    const stop = new AbortController();
-    const running = manager.start(stop.signal);
-    try {
+      });
+    const operator = { ...AGENT_RBAC, rbac: readManifests(rbacFile), wiring, justified: JUSTIFIED };
+    const audit = await auditUnderRbac(env.plane, operator, async () => {
       await eventually(
         async () => (await admin.get(Node, { name: node })).metadata.annotations?.[k.rebootNeeded] === 'true',
         { what: 'reboot-needed reported', timeoutMs: 30_000 },
       );
       await annotate(admin, node, { [k.rebootOk]: 'true', [coordinatorKeys.grantedBootId]: 'boot-1' });
       await eventually(async () => reboots > 0, { what: 'the node drained and rebooted', timeoutMs: 30_000 });
-    } finally {
-      stop.abort();
-      await running;
-    }
+    });
     const { items: left } = await admin.list(Pod, { namespace: env.namespace });
     expect(left.map((p) => p.metadata.name)).not.toContain(`${node}-web`);
-    const audit = auditRbac(manager.permissions.list(), requests, JUSTIFIED);
     expect(audit.missing, 'requests refused (403): a rule is missing').toEqual([]);
     expect(audit.unused, 'rules no request used').toEqual([]);
   }, 90_000);

@@ -7,6 +7,7 @@ import {
   parseCommandLine,
   parseDuration,
 } from '@capstan/runtime';
+import { CAPVCD_MANAGER } from './manager-name.js';
 import type { CapvcdOptions } from './operator.js';
 
 type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
@@ -96,10 +97,10 @@ export function parseCapvcdArgs(
   io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
 ): CapvcdCommandLine {
   return parseCommandLine<CapvcdFlags, CapvcdOptions>(argv, {
-    name: 'capstan-capvcd',
+    name: CAPVCD_MANAGER,
     version: packageVersion(import.meta.url),
     description: 'Cluster API infrastructure provider for VMware Cloud Director.',
-    defaults: { leaderElectionId: 'capstan-capvcd' },
+    defaults: { leaderElectionId: CAPVCD_MANAGER },
     extend: addCapvcdFlags,
     options: capvcdOptionsFromFlags,
     ...io,

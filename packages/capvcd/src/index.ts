@@ -21,6 +21,7 @@ export {
 } from './flags.js';
 export * from './guestinfo.js';
 export { VCDMachineReconciler } from './machine/reconciler.js';
+export { CAPVCD_MANAGER } from './manager-name.js';
 export { CapvcdMetrics } from './metrics.js';
 export * from './naming.js';
 export {

@@ -8,6 +8,7 @@
 import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
 import { EVENT_SOURCE } from './api/keys.js';
 import { parseCapvcdArgs } from './flags.js';
+import { CAPVCD_MANAGER } from './manager-name.js';
 import { addCapvcd } from './operator.js';
 
 const commandLine = exitOnError(() => parseCapvcdArgs(process.argv.slice(2)), '(run with --help for usage)');
@@ -16,7 +17,7 @@ const managerOptions = exitOnError(() => managerOptionsFromFlags(commandLine.sta
 const manager = Manager.create({
   ...managerOptions,
   eventSource: EVENT_SOURCE,
-  fieldManager: 'capstan-capvcd',
+  fieldManager: CAPVCD_MANAGER,
 });
 const handle = addCapvcd(manager, commandLine.options);
 await runManager(manager);

@@ -13,6 +13,7 @@ import type { RebootGroupSpec } from './api/reboot-group.js';
 import type { RebootWindow, Weekday } from './api/reboot-window.js';
 import { validateRebootGroupSpec } from './api/validation.js';
 import { DEFAULT_GRANT_TIMEOUT_MS, DEFAULT_GROUP_NAME, DEFAULT_GROUP_SPEC } from './decide/plan.js';
+import { COORDINATOR_MANAGER } from './manager-name.js';
 import {
   addNotificationFlags,
   type NotificationFlags,
@@ -180,11 +181,11 @@ export function parseCoordinatorArgs(
   io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
 ): CommandLine<CoordinatorOptions> {
   return parseCommandLine<CoordinatorFlags, CoordinatorOptions>(argv, {
-    name: 'capstan-coordinator',
+    name: COORDINATOR_MANAGER,
     description:
       'Coordinates node reboots: grants them within each RebootGroup budget, in order and windows.',
     version: packageVersion(import.meta.url),
-    defaults: { leaderElectionId: 'capstan-coordinator' },
+    defaults: { leaderElectionId: COORDINATOR_MANAGER },
     extend: addCoordinatorFlags,
     options: (flags, standard) =>
       coordinatorOptionsFromFlags(flags, standard.leaderElectionNamespace ?? ownNamespace()),

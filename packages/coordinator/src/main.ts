@@ -6,6 +6,7 @@
  */
 import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
 import { parseCoordinatorArgs } from './flags.js';
+import { COORDINATOR_MANAGER } from './manager-name.js';
 import { addCoordinator } from './operator.js';
 
 const commandLine = exitOnError(
@@ -17,7 +18,7 @@ const managerOptions = exitOnError(() => managerOptionsFromFlags(commandLine.sta
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'reboot.capstan.dev/coordinator',
-  fieldManager: 'capstan-coordinator',
+  fieldManager: COORDINATOR_MANAGER,
 });
 addCoordinator(manager, commandLine.options);
 await runManager(manager);

@@ -3,14 +3,15 @@
  * (`npm run gen:rbac -w packages/coordinator`); what it declares beyond its watches is
  * `permissions.ts`.
  */
-import { Manager, type ManagerOptions } from '@capstan/runtime';
+import { Manager, type RbacWiringOptions } from '@capstan/runtime';
+import { COORDINATOR_MANAGER } from './manager-name.js';
 import { addCoordinator } from './operator.js';
 import type { CoordinatorOptions } from './options.js';
 
 /** The ServiceAccount deploy/coordinator.yaml runs as, and the roles' name. */
 export const COORDINATOR_RBAC = {
-  name: 'capstan-coordinator',
-  serviceAccount: { namespace: 'capstan-system', name: 'capstan-coordinator' },
+  name: COORDINATOR_MANAGER,
+  serviceAccount: { namespace: 'capstan-system', name: COORDINATOR_MANAGER },
   withServiceAccount: true,
 };
 
@@ -19,15 +20,12 @@ export const COORDINATOR_RBAC = {
  * turns on (FleetLock), so the shipped role allows each: what `capstan gen rbac` reads, and
  * what the RBAC test runs under exactly those rules.
  */
-export function rbacWiring(
-  options: Omit<ManagerOptions, 'transport'> & Pick<Required<ManagerOptions>, 'transport'>,
-  coordinator: Partial<CoordinatorOptions> = {},
-) {
+export function rbacWiring(options: RbacWiringOptions, coordinator: Partial<CoordinatorOptions> = {}) {
   const namespace = COORDINATOR_RBAC.serviceAccount.namespace;
   const manager = Manager.create({
-    leaderElection: { id: 'capstan-coordinator', namespace },
+    leaderElection: { id: COORDINATOR_MANAGER, namespace },
     eventSource: 'reboot.capstan.dev/coordinator',
-    fieldManager: 'capstan-coordinator',
+    fieldManager: COORDINATOR_MANAGER,
     ...options,
   });
   addCoordinator(manager, { namespace, fleetlock: { bindAddress: '127.0.0.1:0' }, ...coordinator });

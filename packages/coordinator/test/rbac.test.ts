@@ -6,12 +6,12 @@
  */
 import { fileURLToPath } from 'node:url';
 import { genRbacFile } from '@capstan/cli';
-import { readManifests, serviceAccountUnder } from '@capstan/envtest';
+import { auditUnderRbac, readManifests } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
-import { Client } from '@capstan/runtime';
+import { Client, type RbacWiringOptions } from '@capstan/runtime';
 import { HttpTransport, Node } from '@capstan/runtime/client';
-import { auditRbac, eventually, recordingTransport } from '@capstan/runtime/testing';
+import { eventually } from '@capstan/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { COORDINATOR_RBAC, type RebootGroup, RebootGroupType, rbacWiring } from '../src/index.js';
 
@@ -21,7 +21,6 @@ const A = capstanProtocol.annotations;
 
 /** Grants this test's scenario does not reach, and why each stays. */
 const JUSTIFIED = {
-  'patch events.k8s.io/events': 'a repeated event patches its series; one round records none twice',
   'create pods/eviction': "FleetLock drains its clients' nodes; no FleetLock client asks here",
   'get nodes': 'the fence reads a node fresh to poison a pending write; FleetLock reads its client',
 };
@@ -62,19 +61,13 @@ describe('the coordinator RBAC', () => {
       },
     } as RebootGroup);
 
-    const kubeConfig = await serviceAccountUnder(
-      env.plane,
-      COORDINATOR_RBAC.serviceAccount,
-      readManifests(rbacFile),
-    );
-    const { transport, requests } = recordingTransport(new HttpTransport(kubeConfig));
-    const manager = rbacWiring(
-      { transport, metricsBindAddress: '0', healthProbeBindAddress: '0', logLevel: 'silent' },
-      { nodeSelector: `pool=${pool}` },
-    );
-    const stop = new AbortController();
-    const running = manager.start(stop.signal);
-    try {
+    const operator = {
+      serviceAccount: COORDINATOR_RBAC.serviceAccount,
+      rbac: readManifests(rbacFile),
+      wiring: (options: RbacWiringOptions) => rbacWiring(options, { nodeSelector: `pool=${pool}` }),
+      justified: JUSTIFIED,
+    };
+    const audit = await auditUnderRbac(env.plane, operator, async () => {
       await eventually(
         async () => {
           const { items } = await admin.list(Node, { labelSelector: `pool=${pool}` });
@@ -84,11 +77,7 @@ describe('the coordinator RBAC', () => {
         },
         { timeoutMs: 30_000, what: 'one node granted and the group status written' },
       );
-    } finally {
-      stop.abort();
-      await running;
-    }
-    const audit = auditRbac(manager.permissions.list(), requests, JUSTIFIED);
+    });
     expect(audit.missing, 'requests refused (403): a rule is missing').toEqual([]);
     expect(audit.unused, 'rules no request used').toEqual([]);
   }, 90_000);

@@ -14,6 +14,7 @@ import {
   addCapvcd,
   CAPI_GROUP,
   CAPI_VERSION,
+  CAPVCD_MANAGER,
   EVENT_SOURCE,
   providerIdFor,
   VCDClusterType,
@@ -187,8 +188,8 @@ async function startCapvcd(ctx: ActContext, management: ControlPlane, workload: 
   ]);
   await startWorkloadCluster(management, { namespace: NAMESPACE, clusterName: CLUSTER, plane: workload });
   const manager = Manager.create({
-    kubeConfig: await management.serviceAccountKubeConfig('capvcd-system', 'capstan-capvcd'),
-    leaderElection: { id: 'capstan-capvcd', namespace: 'capvcd-system' },
+    kubeConfig: await management.serviceAccountKubeConfig('capvcd-system', CAPVCD_MANAGER),
+    leaderElection: { id: CAPVCD_MANAGER, namespace: 'capvcd-system' },
     eventSource: EVENT_SOURCE,
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',

@@ -4,32 +4,10 @@
  * so a permission the manifests forgot fails the demo instead of hiding behind an admin certificate.
  * Each agent runs as its DaemonSet pod on its node would: with a token bound to a pod on that node.
  */
-import { type ControlPlane, podBoundKubeConfig } from '@capstan/envtest';
+import { type ControlPlane, podBoundKubeConfig, whenAuthorized } from '@capstan/envtest';
 import { type ApiError, Client, isForbidden, type KubeConfig } from '@capstan/runtime';
 import { type DaemonSet, HttpTransport, Node, Pod } from '@capstan/runtime/client';
 import { eventually } from '@capstan/runtime/testing';
-
-/** Waits until `probe`, run as `kubeConfig`, is no longer refused (RBAC reaches the authorizer through an informer). */
-async function authorized(
-  kubeConfig: KubeConfig,
-  who: string,
-  probe: (client: Client) => Promise<unknown>,
-): Promise<KubeConfig> {
-  const client = new Client(new HttpTransport(kubeConfig));
-  await eventually(
-    async () => {
-      try {
-        await probe(client);
-        return true;
-      } catch (err) {
-        if (isForbidden(err)) return false;
-        throw err;
-      }
-    },
-    { what: `the RBAC of ${who} to take effect`, timeoutMs: 15_000 },
-  );
-  return kubeConfig;
-}
 
 /**
  * A KubeConfig that authenticates as service account `namespace/name`, once `probe` shows its
@@ -41,7 +19,7 @@ export async function serviceAccountKubeConfig(
   name: string,
   probe: (client: Client) => Promise<unknown>,
 ): Promise<KubeConfig> {
-  return authorized(await plane.serviceAccountKubeConfig(namespace, name), `${namespace}/${name}`, probe);
+  return whenAuthorized(await plane.serviceAccountKubeConfig(namespace, name), `${namespace}/${name}`, probe);
 }
 
 /**
@@ -71,7 +49,7 @@ export async function agentPodKubeConfig(
     { what: `the agent DaemonSet's pod on ${node}`, timeoutMs: 60_000 },
   );
   const kubeConfig = await podBoundKubeConfig(plane.kubeConfig, namespace, 'capstan-agent', podName);
-  return authorized(kubeConfig, `the agent on ${node}`, (c) =>
+  return whenAuthorized(kubeConfig, `the agent on ${node}`, (c) =>
     c.list(Pod, { namespace, fieldSelector: `spec.nodeName=${node}`, limit: 1 }),
   );
 }

@@ -12,11 +12,11 @@ import { DaemonSet, Deployment, HttpTransport, Namespace } from '@capstan/runtim
 import {
   addVersionOperator,
   currentEntry,
-  FIELD_MANAGER,
   RebootGroupKind,
   type RebootStack,
   RebootStackType,
   rolloutOf,
+  VERSION_OPERATOR_MANAGER,
 } from '@capstan/version-operator';
 import type { ActContext } from './act.js';
 import { serviceAccountKubeConfig } from './identities.js';
@@ -102,18 +102,15 @@ async function startVersionOperator(ctx: ActContext, plane: ControlPlane, admin:
   await plane.installCRDs([versionOperatorDeploy('crds/rebootstacks.yaml')]);
   await plane.createObjects(readManifests(versionOperatorDeploy('rbac.yaml')));
   await plane.createObjects(readManifests(versionOperatorDeploy('operator.yaml')));
-  const identity = await serviceAccountKubeConfig(
-    plane,
-    OPERATORS_NAMESPACE,
-    'capstan-version-operator',
-    (c) => c.list(RebootStackType, { limit: 1 }),
+  const identity = await serviceAccountKubeConfig(plane, OPERATORS_NAMESPACE, VERSION_OPERATOR_MANAGER, (c) =>
+    c.list(RebootStackType, { limit: 1 }),
   );
   const manager = Manager.create({
     kubeConfig: identity,
-    leaderElection: { id: 'capstan-version-operator', namespace: OPERATORS_NAMESPACE },
+    leaderElection: { id: VERSION_OPERATOR_MANAGER, namespace: OPERATORS_NAMESPACE },
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
-    fieldManager: FIELD_MANAGER,
+    fieldManager: VERSION_OPERATOR_MANAGER,
     logger: ctx.logger.child({ component: 'version-operator' }),
   });
   addVersionOperator(manager, { rolloutPollMs: 500 });

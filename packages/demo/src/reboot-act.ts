@@ -7,7 +7,7 @@
  * coordinator grants within budget, nodes drain (real pods evicted and rescheduled), reboot and
  * come back on the new version.
  */
-import { addCoordinator, resolveBudget } from '@capstan/coordinator';
+import { addCoordinator, COORDINATOR_MANAGER, resolveBudget } from '@capstan/coordinator';
 import type { ControlPlane } from '@capstan/envtest';
 import { type ProtocolName, protocolOf } from '@capstan/reboot-protocol';
 import { Client, type KubeConfig, Manager } from '@capstan/runtime';
@@ -138,16 +138,16 @@ async function startCoordinator(
   protocol: ProtocolName,
   fleetSize: number,
 ): Promise<KubeConfig> {
-  const identity = await serviceAccountKubeConfig(plane, OPERATORS_NAMESPACE, 'capstan-coordinator', (c) =>
+  const identity = await serviceAccountKubeConfig(plane, OPERATORS_NAMESPACE, COORDINATOR_MANAGER, (c) =>
     c.list(Node, { limit: 1 }),
   );
   const manager = Manager.create({
     kubeConfig: identity,
-    leaderElection: { id: 'capstan-coordinator', namespace: OPERATORS_NAMESPACE },
+    leaderElection: { id: COORDINATOR_MANAGER, namespace: OPERATORS_NAMESPACE },
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
     eventSource: 'reboot.capstan.dev/coordinator',
-    fieldManager: 'capstan-coordinator',
+    fieldManager: COORDINATOR_MANAGER,
     logger: ctx.logger.child({ component: 'coordinator' }),
   });
   addCoordinator(manager, { namespace: OPERATORS_NAMESPACE, protocol });

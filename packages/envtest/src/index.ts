@@ -20,6 +20,7 @@ export {
   type ResolveAssetsOptions,
   resolveAssets,
 } from './assets.js';
+export { auditUnderRbac, type RbacUnderAudit } from './audit-under-rbac.js';
 export { aggregateToManagerLabel, withContractLabels, withConversionWebhook } from './cluster-api.js';
 export { type ComponentName, components } from './components.js';
 export { ControlPlane, type ControlPlaneInfo, type StartOptions } from './control-plane.js';
@@ -52,7 +53,7 @@ export type { MonitoringOptions, MonitoringServer } from './monitoring-process.j
 export { type NodeSpec, type NodeTaint, nodeObject, readyStatus } from './nodes.js';
 export { freePort, freePorts } from './ports.js';
 export { type PrometheusOptions, type PrometheusRule, startPrometheus } from './prometheus.js';
-export { type ServiceAccountRef, serviceAccountUnder } from './rbac-under-test.js';
+export { type ServiceAccountRef, serviceAccountUnder, whenAuthorized } from './rbac-under-test.js';
 export { type AdmissionResourceRule, refuseWrites, type WriteRefusal } from './refuse-writes.js';
 export type { ClusterApiOptions } from './start-options.js';
 export { type TestCrd, type TestCrdOptions, type TestKind, testCrd } from './test-crd.js';

@@ -77,6 +77,7 @@ export {
   parseCommandLine,
   parseStandardOptions,
   type RbacTarget,
+  type RbacWiringOptions,
   rbacFor,
   rbacYaml,
   runManager,

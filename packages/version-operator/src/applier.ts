@@ -4,7 +4,7 @@
  * labels are ever pruned or deleted: what a user applied by hand is never touched.
  */
 import { type Client, isNotFound, type KubeObject, type ResourceType, TerminalError } from '@capstan/runtime';
-import { FIELD_MANAGER, MANAGED_BY, stackLabels } from './api/reboot-stack.js';
+import { stackLabels, VERSION_OPERATOR_MANAGER } from './api/reboot-stack.js';
 import type { Manifest } from './catalogue.js';
 import { holds, withManifestHash } from './decide/already-applied.js';
 import { objectKey } from './decide/render.js';
@@ -12,7 +12,7 @@ import { DELETION_ORDER, kindOf } from './kinds.js';
 
 /** The label selector of every object a stack's operator created. */
 export function stackSelector(stack: string): string {
-  return `${stackLabels.managedBy}=${MANAGED_BY},${stackLabels.stack}=${stack}`;
+  return `${stackLabels.managedBy}=${VERSION_OPERATOR_MANAGER},${stackLabels.stack}=${stack}`;
 }
 
 /**
@@ -31,7 +31,12 @@ export async function applyObjects(client: Client, objects: readonly Manifest[])
     const live = await readLive(client, type, stamped);
     if (live && holds(stamped, live)) out.push(live);
     else
-      out.push(await client.apply(type, stamped as KubeObject, { fieldManager: FIELD_MANAGER, force: true }));
+      out.push(
+        await client.apply(type, stamped as KubeObject, {
+          fieldManager: VERSION_OPERATOR_MANAGER,
+          force: true,
+        }),
+      );
   }
   return out;
 }

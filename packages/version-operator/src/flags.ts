@@ -9,6 +9,7 @@ import {
   parseCommandLine,
   parseDuration,
 } from '@capstan/runtime';
+import { VERSION_OPERATOR_MANAGER } from './api/reboot-stack.js';
 
 type Command = Parameters<NonNullable<ParseOptionsConfig['extend']>>[0];
 
@@ -72,11 +73,11 @@ export function parseVersionOperatorArgs(
   io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
 ): CommandLine<VersionOperatorOptions> {
   return parseCommandLine<VersionOperatorFlags, VersionOperatorOptions>(argv, {
-    name: 'capstan-version-operator',
+    name: VERSION_OPERATOR_MANAGER,
     version: packageVersion(import.meta.url),
     description:
       'Deploys, upgrades and migrates the reboot coordinator and the update agent from RebootStacks.',
-    defaults: { leaderElectionId: 'capstan-version-operator' },
+    defaults: { leaderElectionId: VERSION_OPERATOR_MANAGER },
     extend: addVersionOperatorFlags,
     options: versionOperatorOptionsFromFlags,
     ...io,

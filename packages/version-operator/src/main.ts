@@ -4,7 +4,7 @@
  * `capstan-version-operator` Lease) → the RebootStack controller → run until SIGTERM.
  */
 import { exitOnError, Manager, managerOptionsFromFlags, runManager } from '@capstan/runtime';
-import { FIELD_MANAGER } from './api/reboot-stack.js';
+import { VERSION_OPERATOR_MANAGER } from './api/reboot-stack.js';
 import { parseVersionOperatorArgs } from './flags.js';
 import { addVersionOperator } from './operator.js';
 
@@ -17,7 +17,7 @@ const managerOptions = exitOnError(() => managerOptionsFromFlags(commandLine.sta
 const manager = Manager.create({
   ...managerOptions,
   eventSource: 'operator.capstan.dev/version-operator',
-  fieldManager: FIELD_MANAGER,
+  fieldManager: VERSION_OPERATOR_MANAGER,
 });
 addVersionOperator(manager, commandLine.options);
 await runManager(manager);

@@ -5,7 +5,7 @@
  */
 import type { Controller, KubeObject, Manager, Request } from '@capstan/runtime';
 import { DaemonSet, Deployment } from '@capstan/runtime/client';
-import { MANAGED_BY, RebootStackType, stackLabels } from './api/reboot-stack.js';
+import { RebootStackType, stackLabels, VERSION_OPERATOR_MANAGER } from './api/reboot-stack.js';
 import { type Catalogue, shippedCatalogue } from './catalogue.js';
 import type { VersionOperatorOptions } from './flags.js';
 import { versionOperatorPermissions } from './permissions.js';
@@ -35,7 +35,7 @@ export function addVersionOperator(
     rolloutPollMs: options.rolloutPollMs,
     migrationStallMs: options.migrationStallMs,
   });
-  const owned = { labelSelector: `${stackLabels.managedBy}=${MANAGED_BY}` };
+  const owned = { labelSelector: `${stackLabels.managedBy}=${VERSION_OPERATOR_MANAGER}` };
   const controller = manager
     .controllerBuilder()
     .named('reboot-stack')

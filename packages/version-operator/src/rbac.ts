@@ -3,15 +3,15 @@
  * (`npm run gen:rbac -w packages/version-operator`); what it declares beyond its watches is
  * `permissions.ts`.
  */
-import { Manager, type ManagerOptions } from '@capstan/runtime';
-import { FIELD_MANAGER } from './api/reboot-stack.js';
+import { Manager, type RbacWiringOptions } from '@capstan/runtime';
+import { VERSION_OPERATOR_MANAGER } from './api/reboot-stack.js';
 import type { Catalogue } from './catalogue.js';
 import { addVersionOperator } from './operator.js';
 
 /** The ServiceAccount deploy/operator.yaml runs as, and the roles' name. */
 export const VERSION_OPERATOR_RBAC = {
-  name: 'capstan-version-operator',
-  serviceAccount: { namespace: 'capstan-system', name: 'capstan-version-operator' },
+  name: VERSION_OPERATOR_MANAGER,
+  serviceAccount: { namespace: 'capstan-system', name: VERSION_OPERATOR_MANAGER },
   withServiceAccount: true,
 };
 
@@ -20,16 +20,16 @@ export const VERSION_OPERATOR_RBAC = {
  * `capstan gen rbac` reads, and what the RBAC test runs under exactly those rules.
  */
 export function rbacWiring(
-  options: Omit<ManagerOptions, 'transport'> & Pick<Required<ManagerOptions>, 'transport'>,
+  options: RbacWiringOptions,
   operator: { catalogue?: Catalogue; rolloutPollMs?: number } = {},
 ) {
   const manager = Manager.create({
     leaderElection: {
-      id: 'capstan-version-operator',
+      id: VERSION_OPERATOR_MANAGER,
       namespace: VERSION_OPERATOR_RBAC.serviceAccount.namespace,
     },
     eventSource: 'operator.capstan.dev/version-operator',
-    fieldManager: FIELD_MANAGER,
+    fieldManager: VERSION_OPERATOR_MANAGER,
     ...options,
   });
   addVersionOperator(manager, operator);

@@ -23,12 +23,12 @@ import {
 import { DaemonSet, Deployment } from '@capstan/runtime/client';
 import {
   type ComponentName,
-  FIELD_MANAGER,
   type MigrationStatus,
   type RebootStack,
   type RebootStackStatus,
   RebootStackType,
   STACK_FINALIZER,
+  VERSION_OPERATOR_MANAGER,
 } from './api/reboot-stack.js';
 import { type StackProblem, validateStack } from './api/validation.js';
 import { applyObjects, deleteStackObjects, pruneObjects } from './applier.js';
@@ -244,7 +244,7 @@ export class RebootStackReconciler implements Reconciler {
     const { items } = await this.client.list(RebootGroupKind, { direct: true, limit: 1 });
     if (items.length > 0) return;
     for (const group of defaultRebootGroups(stack, workersMaxUnavailable)) {
-      await this.client.apply(RebootGroupKind, group, { fieldManager: FIELD_MANAGER });
+      await this.client.apply(RebootGroupKind, group, { fieldManager: VERSION_OPERATOR_MANAGER });
     }
   }
 

@@ -10,10 +10,10 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   addVersionOperator,
   type Catalogue,
-  FIELD_MANAGER,
   type RebootStack,
   RebootStackType,
   rolloutOf,
+  VERSION_OPERATOR_MANAGER,
 } from '../src/index.js';
 import { VERSION_A } from './version-b.js';
 
@@ -52,7 +52,7 @@ export async function startOperator(
     leaderElection: { id: 'capstan-version-operator', namespace: NAMESPACE },
     metricsBindAddress: '0',
     healthProbeBindAddress: '0',
-    fieldManager: FIELD_MANAGER,
+    fieldManager: VERSION_OPERATOR_MANAGER,
     logger: createLogger({ level: 'warn' }),
   });
   addVersionOperator(manager, { catalogue, rolloutPollMs: 300, ...options });

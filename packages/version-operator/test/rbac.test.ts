@@ -6,11 +6,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { genRbacFile } from '@capstan/cli';
-import { readManifests, serviceAccountUnder } from '@capstan/envtest';
+import { auditUnderRbac, readManifests } from '@capstan/envtest';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
-import { Client } from '@capstan/runtime';
-import { HttpTransport, Namespace, Node } from '@capstan/runtime/client';
-import { auditRbac, eventually, recordingTransport } from '@capstan/runtime/testing';
+import type { RbacWiringOptions } from '@capstan/runtime';
+import { Namespace } from '@capstan/runtime/client';
+import { eventually } from '@capstan/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { type RebootStack, RebootStackType, rbacWiring, VERSION_OPERATOR_RBAC } from '../src/index.js';
 import { admin, condition, NAMESPACE, NODES, rollouts } from './helpers.js';
@@ -20,25 +20,7 @@ const rbacFile = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 const env = useOwnControlPlane({ controllerManager: true, scheduler: true, kwok: true }, 'vo-rbac');
 
 // What the recording cannot see or this scenario does not reach, and why each grant stays.
-const APPLY_CREATES = 'an apply of an object not there yet is authorized as create (sent as a PATCH)';
 const JUSTIFIED = {
-  ...Object.fromEntries(
-    [
-      'namespaces',
-      'serviceaccounts',
-      'services',
-      'apiextensions.k8s.io/customresourcedefinitions',
-      'admissionregistration.k8s.io/validatingadmissionpolicies',
-      'admissionregistration.k8s.io/validatingadmissionpolicybindings',
-      'rbac.authorization.k8s.io/clusterroles',
-      'rbac.authorization.k8s.io/clusterrolebindings',
-      'rbac.authorization.k8s.io/roles',
-      'rbac.authorization.k8s.io/rolebindings',
-      'apps/deployments',
-      'apps/daemonsets',
-      'reboot.capstan.dev/rebootgroups',
-    ].map((r) => [`create ${r}`, APPLY_CREATES]),
-  ),
   'bind rbac.authorization.k8s.io/clusterroles': 'checked inside a binding apply, not a request of its own',
   'bind rbac.authorization.k8s.io/roles': 'checked inside a binding apply, not a request of its own',
   'escalate rbac.authorization.k8s.io/clusterroles': 'checked inside a role apply, not a request of its own',
@@ -69,25 +51,14 @@ describe('the version operator RBAC', () => {
     await env.plane.installCRDs([
       fileURLToPath(new URL('../deploy/crds/rebootstacks.yaml', import.meta.url)),
     ]);
-    const kubeConfig = await serviceAccountUnder(
-      env.plane,
-      VERSION_OPERATOR_RBAC.serviceAccount,
-      readManifests(rbacFile),
-    );
-    const probe = new Client(new HttpTransport(kubeConfig));
-    await eventually(async () => (await probe.list(Node, { limit: 1 })) && true, {
-      what: 'the generated RBAC to take effect',
-      timeoutMs: 20_000,
-    });
-    const { transport, requests } = recordingTransport(new HttpTransport(kubeConfig));
-    const manager = rbacWiring(
-      { transport, metricsBindAddress: '0', healthProbeBindAddress: '0', logLevel: 'silent' },
-      { rolloutPollMs: 300 },
-    );
-    const stop = new AbortController();
-    const running = manager.start(stop.signal);
+    const operator = {
+      ...VERSION_OPERATOR_RBAC,
+      rbac: readManifests(rbacFile),
+      wiring: (options: RbacWiringOptions) => rbacWiring(options, { rolloutPollMs: 300 }),
+      justified: JUSTIFIED,
+    };
     const client = admin(env);
-    try {
+    const audit = await auditUnderRbac(env.plane, operator, async () => {
       await client.create(RebootStackType, {
         metadata: { name: 'capstan' },
         spec: { version: VERSION_A, agent: { maxUnavailable: 1 } },
@@ -111,12 +82,8 @@ describe('the version operator RBAC', () => {
         },
         { what: 'the stack and its workloads gone', timeoutMs: 60_000 },
       );
-    } finally {
-      stop.abort();
-      await running;
-    }
+    });
     expect((await client.get(Namespace, { name: NAMESPACE })).metadata.deletionTimestamp).toBeUndefined();
-    const audit = auditRbac(manager.permissions.list(), requests, JUSTIFIED);
     expect(audit.missing, 'requests refused (403): a rule is missing').toEqual([]);
     expect(audit.unused, 'rules no request used').toEqual([]);
   }, 240_000);

@@ -10,6 +10,7 @@ import { type Client, isJsonObject, type Logger, readDuration } from '@capstan/r
 import type { RebootGroup } from '../api/reboot-group.js';
 import type { NodeSnapshot } from '../decide/node-snapshot.js';
 import { endpointAuth, requestJson } from '../gates/monitoring-http.js';
+import { COORDINATOR_MANAGER } from '../manager-name.js';
 import {
   type OwnSilence,
   planSilences,
@@ -19,7 +20,7 @@ import {
 } from './silence-plan.js';
 
 /** The `createdBy` of the coordinator's silences. */
-export const SILENCE_CREATOR = 'capstan-coordinator';
+export const SILENCE_CREATOR = COORDINATOR_MANAGER;
 const DEFAULT_MAX_MS = 60 * 60_000;
 const TIMEOUT_MS = 10_000;
 

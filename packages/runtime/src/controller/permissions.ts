@@ -79,16 +79,32 @@ const scopeKey = (p: Permission) =>
  * resource and scope (role, namespace, names), verbs in a fixed order, reasons kept.
  */
 export class Permissions {
-  private readonly entries: Permission[] = [];
+  // One rule per scope, its verbs and reasons as sets, so adding the same grant again (every read
+  // of `manager.events`) holds no more.
+  private readonly rules = new Map<string, { rule: Permission; verbs: Set<Verb>; why: Set<string> }>();
 
   /** Adds what `permission` grants (merged with what is there already). */
   add(permission: Permission): void {
-    this.entries.push(permission);
+    const key = scopeKey(permission);
+    const held = this.rules.get(key) ?? { rule: permission, verbs: new Set<Verb>(), why: new Set<string>() };
+    this.rules.set(key, held);
+    for (const v of permission.verbs) held.verbs.add(v);
+    if (permission.why) held.why.add(permission.why);
+  }
+
+  /** How many rules it holds: one per resource and scope (role, namespace, names). */
+  get size(): number {
+    return this.rules.size;
   }
 
   /** The merged rules, ordered by namespace, group and resource: the same wiring, the same list. */
   list(): Permission[] {
-    return mergePermissions(this.entries);
+    return mergePermissions(
+      [...this.rules.values()].map(({ rule, verbs, why }) => {
+        const { why: _why, ...scope } = rule;
+        return { ...scope, verbs: [...verbs], ...(why.size > 0 ? { why: [...why].join('; ') } : {}) };
+      }),
+    );
   }
 }
 

@@ -46,9 +46,9 @@ export { EVENTS_PERMISSION, managerPermissions } from './permissions.js';
 export type { Check, ProbesServerPorts } from './probes-server.js';
 export {
   type PermissionSource,
-  type PolicyRule,
   type RbacObject,
   type RbacTarget,
+  type RbacWiringOptions,
   rbacFor,
   rbacYaml,
 } from './rbac.js';

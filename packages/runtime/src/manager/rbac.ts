@@ -2,8 +2,16 @@
  * RBAC from the code: the roles and bindings an operator's wiring needs, as objects and as the YAML
  * `capstan gen rbac` commits (rules with the reason for each as a comment).
  */
-import type { KubeObject } from '../api/types.js';
+import type { ServiceAccount } from '../api/generated/core/v1.js';
+import type {
+  ClusterRole,
+  ClusterRoleBinding,
+  PolicyRule,
+  Role,
+  RoleBinding,
+} from '../api/generated/rbac/v1.js';
 import { mergePermissions, type Permission } from '../controller/permissions.js';
+import type { ManagerOptions } from './manager.js';
 
 /** Whose roles: the role's name and the ServiceAccount bound to it. */
 export interface RbacTarget {
@@ -17,22 +25,17 @@ export interface RbacTarget {
   withServiceAccount?: boolean;
 }
 
-/** An RBAC rule as the API writes it. */
-export interface PolicyRule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-  resourceNames?: string[];
-}
-
-/** A Role, ClusterRole or binding. */
-export interface RbacObject extends KubeObject {
-  rules?: PolicyRule[];
-  roleRef?: { apiGroup: string; kind: string; name: string };
-  subjects?: Array<{ kind: string; name: string; namespace: string }>;
-}
+/** What {@link rbacFor} gives: the ServiceAccount, the roles and their bindings. */
+export type RbacObject = ServiceAccount | ClusterRole | Role | ClusterRoleBinding | RoleBinding;
 
 const RBAC = 'rbac.authorization.k8s.io/v1';
+
+/**
+ * What an operator's `rbacWiring` (the wiring `capstan gen rbac` reads) takes: manager options with
+ * the transport given, so its RBAC test can run it through one that records each request.
+ */
+export type RbacWiringOptions = Omit<ManagerOptions, 'transport'> &
+  Pick<Required<ManagerOptions>, 'transport'>;
 
 /** Anything that knows its operator's permissions: a manager. */
 export interface PermissionSource {
@@ -84,39 +87,82 @@ function roleNeeds(source: PermissionSource | readonly Permission[], target: str
   });
 }
 
+/** A manifest with, for a role, each rule's reason (rule i's is `why[i]`). */
+interface Manifest {
+  object: RbacObject;
+  why: (string | undefined)[];
+}
+
+function manifests(source: PermissionSource | readonly Permission[], target: RbacTarget): Manifest[] {
+  const { name: saName, namespace: saNamespace } = target.serviceAccount;
+  const subjects = [{ kind: 'ServiceAccount', name: saName, namespace: saNamespace }];
+  const account: ServiceAccount = {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: saName, namespace: saNamespace },
+  };
+  const roles = roleNeeds(source, target.name).flatMap(({ kind, name, namespace, permissions }) => {
+    const metadata = namespace ? { name, namespace } : { name };
+    const role: Role | ClusterRole = { apiVersion: RBAC, kind, metadata, rules: permissions.map(toRule) };
+    const binding: RoleBinding | ClusterRoleBinding = {
+      apiVersion: RBAC,
+      kind: `${kind}Binding`,
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },
+      subjects,
+    };
+    return [
+      { object: role, why: permissions.map((p) => p.why) },
+      { object: binding, why: [] },
+    ];
+  });
+  return target.withServiceAccount ? [{ object: account, why: [] }, ...roles] : roles;
+}
+
 /**
  * The ClusterRole and the Roles an operator needs, each bound to the target's ServiceAccount. The
  * same wiring gives the same objects, in the same order.
  */
 export function rbacFor(source: PermissionSource | readonly Permission[], target: RbacTarget): RbacObject[] {
-  const subjects = [{ kind: 'ServiceAccount', ...target.serviceAccount }];
-  const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { ...target.serviceAccount } };
-  const roles = roleNeeds(source, target.name).flatMap(({ kind, name, namespace, permissions }) => {
-    const metadata = namespace ? { name, namespace } : { name };
-    return [
-      { apiVersion: RBAC, kind, metadata, rules: permissions.map(toRule) },
-      {
-        apiVersion: RBAC,
-        kind: `${kind}Binding`,
-        metadata,
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },
-        subjects,
-      },
-    ];
-  });
-  return target.withServiceAccount ? [account, ...roles] : roles;
+  return manifests(source, target).map((m) => m.object);
 }
 
 // A YAML scalar: bare when it is a plain word, else JSON-quoted (valid YAML).
 const scalar = (s: string) => (/^[a-z0-9]([a-z0-9.:/_-]*[a-z0-9])?$/i.test(s) ? s : JSON.stringify(s));
 const flow = (items: readonly string[]) => `[${items.map(scalar).join(', ')}]`;
+const flowMap = (fields: Record<string, string | undefined>) =>
+  `{ ${Object.entries(fields)
+    .flatMap(([k, v]) => (v === undefined ? [] : [`${k}: ${scalar(v)}`]))
+    .join(', ')} }`;
 
-function ruleLines(p: Permission): string[] {
-  const lines = p.why ? [`  # ${p.why}`] : [];
-  lines.push(`  - apiGroups: ${flow([p.group])}`, `    resources: ${flow([p.resource])}`);
-  if (p.resourceNames?.length) lines.push(`    resourceNames: ${flow(p.resourceNames)}`);
-  lines.push(`    verbs: ${flow(p.verbs)}`);
+function ruleLines(rule: PolicyRule, why: string | undefined): string[] {
+  const lines = why ? [`  # ${why}`] : [];
+  lines.push(`  - apiGroups: ${flow(rule.apiGroups ?? [])}`, `    resources: ${flow(rule.resources ?? [])}`);
+  if (rule.resourceNames?.length) lines.push(`    resourceNames: ${flow(rule.resourceNames)}`);
+  lines.push(`    verbs: ${flow(rule.verbs)}`);
   return lines;
+}
+
+const isRole = (o: RbacObject): o is Role | ClusterRole => o.kind === 'Role' || o.kind === 'ClusterRole';
+const isBinding = (o: RbacObject): o is RoleBinding | ClusterRoleBinding =>
+  o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding';
+
+/** One manifest as a YAML document: metadata, references and subjects in flow style, rules commented. */
+function manifestYaml({ object, why }: Manifest): string {
+  const { name, namespace } = object.metadata;
+  const lines = [
+    `apiVersion: ${object.apiVersion}`,
+    `kind: ${object.kind}`,
+    `metadata: ${flowMap({ name, namespace })}`,
+  ];
+  if (isRole(object))
+    lines.push('rules:', ...(object.rules ?? []).flatMap((rule, i) => ruleLines(rule, why[i])));
+  if (isBinding(object)) {
+    lines.push(`roleRef: ${flowMap({ ...object.roleRef })}`, 'subjects:');
+    for (const s of object.subjects ?? [])
+      lines.push(`  - ${flowMap({ kind: s.kind, name: s.name, namespace: s.namespace })}`);
+  }
+  return lines.join('\n');
 }
 
 /**
@@ -128,33 +174,7 @@ export function rbacYaml(
   target: RbacTarget,
   header: readonly string[] = [],
 ): string {
-  const sa = target.serviceAccount;
-  const docs = roleNeeds(source, target.name).flatMap((role) => {
-    const { kind, namespace, permissions } = role;
-    const name = scalar(role.name);
-    const head = (k: string) => [
-      `apiVersion: ${RBAC}`,
-      `kind: ${k}`,
-      namespace
-        ? `metadata: { name: ${name}, namespace: ${scalar(namespace)} }`
-        : `metadata: { name: ${name} }`,
-    ];
-    return [
-      [...head(kind), 'rules:', ...permissions.flatMap(ruleLines)].join('\n'),
-      [
-        ...head(`${kind}Binding`),
-        `roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ${kind}, name: ${name} }`,
-        'subjects:',
-        `  - { kind: ServiceAccount, name: ${scalar(sa.name)}, namespace: ${scalar(sa.namespace)} }`,
-      ].join('\n'),
-    ];
-  });
-  const account = [
-    'apiVersion: v1',
-    'kind: ServiceAccount',
-    `metadata: { name: ${scalar(sa.name)}, namespace: ${scalar(sa.namespace)} }`,
-  ].join('\n');
   const comment = header.map((line) => `# ${line}`.trimEnd());
-  const all = target.withServiceAccount ? [account, ...docs] : docs;
-  return `${[...comment, all.join('\n---\n')].join('\n')}\n`;
+  const docs = manifests(source, target).map(manifestYaml);
+  return `${[...comment, docs.join('\n---\n')].join('\n')}\n`;
 }

@@ -6,6 +6,7 @@
 import { ApiError } from '../api/errors.js';
 import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
 import type { Permission, Verb } from '../controller/permissions.js';
+import { EVENTS_PERMISSION } from '../manager/permissions.js';
 import type { ApiTransport } from '../transport/transport.js';
 
 /** One request as RBAC sees it. */
@@ -18,6 +19,8 @@ export interface AuditedRequest {
   name?: string;
   /** The HTTP code of a refusal (403), or undefined when the request was not refused. */
   refused?: number;
+  /** A server-side apply (a `patch`), which the API server also authorizes as `create` when it makes the object. */
+  apply?: true;
 }
 
 const resourceOf = (type: ResourceType, subresource?: string) =>
@@ -71,8 +74,13 @@ export function recordingTransport(inner: ApiTransport): {
         inner.update(type, object, options),
       ),
     patch: (type, key, patchType, body, options) =>
-      record({ verb: 'patch', ...where(type, key, options?.subresource) }, () =>
-        inner.patch(type, key, patchType, body, options),
+      record(
+        {
+          verb: 'patch',
+          ...where(type, key, options?.subresource),
+          ...(patchType === 'apply' ? { apply: true as const } : {}),
+        },
+        () => inner.patch(type, key, patchType, body, options),
       ),
     delete: (type, key, options) =>
       record({ verb: 'delete', ...where(type, key) }, () => inner.delete(type, key, options)),
@@ -98,24 +106,41 @@ export interface RbacAudit {
   unused: UnusedGrant[];
 }
 
+// The API server authorizes an apply of an object not there yet as `create` too (an apply of a
+// subresource creates nothing); the recording cannot see whether the object was there, so a
+// granted apply counts as a use of the create it may need.
+const sentAs = (r: AuditedRequest, verb: Verb) =>
+  r.verb === verb || (verb === 'create' && r.apply === true && !r.resource.includes('/'));
+
 const covers = (p: Permission, verb: Verb, r: AuditedRequest) =>
-  r.verb === verb &&
+  sentAs(r, verb) &&
   r.group === p.group &&
   r.resource === p.resource &&
   (p.namespace === undefined || r.namespace === p.namespace) &&
   (!p.resourceNames?.length || (r.name !== undefined && p.resourceNames.includes(r.name)));
 
 /**
+ * The manager's own grants a run may well not use, each with why: a repeated event patches its
+ * series, and a run that records no event twice sends no such patch.
+ */
+const MANAGER_JUSTIFIED: Readonly<Record<string, string>> = {
+  [`patch ${EVENTS_PERMISSION.group}/${EVENTS_PERMISSION.resource}`]: 'a repeated event patches its series',
+};
+
+/**
  * Compares the requests an operator sent with the rules it was given: the refused ones, and each
  * rule's verbs that no granted request used (a `list` counts as used with its rule's `watch`: the
- * informer's fallback from a watch-list stream). `justified` names grants that may stay unused, as
- * `verb resource` or `verb group/resource` (e.g. `delete configmaps`), each with its reason.
+ * informer's fallback from a watch-list stream; a server-side apply counts as a `create` too, as
+ * the API server authorizes one that makes the object; the manager's events `patch` may stay
+ * unused). `justified` names other grants that may stay unused, as `verb resource` or
+ * `verb group/resource` (e.g. `delete configmaps`), each with its reason.
  */
 export function auditRbac(
   permissions: readonly Permission[],
   requests: readonly AuditedRequest[],
   justified: Readonly<Record<string, string>> = {},
 ): RbacAudit {
+  const mayStayUnused = { ...MANAGER_JUSTIFIED, ...justified };
   const granted = requests.filter((r) => r.refused === undefined);
   const used = (permission: Permission, verb: Verb): boolean =>
     granted.some((r) => covers(permission, verb, r)) ||
@@ -129,7 +154,7 @@ export function auditRbac(
         const resource = permission.group
           ? `${permission.group}/${permission.resource}`
           : permission.resource;
-        return !(`${verb} ${resource}` in justified || `${verb} ${permission.resource}` in justified);
+        return !(`${verb} ${resource}` in mayStayUnused || `${verb} ${permission.resource}` in mayStayUnused);
       })
       .map((verb) => ({ permission, verb })),
   );

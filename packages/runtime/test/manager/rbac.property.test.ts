@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { mergePermissions, type Permission, type Verb } from '../../src/controller/index.js';
-import { Manager, rbacFor, rbacYaml } from '../../src/manager/index.js';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '../../src/api/generated/rbac/v1.js';
+import { mergePermissions, type Permission, Permissions, type Verb } from '../../src/controller/index.js';
+import { Manager, type RbacObject, rbacFor, rbacYaml } from '../../src/manager/index.js';
 import { FakeCluster } from '../../src/testing/index.js';
 
 const verbs: Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -17,6 +18,10 @@ const permission: fc.Arbitrary<Permission> = fc.record(
   },
   { requiredKeys: ['group', 'resource', 'verbs'] },
 );
+const isRole = (o: RbacObject): o is Role | ClusterRole => o.kind === 'Role' || o.kind === 'ClusterRole';
+const isBinding = (o: RbacObject): o is RoleBinding | ClusterRoleBinding =>
+  o.kind?.endsWith('Binding') === true;
+
 const target = { name: 'widget-controller', serviceAccount: { namespace: 'ops', name: 'widget' } };
 
 /** What a set of permissions allows, as (namespace, group, resource, names, verb) strings. */
@@ -30,6 +35,17 @@ const allowed = (ps: readonly Permission[]) =>
   );
 
 describe('RBAC from permissions', () => {
+  it('adding one by one holds one rule per scope and lists what merging all at once gives', () => {
+    fc.assert(
+      fc.property(fc.array(permission, { maxLength: 12 }), (ps) => {
+        const permissions = new Permissions();
+        for (const p of [...ps, ...ps]) permissions.add(p);
+        expect(permissions.list()).toEqual(mergePermissions(ps));
+        expect(permissions.size).toBe(mergePermissions(ps).length);
+      }),
+    );
+  });
+
   it('merging keeps exactly what was allowed, one rule per scope, in an order independent of input', () => {
     fc.assert(
       fc.property(fc.array(permission, { maxLength: 12 }), (ps) => {
@@ -120,14 +136,14 @@ describe('a permission with a role of its own', () => {
     fc.assert(
       fc.property(fc.array(named, { maxLength: 12 }), (ps) => {
         const objects = rbacFor(ps, target);
-        const roles = objects.filter((o) => o.rules);
+        const roles = objects.filter(isRole);
         for (const role of ['widget-controller', 'other']) {
           const granted = roles
             .filter((o) => o.metadata.name === role)
             .flatMap((o) =>
               (o.rules ?? []).map((r) => ({
-                group: r.apiGroups[0] ?? '',
-                resource: r.resources[0] ?? '',
+                group: r.apiGroups?.[0] ?? '',
+                resource: r.resources?.[0] ?? '',
                 verbs: r.verbs as Verb[],
                 ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
                 ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
@@ -138,8 +154,8 @@ describe('a permission with a role of its own', () => {
         }
         expect(yaml.loadAll(rbacYaml(ps, target)).filter((d) => d !== null)).toEqual(objects);
         // Each role is bound under its own name.
-        for (const binding of objects.filter((o) => o.roleRef))
-          expect(binding.roleRef?.name).toBe(binding.metadata.name);
+        for (const binding of objects.filter(isBinding))
+          expect(binding.roleRef.name).toBe(binding.metadata.name);
       }),
     );
   });
@@ -156,10 +172,19 @@ describe("a manager's events", () => {
     expect(anywhere.permissions.list()).toEqual([
       { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'], why: 'records events' },
     ]);
+    void anywhere.events;
+    expect(anywhere.permissions.size).toBe(1);
     const scoped = managerWith({ eventsScope: { namespace: 'default', role: 'w-events' } });
     void scoped.events;
     expect(
       rbacFor(scoped, target).map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`),
     ).toEqual(['Role default/w-events', 'RoleBinding default/w-events']);
+  });
+
+  it('are one rule however often a reconcile reads them', () => {
+    const manager = managerWith({});
+    for (let i = 0; i < 100; i++) void manager.events;
+    expect(manager.permissions.size).toBe(1);
+    expect(manager.permissions.list()).toHaveLength(1);
   });
 });

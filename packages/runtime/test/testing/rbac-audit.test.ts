@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
 import type { Permission } from '../../src/controller/index.js';
+import { EVENTS_PERMISSION } from '../../src/manager/index.js';
 import { type AuditedRequest, auditRbac, FakeCluster, recordingTransport } from '../../src/testing/index.js';
 import type { ApiTransport } from '../../src/transport/transport.js';
 import { ConfigMap, Widget } from '../testing/fixtures.js';
@@ -18,11 +19,23 @@ describe('recordingTransport', () => {
     const key = { namespace: 'ns', name: 'a' };
     await transport.create(ConfigMap, { metadata: key });
     await transport.patch(ConfigMap, key, 'merge', { data: { x: '1' } });
+    await transport.patch(
+      ConfigMap,
+      { namespace: 'ns', name: 'b' },
+      'apply',
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { namespace: 'ns', name: 'b' },
+      },
+      { fieldManager: 'me' },
+    );
     await transport.list(ConfigMap, { namespace: 'ns' });
     await expect(transport.delete(ConfigMap, key)).rejects.toThrow('no');
     expect(requests).toEqual([
       { verb: 'create', group: '', resource: 'configmaps', namespace: 'ns' },
       { verb: 'patch', group: '', resource: 'configmaps', namespace: 'ns', name: 'a' },
+      { verb: 'patch', group: '', resource: 'configmaps', namespace: 'ns', name: 'b', apply: true },
       { verb: 'list', group: '', resource: 'configmaps', namespace: 'ns' },
       { verb: 'delete', group: '', resource: 'configmaps', namespace: 'ns', name: 'a', refused: 403 },
     ]);
@@ -85,5 +98,32 @@ describe('auditRbac', () => {
       'get coordination.k8s.io/leases': 'why',
     });
     expect(audit.unused.map((u) => `${u.verb} ${u.permission.resource}`)).toEqual(['update leases']);
+  });
+
+  it('counts a granted apply as the create the API server asks of it, not a merge patch or a refused or status apply', () => {
+    const creates: Permission[] = [
+      { group: '', resource: 'configmaps', verbs: ['create', 'patch'] },
+      { group: '', resource: 'secrets', verbs: ['create', 'patch'] },
+      { group: 'apps', resource: 'deployments', verbs: ['create'] },
+      { group: 'apps', resource: 'deployments/status', verbs: ['create', 'patch'] },
+    ];
+    const audit = auditRbac(creates, [
+      request({ verb: 'patch', resource: 'configmaps', apply: true }),
+      request({ verb: 'patch', resource: 'secrets' }),
+      request({ verb: 'patch', group: 'apps', resource: 'deployments', apply: true, refused: 403 }),
+      request({ verb: 'patch', group: 'apps', resource: 'deployments/status', apply: true }),
+    ]);
+    expect(audit.unused.map((u) => `${u.verb} ${u.permission.resource}`)).toEqual([
+      'create secrets',
+      'create deployments',
+      'create deployments/status',
+    ]);
+  });
+
+  it("knows the manager's events grant: its patch may stay unused, its create may not", () => {
+    const audit = auditRbac([EVENTS_PERMISSION], []);
+    expect(audit.unused.map((u) => `${u.verb} ${u.permission.group}/${u.permission.resource}`)).toEqual([
+      'create events.k8s.io/events',
+    ]);
   });
 });

@@ -101,11 +101,15 @@ export const RebootStackType = defineResource<RebootStack>({
   namespaced: false,
 });
 
-/** The field manager of every apply the version operator makes. */
-export const FIELD_MANAGER = 'capstan-version-operator';
+/**
+ * The version operator's name wherever the cluster sees it: the field manager of every apply it
+ * makes, the value of {@link stackLabels.managedBy}, its Lease, ServiceAccount, roles and command.
+ */
+export const VERSION_OPERATOR_MANAGER = 'capstan-version-operator';
 
 /** Labels on every object the operator applies: who manages it, for which stack, which part. */
 export const stackLabels = Object.freeze({
+  /** Its value is {@link VERSION_OPERATOR_MANAGER}. */
   managedBy: 'app.kubernetes.io/managed-by',
   stack: `${OPERATOR_API_GROUP}/stack`,
   component: `${OPERATOR_API_GROUP}/component`,
@@ -114,9 +118,6 @@ export const stackLabels = Object.freeze({
 
 /** The pod template annotation naming the protocol a workload's pods speak. */
 export const PROTOCOL_ANNOTATION = `${OPERATOR_API_GROUP}/protocol`;
-
-/** The value of {@link stackLabels.managedBy}. */
-export const MANAGED_BY = 'capstan-version-operator';
 
 /** The finalizer that lets the operator remove what it created before the stack goes. */
 export const STACK_FINALIZER = `${OPERATOR_API_GROUP}/cleanup`;

@@ -5,7 +5,7 @@
  */
 import { REBOOT_GROUP_API_VERSION, rebootGroupResource } from '@capstan/reboot-protocol';
 import { defineResource, type KubeObject } from '@capstan/runtime';
-import { MANAGED_BY, stackLabels } from '../api/reboot-stack.js';
+import { stackLabels, VERSION_OPERATOR_MANAGER } from '../api/reboot-stack.js';
 
 /** The label of control-plane nodes. */
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
@@ -30,7 +30,7 @@ export function defaultRebootGroups(
   stack: string,
   workersMaxUnavailable: number | string = DEFAULT_WORKER_BUDGET,
 ): RebootGroupObject[] {
-  const labels = { [stackLabels.managedBy]: MANAGED_BY, [stackLabels.stack]: stack };
+  const labels = { [stackLabels.managedBy]: VERSION_OPERATOR_MANAGER, [stackLabels.stack]: stack };
   const selector = (operator: 'Exists' | 'DoesNotExist') => ({
     matchExpressions: [{ key: CONTROL_PLANE_LABEL, operator }],
   });

@@ -9,9 +9,9 @@ import type { RebootStack } from '../api/reboot-stack.js';
 import {
   COMPONENTS,
   type ComponentName,
-  MANAGED_BY,
   PROTOCOL_ANNOTATION,
   stackLabels,
+  VERSION_OPERATOR_MANAGER,
 } from '../api/reboot-stack.js';
 import type { CatalogueEntry, Manifest } from '../catalogue.js';
 import { applyRank } from '../kinds.js';
@@ -57,7 +57,7 @@ interface Workload {
 function label(object: Manifest, stack: RebootStack, component: ComponentName, version: string): void {
   object.metadata.labels = {
     ...object.metadata.labels,
-    [stackLabels.managedBy]: MANAGED_BY,
+    [stackLabels.managedBy]: VERSION_OPERATOR_MANAGER,
     [stackLabels.stack]: stack.metadata.name as string,
     [stackLabels.component]: component,
     [stackLabels.version]: version,
