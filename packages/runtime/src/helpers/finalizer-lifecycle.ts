@@ -63,9 +63,7 @@ export function withFinalizer<T extends KubeObject>(
     cleanup,
     async reconcile(object, context) {
       if (handlers.selects && !handlers.selects(object)) return cleanup(object, context);
-      const current = hasFinalizer(object, finalizer)
-        ? object
-        : await addFinalizer(client, type, object, finalizer);
+      const current = await addFinalizer(client, type, object, finalizer); // as is when already there
       // Deleted before the add landed (the server adds no finalizer to a deleting object): the add
       // read the deletion, so clean up rather than apply.
       if (current.metadata.deletionTimestamp) return cleanup(current, context);

@@ -3,7 +3,7 @@
  * {@link ClusterState}, all updates through {@link writeObject}: the API server's rules for
  * server-owned fields, subresources, optimistic concurrency, generation, finalizers and no-ops.
  */
-import { apiError } from '../api/errors.js';
+import { type ApiError, apiError } from '../api/errors.js';
 import {
   type ApiStatus,
   apiVersionOf,
@@ -130,12 +130,17 @@ function checkPreconditions(
     );
   }
   if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== current.metadata.uid) {
-    throw apiError(
-      409,
-      'Conflict',
-      `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata.uid}`,
-    );
+    throw uidPreconditionFailed(meta.uid, current);
   }
+}
+
+/** The 409 of a write or delete whose UID precondition names another object than `current`. */
+function uidPreconditionFailed(uid: string, current: KubeObject): ApiError {
+  return apiError(
+    409,
+    'Conflict',
+    `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`,
+  );
 }
 
 /** A status write changes the status and nothing else. */
@@ -217,8 +222,8 @@ export function writeObject(
   const meta = proposed.metadata ?? {};
   checkPreconditions(type, current, meta);
   const sub = options.subresource;
-  if (sub !== undefined && sub !== 'status') throw state.notFound(type, current.metadata.name ?? '', sub);
-  if (sub === 'status' && !kind.statusSubresource)
+  // Only a kind's declared status subresource exists.
+  if (sub !== undefined && (sub !== 'status' || !kind.statusSubresource))
     throw state.notFound(type, current.metadata.name ?? '', sub);
   const next =
     sub === 'status'
@@ -306,13 +311,8 @@ export function deleteObject(
   const kind = state.kind(type);
   const current = state.mustGet(type, key);
   const pre = options.preconditions;
-  if (pre?.uid !== undefined && pre.uid !== current.metadata.uid) {
-    throw apiError(
-      409,
-      'Conflict',
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`,
-    );
-  }
+  if (pre?.uid !== undefined && pre.uid !== current.metadata.uid)
+    throw uidPreconditionFailed(pre.uid, current);
   if (pre?.resourceVersion !== undefined && pre.resourceVersion !== current.metadata.resourceVersion) {
     throw apiError(
       409,

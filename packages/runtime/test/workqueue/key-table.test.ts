@@ -72,3 +72,33 @@ describe('KeyTable parking', () => {
     expect(least).toBe(keys.length);
   });
 });
+
+describe('KeyTable keys in work', () => {
+  it('property: the keys in work are exactly those taken and not yet finished, in any finish order', () => {
+    // Ops: a number adds that key (then takes whatever is queued); -n finishes the n-th key in work.
+    const op = fc.oneof(fc.integer({ min: 0, max: 30 }), fc.integer({ min: -30, max: -1 }));
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+        const table = new KeyTable<string>(5_000);
+        const model = new Set<string>();
+        for (const [now, n] of ops.entries()) {
+          if (n >= 0) {
+            table.add(`ns/k-${n}`, undefined, 'normal', now);
+            if (table.queued > 0) model.add(table.take(now).key);
+          } else if (model.size > 0) {
+            const key = [...model][-n % model.size] as string;
+            const entry = table.finish(key);
+            expect(entry?.key).toBe(key);
+            model.delete(key);
+            if (entry?.dirty) table.requeue(entry, now);
+            else if (entry) table.release(entry);
+          }
+          expect(table.processing).toBe(model.size);
+          expect(new Set([...table.processingEntries()].map(([key]) => key))).toEqual(model);
+          for (const [key, entry] of table.processingEntries())
+            expect(entry.key === key && entry.processing).toBe(true);
+        }
+      }),
+    );
+  });
+});
