@@ -89,13 +89,6 @@ export class World {
     return vm;
   }
 
-  /** A named disk of the caller's org (VCD's 403 otherwise). */
-  visibleDisk(id: string, orgId: string): NamedDisk {
-    const disk = this.disks.get(id);
-    if (!disk || disk.orgId !== orgId) throw errors.forbidden();
-    return disk;
-  }
-
   /** The named disks attached to a VM. */
   disksOf(vmId: string): NamedDisk[] {
     return [...this.disks.values()].filter((d) => d.attachedVmId === vmId);
