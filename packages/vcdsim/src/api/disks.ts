@@ -38,15 +38,14 @@ async function readDisk(sim: Simulator, ctx: Ctx, vdcId: string, orgId: string):
   if (!disk || !name) throw errors.badRequest('DiskCreateParams needs a Disk with a name.');
   const vdc = w.vdcs.get(vdcId)!;
   const profileRef = child(disk, 'StorageProfile');
-  let storageProfileId = vdc.storageProfileIds.find((id) => w.storageProfiles.get(id)?.isDefault) as string;
-  if (profileRef) {
-    const id = idFrom(profileRef.attrs.href, '/vdcStorageProfile/');
-    if (!id || !vdc.storageProfileIds.includes(id))
-      throw errors.invalidReference(
-        `Storage profile ${profileRef.attrs.href ?? ''} is not in VDC "${vdc.name}".`,
-      );
-    storageProfileId = id;
-  }
+  // Any profile not the VDC's is a 400 here, another org's too (a VM's answers 403 for that).
+  const storageProfileId = profileRef
+    ? w.vdcStorageProfileId(vdc, idFrom(profileRef.attrs.href, '/vdcStorageProfile/'), () =>
+        errors.invalidReference(
+          `Storage profile ${profileRef.attrs.href ?? ''} is not in VDC "${vdc.name}".`,
+        ),
+      )
+    : w.defaultStorageProfileId(vdc);
   return {
     id: randomUUID(),
     name,
