@@ -7,6 +7,7 @@ import type { ManualClock } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VcdSim } from '../src/index.js';
 import { parseXml, pathOf, startVirtual, Tenant } from './client.js';
+import { recomposeParams } from './fixtures.js';
 import { addVms, composeVApp, lookups, MT } from './flows.js';
 
 const NS = 'http://www.vmware.com/vcloud/v1.5';
@@ -122,5 +123,39 @@ describe('named disks', () => {
     expect(left['@name']).toBe('pvc-2');
     const refs = parseXml((await alice.xml('GET', `${pathOf(disk['@href'])}/attachedVms`)).text).Vms;
     expect([refs?.VmReference ?? []].flat()).toEqual([]);
+  });
+
+  it("another org's storage profile: a named disk answers 400, a VM 403", async () => {
+    const profiles = async (t: Tenant, vdc: string) => {
+      const doc = parseXml((await t.xml('GET', pathOf(await t.find('orgVdc', `name==${vdc}`)))).text).Vdc;
+      return [doc.VdcStorageProfiles.VdcStorageProfile].flat() as Array<Record<string, string>>;
+    };
+    const bobs = (await profiles(await Tenant.login(sim, 'bob', 'tenant-b'), 'vdc-b'))[0]!['@href']!;
+    const slow = (await profiles(alice, 'vdc-a')).find((p) => p['@name'] === 'slow')!['@href']!;
+    const vdcHref = await alice.find('orgVdc', 'name==vdc-a');
+    const disk = (name: string, profile: string) =>
+      alice.xml(
+        'POST',
+        `${pathOf(vdcHref)}/disk`,
+        `<DiskCreateParams xmlns="${NS}"><Disk name="${name}" sizeMb="64"><StorageProfile href="${profile}"/></Disk></DiskCreateParams>`,
+        MT('diskCreateParams'),
+      );
+    const refused = await disk('pvc-x', bobs);
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('is not in VDC &quot;vdc-a&quot;');
+    const taken = await disk('pvc-slow', slow);
+    expect(taken.status).toBe(201);
+    expect(parseXml(taken.text).Disk.StorageProfile['@name']).toBe('slow');
+
+    const l = await lookups(alice);
+    const vapp = await composeVApp(sim, alice, l, 'disks-3');
+    const vm = (storageProfileHref: string) =>
+      alice.xml(
+        'POST',
+        `${vapp}/action/recomposeVApp`,
+        recomposeParams([{ name: 'w-0', templateVmHref: l.templateVmHref, storageProfileHref }]),
+        MT('recomposeVAppParams'),
+      );
+    expect((await vm(bobs)).status).toBe(403);
   });
 });

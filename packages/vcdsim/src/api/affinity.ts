@@ -14,7 +14,7 @@ import { MT, ROOT_NS } from '../xml/ns.js';
 import { child, childBool, childrenNamed, childText, parseBody, type XNode } from '../xml/parse.js';
 import { idFrom, link, path, ref, urn } from '../xml/refs.js';
 import { VM_AFFINITY_RULE } from '../xml/specs.js';
-import { accepted, orgOf } from './common.js';
+import { accepted, entityTask, orgOf } from './common.js';
 
 const rulePath = (id: string) => `/api/vmAffinityRule/${id}`;
 
@@ -54,8 +54,7 @@ function ruleFrom(sim: Simulator, body: XNode, vdcId: string, orgId: string, id:
     throw errors.badRequest(`Polarity "${polarity ?? ''}" is not Affinity or Anti-Affinity.`);
   const vmIds = childrenNamed(child(body, 'VmReferences'), 'VmReference').map((v) => {
     const vmId = idFrom(v.attrs.href, '/vApp/vm-') ?? idFrom(v.attrs.id, 'urn:vcloud:vm:');
-    const vm = vmId ? sim.world.vms.get(vmId) : undefined;
-    if (!vm || sim.world.vmOrgId(vm) !== orgId) throw errors.forbidden();
+    const vm = sim.world.visibleVm(vmId ?? '', orgId);
     if (sim.world.vapps.get(vm.vappId)?.vdcId !== vdcId)
       throw errors.badRequest(`VM "${vm.name}" is not in the rule's VDC.`);
     return vm.id;
@@ -76,12 +75,10 @@ function ruleFrom(sim: Simulator, body: XNode, vdcId: string, orgId: string, id:
 
 /** A rule write as a task owned by the rule. */
 function ruleTask(sim: Simulator, ctx: Ctx, r: VmAffinityRule, operationName: string, effect: () => void) {
-  const t = sim.tasks.start({
+  const t = entityTask(sim, ctx, {
     operationName,
     operation: `${operationName} ${r.name}`,
     owner: { type: MT.vmAffinityRule, name: r.name, path: rulePath(r.id), urn: urn('vmaffinityrule', r.id) },
-    orgId: r.orgId,
-    userName: ctx.session!.user.name,
     locks: [`vmAffinityRule:${r.id}`],
     effect,
   });

@@ -46,6 +46,14 @@ export const vappOwner = (a: VApp) => ({
   urn: urn('vapp', a.id),
 });
 
+/** What a task on an entity needs besides its caller: the org and user come from the request. */
+export type EntityTaskSpec = Omit<TaskSpec, 'orgId' | 'userName'>;
+
+/** Starts a task of the caller's org and user, owned by an entity and holding `locks` busy. */
+export function entityTask(sim: Simulator, ctx: Ctx, spec: EntityTaskSpec): Task {
+  return sim.tasks.start({ ...spec, orgId: orgOf(ctx), userName: ctx.session!.user.name });
+}
+
 /** Starts a task on a VM: it holds the VM and waits for no vApp-wide task. */
 export function vmTask(
   sim: Simulator,
@@ -57,17 +65,14 @@ export function vmTask(
   onFailure?: () => void,
 ): Task {
   sim.tasks.assertFree([`vapp:${vm.vappId}`], urn('vapp', vm.vappId));
-  const spec: TaskSpec = {
+  return entityTask(sim, ctx, {
     operationName,
     operation,
     owner: vmOwner(vm),
-    orgId: ctx.session!.org.id,
-    userName: ctx.session!.user.name,
     locks: [`vm:${vm.id}`],
     effect,
     ...(onFailure ? { onFailure } : {}),
-  };
-  return sim.tasks.start(spec);
+  });
 }
 
 /** Starts a task on a vApp: it holds the vApp and every VM in it. */
@@ -80,14 +85,11 @@ export function vappTask(
   effect: () => void,
   onFailure?: () => void,
 ): Task {
-  const locks = [`vapp:${vapp.id}`, ...vapp.vmIds.map((id) => `vm:${id}`)];
-  return sim.tasks.start({
+  return entityTask(sim, ctx, {
     operationName,
     operation,
     owner: vappOwner(vapp),
-    orgId: ctx.session!.org.id,
-    userName: ctx.session!.user.name,
-    locks,
+    locks: [`vapp:${vapp.id}`, ...vapp.vmIds.map((id) => `vm:${id}`)],
     effect,
     ...(onFailure ? { onFailure } : {}),
   });

@@ -16,8 +16,8 @@ import { MT } from '../xml/ns.js';
 import { child, childText, parseBody } from '../xml/parse.js';
 import { idFrom, path, urn } from '../xml/refs.js';
 import { DISK_ATTACH_OR_DETACH_PARAMS, DISK_CREATE_PARAMS } from '../xml/specs.js';
-import { taskElement } from '../xml/task.js';
-import { acceptVmTask, idParam, orgOf } from './common.js';
+import { tasksInProgress } from '../xml/task.js';
+import { accepted, acceptVmTask, entityTask, idParam, orgOf } from './common.js';
 
 const MB = 2 ** 20;
 
@@ -38,15 +38,14 @@ async function readDisk(sim: Simulator, ctx: Ctx, vdcId: string, orgId: string):
   if (!disk || !name) throw errors.badRequest('DiskCreateParams needs a Disk with a name.');
   const vdc = w.vdcs.get(vdcId)!;
   const profileRef = child(disk, 'StorageProfile');
-  let storageProfileId = vdc.storageProfileIds.find((id) => w.storageProfiles.get(id)?.isDefault) as string;
-  if (profileRef) {
-    const id = idFrom(profileRef.attrs.href, '/vdcStorageProfile/');
-    if (!id || !vdc.storageProfileIds.includes(id))
-      throw errors.invalidReference(
-        `Storage profile ${profileRef.attrs.href ?? ''} is not in VDC "${vdc.name}".`,
-      );
-    storageProfileId = id;
-  }
+  // Any profile not the VDC's is a 400 here, another org's too (a VM's answers 403 for that).
+  const storageProfileId = profileRef
+    ? w.vdcStorageProfileId(vdc, idFrom(profileRef.attrs.href, '/vdcStorageProfile/'), () =>
+        errors.invalidReference(
+          `Storage profile ${profileRef.attrs.href ?? ''} is not in VDC "${vdc.name}".`,
+        ),
+      )
+    : w.defaultStorageProfileId(vdc);
   return {
     id: randomUUID(),
     name,
@@ -66,57 +65,40 @@ async function namedIn(sim: Simulator, ctx: Ctx): Promise<NamedDisk> {
   const params = parseBody(await ctx.body(), 'DiskAttachOrDetachParams', DISK_ATTACH_OR_DETACH_PARAMS);
   const id = idFrom(child(params, 'Disk')?.attrs.href, '/disk/');
   if (!id) throw errors.badRequest('DiskAttachOrDetachParams needs a Disk reference.');
-  return sim.world.visibleDisk(id, orgOf(ctx));
+  return sim.world.visible(sim.world.disks, id, orgOf(ctx));
 }
 
 /** Registers the named-disk routes. */
 export function diskRoutes(r: Router, sim: Simulator): void {
   const w = sim.world;
-  const owner = (d: NamedDisk) => ({
-    type: MT.disk,
-    name: d.name,
-    path: path.disk(d.id),
-    urn: urn('disk', d.id),
-  });
   const diskTask = (ctx: Ctx, d: NamedDisk, operationName: string, verb: string, effect: () => void) =>
-    sim.tasks.start({
+    entityTask(sim, ctx, {
       operationName,
       operation: `${verb} Disk ${d.name}(${d.id})`,
-      owner: owner(d),
-      orgId: d.orgId,
-      userName: ctx.session!.user.name,
+      owner: { type: MT.disk, name: d.name, path: path.disk(d.id), urn: urn('disk', d.id) },
       locks: [`disk:${d.id}`],
       effect,
     });
+  const visibleDisk = (ctx: Ctx) => w.visible(w.disks, idParam(ctx), orgOf(ctx));
 
   r.add('POST', '/api/vdc/{id}/disk', async (ctx) => {
     const vdc = w.visible(w.vdcs, ctx.params.id ?? '', orgOf(ctx));
     const disk = await readDisk(sim, ctx, vdc.id, vdc.orgId);
     w.disks.set(disk.id, disk);
     const task = diskTask(ctx, disk, 'vdcCreateDisk', 'Created', () => {});
-    const org = w.orgs.get(disk.orgId);
-    const tasks = `<Tasks>${taskElement(task, ctx.base, org?.name ?? '', disk.orgId, false)}</Tasks>`;
+    const tasks = tasksInProgress([task], ctx.base, w.orgs.get(disk.orgId)?.name ?? '', disk.orgId);
     return xml(201, MT.disk, doc(diskElement(w, disk, ctx.base, tasks)));
   });
-  r.add('GET', '/api/disk/{id}', (ctx) =>
-    xml(200, MT.disk, doc(diskElement(w, w.visibleDisk(idParam(ctx), orgOf(ctx)), ctx.base))),
-  );
+  r.add('GET', '/api/disk/{id}', (ctx) => xml(200, MT.disk, doc(diskElement(w, visibleDisk(ctx), ctx.base))));
   r.add('GET', '/api/disk/{id}/attachedVms', (ctx) =>
-    xml(200, MT.vms, doc(attachedVmsElement(w, w.visibleDisk(idParam(ctx), orgOf(ctx)), ctx.base))),
+    xml(200, MT.vms, doc(attachedVmsElement(w, visibleDisk(ctx), ctx.base))),
   );
   r.add('DELETE', '/api/disk/{id}', (ctx) => {
-    const disk = w.visibleDisk(idParam(ctx), orgOf(ctx));
+    const disk = visibleDisk(ctx);
     if (disk.attachedVmId)
       throw errors.invalidState(`The disk "${disk.name}" is attached to a VM; detach it first.`);
     const task = diskTask(ctx, disk, 'vdcDeleteDisk', 'Deleted', () => w.disks.delete(disk.id));
-    return xml(
-      202,
-      MT.task,
-      doc(taskElement(task, ctx.base, w.orgs.get(disk.orgId)?.name ?? '', disk.orgId, true)),
-      {
-        Location: `${ctx.base}${path.task(task.id)}`,
-      },
-    );
+    return accepted(sim, ctx, task);
   });
   const vmOf = (ctx: Ctx): Vm => w.visibleVm(idParam(ctx), orgOf(ctx));
   r.add('POST', '/api/vApp/vm-{id}/disk/action/attach', async (ctx) => {

@@ -3,6 +3,7 @@ import { inRanges, poolSize } from '../model/ippool.js';
 import type { IpAllocation, IpSpace, World } from '../model/world.js';
 import { urn } from '../xml/refs.js';
 import { entityRef } from './envelope.js';
+import { orgRef } from './json.js';
 
 const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10000) / 100 : 0);
 
@@ -11,13 +12,12 @@ export function ipSpaceJson(w: World, s: IpSpace) {
   const total = poolSize(s.ranges);
   const all = [...s.allocations.values()];
   const used = all.filter((a) => a.usageState !== 'UNUSED').length;
-  const owner = s.ownerOrgId ? w.orgs.get(s.ownerOrgId) : undefined;
   return {
     id: urn('ipSpace', s.id),
     name: s.name,
     description: s.description,
     type: s.type,
-    orgRef: owner ? entityRef(owner.name, urn('org', owner.id)) : null,
+    orgRef: s.ownerOrgId ? orgRef(w, s.ownerOrgId) : null,
     utilization: {
       floatingIPs: {
         totalCount: String(total),
@@ -55,11 +55,10 @@ export function ipSpaceJson(w: World, s: IpSpace) {
 
 /** A floating IP allocation (`…/ipSpaces/{id}/allocations/{allocationId}`). */
 export function allocationJson(w: World, a: IpAllocation) {
-  const org = w.orgs.get(a.orgId);
   return {
     id: urn('ipSpaceIpAllocation', a.id),
     description: a.description,
-    orgRef: org ? entityRef(org.name, urn('org', org.id)) : null,
+    orgRef: orgRef(w, a.orgId),
     type: a.type,
     usageCategories: a.usageState === 'USED' ? ['LOAD_BALANCER'] : [],
     usageState: a.usageState,

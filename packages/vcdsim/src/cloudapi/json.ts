@@ -4,7 +4,9 @@ import type { ComputePolicy, EdgeGateway, Network, SegAssignment, World } from '
 import { urn } from '../xml/refs.js';
 import { entityRef } from './envelope.js';
 
-const orgRef = (w: World, orgId: string) => entityRef(w.orgs.get(orgId)?.name ?? '', urn('org', orgId));
+/** An org's `EntityReference` (orgs are never deleted, so the name is always known). */
+export const orgRef = (w: World, orgId: string) =>
+  entityRef(w.orgs.get(orgId)?.name ?? '', urn('org', orgId));
 const vdcRef = (w: World, vdcId: string) => entityRef(w.vdcs.get(vdcId)?.name ?? '', urn('vdc', vdcId));
 export const gatewayRef = (g: EdgeGateway) => entityRef(g.name, urn('gateway', g.id));
 

@@ -3,7 +3,7 @@
  * `visible*` lookups take the caller's org and answer VCD's 403 both for another org's object and
  * for an object that does not exist, so the two cannot be told apart (as on real VCD).
  */
-import { errors } from '../server/errors.js';
+import { errors, type VcdError } from '../server/errors.js';
 import type { VmAffinityRule } from './affinity.js';
 import type { IpSpace } from './ip-space.js';
 import type {
@@ -89,13 +89,6 @@ export class World {
     return vm;
   }
 
-  /** A named disk of the caller's org (VCD's 403 otherwise). */
-  visibleDisk(id: string, orgId: string): NamedDisk {
-    const disk = this.disks.get(id);
-    if (!disk || disk.orgId !== orgId) throw errors.forbidden();
-    return disk;
-  }
-
   /** The named disks attached to a VM. */
   disksOf(vmId: string): NamedDisk[] {
     return [...this.disks.values()].filter((d) => d.attachedVmId === vmId);
@@ -112,6 +105,26 @@ export class World {
     const vdc = sp && this.vdcs.get(sp.vdcId);
     if (!sp || !vdc || vdc.orgId !== orgId) throw errors.forbidden();
     return sp;
+  }
+
+  /** The VDC's default storage profile (every VDC has one). */
+  defaultStorageProfileId(vdc: Vdc): string {
+    return vdc.storageProfileIds.find((id) => this.storageProfiles.get(id)?.isDefault)!;
+  }
+
+  /**
+   * The storage profile `id` names for a new object of `vdc`. One that is not the VDC's is refused
+   * with `refuse(sp)`: `sp` is the profile when another VDC of the same org has it, undefined when
+   * it is missing or another org's (callers answer the two as VCD does for their object).
+   */
+  vdcStorageProfileId(
+    vdc: Vdc,
+    id: string | undefined,
+    refuse: (sameOrg: StorageProfile | undefined) => VcdError,
+  ): string {
+    const sp = id ? this.storageProfiles.get(id) : undefined;
+    if (sp?.vdcId === vdc.id) return sp.id;
+    throw refuse(sp && this.vdcs.get(sp.vdcId)?.orgId === vdc.orgId ? sp : undefined);
   }
 
   /** Compute policies published to at least one VDC of the org. */

@@ -4,11 +4,14 @@ import type { World } from '../model/world.js';
 import { toRanges } from './load.js';
 import type { SeedEdgeGateway, SeedIpSpace } from './schema.js';
 
+/** The first IP Space of this name (the seed refuses a second one). */
+const ipSpaceByName = (world: World, name: string) =>
+  [...world.ipSpaces.values()].find((x) => x.name === name);
+
 /** Adds the IP Spaces (their orgs are assigned by {@link assignIpSpaceOrgs} once orgs exist). */
 export function addIpSpaces(world: World, spaces: SeedIpSpace[], problems: string[]): void {
   for (const s of spaces) {
-    if ([...world.ipSpaces.values()].some((x) => x.name === s.name))
-      problems.push(`ipSpaces: duplicate name ${s.name}`);
+    if (ipSpaceByName(world, s.name)) problems.push(`ipSpaces: duplicate name ${s.name}`);
     const id = randomUUID();
     world.ipSpaces.set(id, {
       id,
@@ -28,7 +31,7 @@ export function addIpSpaces(world: World, spaces: SeedIpSpace[], problems: strin
 /** Assigns each IP Space to the orgs it names; a PRIVATE one is owned by its single org. */
 export function assignIpSpaceOrgs(world: World, spaces: SeedIpSpace[], problems: string[]): void {
   for (const s of spaces) {
-    const space = [...world.ipSpaces.values()].find((x) => x.name === s.name)!;
+    const space = ipSpaceByName(world, s.name)!;
     for (const name of s.orgs) {
       const org = world.orgByName(name);
       if (!org) problems.push(`ipSpaces.${s.name}: no org ${name}`);
@@ -56,7 +59,7 @@ export function gatewayIpSpaces(
   }
   if (g.uplink.ipRanges?.length) problems.push(`${where}: a gateway using IP Spaces has no uplink ipRanges`);
   return g.ipSpaces.flatMap((name) => {
-    const space = [...world.ipSpaces.values()].find((x) => x.name === name);
+    const space = ipSpaceByName(world, name);
     if (!space) problems.push(`${where}: no IP Space ${name}`);
     return space ? [space.id] : [];
   });

@@ -51,21 +51,16 @@ function sourceTemplate(world: World, vapp: VApp, item: XNode) {
 
 /** The VM's storage profile: the item's, which must be in the vApp's VDC, else the VDC's default. */
 function storageProfileOf(world: World, vapp: VApp, item: XNode): string {
-  const storageNode = child(item, 'StorageProfile');
-  let storageProfileId = world.vdcs
-    .get(vapp.vdcId)!
-    .storageProfileIds.find((id) => world.storageProfiles.get(id)?.isDefault)!;
-  if (storageNode) {
-    const id =
-      idFrom(storageNode.attrs.href, '/vdcStorageProfile/') ??
-      idFrom(storageNode.attrs.id, 'urn:vcloud:vdcstorageProfile:');
-    const sp = id ? world.storageProfiles.get(id) : undefined;
-    if (!sp || world.vdcs.get(sp.vdcId)?.orgId !== vapp.orgId) throw errors.forbidden();
-    if (sp.vdcId !== vapp.vdcId)
-      throw errors.invalidReference(`Storage profile "${sp.name}" is not in the vApp's VDC.`);
-    storageProfileId = sp.id;
-  }
-  return storageProfileId;
+  const node = child(item, 'StorageProfile');
+  const vdc = world.vdcs.get(vapp.vdcId)!;
+  if (!node) return world.defaultStorageProfileId(vdc);
+  const id =
+    idFrom(node.attrs.href, '/vdcStorageProfile/') ?? idFrom(node.attrs.id, 'urn:vcloud:vdcstorageProfile:');
+  return world.vdcStorageProfileId(vdc, id, (sp) =>
+    sp
+      ? errors.invalidReference(`Storage profile "${sp.name}" is not in the vApp's VDC.`)
+      : errors.forbidden(),
+  );
 }
 
 /** Applies the item's InstantiationParams sections, in the order VCD reads them. */

@@ -243,27 +243,58 @@ export function productSectionList(vm: Vm, base: string): string {
   );
 }
 
-/** The named disks attached to the VM, as VmSpecSection lists them: with a `Disk` reference. */
-function namedDiskSettings(world: World, vm: Vm, base: string): string[] {
-  return world.disksOf(vm.id).map((d, i) =>
-    el(
-      'DiskSettings',
-      undefined,
-      text('DiskId', 2016 + i),
-      text('SizeMb', d.sizeMb),
-      text('UnitNumber', vm.disks.length + i),
-      text('BusNumber', 0),
-      text('AdapterType', 5),
-      text('ThinProvisioned', true),
-      el('Disk', { href: `${base}${path.disk(d.id)}`, id: urn('disk', d.id), name: d.name, type: MT.disk }),
-      el('StorageProfile', {
-        href: `${base}${path.storageProfile(d.storageProfileId)}`,
-        name: world.storageProfiles.get(d.storageProfileId)?.name,
-        type: MT.storageProfile,
-      }),
-      text('overrideVmDefault', true),
-    ),
+/** What one `DiskSettings` of a VmSpecSection says; `disk` is the named disk's reference, if any. */
+interface DiskSettingsOf {
+  diskId: number;
+  sizeMb: number;
+  unitNumber: number;
+  busNumber: number;
+  storageProfileId: string;
+  disk?: { id: string; name: string };
+}
+
+/** One `DiskSettings`: a named disk overrides the VM's default storage, the VM's own disks do not. */
+function diskSettings(world: World, base: string, d: DiskSettingsOf): string {
+  return el(
+    'DiskSettings',
+    undefined,
+    text('DiskId', d.diskId),
+    text('SizeMb', d.sizeMb),
+    text('UnitNumber', d.unitNumber),
+    text('BusNumber', d.busNumber),
+    text('AdapterType', 5),
+    text('ThinProvisioned', true),
+    d.disk
+      ? el('Disk', {
+          href: `${base}${path.disk(d.disk.id)}`,
+          id: urn('disk', d.disk.id),
+          name: d.disk.name,
+          type: MT.disk,
+        })
+      : undefined,
+    el('StorageProfile', {
+      href: `${base}${path.storageProfile(d.storageProfileId)}`,
+      name: world.storageProfiles.get(d.storageProfileId)?.name,
+      type: MT.storageProfile,
+    }),
+    text('overrideVmDefault', d.disk !== undefined),
   );
+}
+
+/** The VM's own disks and then the named disks attached to it (those with a `Disk` reference). */
+function diskSection(world: World, vm: Vm, base: string): string {
+  const own = vm.disks.map((d, i) => diskSettings(world, base, { ...d, diskId: 2000 + i }));
+  const named = world.disksOf(vm.id).map((d, i) =>
+    diskSettings(world, base, {
+      diskId: 2016 + i,
+      sizeMb: d.sizeMb,
+      unitNumber: vm.disks.length + i,
+      busNumber: 0,
+      storageProfileId: d.storageProfileId,
+      disk: d,
+    }),
+  );
+  return el('DiskSection', undefined, ...own, ...named);
 }
 
 /** `VmSpecSection`: the sizing VCD reports, disks included. */
@@ -277,29 +308,7 @@ export function vmSpecSection(world: World, vm: Vm, base: string): string {
     text('NumCoresPerSocket', vm.coresPerSocket),
     el('CpuResourceMhz', undefined, text('Configured', 0)),
     el('MemoryResourceMb', undefined, text('Configured', vm.memoryMb)),
-    el(
-      'DiskSection',
-      undefined,
-      ...vm.disks.map((d) =>
-        el(
-          'DiskSettings',
-          undefined,
-          text('DiskId', 2000 + vm.disks.indexOf(d)),
-          text('SizeMb', d.sizeMb),
-          text('UnitNumber', d.unitNumber),
-          text('BusNumber', d.busNumber),
-          text('AdapterType', 5),
-          text('ThinProvisioned', true),
-          el('StorageProfile', {
-            href: `${base}${path.storageProfile(d.storageProfileId)}`,
-            name: world.storageProfiles.get(d.storageProfileId)?.name,
-            type: MT.storageProfile,
-          }),
-          text('overrideVmDefault', false),
-        ),
-      ),
-      ...namedDiskSettings(world, vm, base),
-    ),
+    diskSection(world, vm, base),
     text('HardwareVersion', 'vmx-19', {
       href: `${base}/api/vdc/hwv/vmx-19`,
       type: 'application/vnd.vmware.vcloud.virtualHardwareVersion+xml',
