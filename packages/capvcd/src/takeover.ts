@@ -14,6 +14,7 @@ import type { VCDCluster } from './api/types.js';
 import type { ObservedVApp, ObservedVM } from './decide/machine.js';
 import { loadBalancerName } from './naming.js';
 import type { VcdClient } from './vcd/client.js';
+import type { Connection } from './vcd/connections.js';
 import { VcdError } from './vcd/errors.js';
 import { childOf, textOf } from './vcd/xml.js';
 
@@ -91,16 +92,20 @@ export function takenOver<V extends ObservedVM, A extends ObservedVApp & { vms: 
 }
 
 /**
- * The vApp seen through a takeover: its CapvcdInfraId metadata is read (one GET) only when the
- * VCDCluster takes one over and the vApp does not carry our marker already.
+ * The vApp seen through a takeover: its CapvcdInfraId metadata is read only when the VCDCluster
+ * takes one over and the vApp does not carry our marker already, and once per vApp for the
+ * session (nothing is written back, and CAPVCD's infra ID of a vApp does not change).
  */
 export async function viewTakenOver<
   V extends ObservedVM,
   A extends ObservedVApp & { vms: V[]; href: string },
->(vcd: VcdClient, vcdCluster: VCDCluster, vapp: A, markers: TakeoverMarkers): Promise<A> {
+>(connection: Connection, vcdCluster: VCDCluster, vapp: A, markers: TakeoverMarkers): Promise<A> {
   const infraId = adoptedInfraId(vcdCluster);
   if (!infraId || vapp.description === markers.vappMarker) return vapp;
-  return takenOver(vapp, markers, infraId, await readInfraId(vcd, vapp.href));
+  const onVApp = await connection.directory.once(`infraId:${vapp.href}`, () =>
+    readInfraId(connection.vcd, vapp.href),
+  );
+  return takenOver(vapp, markers, infraId, onVApp);
 }
 
 /** A vApp's CapvcdInfraId metadata; undefined when it has none (VCD answers 403 then). */

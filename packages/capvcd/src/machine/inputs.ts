@@ -5,6 +5,7 @@
 import type { Client } from '@capstan/runtime';
 import { Secret } from '@capstan/runtime/client';
 import type { Machine } from '../api/capi.js';
+import type { VCDCluster } from '../api/types.js';
 import {
   type BootstrapData,
   bootstrapFormat,
@@ -14,24 +15,40 @@ import {
   guestinfoFor,
 } from '../guestinfo.js';
 import { getOrUndefined, NotReady } from '../scope.js';
+import { type TakeoverMarkers, viewTakenOver } from '../takeover.js';
 import type { Connection } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
 import { getVApp, type VAppRecord, type VmRecord } from '../vcd/vapp.js';
 
-/** The cluster's vApp in the VDC, or undefined (a cached href VCD no longer knows is looked up again). */
+/** A VCDCluster's takeover view of its vApp (see {@link viewTakenOver}). */
+export interface TakeoverView {
+  vcdCluster: VCDCluster;
+  markers: TakeoverMarkers;
+}
+
+/**
+ * The cluster's vApp in the VDC, or undefined (a cached href VCD no longer knows is looked up
+ * again); with `takeover`, as that VCDCluster's takeover sees it.
+ */
 export async function observeVApp(
   connection: Connection,
   ovdc: string,
   name: string,
+  takeover?: TakeoverView,
 ): Promise<VAppRecord | undefined> {
+  const vapp = await readVApp(connection, ovdc, name);
+  if (!vapp || !takeover) return vapp;
+  return viewTakenOver(connection, takeover.vcdCluster, vapp, takeover.markers);
+}
+
+async function readVApp(connection: Connection, ovdc: string, name: string): Promise<VAppRecord | undefined> {
   const href = await connection.directory.vappHref(ovdc, name);
   if (!href) return undefined;
   try {
     return await getVApp(connection.vcd, href);
   } catch (err) {
     if (!(err instanceof VcdError && err.notFound)) throw err;
-    connection.directory.rememberVApp(ovdc, name, undefined);
-    const again = await connection.directory.vappHref(ovdc, name);
+    const again = await connection.directory.vappHref(ovdc, name, { fresh: true });
     return again ? getVApp(connection.vcd, again) : undefined;
   }
 }

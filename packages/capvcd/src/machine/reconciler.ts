@@ -32,7 +32,7 @@ import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { connectionFor, gate, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
-import { capvcdVmName, viewTakenOver } from '../takeover.js';
+import { capvcdVmName } from '../takeover.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
@@ -277,9 +277,8 @@ export class VCDMachineReconciler implements Reconciler {
       vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
       vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
     };
-    const seenVApp = await observeVApp(connection, placement.ovdc, vappName);
     // A CAPVCD cluster taken over: its vApp and this machine's VM count as ours (no VM made again).
-    const vapp = seenVApp && (await viewTakenOver(connection.vcd, vcdCluster, seenVApp, markers));
+    const vapp = await observeVApp(connection, placement.ovdc, vappName, { vcdCluster, markers });
     const vm = vapp?.vms.find((v) => v.name === vmName);
     const intent: MachineIntent = {
       ...markers,

@@ -149,9 +149,13 @@ export class Directory {
     });
   }
 
-  /** The href of the vApp of this name in the VDC, or undefined (asks the VDC unless cached). */
-  async vappHref(vdcName: string, name: string): Promise<string | undefined> {
+  /**
+   * The href of the vApp of this name in the VDC, or undefined (asks the VDC unless cached; with
+   * `fresh`, asks it anyway, the cached href forgotten first).
+   */
+  async vappHref(vdcName: string, name: string, opts: { fresh?: boolean } = {}): Promise<string | undefined> {
     const key = `${vdcName}/${name}`;
+    if (opts.fresh) this.vapps.delete(key);
     const cached = this.vapps.get(key);
     if (cached) return cached;
     const vdc = await this.readVdc((await this.vdc(vdcName)).href);
