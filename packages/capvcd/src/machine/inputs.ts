@@ -9,7 +9,6 @@ import type { VCDCluster } from '../api/types.js';
 import {
   type BootstrapData,
   bootstrapFormat,
-  type EncodedBootstrap,
   encodeBootstrap,
   type GuestIdentity,
   guestinfoFor,
@@ -61,7 +60,7 @@ export async function readBootstrap(
   client: Client,
   namespace: string,
   machine: Machine | undefined,
-): Promise<BootstrapData & { encoded: EncodedBootstrap }> {
+): Promise<BootstrapData> {
   const name = machine?.spec?.bootstrap?.dataSecretName as string;
   const secret = await getOrUndefined(() => client.get(Secret, { namespace, name }));
   const value = secret?.data?.value;
@@ -82,7 +81,7 @@ export async function readBootstrap(
 /** The ExtraConfig keys for this VM: bootstrap data verbatim plus metadata with its NIC's addressing. */
 export async function guestinfoOf(
   connection: Connection,
-  bootstrap: BootstrapData & { encoded?: EncodedBootstrap },
+  bootstrap: BootstrapData,
   vm: VmRecord,
   hostname: string,
   network: string,
