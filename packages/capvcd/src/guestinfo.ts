@@ -17,6 +17,8 @@ export interface BootstrapData {
   valueBase64: string;
   /** `format` (absent means cloud-config, as the contract guarantees only `value`). */
   format: BootstrapFormat;
+  /** The value as it goes in guestinfo (see {@link encodeBootstrap}). */
+  encoded: EncodedBootstrap;
 }
 
 /**
@@ -87,12 +89,9 @@ export function metadataFor(identity: GuestIdentity): string {
   });
 }
 
-/** Every ExtraConfig key the VM must carry before its first power-on (`encoded`: see {@link encodeBootstrap}). */
-export function guestinfoFor(
-  bootstrap: BootstrapData & { encoded?: EncodedBootstrap },
-  identity: GuestIdentity,
-): Record<string, string> {
-  const { value, encoding } = bootstrap.encoded ?? { value: bootstrap.valueBase64, encoding: 'base64' };
+/** Every ExtraConfig key the VM must carry before its first power-on. */
+export function guestinfoFor(bootstrap: BootstrapData, identity: GuestIdentity): Record<string, string> {
+  const { value, encoding } = bootstrap.encoded;
   const data: Record<string, string> =
     bootstrap.format === 'ignition'
       ? { 'guestinfo.ignition.config.data': value, 'guestinfo.ignition.config.data.encoding': encoding }

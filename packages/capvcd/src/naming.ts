@@ -54,13 +54,16 @@ function checked(name: string, missing: string[]): { name: string } | { error: s
 /** The cluster's vApp: one per cluster, named after the VCDCluster (as CAPVCD names it). */
 export const vappNameFor = (vcdCluster: string): string => vcdCluster;
 
+/** How every description marker of this provider starts, whatever it marks. */
+export const MARKER_PREFIX = 'capvcd.capstan.dev ';
+
 /** The description marker of the cluster's vApp. */
 export const vappMarker = (namespace: string, vcdCluster: string): string =>
-  `capvcd.capstan.dev cluster ${namespace}/${vcdCluster}`;
+  `${MARKER_PREFIX}cluster ${namespace}/${vcdCluster}`;
 
 /** The description marker of a machine's VM. */
 export const vmMarker = (namespace: string, vcdMachine: string): string =>
-  `capvcd.capstan.dev machine ${namespace}/${vcdMachine}`;
+  `${MARKER_PREFIX}machine ${namespace}/${vcdMachine}`;
 
 /** The control-plane load balancer's pool and virtual service name. */
 export const loadBalancerName = (namespace: string, vcdCluster: string): string =>

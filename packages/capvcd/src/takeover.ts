@@ -12,8 +12,9 @@
  */
 import type { VCDCluster } from './api/types.js';
 import type { ObservedVApp, ObservedVM } from './decide/machine.js';
-import { loadBalancerName } from './naming.js';
+import { loadBalancerName, MARKER_PREFIX } from './naming.js';
 import type { VcdClient } from './vcd/client.js';
+import type { Connection } from './vcd/connections.js';
 import { VcdError } from './vcd/errors.js';
 import { childOf, textOf } from './vcd/xml.js';
 
@@ -22,9 +23,6 @@ export const ADOPT_CAPVCD_ANNOTATION = 'capvcd.capstan.dev/adopt-capvcd-infra-id
 
 /** The vApp metadata key CAPVCD writes its infra ID under. */
 export const CAPVCD_INFRA_ID_KEY = 'CapvcdInfraId';
-
-/** Every description marker of this provider starts so (see naming.ts). */
-const OUR_MARKER_PREFIX = 'capvcd.capstan.dev ';
 
 /** CAPVCD's infra ID this VCDCluster takes over, or undefined when it takes over nothing. */
 export function adoptedInfraId(vcdCluster: VCDCluster): string | undefined {
@@ -81,9 +79,9 @@ export function takenOver<V extends ObservedVM, A extends ObservedVApp & { vms: 
   infraIdOnVApp: string | undefined,
 ): A {
   if (!infraId || infraIdOnVApp !== infraId || vapp.description === markers.vappMarker) return vapp;
-  if (vapp.description.startsWith(OUR_MARKER_PREFIX)) return vapp; // another of our clusters'
+  if (vapp.description.startsWith(MARKER_PREFIX)) return vapp; // another of our clusters'
   const vms = vapp.vms.map((vm) =>
-    vm.name === markers.vmName && !vm.description.startsWith(OUR_MARKER_PREFIX)
+    vm.name === markers.vmName && !vm.description.startsWith(MARKER_PREFIX)
       ? { ...vm, description: markers.vmMarker }
       : vm,
   );
@@ -91,16 +89,20 @@ export function takenOver<V extends ObservedVM, A extends ObservedVApp & { vms: 
 }
 
 /**
- * The vApp seen through a takeover: its CapvcdInfraId metadata is read (one GET) only when the
- * VCDCluster takes one over and the vApp does not carry our marker already.
+ * The vApp seen through a takeover: its CapvcdInfraId metadata is read only when the VCDCluster
+ * takes one over and the vApp does not carry our marker already, and once per vApp for the
+ * session (nothing is written back, and CAPVCD's infra ID of a vApp does not change).
  */
 export async function viewTakenOver<
   V extends ObservedVM,
   A extends ObservedVApp & { vms: V[]; href: string },
->(vcd: VcdClient, vcdCluster: VCDCluster, vapp: A, markers: TakeoverMarkers): Promise<A> {
+>(connection: Connection, vcdCluster: VCDCluster, vapp: A, markers: TakeoverMarkers): Promise<A> {
   const infraId = adoptedInfraId(vcdCluster);
   if (!infraId || vapp.description === markers.vappMarker) return vapp;
-  return takenOver(vapp, markers, infraId, await readInfraId(vcd, vapp.href));
+  const onVApp = await connection.directory.once(`infraId:${vapp.href}`, () =>
+    readInfraId(connection.vcd, vapp.href),
+  );
+  return takenOver(vapp, markers, infraId, onVApp);
 }
 
 /** A vApp's CapvcdInfraId metadata; undefined when it has none (VCD answers 403 then). */

@@ -1,10 +1,16 @@
 /** The guestinfo keys: bootstrap data verbatim, metadata for cloud-init's VMware datasource, VM names. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bootstrapFormat, guestinfoFor } from '../src/index.js';
+import { type BootstrapFormat, bootstrapFormat, encodeBootstrap, guestinfoFor } from '../src/index.js';
 import { parseQuantity } from '../src/machine/quantity.js';
 
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
+/** The bootstrap data of these bytes, encoded for guestinfo as the reconciler encodes it. */
+const bootstrap = (bytes: string | Uint8Array, format: BootstrapFormat) => {
+  const encoded = encodeBootstrap(b64(bytes));
+  if ('error' in encoded) throw new Error(encoded.error);
+  return { valueBase64: b64(bytes), format, encoded };
+};
 
 describe('guestinfoFor', () => {
   it('passes any bootstrap bytes verbatim: guestinfo.userdata decodes to exactly the Secret value', () => {
@@ -13,10 +19,10 @@ describe('guestinfoFor', () => {
         fc.uint8Array({ maxLength: 4096 }),
         fc.constantFrom('cloud-config', 'ignition'),
         (bytes, format) => {
-          const keys = guestinfoFor(
-            { valueBase64: b64(bytes), format: format as 'cloud-config' | 'ignition' },
-            { instanceId: 'urn:vcloud:vm:1', hostname: 'm1' },
-          );
+          const keys = guestinfoFor(bootstrap(bytes, format as BootstrapFormat), {
+            instanceId: 'urn:vcloud:vm:1',
+            hostname: 'm1',
+          });
           const data =
             format === 'ignition' ? keys['guestinfo.ignition.config.data'] : keys['guestinfo.userdata'];
           expect(Buffer.from(data as string, 'base64')).toEqual(Buffer.from(bytes));
@@ -36,20 +42,17 @@ describe('guestinfoFor', () => {
   });
 
   it('writes cloud-init metadata with instance-id, local-hostname and a static network when the IP is known', () => {
-    const keys = guestinfoFor(
-      { valueBase64: b64('#cloud-config\n'), format: 'cloud-config' },
-      {
-        instanceId: 'urn:vcloud:vm:abc',
-        hostname: 'w-1',
-        nic: {
-          mac: '00:50:56:AA:BB:CC',
-          ip: '10.10.0.101',
-          prefixLength: 24,
-          gateway: '10.10.0.1',
-          dns: ['10.10.0.2'],
-        },
+    const keys = guestinfoFor(bootstrap('#cloud-config\n', 'cloud-config'), {
+      instanceId: 'urn:vcloud:vm:abc',
+      hostname: 'w-1',
+      nic: {
+        mac: '00:50:56:AA:BB:CC',
+        ip: '10.10.0.101',
+        prefixLength: 24,
+        gateway: '10.10.0.1',
+        dns: ['10.10.0.2'],
       },
-    );
+    });
     expect(keys['guestinfo.metadata.encoding']).toBe('base64');
     const meta = JSON.parse(Buffer.from(keys['guestinfo.metadata'] as string, 'base64').toString());
     expect(meta).toEqual({

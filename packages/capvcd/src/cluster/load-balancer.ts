@@ -7,7 +7,6 @@ import type { VCDCluster } from '../api/types.js';
 import type { ClusterStep, LoadBalancerObservation } from '../decide/cluster.js';
 import { observeVApp } from '../machine/inputs.js';
 import { vappMarker, vappNameFor } from '../naming.js';
-import { viewTakenOver } from '../takeover.js';
 import {
   createPool,
   createVirtualService,
@@ -75,10 +74,11 @@ export async function observeCluster(
   if (opts.deleting) {
     const name = vcdCluster.metadata.name as string;
     const marker = vappMarker(vcdCluster.metadata.namespace as string, name);
-    const seen = await observeVApp(connection, vcdCluster.spec.ovdc, vappNameFor(name));
     // A CAPVCD cluster taken over: its vApp is ours to remove too.
-    const vapp =
-      seen && (await viewTakenOver(connection.vcd, vcdCluster, seen, { vappMarker: marker, vmMarker: '' }));
+    const vapp = await observeVApp(connection, vcdCluster.spec.ovdc, vappNameFor(name), {
+      vcdCluster,
+      markers: { vappMarker: marker, vmMarker: '' },
+    });
     if (vapp && vapp.description === marker) {
       world.vapp = vapp;
       world.seen.vapp = { empty: vapp.vms.length === 0, deployed: vapp.deployed, busy: vapp.busy };

@@ -2,7 +2,9 @@
  * The VCDMachineTemplate reconciler: publishes `status.capacity` (cpu, memory) for the cluster
  * autoscaler ({@link templateCapacity}). The template's own sizing needs no VCD call; a sizing
  * policy is read once per session through the credentials of the template's cluster (its
- * `cluster.x-k8s.io/cluster-name` label, else its Cluster owner), and read again every resync.
+ * `cluster.x-k8s.io/cluster-name` label, else its Cluster owner). A policy found is kept for
+ * the session (a new session, e.g. after the credentials change, reads it again); the resync
+ * every 10 min re-publishes from it and asks VCD again only for a policy it did not find.
  */
 import type { Client, Clock, Reconciler, Request, Result } from '@capstan/runtime';
 import { CLUSTER_NAME_LABEL } from '../api/keys.js';
@@ -22,6 +24,7 @@ import { failureReason } from '../failure-reason.js';
 import { capiOwner, connectionFor, getCluster, getOrUndefined } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import type { Connection, Connections } from '../vcd/connections.js';
+import { UnknownReference } from '../vcd/errors.js';
 
 /** The condition saying whether `status.capacity` is published. */
 export const CAPACITY_CONDITION = 'CapacityKnown';
@@ -30,7 +33,7 @@ export interface TemplateReconcilerDeps {
   client: Client;
   connections: Connections;
   clock: Clock;
-  /** How often a policy's sizing is read again (default 10 min; policies rarely change). */
+  /** How often the capacity is published again (default 10 min; policies rarely change). */
   resyncMs?: number;
 }
 
@@ -39,16 +42,18 @@ type TemplateStatus = NonNullable<VCDMachineTemplate['status']>;
 type Outcome = CapacityOutcome | { kind: 'unknown'; reason: string; message: string };
 const unknown = (reason: string, message: string): Outcome => ({ kind: 'unknown', reason, message });
 
-/** A sizing policy's CPU count and memory, once per session. */
-function policySizing(c: Connection, name: string): Promise<SizingPolicyFacts | undefined> {
-  return c.directory.once(`policySizing:${name}`, async () => {
-    const path = `/cloudapi/1.0.0/vdcComputePolicies?filter=${encodeURIComponent(`name==${name}`)}&pageSize=2`;
-    const { body } = await c.vcd.json<{
-      values?: Array<{ name: string; cpuCount?: number | null; memory?: number | null }>;
-    }>('GET', path);
-    const p = body?.values?.find((v) => v.name === name);
-    return p ? { cpuCount: p.cpuCount ?? null, memoryMb: p.memory ?? null } : undefined;
-  });
+/**
+ * A sizing policy's CPU count and memory (the machine reconciler's lookup, so one GET serves both),
+ * or undefined when VCD has none of that name.
+ */
+async function policySizing(c: Connection, name: string): Promise<SizingPolicyFacts | undefined> {
+  try {
+    const { cpuCount, memoryMb } = await c.directory.computePolicy(name);
+    return { cpuCount, memoryMb };
+  } catch (err) {
+    if (err instanceof UnknownReference) return undefined;
+    throw err;
+  }
 }
 
 /** Reconciles VCDMachineTemplates' capacity. */

@@ -9,7 +9,14 @@
  * denied too, the credentials lost rights: VMReadable=False/VCDAccessDenied and a Warning event,
  * Ready left as it was, the read retried with backoff. Only a 403/404 costs these extra reads.
  */
-import { type Clock, type EventRecorder, jittered, type Result } from '@capstan/runtime';
+import {
+  type Clock,
+  type EventRecorder,
+  getCondition,
+  isConditionTrue,
+  jittered,
+  type Result,
+} from '@capstan/runtime';
 import { Conditions } from '../api/keys.js';
 import { VCDMachineType } from '../api/types.js';
 import {
@@ -105,7 +112,8 @@ export class VmDrift {
     switch (step.kind) {
       case 'InPlace':
         // Back on after a power-on of ours: Ready again. A VM found as it was changes nothing.
-        if (ready(s) !== 'True') condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
+        if (!isConditionTrue(s.status.conditions, Conditions.Ready))
+          condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
         return this.next();
       case 'Confirm': {
         const gone = decideGone(await confirmGone(s, connection));
@@ -169,13 +177,11 @@ export class VmDrift {
   }
 }
 
-const statusOf = (s: MachineScope, type: string) => s.status.conditions?.find((c) => c.type === type)?.status;
-const ready = (s: MachineScope) => statusOf(s, Conditions.Ready);
-const readableStatus = (s: MachineScope) => statusOf(s, Conditions.VMReadable);
+const readableStatus = (s: MachineScope) => getCondition(s.status.conditions, Conditions.VMReadable)?.status;
 
 /** A machine already reported gone is not read again. */
 const vmGone = (s: MachineScope): boolean =>
-  s.status.conditions?.some((c) => c.type === Conditions.VMProvisioned && c.reason === VM_NOT_FOUND) === true;
+  getCondition(s.status.conditions, Conditions.VMProvisioned)?.reason === VM_NOT_FOUND;
 
 /**
  * The confirming reads after the VM was denied: the cluster's VDC afresh (not a cached vApp href),
@@ -187,8 +193,7 @@ async function confirmGone(s: MachineScope, connection: Connection): Promise<Gon
   if ('error' in placement) return { vdc: 'unreadable' }; // nowhere to look: nothing proven
   const vappName = vappNameFor(vcdCluster.metadata.name as string);
   const { directory, vcd } = connection;
-  directory.rememberVApp(placement.ovdc, vappName, undefined);
-  const href = await denied(() => directory.vappHref(placement.ovdc, vappName));
+  const href = await denied(() => directory.vappHref(placement.ovdc, vappName, { fresh: true }));
   if (href === DENIED) return { vdc: 'unreadable' };
   if (!href) return { vdc: 'lacks' };
   const vapp = await denied(() => getVApp(vcd, href));

@@ -5,33 +5,49 @@
 import type { Client } from '@capstan/runtime';
 import { Secret } from '@capstan/runtime/client';
 import type { Machine } from '../api/capi.js';
+import type { VCDCluster } from '../api/types.js';
 import {
   type BootstrapData,
   bootstrapFormat,
-  type EncodedBootstrap,
   encodeBootstrap,
   type GuestIdentity,
   guestinfoFor,
 } from '../guestinfo.js';
 import { getOrUndefined, NotReady } from '../scope.js';
+import { type TakeoverMarkers, viewTakenOver } from '../takeover.js';
 import type { Connection } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
 import { getVApp, type VAppRecord, type VmRecord } from '../vcd/vapp.js';
 
-/** The cluster's vApp in the VDC, or undefined (a cached href VCD no longer knows is looked up again). */
+/** A VCDCluster's takeover view of its vApp (see {@link viewTakenOver}). */
+export interface TakeoverView {
+  vcdCluster: VCDCluster;
+  markers: TakeoverMarkers;
+}
+
+/**
+ * The cluster's vApp in the VDC, or undefined (a cached href VCD no longer knows is looked up
+ * again); with `takeover`, as that VCDCluster's takeover sees it.
+ */
 export async function observeVApp(
   connection: Connection,
   ovdc: string,
   name: string,
+  takeover?: TakeoverView,
 ): Promise<VAppRecord | undefined> {
+  const vapp = await readVApp(connection, ovdc, name);
+  if (!vapp || !takeover) return vapp;
+  return viewTakenOver(connection, takeover.vcdCluster, vapp, takeover.markers);
+}
+
+async function readVApp(connection: Connection, ovdc: string, name: string): Promise<VAppRecord | undefined> {
   const href = await connection.directory.vappHref(ovdc, name);
   if (!href) return undefined;
   try {
     return await getVApp(connection.vcd, href);
   } catch (err) {
     if (!(err instanceof VcdError && err.notFound)) throw err;
-    connection.directory.rememberVApp(ovdc, name, undefined);
-    const again = await connection.directory.vappHref(ovdc, name);
+    const again = await connection.directory.vappHref(ovdc, name, { fresh: true });
     return again ? getVApp(connection.vcd, again) : undefined;
   }
 }
@@ -44,7 +60,7 @@ export async function readBootstrap(
   client: Client,
   namespace: string,
   machine: Machine | undefined,
-): Promise<BootstrapData & { encoded: EncodedBootstrap }> {
+): Promise<BootstrapData> {
   const name = machine?.spec?.bootstrap?.dataSecretName as string;
   const secret = await getOrUndefined(() => client.get(Secret, { namespace, name }));
   const value = secret?.data?.value;
@@ -65,7 +81,7 @@ export async function readBootstrap(
 /** The ExtraConfig keys for this VM: bootstrap data verbatim plus metadata with its NIC's addressing. */
 export async function guestinfoOf(
   connection: Connection,
-  bootstrap: BootstrapData & { encoded?: EncodedBootstrap },
+  bootstrap: BootstrapData,
   vm: VmRecord,
   hostname: string,
   network: string,

@@ -32,12 +32,12 @@ import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { connectionFor, gate, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
-import { capvcdVmName, viewTakenOver } from '../takeover.js';
+import { capvcdVmName } from '../takeover.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { VcdError } from '../vcd/errors.js';
-import type { VAppRecord, VmRecord } from '../vcd/vapp.js';
+import type { VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
 import { VmDrift } from './drift.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
@@ -71,9 +71,8 @@ interface Target {
   placement: Placement;
   vmName: string;
   vappName: string;
-  /** VAppTurns' and VAppLocks' key of the vApp, and the machine's. */
+  /** VAppTurns' and VAppLocks' key of the vApp (the machine's is its scope's `key`). */
   vappKey: string;
-  machineKey: string;
 }
 
 /** Why a machine's VM cannot be named or placed. */
@@ -83,7 +82,7 @@ interface Unplaceable {
 }
 
 /** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
-type IntentOf = (vapp: VAppRecord | undefined, vm: VmRecord | undefined) => Promise<IntentExtras>;
+type IntentOf = (vm: VmRecord | undefined) => Promise<IntentExtras>;
 type IntentExtras = Pick<MachineIntent, 'guestinfo' | 'inLoadBalancer' | 'guardNamedDisks'>;
 
 /** What a turn on the vApp decided, and the machine's VM as it saw it. */
@@ -159,7 +158,7 @@ export class VCDMachineReconciler implements Reconciler {
     const target = await this.target(s, vcdCluster, clusterName);
     if ('reason' in target) throw new NotReady(target.reason, target.message);
     const namespace = s.vcdMachine.metadata.namespace as string;
-    const intentOf: IntentOf = async (_vapp, vm) => {
+    const intentOf: IntentOf = async (vm) => {
       const secret = await readBootstrap(this.deps.client, namespace, machine);
       if (!vm) return { guestinfo: {} };
       const { connection, placement, vmName } = target;
@@ -170,7 +169,7 @@ export class VCDMachineReconciler implements Reconciler {
     if (!('step' in seen)) return seen;
     const { step, vm } = seen;
     if (step.kind === 'Provisioned' && vm) {
-      this.vappLocks.forget(target.vappKey, target.machineKey);
+      this.vappLocks.forget(target.vappKey, s.key);
       await this.provisioned(s, step.vm, vm, target.placement.zone);
       return this.drift.seen(s.key);
     }
@@ -186,7 +185,7 @@ export class VCDMachineReconciler implements Reconciler {
     // Not when the whole cluster goes: its load balancer is deleted after its machines, and no CSI
     // driver is left to detach named disks.
     const clusterStays = !vcdCluster.metadata.deletionTimestamp;
-    const intentOf: IntentOf = async (_vapp, vm) => ({
+    const intentOf: IntentOf = async (vm) => ({
       guestinfo: {},
       inLoadBalancer: clusterStays && vm?.ip !== undefined && poolMembers.includes(vm.ip),
       guardNamedDisks: clusterStays,
@@ -194,7 +193,7 @@ export class VCDMachineReconciler implements Reconciler {
     const seen = await this.turnOnVApp(s, vcdCluster, target, intentOf);
     if (!('step' in seen)) return seen;
     if (seen.step.kind === 'Deleted') {
-      this.vappLocks.forget(target.vappKey, target.machineKey);
+      this.vappLocks.forget(target.vappKey, s.key);
       await this.release(s);
       return undefined;
     }
@@ -225,7 +224,6 @@ export class VCDMachineReconciler implements Reconciler {
       vmName: named.name,
       vappName,
       vappKey: `${vcdCluster.metadata.uid}/${placement.ovdc}/${vappName}`,
-      machineKey: s.key,
     };
   }
 
@@ -243,11 +241,11 @@ export class VCDMachineReconciler implements Reconciler {
     try {
       turn = await this.tasks.turn(t.connection.vcd, VCDMachineType, s.vcdMachine, s.status);
     } finally {
-      if (!s.status.task) this.vappLocks.release(t.vappKey, t.machineKey); // ended, failed or none
+      if (!s.status.task) this.vappLocks.release(t.vappKey, s.key); // ended, failed or none
     }
     if (turn.running) {
       const operation = s.status.task?.operation;
-      this.vappLocks.hold(t.vappKey, t.machineKey, operation ?? '', turn.pollAfterMs);
+      this.vappLocks.hold(t.vappKey, s.key, operation ?? '', turn.pollAfterMs);
       condition(
         s.status,
         s.vcdMachine,
@@ -269,25 +267,24 @@ export class VCDMachineReconciler implements Reconciler {
     intentOf: IntentOf,
   ): Promise<Seen> {
     const { vcdMachine, status, log } = s;
-    const { connection, placement, vmName, vappName, vappKey, machineKey } = t;
+    const { connection, placement, vmName, vappName, vappKey } = t;
     const namespace = vcdMachine.metadata.namespace as string;
-    if (this.vappLocks.mustWait(vappKey, machineKey, s.deleting)) return { step: LOCKED, vm: undefined };
+    if (this.vappLocks.mustWait(vappKey, s.key, s.deleting)) return { step: LOCKED, vm: undefined };
     const markers = {
       vmName,
       vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
       vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
     };
-    const seenVApp = await observeVApp(connection, placement.ovdc, vappName);
     // A CAPVCD cluster taken over: its vApp and this machine's VM count as ours (no VM made again).
-    const vapp = seenVApp && (await viewTakenOver(connection.vcd, vcdCluster, seenVApp, markers));
+    const vapp = await observeVApp(connection, placement.ovdc, vappName, { vcdCluster, markers });
     const vm = vapp?.vms.find((v) => v.name === vmName);
     const intent: MachineIntent = {
       ...markers,
       deleting: s.deleting,
-      ...(await intentOf(vapp, vm)),
+      ...(await intentOf(vm)),
     };
     const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
-    this.vappLocks.decided(machineKey, step, s.deleting);
+    this.vappLocks.decided(s.key, step, s.deleting);
     status.vmName = vmName;
     const task = await act({
       step,
@@ -306,7 +303,7 @@ export class VCDMachineReconciler implements Reconciler {
     });
     if (task) {
       status.task = this.tasks.record(task, step.kind);
-      this.vappLocks.hold(vappKey, machineKey, step.kind, this.tasks.polling.minMs);
+      this.vappLocks.hold(vappKey, s.key, step.kind, this.tasks.polling.minMs);
       log.info({ step: step.kind, vm: vmName }, 'VCD task started');
       this.deps.events.record(VCDMachineType, vcdMachine, {
         type: 'Normal',

@@ -5,11 +5,7 @@
  */
 import type { Task, VcdClient } from './client.js';
 import { VcdError } from './errors.js';
-
-interface Page<T> {
-  values?: T[];
-  pageCount?: number;
-}
+import { type Page, q } from './page.js';
 
 interface Ref {
   id: string;
@@ -32,7 +28,6 @@ export interface VirtualServiceRecord {
 }
 
 const ALB = '/cloudapi/1.0.0/loadBalancer';
-const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
 
 /** The edge gateway the org VDC network routes through. */
 export async function edgeGatewayOf(vcd: VcdClient, network: string): Promise<Ref> {

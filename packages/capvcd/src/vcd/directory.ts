@@ -23,6 +23,15 @@ export interface NetworkInfo {
   dns: string[];
 }
 
+/** A VDC compute policy as a VM references it; sizing facts are null where the policy sets none. */
+export interface ComputePolicy {
+  id: string;
+  href: string;
+  cpuCount: number | null;
+  /** MB. */
+  memoryMb: number | null;
+}
+
 const filter = (clauses: Record<string, string>) =>
   encodeURIComponent(
     Object.entries(clauses)
@@ -115,16 +124,20 @@ export class Directory {
     });
   }
 
-  /** A compute policy by name: its URN and href. */
-  computePolicy(name: string): Promise<{ id: string; href: string }> {
+  /** A compute policy by name: its URN and href, and (a sizing policy's) CPU count and memory. */
+  computePolicy(name: string): Promise<ComputePolicy> {
     return this.once(`policy:${name}`, async () => {
       const path = `/cloudapi/1.0.0/vdcComputePolicies?filter=${filter({ name })}&pageSize=2`;
-      const { body } = await this.vcd.json<{ values?: Array<{ id: string; name: string }> }>('GET', path);
+      const { body } = await this.vcd.json<{
+        values?: Array<{ id: string; name: string; cpuCount?: number | null; memory?: number | null }>;
+      }>('GET', path);
       const policy = body?.values?.find((p) => p.name === name);
       if (!policy) throw missing(`compute policy ${name}`);
       return {
         id: policy.id,
         href: `${this.vcd.session.site.base.href.replace(/\/$/, '')}/cloudapi/1.0.0/vdcComputePolicies/${policy.id}`,
+        cpuCount: policy.cpuCount ?? null,
+        memoryMb: policy.memory ?? null,
       };
     });
   }
@@ -149,9 +162,13 @@ export class Directory {
     });
   }
 
-  /** The href of the vApp of this name in the VDC, or undefined (asks the VDC unless cached). */
-  async vappHref(vdcName: string, name: string): Promise<string | undefined> {
+  /**
+   * The href of the vApp of this name in the VDC, or undefined (asks the VDC unless cached; with
+   * `fresh`, asks it anyway, the cached href forgotten first).
+   */
+  async vappHref(vdcName: string, name: string, opts: { fresh?: boolean } = {}): Promise<string | undefined> {
     const key = `${vdcName}/${name}`;
+    if (opts.fresh) this.vapps.delete(key);
     const cached = this.vapps.get(key);
     if (cached) return cached;
     const vdc = await this.readVdc((await this.vdc(vdcName)).href);

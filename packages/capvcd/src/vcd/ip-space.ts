@@ -5,13 +5,9 @@
  */
 import type { Task, VcdClient } from './client.js';
 import { VcdError } from './errors.js';
-
-interface Page<T> {
-  values?: T[];
-}
+import { type Page, q } from './page.js';
 
 const IP_SPACES = '/cloudapi/1.0.0/ipSpaces';
-const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
 
 /** A floating IP reservation, by its IP Space. */
 export interface FloatingIp {

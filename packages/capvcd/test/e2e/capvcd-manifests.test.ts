@@ -38,7 +38,7 @@ import {
   VCDMachineType,
 } from '../../src/index.js';
 import { applyStrict } from './apply-strict.js';
-import { Harness } from './harness.js';
+import { Harness, SCALED_TIMINGS } from './harness.js';
 
 const run = promisify(execFile);
 const ns = 'e2e-capvcd';
@@ -59,9 +59,7 @@ beforeAll(async () => {
       .map((crd) => withContractLabels(crd)),
   );
   await h.startProvider({
-    taskPolling: { minMs: 100, maxMs: 1000 },
-    recheckMs: 200,
-    vcdErrorBackoff: { initialMs: 200, maxMs: 2_000 },
+    ...SCALED_TIMINGS,
     vcdCaPem: h.sim.caPem, // CAPVCD's Secret has no ca.crt
   });
 }, 900_000);

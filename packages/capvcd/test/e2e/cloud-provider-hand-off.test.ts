@@ -6,6 +6,7 @@
  * config maps (and the API token into vcloud-basic-auth) in the workload cluster's kube-system.
  */
 import { defineResource, type KubeObject } from '@capstan/runtime';
+import { ConfigMap, Secret } from '@capstan/runtime/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { cloudProviderObjects } from '../../src/clusterctl/cloud-provider.js';
@@ -15,20 +16,6 @@ import { Harness } from './harness.js';
 const ns = 'e2e-handoff';
 let h: Harness;
 
-const ConfigMapType = defineResource<KubeObject & { data?: Record<string, string> }>({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  plural: 'configmaps',
-  namespaced: true,
-});
-const SecretType = defineResource<KubeObject & { data?: Record<string, string> }>({
-  group: '',
-  version: 'v1',
-  kind: 'Secret',
-  plural: 'secrets',
-  namespaced: true,
-});
 const BindingType = defineResource<
   KubeObject & { spec?: { bindings?: Array<{ clusterResourceSetName: string }> } }
 >({
@@ -107,7 +94,7 @@ describe('the cloud-provider hand-off', () => {
     );
     const read = async (name: string, file: string) => {
       const cm = await h.wait(`kube-system/${name}`, () =>
-        h.client.get(ConfigMapType, { namespace: 'kube-system', name }).catch(() => undefined),
+        h.client.get(ConfigMap, { namespace: 'kube-system', name }).catch(() => undefined),
       );
       return parse(cm.data?.[file] ?? '') as {
         vcd: Record<string, string>;
@@ -127,10 +114,10 @@ describe('the cloud-provider hand-off', () => {
       expect(config.clusterid).toBe(status.infraId);
     }
     expect(ccm.loadbalancer?.network).toBe(status.ovdcNetwork);
-    const auth = await h.client.get(SecretType, { namespace: 'kube-system', name: 'vcloud-basic-auth' });
+    const auth = await h.client.get(Secret, { namespace: 'kube-system', name: 'vcloud-basic-auth' });
     expect(Buffer.from(auth.data?.refreshToken ?? '', 'base64').toString()).toBe('alice-api-token');
     // The management-cluster ConfigMap holds the two workload documents, nothing unfilled.
-    const source = await h.client.get(ConfigMapType, { namespace: ns, name: 'cp1-vcd-cloud-config' });
+    const source = await h.client.get(ConfigMap, { namespace: ns, name: 'cp1-vcd-cloud-config' });
     const docs = parseAllDocuments(source.data?.['vcloud-config.yaml'] ?? '');
     expect(docs.map((d) => (d.toJS() as KubeObject).metadata.name)).toEqual([
       'vcloud-ccm-configmap',

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { clusterctlConfig, writeClusterctlRepository } from '../../src/clusterctl/repository.js';
 import { MachineType, VCDClusterType } from '../../src/index.js';
-import { Harness } from './harness.js';
+import { Harness, SCALED_TIMINGS } from './harness.js';
 import { getKcp, kcpCondition } from './kcp-status.js';
 
 const run = promisify(execFile);
@@ -37,9 +37,7 @@ beforeAll(async () => {
   // The workload cluster is the management plane itself (node-less Cluster API, kwok Nodes).
   await startWorkloadCluster(h.plane, { namespace: ns, clusterName: cluster, plane: h.plane });
   await h.startProvider({
-    taskPolling: { minMs: 100, maxMs: 1000 },
-    recheckMs: 200,
-    vcdErrorBackoff: { initialMs: 200, maxMs: 2_000 },
+    ...SCALED_TIMINGS,
     vcdCaPem: h.sim.caPem, // the flavor's Secret has no CA (VCD_CA_BUNDLE_B64 unset)
   });
 }, 900_000);

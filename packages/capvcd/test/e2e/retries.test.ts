@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Conditions, VCDClusterType } from '../../src/index.js';
-import { Harness } from './harness.js';
+import { Harness, SCALED_TIMINGS } from './harness.js';
 
 const ns = 'e2e-retries';
 const curve = { initialMs: 400, maxMs: 8_000 };
@@ -16,11 +16,7 @@ beforeAll(async () => {
   h = await Harness.start({ namespace: ns, taskLatencyMs: 300 });
   await h.prepareCluster('r1');
   await h.prepareCluster('r2', { caInSecret: false });
-  await h.startProvider({
-    taskPolling: { minMs: 100, maxMs: 1000 },
-    recheckMs: 200,
-    vcdErrorBackoff: curve,
-  });
+  await h.startProvider({ ...SCALED_TIMINGS, vcdErrorBackoff: curve });
 }, 600_000);
 afterAll(async () => {
   await h?.stop();

@@ -108,6 +108,11 @@ describe('takeover of a CAPVCD cluster', () => {
     );
     // No VCD write: no VM created, deleted, reconfigured or powered; the load balancer untouched.
     expect(h.writesSince(seq)).toEqual([]);
+    // CAPVCD's infra ID on the vApp is read once for the session, however many looks were taken.
+    const infraIdReads = h.sim.inspect
+      .requests()
+      .filter((r) => r.seq > seq && r.method === 'GET' && r.route.endsWith('/metadata/{key}'));
+    expect(infraIdReads).toHaveLength(1);
     const after = h.vcdObjects();
     expect(after.vms.map((v) => v.id)).toEqual(before.vms.map((v) => v.id));
     expect(after.vapps.map((v) => v.id)).toEqual(before.vapps.map((v) => v.id));
