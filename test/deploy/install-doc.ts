@@ -45,17 +45,28 @@ export async function kubectl(plane: ControlPlane, words: string[]): Promise<voi
   };
   if (verb === 'create' && kind === 'namespace' && rest.length === 0)
     return ok(await plane.request('POST', '/api/v1/namespaces', { metadata: { name } }));
-  if (verb === 'label' && kind === 'namespace') {
-    const labels = Object.fromEntries(rest.map((pair) => pair.split('=') as [string, string]));
-    return ok(
-      await plane.request(
-        'PATCH',
-        `/api/v1/namespaces/${name}`,
-        { metadata: { labels } },
-        'application/merge-patch+json',
-      ),
+  // `kubectl label|annotate <kind> <name>... key=value...`, as a merge patch of each object.
+  const metadataOf = async (path: string) => {
+    const names = [name, ...rest.filter((w) => !w.includes('='))];
+    const pairs = Object.fromEntries(
+      rest
+        .filter((w) => w.includes('='))
+        .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
     );
-  }
+    const field = verb === 'label' ? 'labels' : 'annotations';
+    for (const n of names)
+      ok(
+        await plane.request(
+          'PATCH',
+          `${path}/${n}`,
+          { metadata: { [field]: pairs } },
+          'application/merge-patch+json',
+        ),
+      );
+  };
+  if (verb === 'label' && kind === 'namespace') return metadataOf('/api/v1/namespaces');
+  if ((verb === 'label' || verb === 'annotate') && kind === 'crd')
+    return metadataOf('/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
   if (verb === 'delete' && kind === 'namespace' && rest.length === 0)
     return ok(await plane.request('DELETE', `/api/v1/namespaces/${name}`));
   if (verb === 'delete' && kind === 'crd') {
