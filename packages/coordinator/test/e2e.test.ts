@@ -96,7 +96,8 @@ beforeAll(async () => {
   await env.plane.createObjects(policy);
 
   // The example groups, restricted to this run's nodes, plus a group for FleetLock clients.
-  for (const g of readManifests(deploy('examples/rebootgroups.yaml')) as RebootGroup[]) {
+  // Plain YAML read as the typed kind: the apiserver validates it on create.
+  for (const g of readManifests(deploy('examples/rebootgroups.yaml')) as unknown[] as RebootGroup[]) {
     g.metadata.name = `${run}-${g.metadata.name}`;
     g.spec.nodeSelector = { ...g.spec.nodeSelector, matchLabels: { [RUN]: run, pool: 'agents' } };
     await admin.create(RebootGroupType, g);

@@ -27,6 +27,7 @@ export {
   type PartialObjectMetadata,
   type ResourceType,
   TerminalError,
+  type UnstructuredObject,
 } from './client/index.js';
 export {
   type Clock,

@@ -56,10 +56,13 @@ export function apiVersionOf(type: ResourceType): string {
 
 /**
  * Declares a kind once, with its TypeScript type, for use by the client, the cache and controllers.
+ * Without a type argument its objects are {@link UnstructuredObject}s.
  * @example
  * const Widget = defineResource<Widget>({ group: 'example.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
  */
-export function defineResource<T extends KubeObject>(type: Omit<ResourceType<T>, '__type'>): ResourceType<T> {
+export function defineResource<T extends KubeObject = UnstructuredObject>(
+  type: Omit<ResourceType<T>, '__type'>,
+): ResourceType<T> {
   return Object.freeze({ ...type });
 }
 
@@ -92,11 +95,21 @@ export interface ObjectMeta {
   [field: string]: unknown;
 }
 
-/** Any Kubernetes object as plain JSON. */
-export interface KubeObject {
+/**
+ * Any Kubernetes object as plain JSON: its type fields and metadata. A kind declares its other
+ * top-level fields (`spec`, `status`, `data`...) by extending it, so tsc rejects a misspelled one;
+ * code that reads fields it does not know the type of uses {@link UnstructuredObject}. (A type
+ * alias, not an interface: an alias has an implicit index signature, so a value typed only as
+ * `T extends KubeObject` still converts to an UnstructuredObject.)
+ */
+export type KubeObject = {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
+};
+
+/** A Kubernetes object whose top-level fields beyond {@link KubeObject}'s are not typed. */
+export interface UnstructuredObject extends KubeObject {
   [field: string]: unknown;
 }
 

@@ -1,5 +1,5 @@
 import { isNotFound } from '../api/errors.js';
-import type { KubeObject, ObjectKey, ResourceType } from '../api/types.js';
+import type { KubeObject, ObjectKey, ResourceType, UnstructuredObject } from '../api/types.js';
 import type { Client } from '../client/client.js';
 import { isJsonObject, jsonEqual } from './json-equal.js';
 
@@ -86,7 +86,7 @@ export async function createOrPatch<T extends KubeObject>(
     const object = fresh<T>(key);
     await mutate(object);
     checkKey(object, key);
-    const { status, ...rest } = object as KubeObject;
+    const { status, ...rest } = object as UnstructuredObject;
     let created = await client.create(type, rest as T);
     if (status !== undefined) {
       created = await client.patchStatus(type, key, 'merge', { status });
@@ -96,8 +96,8 @@ export async function createOrPatch<T extends KubeObject>(
   const before = structuredClone(existing);
   await mutate(existing);
   checkKey(existing, key);
-  const { status: oldStatus, ...oldRest } = before as KubeObject;
-  const { status: newStatus, ...newRest } = existing as KubeObject;
+  const { status: oldStatus, ...oldRest } = before as UnstructuredObject;
+  const { status: newStatus, ...newRest } = existing as UnstructuredObject;
   const mainPatch = mergePatchBetween(oldRest, newRest) as Record<string, unknown>;
   const statusChanged = !jsonEqual(oldStatus, newStatus);
   if (Object.keys(mainPatch).length === 0 && !statusChanged) return { result: 'unchanged', object: before };

@@ -8,25 +8,25 @@ import {
   type ApiStatus,
   apiVersionOf,
   type DeleteOptions,
-  type KubeObject,
   type ObjectKey,
   type PatchOptions,
   type PatchType,
   type ResourceType,
+  type UnstructuredObject,
   type WriteOptions,
 } from '../api/types.js';
 import { type ClusterState, clone, objectKeyOf } from './fake-state.js';
 import { jsonEqual, jsonPatch, mergePatch } from './patch.js';
 
 /** Everything of an object except metadata, status and the type fields: what bumps `generation`. */
-function specOf(obj: KubeObject): Record<string, unknown> {
+function specOf(obj: UnstructuredObject): Record<string, unknown> {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...spec } = obj;
   return spec;
 }
 
 function managedFields(
   state: ClusterState,
-  current: KubeObject | undefined,
+  current: UnstructuredObject | undefined,
   type: ResourceType,
   manager: string | undefined,
   operation: 'Update' | 'Apply',
@@ -52,10 +52,10 @@ function managedFields(
 export function createObject(
   state: ClusterState,
   type: ResourceType,
-  input: KubeObject,
+  input: UnstructuredObject,
   options: WriteOptions,
   operation: 'Update' | 'Apply' = 'Update',
-): KubeObject {
+): UnstructuredObject {
   const kind = state.kind(type);
   const obj = clone(input);
   const meta = obj.metadata ?? {};
@@ -100,13 +100,13 @@ export function createObject(
     uid: state.nextUid(),
     generation: 1,
     creationTimestamp: state.timestamp(),
-  } as KubeObject['metadata'];
+  } as UnstructuredObject['metadata'];
   const managed = managedFields(state, undefined, type, options.fieldManager, operation);
   if (managed) metadata.managedFields = managed;
   const { apiVersion: _a, kind: _k, metadata: _m, ...body } = obj;
   // With a status subresource, status is not writable through create.
   if (kind.statusSubresource) delete body.status;
-  const created: KubeObject = { apiVersion: apiVersionOf(type), kind: type.kind, metadata, ...body };
+  const created: UnstructuredObject = { apiVersion: apiVersionOf(type), kind: type.kind, metadata, ...body };
   if (options.dryRun) return created;
   return clone(state.commit(kind, key, 'ADDED', created, undefined));
 }
@@ -114,8 +114,8 @@ export function createObject(
 /** A write's preconditions: a stale resourceVersion or another UID is a 409 Conflict. */
 function checkPreconditions(
   type: ResourceType,
-  current: KubeObject,
-  meta: Partial<KubeObject['metadata']>,
+  current: UnstructuredObject,
+  meta: Partial<UnstructuredObject['metadata']>,
 ): void {
   if (
     meta.resourceVersion !== undefined &&
@@ -144,8 +144,8 @@ function uidPreconditionFailed(uid: string, current: KubeObject): ApiError {
 }
 
 /** A status write changes the status and nothing else. */
-function withStatusOf(current: KubeObject, proposed: KubeObject): KubeObject {
-  const next: KubeObject = { ...current, metadata: { ...current.metadata } };
+function withStatusOf(current: UnstructuredObject, proposed: UnstructuredObject): UnstructuredObject {
+  const next: UnstructuredObject = { ...current, metadata: { ...current.metadata } };
   if (proposed.status === undefined) delete next.status;
   else next.status = proposed.status;
   return next;
@@ -156,13 +156,13 @@ function withStatusOf(current: KubeObject, proposed: KubeObject): KubeObject {
  * status subresource the stored status stays.
  */
 function withBodyOf(
-  current: KubeObject,
-  proposed: KubeObject,
+  current: UnstructuredObject,
+  proposed: UnstructuredObject,
   statusSubresource: boolean | undefined,
-): KubeObject {
+): UnstructuredObject {
   const meta = proposed.metadata ?? {};
   const { apiVersion: _a, kind: _k, metadata: _m, ...body } = proposed;
-  const next: KubeObject = {
+  const next: UnstructuredObject = {
     apiVersion: current.apiVersion,
     kind: current.kind,
     metadata: {
@@ -192,7 +192,7 @@ function withBodyOf(
 }
 
 /** An object being deleted takes no new finalizer (422), as the API server says. */
-function checkNoNewFinalizers(current: KubeObject, next: KubeObject): void {
+function checkNoNewFinalizers(current: UnstructuredObject, next: UnstructuredObject): void {
   if (current.metadata.deletionTimestamp) {
     const before = new Set(current.metadata.finalizers ?? []);
     const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
@@ -213,11 +213,11 @@ function checkNoNewFinalizers(current: KubeObject, next: KubeObject): void {
 export function writeObject(
   state: ClusterState,
   type: ResourceType,
-  current: KubeObject,
-  proposed: KubeObject,
+  current: UnstructuredObject,
+  proposed: UnstructuredObject,
   options: WriteOptions,
   operation: 'Update' | 'Apply',
-): KubeObject {
+): UnstructuredObject {
   const kind = state.kind(type);
   const meta = proposed.metadata ?? {};
   checkPreconditions(type, current, meta);
@@ -254,7 +254,7 @@ export function patchObject(
   patchType: PatchType,
   body: unknown,
   options: PatchOptions,
-): KubeObject {
+): UnstructuredObject {
   const kind = state.kind(type);
   if (patchType === 'apply') {
     if (!options.fieldManager) {
@@ -270,7 +270,7 @@ export function patchObject(
     const current = kind.objects.get(state.keyFor(type, key));
     if (!current) {
       // Server-side apply creates what does not exist.
-      const obj = mergePatch({}, body) as KubeObject;
+      const obj = mergePatch({}, body) as UnstructuredObject;
       obj.metadata = {
         ...obj.metadata,
         name: key.name,
@@ -278,7 +278,14 @@ export function patchObject(
       };
       return createObject(state, type, obj, options, 'Apply');
     }
-    return writeObject(state, type, current, mergePatch(current, body) as KubeObject, options, 'Apply');
+    return writeObject(
+      state,
+      type,
+      current,
+      mergePatch(current, body) as UnstructuredObject,
+      options,
+      'Apply',
+    );
   }
   const current = state.mustGet(type, key);
   let patched: unknown;
@@ -299,7 +306,7 @@ export function patchObject(
   if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
     throw apiError(422, 'Invalid', 'the patched document is not an object');
   }
-  return writeObject(state, type, current, patched as KubeObject, options, 'Update');
+  return writeObject(state, type, current, patched as UnstructuredObject, options, 'Update');
 }
 
 export function deleteObject(

@@ -7,7 +7,7 @@
  * spoke may stash fields it cannot hold, to survive a round trip): the converter keeps the rest of
  * the metadata from the object it was given, whatever the spoke returns.
  */
-import type { KubeObject } from '../api/types.js';
+import type { KubeObject, UnstructuredObject } from '../api/types.js';
 
 /** One non-hub version: how its objects become hub objects and back. */
 export interface Spoke<Hub extends KubeObject = KubeObject, S extends KubeObject = KubeObject> {
@@ -64,7 +64,11 @@ function keepMetadata(source: KubeObject, converted: KubeObject): KubeObject['me
  * Converts `object` to `desiredAPIVersion` through the hub. An object already at that version is
  * returned as it is. Throws {@link ConversionError} for a version the scheme does not know.
  */
-export function convert(scheme: ConversionScheme, object: KubeObject, desiredAPIVersion: string): KubeObject {
+export function convert(
+  scheme: ConversionScheme,
+  object: KubeObject,
+  desiredAPIVersion: string,
+): UnstructuredObject {
   const from = splitApiVersion(object.apiVersion ?? '');
   const to = splitApiVersion(desiredAPIVersion);
   const name = `${scheme.kind}.${scheme.group}`;

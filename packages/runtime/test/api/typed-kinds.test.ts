@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ApplyConfiguration } from '../../src/api/apply-configuration.js';
 import { Deployment } from '../../src/api/generated/apps/v1.js';
 import { Job } from '../../src/api/generated/batch/v1.js';
-import { PersistentVolumeClaim, Service } from '../../src/api/generated/core/v1.js';
+import { type ConfigMap, PersistentVolumeClaim, Service } from '../../src/api/generated/core/v1.js';
 import type { Role } from '../../src/api/generated/rbac/v1.js';
 import { InformerCache } from '../../src/cache/index.js';
 import { Client } from '../../src/client/index.js';
@@ -78,6 +78,10 @@ export const badService: Service = { metadata: {}, spec: { selecter: labels } };
 export const badJob: Job = { metadata: {}, spec: { backoffLimt: 1, template: {} } };
 // @ts-expect-error `accesModes` is not a PersistentVolumeClaimSpec field
 export const badClaim: PersistentVolumeClaim = { metadata: {}, spec: { accesModes: ['ReadWriteOnce'] } };
+// @ts-expect-error `spce` is not a Deployment field: the top level is checked as well
+export const badTopLevel: Deployment = { metadata: {}, spce: { selector: {}, template: {} } };
+// @ts-expect-error `dta` is not a ConfigMap field
+export const badConfigMap: ConfigMap = { metadata: {}, dta: { key: 'value' } };
 export const badPolicy: Job = {
   metadata: {},
   // @ts-expect-error 'Sometimes' is not a RestartPolicy

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/api/types.js';
+import type { UnstructuredObject } from '../../src/api/types.js';
 import { Store, storeKey } from '../../src/cache/index.js';
 
 const obj = (
   name: string,
   rv: string,
-  extra: Partial<KubeObject> = {},
+  extra: Partial<UnstructuredObject> = {},
   namespace: string | null = 'ns',
-): KubeObject => ({
+): UnstructuredObject => ({
   metadata: { name, ...(namespace ? { namespace } : {}), resourceVersion: rv, ...(extra.metadata ?? {}) },
   ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'metadata')),
 });
@@ -25,7 +25,9 @@ describe('Store', () => {
   it('returns frozen objects: mutation throws and leaves the cache intact', () => {
     const store = new Store();
     store.upsert(obj('a', '1', { spec: { list: [1, 2], nested: { x: 1 } } }));
-    const cached = store.get('ns/a') as KubeObject & { spec: { list: number[]; nested: { x: number } } };
+    const cached = store.get('ns/a') as UnstructuredObject & {
+      spec: { list: number[]; nested: { x: number } };
+    };
     expect(() => {
       cached.spec.nested.x = 2;
     }).toThrow(TypeError);
@@ -47,7 +49,7 @@ describe('Store', () => {
   it('maintains custom indexes through updates and deletes, including indexes added later', () => {
     const store = new Store();
     store.upsert(obj('a', '1', { spec: { node: 'n1' } }));
-    store.addIndex('node', (o) => [String((o.spec as { node: string }).node)]);
+    store.addIndex('node', (o) => [String(((o as UnstructuredObject).spec as { node: string }).node)]);
     store.upsert(obj('b', '1', { spec: { node: 'n1' } }));
     store.upsert(obj('c', '1', { spec: { node: 'n2' } }));
     expect(

@@ -214,7 +214,7 @@ describe('eviction', () => {
 describe('watch', () => {
   it('delivers ADDED, MODIFIED and DELETED in order from a list resourceVersion', async () => {
     const list = await client.list(ConfigMap, { namespace: env.namespace, labelSelector: 'watched=yes' });
-    const events: WatchEvent<KubeObject>[] = [];
+    const events: WatchEvent<ConfigMap>[] = [];
     let closed: Error | undefined | null = null;
     const handle = await transport.watch(
       ConfigMap,
@@ -227,11 +227,11 @@ describe('watch', () => {
     await eventually(async () => (events.length >= 3 ? true : undefined));
     handle.stop();
     expect(closed).toBeUndefined();
-    expect(
-      events.map((e) =>
-        e.type === 'ERROR' ? 'ERROR' : `${e.type} ${e.object.data && (e.object.data as { v: string }).v}`,
-      ),
-    ).toEqual(['ADDED 1', 'MODIFIED 2', 'DELETED 2']);
+    expect(events.map((e) => (e.type === 'ERROR' ? 'ERROR' : `${e.type} ${e.object.data?.v}`))).toEqual([
+      'ADDED 1',
+      'MODIFIED 2',
+      'DELETED 2',
+    ]);
   });
 
   it('ends cleanly (onClose without error) when the server-side timeout expires', async () => {

@@ -4,7 +4,7 @@
  * inline structs, pointers to zero values, maps of bytes.
  */
 
-import { defineResource, type KubeObject, type ResourceType } from '../../src/api/types.js';
+import { defineResource, type ResourceType, type UnstructuredObject } from '../../src/api/types.js';
 import {
   ClusterRole,
   Deployment,
@@ -89,7 +89,7 @@ const podSpec = {
 /** The samples; `status` is written through the status subresource after the create. */
 export function sampleObjects(
   namespace: string,
-): Array<{ type: ResourceType; object: KubeObject; status?: Record<string, unknown> }> {
+): Array<{ type: ResourceType; object: UnstructuredObject; status?: Record<string, unknown> }> {
   const meta = (name: string, extra: Record<string, unknown> = {}) => ({
     name,
     namespace,

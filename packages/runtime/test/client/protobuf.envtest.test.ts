@@ -8,7 +8,14 @@
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defineResource, type ResourceType } from '../../src/api/types.js';
-import { ConfigMap, HttpTransport, isNotFound, type KubeObject, Lease, Pod } from '../../src/client/index.js';
+import {
+  ConfigMap,
+  HttpTransport,
+  isNotFound,
+  Lease,
+  Pod,
+  type UnstructuredObject,
+} from '../../src/client/index.js';
 import { decodeObject } from '../../src/transport/protobuf/envelope.js';
 import { sampleObjects } from './protobuf-samples.js';
 import { rawRequest } from './raw-request.js';
@@ -26,7 +33,7 @@ const same = (pb: unknown, json: unknown) => {
 describe('protobuf decoding matches the server JSON', () => {
   let pb: HttpTransport;
   let json: HttpTransport;
-  let samples: Array<{ type: ResourceType; object: KubeObject; status?: Record<string, unknown> }>;
+  let samples: Array<{ type: ResourceType; object: UnstructuredObject; status?: Record<string, unknown> }>;
 
   beforeAll(async () => {
     pb = new HttpTransport(env.kubeConfig);
@@ -34,7 +41,8 @@ describe('protobuf decoding matches the server JSON', () => {
     samples = sampleObjects(env.namespace);
     for (const { type, object, status } of samples) {
       const created = await json.create(type, object);
-      if (status) await json.update(type, { ...created, status }, { subresource: 'status' });
+      const withStatus: UnstructuredObject = { ...created, status };
+      if (status) await json.update(type, withStatus, { subresource: 'status' });
     }
   });
 

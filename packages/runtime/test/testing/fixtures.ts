@@ -1,4 +1,4 @@
-import { defineResource, type KubeObject } from '../../src/api/types.js';
+import { defineResource, type KubeObject, type UnstructuredObject } from '../../src/api/types.js';
 
 export interface Widget extends KubeObject {
   spec?: { size?: number; color?: string; items?: string[] };
@@ -15,7 +15,7 @@ export const Widget = defineResource<Widget>({
 });
 
 /** A built-in kind without a status subresource. */
-export const ConfigMap = defineResource<KubeObject>({
+export const ConfigMap = defineResource<UnstructuredObject>({
   group: '',
   version: 'v1',
   kind: 'ConfigMap',
@@ -24,7 +24,7 @@ export const ConfigMap = defineResource<KubeObject>({
 });
 
 /** A cluster-scoped kind. */
-export const Node = defineResource<KubeObject>({
+export const Node = defineResource<UnstructuredObject>({
   group: '',
   version: 'v1',
   kind: 'Node',

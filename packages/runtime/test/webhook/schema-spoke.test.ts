@@ -1,4 +1,4 @@
-import type { KubeObject } from '@capstan/runtime';
+import type { UnstructuredObject } from '@capstan/runtime';
 import { convert, defineConversion, type OpenApiSchema, schemaSpoke } from '@capstan/runtime/webhook';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -68,10 +68,10 @@ const v1 = fc
     legacyId: opt(fc.string()),
   })
   .map(
-    (r): KubeObject => ({
+    (r): UnstructuredObject => ({
       apiVersion: 'g.test/v1',
       kind: 'Thing',
-      metadata: defined(r.metadata) as KubeObject['metadata'],
+      metadata: defined(r.metadata) as UnstructuredObject['metadata'],
       spec: defined({ host: r.host, port: r.port, legacy: r.legacy && defined(r.legacy) }),
       status: defined({ ready: r.ready, legacyId: r.legacyId }),
     }),
@@ -85,16 +85,16 @@ const v2 = fc
     phase: opt(fc.constantFrom('Pending', 'Ready')),
   })
   .map(
-    (r): KubeObject => ({
+    (r): UnstructuredObject => ({
       apiVersion: 'g.test/v2',
       kind: 'Thing',
-      metadata: defined(r.metadata) as KubeObject['metadata'],
+      metadata: defined(r.metadata) as UnstructuredObject['metadata'],
       spec: defined({ host: r.host, port: r.port, zones: r.zones }),
       status: defined({ phase: r.phase }),
     }),
   );
 /** Empty annotation maps are dropped by conversion, as the API server drops them. */
-const normalized = (o: KubeObject) => {
+const normalized = (o: UnstructuredObject) => {
   const metadata = { ...o.metadata };
   if (Object.keys(metadata.annotations ?? {}).length === 0) delete metadata.annotations;
   return { ...o, metadata };
@@ -120,14 +120,14 @@ describe('schemaSpoke', () => {
   });
 
   it('holds on the hub only what its schema has; the rest goes in the annotation', () => {
-    const o: KubeObject = {
+    const o: UnstructuredObject = {
       apiVersion: 'g.test/v1',
       kind: 'Thing',
       metadata: { name: 't' },
       spec: { host: 'h', port: '08', legacy: { a: 'x' } },
       status: { legacyId: 'rde-1' },
     };
-    const there = convert(scheme, o, 'g.test/v2') as KubeObject & { spec: unknown; status: unknown };
+    const there = convert(scheme, o, 'g.test/v2') as UnstructuredObject & { spec: unknown; status: unknown };
     expect(there.spec).toEqual({ host: 'h', port: 8 });
     expect(there.status).toEqual({});
     const kept = JSON.parse(there.metadata.annotations?.[ANNOTATION] as string);
@@ -136,27 +136,27 @@ describe('schemaSpoke', () => {
   });
 
   it('lets an edit made on the hub win over the transformed original', () => {
-    const o: KubeObject = {
+    const o: UnstructuredObject = {
       apiVersion: 'g.test/v1',
       kind: 'Thing',
       metadata: { name: 't' },
       spec: { port: '08' },
     };
-    const there = convert(scheme, o, 'g.test/v2') as KubeObject & { spec: { port: number } };
+    const there = convert(scheme, o, 'g.test/v2') as UnstructuredObject & { spec: { port: number } };
     there.spec.port = 9;
-    expect((convert(scheme, there, 'g.test/v1') as KubeObject & { spec: unknown }).spec).toEqual({
+    expect((convert(scheme, there, 'g.test/v1') as UnstructuredObject & { spec: unknown }).spec).toEqual({
       port: '9',
     });
   });
 
   it('converts an object whose annotation was hand-edited into garbage', () => {
-    const o: KubeObject = {
+    const o: UnstructuredObject = {
       apiVersion: 'g.test/v2',
       kind: 'Thing',
       metadata: { name: 't', annotations: { [ANNOTATION]: '{not json' } },
       spec: { host: 'h' },
     };
-    const back = convert(scheme, o, 'g.test/v1') as KubeObject & { spec: unknown };
+    const back = convert(scheme, o, 'g.test/v1') as UnstructuredObject & { spec: unknown };
     expect(back.spec).toEqual({ host: 'h' });
     expect(back.metadata.annotations).toBeUndefined();
   });
