@@ -159,6 +159,7 @@ const lines = [
   ),
   '',
   `calls by route: ${JSON.stringify(calls.counts)}`,
+  `calls by route, anti-affinity on: ${JSON.stringify(withAffinity.counts)}`,
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
 const met = !(calls.perWorker > 15) && !(latency.bound >= 1);

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@capstan/runtime';
 import { type Machine, MachineType } from '../api/capi.js';
-import { CLUSTER_NAME_LABEL, CONTROL_PLANE_LABEL } from '../api/keys.js';
+import { CLUSTER_NAME_LABEL, CONTROL_PLANE_LABEL, Conditions } from '../api/keys.js';
 import type { VCDCluster, VCDClusterStatus, VCDMachine } from '../api/types.js';
 import {
   type AffinityMachine,
@@ -16,6 +16,7 @@ import {
   type MachineGroup,
   type SeenRule,
 } from '../decide/affinity.js';
+import { VM_NOT_FOUND } from '../decide/drift.js';
 import { placementOf } from '../machine/placement.js';
 import {
   createAffinityRule,
@@ -53,7 +54,11 @@ export function affinityMachines(
     const placement = placementOf(vcdCluster, vm, machine);
     if ('error' in placement) return [];
     const group = groupOf(machine);
-    const urn = PROVIDER_ID.exec(vm.spec.providerID ?? '')?.[1];
+    // A VM found gone (drift) cannot be named in a rule: VCD would refuse the whole rule.
+    const gone = vm.status?.conditions?.some(
+      (c) => c.type === Conditions.VMProvisioned && c.status === 'False' && c.reason === VM_NOT_FOUND,
+    );
+    const urn = gone ? undefined : PROVIDER_ID.exec(vm.spec.providerID ?? '')?.[1];
     return [
       {
         ...(group ? { group } : {}),

@@ -44,7 +44,7 @@ import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { VcdError } from '../vcd/errors.js';
 import { reservedAddress } from '../vcd/ip-space.js';
-import { affinityRuleOf, lookAtAffinity } from './affinity.js';
+import { affinityTurn, isAffinityFault } from './affinity-turn.js';
 import { controlPlaneMembers } from './control-plane.js';
 import { claimCredentials, releaseCredentials } from './credentials-claim.js';
 import { handOff } from './hand-off.js';
@@ -146,8 +146,13 @@ export class VCDClusterReconciler implements Reconciler {
       if (reason === undefined || !(err instanceof Error)) throw err;
       if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, err.message);
       if (connection) tlsCondition(status, vcdCluster, connection.site);
-      condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
-      condition(status, vcdCluster, Conditions.Ready, false, deleting ? 'Deleting' : reason, err.message);
+      // The rules' fault is theirs: the load balancer and the cluster work without them.
+      if (isAffinityFault(err, vcdCluster.status?.task?.operation))
+        condition(status, vcdCluster, Conditions.AntiAffinityRulesReady, false, reason, err.message);
+      else {
+        condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
+        condition(status, vcdCluster, Conditions.Ready, false, deleting ? 'Deleting' : reason, err.message);
+      }
       await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
       // VCD faults back off per object, never in a burst.
       return err instanceof VcdError
@@ -202,10 +207,7 @@ export class VCDClusterReconciler implements Reconciler {
     return resync;
   }
 
-  /**
-   * The anti-affinity rules' turn (`cluster/affinity.ts`): our rules published in status, and at
-   * most one write, its task recorded. A Result when it wrote (the reconcile ends there).
-   */
+  /** The rules' turn (`cluster/affinity-turn.ts`); a Result when it wrote (the reconcile ends there). */
   private async affinity(
     vcdCluster: VCDCluster,
     clusterName: string,
@@ -214,27 +216,15 @@ export class VCDClusterReconciler implements Reconciler {
     endedHref: string | undefined,
     machines?: VCDMachine[],
   ): Promise<Result | undefined> {
-    const { client } = this.deps;
-    const namespace = vcdCluster.metadata.namespace as string;
-    machines ??= (
-      await client.list(VCDMachineType, { namespace, labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName}` })
-    ).items;
-    const look = await lookAtAffinity(client, connection, vcdCluster, clusterName, machines);
-    if (look?.rules.length) status.affinityRules = look.rules;
-    else delete status.affinityRules;
-    if (!look?.write) return undefined;
-    if (await this.recordedMeanwhile(vcdCluster, endedHref))
-      return { requeueAfter: this.tasks.polling.minMs };
-    const task = await look.write();
-    if (task.href) status.task = this.tasks.record(task, look.step.kind);
-    this.deps.events.record(VCDClusterType, vcdCluster, {
-      type: 'Normal',
-      reason: look.step.kind,
-      action: look.step.kind,
-      note: affinityRuleOf(look.step),
-    });
-    await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
-    return status.task ? { requeueAfter: this.tasks.polling.minMs } : { requeue: true };
+    const deps = {
+      ...this.deps,
+      tasks: this.tasks,
+      recordedMeanwhile: (c: VCDCluster, href: string | undefined) => this.recordedMeanwhile(c, href),
+    };
+    const turn = await affinityTurn(deps, connection, vcdCluster, clusterName, status, endedHref, machines);
+    if (!turn.done) return undefined;
+    await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
+    return turn.result;
   }
 
   /**

@@ -3,11 +3,19 @@
  * VCDCluster with `spec.antiAffinity` gets one Required rule over its 3 control-plane VMs and one
  * Preferred rule over its MachineDeployment's 2 workers; a converged cluster makes no VCD write
  * however often it is reconciled; a control-plane Machine deleted leaves the rule before its VM
- * is deleted, and the rule goes once one VM is left (VCD wants two); deleting the Cluster removes
- * every rule with the VMs.
+ * is deleted (a failed rule update is said in AntiAffinityRulesReady, not in the load balancer's
+ * condition, and retried), and the rule goes once one VM is left (VCD wants two); deleting the
+ * Cluster removes every rule with the VMs.
  */
+import { WatchRecord } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { affinityRuleName, MachineType, VCDClusterType, VCDMachineType } from '../../src/index.js';
+import {
+  affinityRuleName,
+  MachineType,
+  type VCDCluster,
+  VCDClusterType,
+  VCDMachineType,
+} from '../../src/index.js';
 import { Harness } from './harness.js';
 
 const ns = 'e2e-affinity';
@@ -112,6 +120,11 @@ describe('VM anti-affinity rules', () => {
   it('a deleted control-plane machine leaves the rule before its VM is deleted', async () => {
     const [gone] = await vmIds([`${cluster}-cp-2`]);
     const before = h.lastSeq();
+    // The rule's first update fails in VCD: said in the rules' condition, retried.
+    const history: WatchRecord<VCDCluster> = await WatchRecord.start(h.plane.kubeConfig, VCDClusterType, {
+      namespace: ns,
+    });
+    h.sim.faults.failTask('vdcUpdateVmAffinityRule', { count: 1, message: 'Injected rule update failure.' });
     await h.client.delete(MachineType, { namespace: ns, name: `${cluster}-cp-2` });
     await h.wait('the Machine gone', async () =>
       (await h.client.list(MachineType, { namespace: ns })).items.some(
@@ -132,6 +145,16 @@ describe('VM anti-affinity rules', () => {
     expect(ruleUpdate as number).toBeLessThan(vmDelete as number);
     expect(h.sim.inspect.world.vms.has(gone as string)).toBe(false);
     expect(rules()[mdRule]?.vms).toHaveLength(2);
+    const cond = (c: VCDCluster, type: string) => c.status?.conditions?.find((x) => x.type === type);
+    const failed = history.find((c) =>
+      /Injected rule update failure/.test(cond(c, 'AntiAffinityRulesReady')?.message ?? ''),
+    );
+    expect(cond(failed as VCDCluster, 'AntiAffinityRulesReady')?.status).toBe('False');
+    expect(cond(failed as VCDCluster, 'LoadBalancerAvailable')?.status).toBe('True');
+    expect(cond(failed as VCDCluster, 'Ready')?.status).toBe('True');
+    await history.stop();
+    const now = await h.client.get(VCDClusterType, { namespace: ns, name: cluster });
+    expect(cond(now, 'AntiAffinityRulesReady')).toMatchObject({ status: 'True', reason: 'Converged' });
   }, 180_000);
 
   it('a control plane of one has no rule: VCD wants two VMs', async () => {
