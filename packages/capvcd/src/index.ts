@@ -9,6 +9,7 @@
 export * from './api/index.js';
 export { VCDClusterReconciler } from './cluster/reconciler.js';
 export * from './credentials.js';
+export * from './decide/affinity.js';
 export * from './decide/cluster.js';
 export * from './decide/drift.js';
 export * from './decide/machine.js';

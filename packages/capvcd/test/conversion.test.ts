@@ -202,6 +202,22 @@ describe('v1beta3 → v1beta2 → v1beta3', () => {
         { maxLength: 2 },
       ),
       vip: opt(fc.ipV4()),
+      antiAffinity: opt(
+        fc.record({
+          controlPlane: opt(fc.constantFrom('Required', 'Preferred')),
+          machineDeployments: opt(fc.constantFrom('Required', 'Preferred')),
+        }),
+      ),
+      rules: fc.array(
+        fc.record({
+          name,
+          id: name,
+          ovdc: name,
+          mandatory: fc.boolean(),
+          members: fc.array(name, { maxLength: 3 }),
+        }),
+        { maxLength: 2 },
+      ),
     })
     .map(
       (r) =>
@@ -219,17 +235,19 @@ describe('v1beta3 → v1beta2 → v1beta3', () => {
             multiZoneSpec: { zones: r.zones },
             insecureSkipTLSVerify: r.insecure,
             loadBalancerConfigSpec: { disabled: r.disabled },
+            antiAffinity: r.antiAffinity,
           },
           status: {
             initialization: { provisioned: true },
             ready: true,
             conditions: r.conditions,
             loadBalancer: { vip: r.vip },
+            affinityRules: r.rules,
             observedGeneration: 3,
           },
         }) as KubeObject,
     );
-  it('loses nothing of a VCDCluster (zones, TLS, the load-balancer switch, our status)', () => {
+  it('loses nothing of a VCDCluster (zones, TLS, the load-balancer switch, anti-affinity, our status)', () => {
     fc.assert(
       fc.property(hubCluster, (o) => {
         expect(convert(convert(o, 'v1beta2'), 'v1beta3')).toEqual(normalized(o));

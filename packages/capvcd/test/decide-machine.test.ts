@@ -249,6 +249,28 @@ describe('decideMachine against a model of VCD', () => {
     );
   });
 
+  it('property: a deleting VM in an anti-affinity rule is never deleted; out of it, it is once off', () => {
+    const status = fc.constantFrom(VmStatus.PoweredOn, VmStatus.PoweredOff, VmStatus.Resolved);
+    fc.assert(
+      fc.property(status, fc.boolean(), fc.boolean(), (vmStatus, inRule, deployed) => {
+        const vm = { name: 'm1', status: vmStatus, deployed, busy: false, extraConfig: {} };
+        const vapp = {
+          deployed: true,
+          busy: false,
+          description: intent(true).vappMarker,
+          vms: [{ ...vm, description: intent(true).vmMarker }],
+        };
+        const step = decideMachine({ ...intent(true), inAffinityRule: inRule }, { taskRunning: false, vapp });
+        if (inRule) expect(step.kind).not.toBe('DeleteVM');
+        const off = vmStatus !== VmStatus.PoweredOn && !deployed;
+        if (off)
+          expect(step).toMatchObject(
+            inRule ? { kind: 'WaitForVCD', reason: 'AffinityRuleMember' } : { kind: 'DeleteVM' },
+          );
+      }),
+    );
+  });
+
   it('releases an unplaceable machine without VCD only when it never asked VCD for a VM', () => {
     const trace = fc.record(
       {

@@ -78,6 +78,11 @@ export const Conditions = {
    * VM); apart from Ready, so a MachineHealthCheck does not replace machines a credential cannot see.
    */
   VMReadable: 'VMReadable',
+  /**
+   * With `spec.antiAffinity` (or rules of ours left): True once VCD holds exactly the rules the
+   * machines call for; False with the next write, or the VCD fault that stopped it.
+   */
+  AntiAffinityRulesReady: 'AntiAffinityRulesReady',
 } as const;
 
 /** Default API server port of a control-plane endpoint. */

@@ -16,11 +16,9 @@ import {
   removeFinalizer,
   requestKey,
 } from '@capstan/runtime';
-import { MachineType } from '../api/capi.js';
 import {
   CLUSTER_FINALIZER,
   CLUSTER_NAME_LABEL,
-  CONTROL_PLANE_LABEL,
   Conditions,
   DEFAULT_API_PORT,
   MANAGED_BY_LABEL,
@@ -46,10 +44,20 @@ import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { VcdError } from '../vcd/errors.js';
 import { reservedAddress } from '../vcd/ip-space.js';
+import { affinityTurn, isAffinityFault } from './affinity-turn.js';
+import { controlPlaneMembers } from './control-plane.js';
 import { claimCredentials, releaseCredentials } from './credentials-claim.js';
 import { handOff } from './hand-off.js';
 import { actCluster, observeCluster } from './load-balancer.js';
 import { tlsCondition } from './tls-condition.js';
+
+/** Load-balancer steps after which the anti-affinity rules take their turn. */
+const AFFINITY_AFTER = new Set<ClusterStep['kind']>([
+  'Available',
+  'WaitForMachines',
+  'WaitForVApp',
+  'Deleted',
+]);
 
 const IPV4 = /^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
@@ -129,7 +137,7 @@ export class VCDClusterReconciler implements Reconciler {
       tlsCondition(status, vcdCluster, connection.site);
       const result =
         !deleting && !managed
-          ? await this.userEndpoint(vcdCluster, status)
+          ? await this.userEndpoint(vcdCluster, clusterName, status, connection)
           : await this.advance(vcdCluster, clusterName, status, { managed, deleting, connection }, log);
       this.backoff.succeeded(requestKey(request));
       return result;
@@ -138,8 +146,13 @@ export class VCDClusterReconciler implements Reconciler {
       if (reason === undefined || !(err instanceof Error)) throw err;
       if (err instanceof VcdError) log.warn({ code: err.minorErrorCode, status: err.status }, err.message);
       if (connection) tlsCondition(status, vcdCluster, connection.site);
-      condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
-      condition(status, vcdCluster, Conditions.Ready, false, deleting ? 'Deleting' : reason, err.message);
+      // The rules' fault is theirs: the load balancer and the cluster work without them.
+      if (isAffinityFault(err, vcdCluster.status?.task?.operation))
+        condition(status, vcdCluster, Conditions.AntiAffinityRulesReady, false, reason, err.message);
+      else {
+        condition(status, vcdCluster, Conditions.LoadBalancerAvailable, false, reason, err.message);
+        condition(status, vcdCluster, Conditions.Ready, false, deleting ? 'Deleting' : reason, err.message);
+      }
       await writeStatus(client, VCDClusterType, vcdCluster, status, this.deps.clock);
       // VCD faults back off per object, never in a burst.
       return err instanceof VcdError
@@ -161,8 +174,24 @@ export class VCDClusterReconciler implements Reconciler {
     return undefined; // a spec change brings it back
   }
 
-  /** The user runs the endpoint: provisioned, no load balancer, no VCD call. */
-  private async userEndpoint(vcdCluster: VCDCluster, status: VCDClusterStatus): Promise<undefined> {
+  /** The user runs the endpoint: provisioned, no load balancer; VCD is called only for anti-affinity. */
+  private async userEndpoint(
+    vcdCluster: VCDCluster,
+    clusterName: string,
+    status: VCDClusterStatus,
+    connection: Connection,
+  ): Promise<Result | undefined> {
+    let resync: Result | undefined;
+    if (vcdCluster.spec.antiAffinity || vcdCluster.status?.affinityRules?.length) {
+      const turn = await this.tasks.turn(connection.vcd, VCDClusterType, vcdCluster, status);
+      if (turn.running) {
+        await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
+        return { requeueAfter: turn.pollAfterMs };
+      }
+      const wrote = await this.affinity(vcdCluster, clusterName, status, connection, turn.endedHref);
+      if (wrote) return wrote;
+      resync = { requeueAfter: this.deps.resyncMs ?? 60_000 };
+    }
     status.initialization = { provisioned: true };
     status.ready = true;
     condition(
@@ -175,7 +204,36 @@ export class VCDClusterReconciler implements Reconciler {
     );
     condition(status, vcdCluster, Conditions.Ready, true, 'Provisioned');
     await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
-    return undefined;
+    return resync;
+  }
+
+  /** The rules' turn (`cluster/affinity-turn.ts`); a Result when it wrote (the reconcile ends there). */
+  private async affinity(
+    vcdCluster: VCDCluster,
+    clusterName: string,
+    status: VCDClusterStatus,
+    connection: Connection,
+    endedHref: string | undefined,
+    machines?: VCDMachine[],
+  ): Promise<Result | undefined> {
+    const deps = {
+      ...this.deps,
+      tasks: this.tasks,
+      recordedMeanwhile: (c: VCDCluster, href: string | undefined) => this.recordedMeanwhile(c, href),
+    };
+    const turn = await affinityTurn(deps, connection, vcdCluster, clusterName, status, endedHref, machines);
+    if (!turn.done) return undefined;
+    await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
+    return turn.result;
+  }
+
+  /**
+   * No VCD write is repeated (a second create, a second DELETE still going): look past the cache
+   * for a task recorded meanwhile.
+   */
+  private async recordedMeanwhile(vcdCluster: VCDCluster, endedHref: string | undefined): Promise<boolean> {
+    const fresh = await this.deps.client.get(VCDClusterType, keyOf(vcdCluster), { direct: true });
+    return fresh.status?.task !== undefined && fresh.status.task.href !== endedHref;
   }
 
   private async advance(
@@ -208,7 +266,7 @@ export class VCDClusterReconciler implements Reconciler {
     const machines = (
       await client.list(VCDMachineType, { namespace, labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName}` })
     ).items;
-    const cp = await this.controlPlane(namespace, clusterName, machines);
+    const cp = await controlPlaneMembers(client, namespace, clusterName, machines);
     const step = decideLoadBalancer(
       {
         members: deleting ? [] : cp.ips,
@@ -218,12 +276,19 @@ export class VCDClusterReconciler implements Reconciler {
       },
       world.seen,
     );
-    if (CLUSTER_WRITES.has(step.kind)) {
-      // No VCD write is repeated (a second create, a second DELETE of a virtual service still
-      // going): look past the cache for a task recorded meanwhile.
-      const fresh = await client.get(VCDClusterType, keyOf(vcdCluster), { direct: true });
-      if (fresh.status?.task && fresh.status.task.href !== turn.endedHref)
-        return { requeueAfter: this.tasks.polling.minMs };
+    if (CLUSTER_WRITES.has(step.kind) && (await this.recordedMeanwhile(vcdCluster, turn.endedHref)))
+      return { requeueAfter: this.tasks.polling.minMs };
+    // The rules' turn once the load balancer has nothing to write (and before the cluster is gone).
+    if (AFFINITY_AFTER.has(step.kind)) {
+      const wrote = await this.affinity(
+        vcdCluster,
+        clusterName,
+        status,
+        connection,
+        turn.endedHref,
+        machines,
+      );
+      if (wrote) return wrote;
     }
     const task = await actCluster(connection, vcdCluster, lbName, port, step, world);
     if (task?.href) {
@@ -247,38 +312,6 @@ export class VCDClusterReconciler implements Reconciler {
       : undefined;
     if (!status.loadBalancer) delete status.loadBalancer;
     return this.settle(vcdCluster, status, step, task !== undefined);
-  }
-
-  /**
-   * IPs of the cluster's provisioned control-plane machines not being deleted (a machine going
-   * away leaves the pool first; its VM powers off only once it has), and whether one that was
-   * provisioned before (it has a providerID) has not reported again yet (its status was lost, as
-   * in a move).
-   */
-  private async controlPlane(namespace: string, clusterName: string, vcdMachines: VCDMachine[]) {
-    const cps = await this.deps.client.list(MachineType, {
-      namespace,
-      labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName},${CONTROL_PLANE_LABEL}`,
-    });
-    const names = new Set(cps.items.map((m) => m.spec?.infrastructureRef?.name));
-    const leaving = new Set(
-      cps.items.filter((m) => m.metadata.deletionTimestamp).map((m) => m.spec?.infrastructureRef?.name),
-    );
-    const ours = vcdMachines.filter((m) => names.has(m.metadata.name));
-    const ips = ours
-      .filter(
-        (m) =>
-          m.status?.initialization?.provisioned &&
-          !m.metadata.deletionTimestamp &&
-          !leaving.has(m.metadata.name),
-      )
-      .flatMap(
-        (m) => m.status?.addresses?.filter((a) => a.type === 'InternalIP').map((a) => a.address) ?? [],
-      );
-    const unsettled = ours.some(
-      (m) => m.spec.providerID && !m.status?.initialization?.provisioned && !m.metadata.deletionTimestamp,
-    );
-    return { ips, unsettled };
   }
 
   private async settle(

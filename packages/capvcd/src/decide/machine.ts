@@ -56,6 +56,11 @@ export interface MachineIntent {
    */
   inLoadBalancer?: boolean;
   /**
+   * The VM is still a member of one of the cluster's anti-affinity rules: while deleting, it is
+   * deleted only once the rule has dropped it (the cluster's reconciler takes it out).
+   */
+  inAffinityRule?: boolean;
+  /**
    * While deleting, a VM with named disks attached is not touched until they are detached (their
    * data is a workload's, and the CSI driver detaches them as the node drains). Off when the whole
    * cluster goes: no CSI driver is left to detach them, and VCD keeps them, detached, past the VM.
@@ -181,6 +186,12 @@ function decideDeletion(intent: MachineIntent, vapp: ObservedVApp): MachineStep 
       };
     if (vm.status === VmStatus.PoweredOn) return { kind: 'PowerOff' };
     if (vm.deployed) return { kind: 'UndeployVM' };
+    if (intent.inAffinityRule)
+      return {
+        kind: 'WaitForVCD',
+        reason: 'AffinityRuleMember',
+        message: 'the VM leaves the cluster’s anti-affinity rule before it is deleted',
+      };
     return { kind: 'DeleteVM' };
   }
   // Our VM is gone. The vApp goes with the last VM; a task on it (a create?) is waited out.

@@ -83,7 +83,10 @@ interface Unplaceable {
 
 /** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
 type IntentOf = (vm: VmRecord | undefined) => Promise<IntentExtras>;
-type IntentExtras = Pick<MachineIntent, 'guestinfo' | 'inLoadBalancer' | 'guardNamedDisks'>;
+type IntentExtras = Pick<
+  MachineIntent,
+  'guestinfo' | 'inLoadBalancer' | 'guardNamedDisks' | 'inAffinityRule'
+>;
 
 /** What a turn on the vApp decided, and the machine's VM as it saw it. */
 interface Seen {
@@ -182,12 +185,14 @@ export class VCDMachineReconciler implements Reconciler {
     const target = await this.target(s, vcdCluster, s.clusterName as string);
     if ('reason' in target) return this.unplaceable(s, target);
     const poolMembers = vcdCluster.status?.loadBalancer?.members ?? [];
+    const ruleMembers = new Set(vcdCluster.status?.affinityRules?.flatMap((r) => r.members ?? []));
     // Not when the whole cluster goes: its load balancer is deleted after its machines, and no CSI
     // driver is left to detach named disks.
     const clusterStays = !vcdCluster.metadata.deletionTimestamp;
     const intentOf: IntentOf = async (vm) => ({
       guestinfo: {},
       inLoadBalancer: clusterStays && vm?.ip !== undefined && poolMembers.includes(vm.ip),
+      inAffinityRule: vm !== undefined && ruleMembers.has(vmUrn(vm)),
       guardNamedDisks: clusterStays,
     });
     const seen = await this.turnOnVApp(s, vcdCluster, target, intentOf);

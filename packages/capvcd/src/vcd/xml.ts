@@ -33,6 +33,8 @@ const LISTS = new Set([
   'VAppRecord',
   'OrgVdcNetworkRecord',
   'DiskSettings',
+  'VmAffinityRule',
+  'VmReference',
 ]);
 
 const parser = new XMLParser({

@@ -4,7 +4,7 @@
  * Created complete: envtest installs no CAPI webhook to default them.
  */
 
-import type { VCDMachineSpec, Zone } from '@capstan/capvcd';
+import type { AntiAffinitySpec, VCDMachineSpec, Zone } from '@capstan/capvcd';
 import type { ManifestObject } from '@capstan/envtest';
 
 export const INFRA = 'infrastructure.cluster.x-k8s.io';
@@ -21,7 +21,7 @@ export interface Site {
 
 /**
  * What a cluster may add: a user-supplied endpoint (no load balancer), a VIP asked of the load
- * balancer (CAPVCD's meaning of a host given), failure domains.
+ * balancer (CAPVCD's meaning of a host given), failure domains, anti-affinity.
  */
 export interface ClusterExtras {
   endpoint?: { host: string; port: number };
@@ -29,6 +29,8 @@ export interface ClusterExtras {
   zones?: Zone[];
   /** The org VDC network (default net-a; net-a-ips is behind a gateway using IP Spaces). */
   network?: string;
+  /** `spec.antiAffinity`: VCD anti-affinity rules per control plane and MachineDeployment. */
+  antiAffinity?: AntiAffinitySpec;
 }
 
 /** Cluster + VCDCluster in tenant-a's vdc-a on net-a, credentials from Secret `<name>-vcd`. */
@@ -55,6 +57,7 @@ export function clusterObjects(site: Site, name: string, extras: ClusterExtras =
           : {}),
         ...(extras.vip ? { controlPlaneEndpoint: { host: extras.vip, port: 6443 } } : {}),
         ...(extras.zones ? { multiZoneSpec: { zones: extras.zones } } : {}),
+        ...(extras.antiAffinity ? { antiAffinity: extras.antiAffinity } : {}),
       },
     },
   ];

@@ -173,6 +173,8 @@ export interface VCDClusterV1beta3Spec {
   multiZoneSpec?: VCDClusterV1beta3SpecMultiZoneSpec;
   /** Do not verify the site certificate (warned by a condition). */
   insecureSkipTLSVerify?: boolean;
+  /** Keep the VMs of a group on different ESXi hosts with VCD VM anti-affinity rules (a rule needs two VMs: a group of one has none). */
+  antiAffinity?: VCDClusterV1beta3SpecAntiAffinity;
   /** CAPVCD: the RDE of the cluster (no RDE is kept here; reported, not acted on) */
   rdeId?: string | null;
   /** CAPVCD: the management cluster’s RDE (reported, not acted on) */
@@ -218,6 +220,14 @@ export interface VCDClusterV1beta3SpecMultiZoneSpecZonesItem {
   controlPlaneZone?: boolean;
 }
 
+/** Keep the VMs of a group on different ESXi hosts with VCD VM anti-affinity rules (a rule needs two VMs: a group of one has none). */
+export interface VCDClusterV1beta3SpecAntiAffinity {
+  /** One VCD anti-affinity rule (per VDC) over the VMs of the control plane: Required (VCD's IsMandatory: not even a host failover breaks it) or Preferred (kept apart as the hosts allow). Absent: no rule. */
+  controlPlane?: 'Required' | 'Preferred';
+  /** One VCD anti-affinity rule (per VDC) over the VMs of each MachineDeployment, one rule each: Required (VCD's IsMandatory: not even a host failover breaks it) or Preferred (kept apart as the hosts allow). Absent: no rule. */
+  machineDeployments?: 'Required' | 'Preferred';
+}
+
 export interface VCDClusterV1beta3Status {
   initialization?: VCDClusterV1beta3StatusInitialization;
   ready?: boolean;
@@ -226,6 +236,8 @@ export interface VCDClusterV1beta3Status {
   /** The VCD task in flight; the next reconcile reads it. */
   task?: VCDClusterV1beta3StatusTask;
   loadBalancer?: VCDClusterV1beta3StatusLoadBalancer;
+  /** The VM anti-affinity rules this cluster keeps, as VCD last showed them. */
+  affinityRules?: VCDClusterV1beta3StatusAffinityRulesItem[];
   observedGeneration?: number;
   /** VCD site URL */
   site?: string;
@@ -274,6 +286,15 @@ export interface VCDClusterV1beta3StatusLoadBalancer {
   vip?: string;
   poolId?: string;
   virtualServiceId?: string;
+  members?: string[];
+}
+
+export interface VCDClusterV1beta3StatusAffinityRulesItem {
+  name: string;
+  id: string;
+  ovdc: string;
+  mandatory?: boolean;
+  /** VM URNs */
   members?: string[];
 }
 
