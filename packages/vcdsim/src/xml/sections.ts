@@ -2,6 +2,7 @@
  * The sections of a Vm, each in the element order of VCD's schema. rasd child elements are in the
  * CIM schema's (alphabetical) order; NetworkConnection children in the vcloud schema's order.
  */
+import { adapterCode, rasdBusType } from '../model/disk-adapters.js';
 import type { Vm, World } from '../model/world.js';
 import { el, text } from './build.js';
 import { MT, NS, ROOT_NS } from './ns.js';
@@ -81,7 +82,7 @@ function diskItems(vm: Vm, base: string): string[] {
       el('rasd:HostResource', {
         [`${HW}:capacity`]: d.sizeMb,
         [`${HW}:busSubType`]: d.adapterType,
-        [`${HW}:busType`]: 6,
+        [`${HW}:busType`]: rasdBusType(d.adapterType),
         [`${HW}:storageProfileHref`]: `${base}${path.storageProfile(d.storageProfileId)}`,
       }),
       text('rasd:InstanceID', 2000 + i),
@@ -288,7 +289,7 @@ export function vmSpecSection(world: World, vm: Vm, base: string): string {
           text('SizeMb', d.sizeMb),
           text('UnitNumber', d.unitNumber),
           text('BusNumber', d.busNumber),
-          text('AdapterType', 5),
+          text('AdapterType', adapterCode(d.adapterType)),
           text('ThinProvisioned', true),
           el('StorageProfile', {
             href: `${base}${path.storageProfile(d.storageProfileId)}`,
