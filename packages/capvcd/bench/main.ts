@@ -5,10 +5,10 @@
  *     served meanwhile, divided by N. Beside today's provider's ~130 (its call-by-call count).
  *     Run with every feature off (drift checks off), and with them on (drift checks every 2 s):
  *     once provisioned, the fleet is watched for 5 periods, and its calls per machine per period
- *     are the drift checks' cost.
+ *     are the drift checks' cost. Once more with the workers' own sizing and two data disks.
  *  2. Reconcile duration p99 while every VCD task takes 30 s: a reconcile never waits on a task.
  */
-import { MachineType, VCDMachineType } from '@capstan/capvcd';
+import { MachineType, type VCDMachineSpec, VCDMachineType } from '@capstan/capvcd';
 import { Harness } from '../test/e2e/harness.js';
 
 const WORKERS = Number(process.env.BENCH_CAPVCD_WORKERS ?? 5);
@@ -56,7 +56,18 @@ interface Calls {
   steadyPerMachinePeriod: number;
 }
 
-async function callsPerWorker(driftPeriodMs: number): Promise<Calls> {
+/** The workers' own sizing and data disks (one on its own storage profile) of the hardware row. */
+const HARDWARE: Partial<VCDMachineSpec> = {
+  numCPUs: 4,
+  coresPerSocket: 2,
+  memoryMiB: 8192,
+  dataDisks: [
+    { name: 'etcd', size: '10Gi' },
+    { name: 'containerd', size: '40Gi', storageProfile: 'slow' },
+  ],
+};
+
+async function callsPerWorker(driftPeriodMs: number, vcdMachine?: Partial<VCDMachineSpec>): Promise<Calls> {
   const h = await Harness.start({ namespace: 'bench-calls', taskLatencyMs: 1000, bootDelayMs: 500 });
   try {
     await h.prepareCluster('b1');
@@ -74,7 +85,7 @@ async function callsPerWorker(driftPeriodMs: number): Promise<Calls> {
       await new Promise((r) => setTimeout(r, 200));
     }
     h.sim.inspect.resetRequests();
-    await h.plane.createObjects(h.workerObjects('b1', 'b1-md-0', WORKERS));
+    await h.plane.createObjects(h.workerObjects('b1', 'b1-md-0', WORKERS, vcdMachine ? { vcdMachine } : {}));
     await provisioned(h, 1 + WORKERS, 300_000);
     const perWorker = h.sim.inspect.requestTotal() / WORKERS;
     const counts = h.sim.inspect.counts();
@@ -107,6 +118,7 @@ async function reconcileP99(): Promise<{ bound: number; count: number; workers: 
 
 const calls = await callsPerWorker(0);
 const withDrift = await callsPerWorker(DRIFT_MS);
+const withHardware = await callsPerWorker(0, HARDWARE);
 const latency = await reconcileP99();
 const lines = [
   '',
@@ -124,6 +136,13 @@ const lines = [
     `~${TODAY_CALLS_PER_WORKER}`,
     withDrift.perWorker / TODAY_CALLS_PER_WORKER,
     'drift checks on (no check before a machine is provisioned)',
+  ),
+  row(
+    'VCD calls per worker, disks on',
+    withHardware.perWorker.toFixed(1),
+    `~${TODAY_CALLS_PER_WORKER}`,
+    withHardware.perWorker / TODAY_CALLS_PER_WORKER,
+    'numCPUs, memoryMiB, coresPerSocket and two data disks (one storage profile lookup)',
   ),
   row(
     'steady calls/machine/period',

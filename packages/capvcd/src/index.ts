@@ -11,6 +11,7 @@ export { VCDClusterReconciler } from './cluster/reconciler.js';
 export * from './credentials.js';
 export * from './decide/cluster.js';
 export * from './decide/drift.js';
+export * from './decide/hardware.js';
 export * from './decide/machine.js';
 export {
   addCapvcdFlags,
