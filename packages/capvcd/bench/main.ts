@@ -6,10 +6,11 @@
  *     Run with every feature off (drift checks off), and with them on (drift checks every 2 s):
  *     once provisioned, the fleet is watched for 5 periods, and its calls per machine per period
  *     are the drift checks' cost. And with anti-affinity on (`spec.antiAffinity` for the control
- *     plane and the MachineDeployment: one rule over the workers, updated as each joins).
+ *     plane and the MachineDeployment: one rule over the workers, updated as each joins), and
+ *     once more with the workers' own sizing and two data disks.
  *  2. Reconcile duration p99 while every VCD task takes 30 s: a reconcile never waits on a task.
  */
-import { MachineType, VCDMachineType } from '@capstan/capvcd';
+import { MachineType, type VCDMachineSpec, VCDMachineType } from '@capstan/capvcd';
 import { Harness } from '../test/e2e/harness.js';
 
 const WORKERS = Number(process.env.BENCH_CAPVCD_WORKERS ?? 5);
@@ -57,7 +58,22 @@ interface Calls {
   steadyPerMachinePeriod: number;
 }
 
-async function callsPerWorker(driftPeriodMs: number, antiAffinity = false): Promise<Calls> {
+/** The workers' own sizing and data disks (one on its own storage profile) of the hardware row. */
+const HARDWARE: Partial<VCDMachineSpec> = {
+  numCPUs: 4,
+  coresPerSocket: 2,
+  memoryMiB: 8192,
+  dataDisks: [
+    { name: 'etcd', size: '10Gi' },
+    { name: 'containerd', size: '40Gi', storageProfile: 'slow' },
+  ],
+};
+
+async function callsPerWorker(
+  driftPeriodMs: number,
+  antiAffinity = false,
+  vcdMachine?: Partial<VCDMachineSpec>,
+): Promise<Calls> {
   const h = await Harness.start({ namespace: 'bench-calls', taskLatencyMs: 1000, bootDelayMs: 500 });
   try {
     await h.prepareCluster('b1');
@@ -81,7 +97,7 @@ async function callsPerWorker(driftPeriodMs: number, antiAffinity = false): Prom
       await new Promise((r) => setTimeout(r, 200));
     }
     h.sim.inspect.resetRequests();
-    await h.plane.createObjects(h.workerObjects('b1', 'b1-md-0', WORKERS));
+    await h.plane.createObjects(h.workerObjects('b1', 'b1-md-0', WORKERS, vcdMachine ? { vcdMachine } : {}));
     await provisioned(h, 1 + WORKERS, 300_000);
     const perWorker = h.sim.inspect.requestTotal() / WORKERS;
     const counts = h.sim.inspect.counts();
@@ -112,12 +128,13 @@ async function reconcileP99(): Promise<{ bound: number; count: number; workers: 
   }
 }
 
-// BENCH_CAPVCD_ROWS: which runs (off,drift,affinity,latency; default all), as one row is slow.
-const rows = new Set((process.env.BENCH_CAPVCD_ROWS ?? 'off,drift,affinity,latency').split(','));
+// BENCH_CAPVCD_ROWS: which runs (off,drift,affinity,hardware,latency; default all), as one row is slow.
+const rows = new Set((process.env.BENCH_CAPVCD_ROWS ?? 'off,drift,affinity,hardware,latency').split(','));
 const none: Calls = { perWorker: Number.NaN, counts: {}, steadyPerMachinePeriod: Number.NaN };
 const calls = rows.has('off') ? await callsPerWorker(0) : none;
 const withDrift = rows.has('drift') ? await callsPerWorker(DRIFT_MS) : none;
 const withAffinity = rows.has('affinity') ? await callsPerWorker(0, true) : none;
+const withHardware = rows.has('hardware') ? await callsPerWorker(0, false, HARDWARE) : none;
 const latency = rows.has('latency') ? await reconcileP99() : { bound: Number.NaN, count: 0, workers: 0 };
 const lines = [
   '',
@@ -142,6 +159,13 @@ const lines = [
     `~${TODAY_CALLS_PER_WORKER}`,
     withAffinity.perWorker / TODAY_CALLS_PER_WORKER,
     'anti-affinity on (one rule for the workers, one for the control plane)',
+  ),
+  row(
+    'VCD calls per worker, disks on',
+    withHardware.perWorker.toFixed(1),
+    `~${TODAY_CALLS_PER_WORKER}`,
+    withHardware.perWorker / TODAY_CALLS_PER_WORKER,
+    'numCPUs, memoryMiB, coresPerSocket and two data disks (one storage profile lookup)',
   ),
   row(
     'steady calls/machine/period',

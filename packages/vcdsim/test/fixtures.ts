@@ -55,7 +55,7 @@ export function recomposeParams(items: VmItem[]): string {
       </GuestCustomizationSection>${
         i.diskMb !== undefined
           ? `
-      <VmSpecSection Modified="true"><ovf:Info>spec</ovf:Info><DiskSection><DiskSettings><SizeMb>${i.diskMb}</SizeMb></DiskSettings></DiskSection></VmSpecSection>`
+      <VmSpecSection Modified="true"><ovf:Info>spec</ovf:Info><DiskSection><DiskSettings><DiskId>2000</DiskId><SizeMb>${i.diskMb}</SizeMb></DiskSettings></DiskSection></VmSpecSection>`
           : ''
       }
     </InstantiationParams>${i.storageProfileHref ? `\n    <StorageProfile href="${i.storageProfileHref}"/>` : ''}${

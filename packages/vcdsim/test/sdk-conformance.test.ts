@@ -3,7 +3,7 @@
  * conformance/go.mod): the program in conformance/ drives a vcdsim it is handed through what a
  * Cluster API provider does (logins, lookups, vApp and VM life, ExtraConfig both ways, metadata,
  * the query service, error shapes, CloudAPI policies, networks, edge gateways, ALB objects, IP
- * Space floating IPs and VM affinity rules),
+ * Space floating IPs, VM affinity rules, a VM's own sizing and disks, and a guest shutdown),
  * once per login kind. Each of its steps is an assertion here, so a failure names the SDK call.
  *
  * The program is built with the machine's Go from the Go module proxy on first use (cached by
@@ -39,6 +39,8 @@ const STEPS = [
   'vm.create.addNewVM',
   'vm.extraConfig.updateExtraConfig',
   'vm.extraConfig.reconfigureVm',
+  'vm.hardware.sizing',
+  'vm.hardware.internalDiskAdd',
   'metadata.withoutDomain',
   'metadata.withDomain',
   'vm.powerOn',
@@ -63,6 +65,7 @@ const STEPS = [
   'cloudapi.ipSpace.allocateFloatingIp',
   'cloudapi.ipSpace.floatingIpSuggestions',
   'cloudapi.ipSpace.updateAndRelease',
+  'vm.shutdownGuest',
   'vm.powerOff',
   'vm.undeploy',
   'vm.delete',

@@ -126,7 +126,14 @@ const machineStatusV1beta1: Properties = {
   conditions: capiV1beta1Conditions,
 };
 
-const machineSpec = (keys: string[]) => pick(machineSpecSchema, keys);
+/** The rules over CAPVCD's fields (providerID's), not over our own hardware fields. */
+const machineRules = (machineSpecSchema['x-kubernetes-validations'] as Array<{ rule: string }>).filter((r) =>
+  r.rule.includes('providerID'),
+);
+const machineSpec = (keys: string[]): Schema => ({
+  ...pick(machineSpecSchema, keys),
+  'x-kubernetes-validations': machineRules,
+});
 const machineTemplateSpec = (keys: string[]): Schema => {
   const template = propertiesOf(machineTemplateSpecSchema).template as Schema;
   return pick(machineTemplateSpecSchema, [], {

@@ -6,6 +6,8 @@
 
 type Schema = Record<string, unknown>;
 
+import { hardwareProperties, hardwareStatusProperties, hardwareValidations } from './schema-hardware.js';
+
 const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
 const name = (description: string): Schema => str(description, { minLength: 1, maxLength: 253 });
 /**
@@ -301,12 +303,14 @@ export const machineSpecSchema: Schema = {
       description: 'CAPVCD: written by its controller (reported, not acted on)',
     },
     enableNvidiaGPU: { type: 'boolean', description: 'CAPVCD: a no-op there too (reported, not acted on)' },
+    ...hardwareProperties,
   },
   'x-kubernetes-validations': [
     {
       rule: '!has(oldSelf.providerID) || (has(self.providerID) && self.providerID == oldSelf.providerID)',
       message: 'providerID is immutable once set',
     },
+    ...hardwareValidations,
   ],
 };
 
@@ -334,6 +338,7 @@ export const machineStatusSchema: Schema = {
     vmName: { type: 'string' },
     task: taskSchema,
     observedGeneration: { type: 'integer', format: 'int64' },
+    ...hardwareStatusProperties,
   },
 };
 

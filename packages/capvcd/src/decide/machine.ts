@@ -12,8 +12,17 @@
  *    marker; one with our name but another marker blocks with a condition, and is never deleted.
  * 3. Deletion is power off → undeploy → delete; the vApp goes with its last VM, and only when no
  *    task runs on it (a create in flight keeps it). A VM with named disks attached waits for their
- *    detach (unless the whole cluster goes).
+ *    detach (unless the whole cluster goes). With `powerOffMode` trySoft or soft the guest is shut
+ *    down first (see {@link powerOffStep}).
  */
+import {
+  hardwareMatches,
+  type ObservedHardware,
+  type PowerOffIntent,
+  powerOffStep,
+  type WantedHardware,
+  wantsHardware,
+} from './hardware.js';
 
 /** A VM as VCD reports it (the parts the decision reads). */
 export interface ObservedVM {
@@ -30,6 +39,8 @@ export interface ObservedVM {
   extraConfig: Record<string, string>;
   /** Named (independent) disks attached to it, by name: the CSI driver's volumes. */
   namedDisks?: string[];
+  /** Its sizing and disks (VmSpecSection), when read. */
+  hardware?: ObservedHardware;
 }
 
 /** The cluster's vApp as VCD reports it. */
@@ -66,6 +77,10 @@ export interface MachineIntent {
    * cluster goes: no CSI driver is left to detach them, and VCD keeps them, detached, past the VM.
    */
   guardNamedDisks?: boolean;
+  /** CPU, memory and data disks of the machine's own, set before the first power-on. */
+  hardware?: WantedHardware;
+  /** How a powered-on VM is taken down on delete (absent: hard power-off). */
+  powerOff?: PowerOffIntent;
 }
 
 /** What VCD (and our recorded task) report now. */
@@ -96,6 +111,7 @@ export type MachineStep =
   | { kind: 'WaitForIP' }
   | { kind: 'Provisioned'; vm: ObservedVM }
   | { kind: 'PowerOff' }
+  | { kind: 'ShutdownGuest' }
   | { kind: 'UndeployVM' }
   | { kind: 'DeleteVM' }
   | { kind: 'UndeployVApp' }
@@ -110,15 +126,24 @@ export const WRITES = new Set<MachineStep['kind']>([
   'ConfigureVM',
   'PowerOn',
   'PowerOff',
+  'ShutdownGuest',
   'UndeployVM',
   'DeleteVM',
   'UndeployVApp',
   'DeleteVApp',
 ]);
 
-/** Whether the VM already carries every wanted ExtraConfig key with its value. */
-export const isConfigured = (vm: ObservedVM, guestinfo: Record<string, string>): boolean =>
-  Object.entries(guestinfo).every(([key, value]) => vm.extraConfig[key] === value);
+/**
+ * Whether the VM already carries every wanted ExtraConfig key with its value, and the machine's
+ * own CPU, memory and data disks when it asks for any.
+ */
+export const isConfigured = (
+  vm: ObservedVM,
+  guestinfo: Record<string, string>,
+  hardware?: WantedHardware,
+): boolean =>
+  Object.entries(guestinfo).every(([key, value]) => vm.extraConfig[key] === value) &&
+  (!wantsHardware(hardware) || (vm.hardware !== undefined && hardwareMatches(hardware, vm.hardware)));
 
 /** The machine's next step. Pure: same inputs, same step. */
 export function decideMachine(intent: MachineIntent, seen: MachineObservation): MachineStep {
@@ -158,7 +183,9 @@ export function decideMachine(intent: MachineIntent, seen: MachineObservation): 
     case VmStatus.Resolved:
       return { kind: 'WaitForVCD', reason: 'VMNotResolved', message: `VM status ${vm.status}` };
     case VmStatus.PoweredOff:
-      return isConfigured(vm, intent.guestinfo) ? { kind: 'PowerOn' } : { kind: 'ConfigureVM' };
+      return isConfigured(vm, intent.guestinfo, intent.hardware)
+        ? { kind: 'PowerOn' }
+        : { kind: 'ConfigureVM' };
     case VmStatus.PoweredOn:
       return vm.ip ? { kind: 'Provisioned', vm } : { kind: 'WaitForIP' };
     default:
@@ -184,7 +211,7 @@ function decideDeletion(intent: MachineIntent, vapp: ObservedVApp): MachineStep 
         reason: 'LoadBalancerMember',
         message: 'the VM leaves the control-plane load balancer pool before it powers off',
       };
-    if (vm.status === VmStatus.PoweredOn) return { kind: 'PowerOff' };
+    if (vm.status === VmStatus.PoweredOn) return powerOffStep(intent.powerOff);
     if (vm.deployed) return { kind: 'UndeployVM' };
     if (intent.inAffinityRule)
       return {

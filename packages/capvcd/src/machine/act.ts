@@ -13,11 +13,12 @@ import {
   powerOff,
   powerOn,
   remove,
+  shutdownGuest,
   undeploy,
   type VAppRecord,
   type VmRecord,
 } from '../vcd/vapp.js';
-import { parseQuantity } from './quantity.js';
+import { specChange } from './hardware.js';
 
 /** Everything a write may need. */
 export interface ActInput {
@@ -77,15 +78,14 @@ export async function act(input: ActInput): Promise<Task | undefined> {
         ...(placementPolicy ? { placementPolicy } : {}),
       });
     }
-    case 'ConfigureVM': {
-      const bytes = spec.diskSize === undefined ? undefined : parseQuantity(spec.diskSize);
-      const sizeMb = bytes === undefined ? undefined : Math.ceil(bytes / 2 ** 20);
-      return configureVm(vcd, need(vm), input.guestinfo, sizeMb);
-    }
+    case 'ConfigureVM':
+      return configureVm(vcd, need(vm), input.guestinfo, await specChange(connection, input.ovdc, spec));
     case 'PowerOn':
       return powerOn(vcd, need(vm).href);
     case 'PowerOff':
       return powerOff(vcd, need(vm).href);
+    case 'ShutdownGuest':
+      return shutdownGuest(vcd, need(vm).href);
     case 'UndeployVM':
       return undeploy(vcd, need(vm).href);
     case 'DeleteVM':

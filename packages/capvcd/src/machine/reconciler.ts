@@ -18,7 +18,7 @@ import {
   removeFinalizer,
 } from '@capstan/runtime';
 import { Conditions, MACHINE_FINALIZER, providerIdFor } from '../api/keys.js';
-import { type VCDCluster, type VCDMachine, VCDMachineType } from '../api/types.js';
+import { type VCDCluster, VCDMachineType } from '../api/types.js';
 import { specHonouredCondition, unactedMachineFields } from '../compat.js';
 import {
   decideMachine,
@@ -40,10 +40,11 @@ import { VcdError } from '../vcd/errors.js';
 import type { VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
 import { VmDrift } from './drift.js';
+import { powerOffIntent, wantedHardware } from './hardware.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
 import { notReady } from './not-ready.js';
 import { type Placement, placementOf } from './placement.js';
-import { type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
+import { keyOf, type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
 import { VAppLocks } from './vapp-locks.js';
 import { VAppTurns } from './vapp-turns.js';
 
@@ -83,10 +84,7 @@ interface Unplaceable {
 
 /** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
 type IntentOf = (vm: VmRecord | undefined) => Promise<IntentExtras>;
-type IntentExtras = Pick<
-  MachineIntent,
-  'guestinfo' | 'inLoadBalancer' | 'guardNamedDisks' | 'inAffinityRule'
->;
+type IntentExtras = Omit<MachineIntent, 'vmName' | 'vappMarker' | 'vmMarker' | 'deleting'>;
 
 /** What a turn on the vApp decided, and the machine's VM as it saw it. */
 interface Seen {
@@ -163,10 +161,14 @@ export class VCDMachineReconciler implements Reconciler {
     const namespace = s.vcdMachine.metadata.namespace as string;
     const intentOf: IntentOf = async (vm) => {
       const secret = await readBootstrap(this.deps.client, namespace, machine);
-      if (!vm) return { guestinfo: {} };
+      const hardware = wantedHardware(s.vcdMachine.spec);
+      if (!vm) return { guestinfo: {}, hardware };
       const { connection, placement, vmName } = target;
       const network = placement.networks[0] as string;
-      return { guestinfo: await guestinfoOf(connection, secret, vm, vmName, network, placement.ovdc) };
+      return {
+        guestinfo: await guestinfoOf(connection, secret, vm, vmName, network, placement.ovdc),
+        hardware,
+      };
     };
     const seen = await this.turnOnVApp(s, vcdCluster, target, intentOf);
     if (!('step' in seen)) return seen;
@@ -194,6 +196,7 @@ export class VCDMachineReconciler implements Reconciler {
       inLoadBalancer: clusterStays && vm?.ip !== undefined && poolMembers.includes(vm.ip),
       inAffinityRule: vm !== undefined && ruleMembers.has(vmUrn(vm)),
       guardNamedDisks: clusterStays,
+      powerOff: powerOffIntent(s.vcdMachine.spec, s.status, this.deps.clock.now()),
     });
     const seen = await this.turnOnVApp(s, vcdCluster, target, intentOf);
     if (!('step' in seen)) return seen;
@@ -308,6 +311,7 @@ export class VCDMachineReconciler implements Reconciler {
     });
     if (task) {
       status.task = this.tasks.record(task, step.kind);
+      if (step.kind === 'ShutdownGuest') status.guestShutdownRequestedAt = status.task.startedAt;
       this.vappLocks.hold(vappKey, s.key, step.kind, this.tasks.polling.minMs);
       log.info({ step: step.kind, vm: vmName }, 'VCD task started');
       this.deps.events.record(VCDMachineType, vcdMachine, {
@@ -392,8 +396,3 @@ export class VCDMachineReconciler implements Reconciler {
     return err instanceof VcdError ? { requeueAfter: this.backoff.failed(s.key) } : { requeueAfter: 30_000 };
   }
 }
-
-const keyOf = (o: VCDMachine) => ({
-  namespace: o.metadata.namespace as string,
-  name: o.metadata.name as string,
-});

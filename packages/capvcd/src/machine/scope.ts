@@ -102,3 +102,9 @@ export function vcdClusterOf(s: MachineScope): VCDCluster {
     throw new NotReady('WaitingForVCDCluster', `VCDCluster ${s.vcdClusterName ?? '?'} not found`);
   return s.vcdCluster;
 }
+
+/** The VCDMachine's namespace and name, for a patch. */
+export const keyOf = (o: VCDMachine) => ({
+  namespace: o.metadata.namespace as string,
+  name: o.metadata.name as string,
+});

@@ -5,6 +5,7 @@
  */
 import type { ObservedVApp, ObservedVM } from '../decide/machine.js';
 import { readTask, type Task, taskRunning, type VcdClient } from './client.js';
+import { readHardware, type SpecChange, vmSpecSectionXml } from './vm-spec.js';
 import { childOf, esc, listOf, NS, textOf, type XmlNode } from './xml.js';
 
 /** A VM: what the decision reads, plus what the writes need. */
@@ -13,8 +14,6 @@ export interface VmRecord extends ObservedVM {
   /** `urn:vcloud:vm:<uuid>`. */
   id: string;
   mac?: string;
-  /** The first disk, as VmSpecSection reports it (for growing it). */
-  disk?: { id: string; sizeMb: number; raw: XmlNode };
 }
 
 /** The cluster's vApp. */
@@ -35,12 +34,12 @@ function readVm(node: XmlNode): VmRecord {
   const connections = listOf(nics, 'NetworkConnection');
   const primary =
     connections.find((c) => textOf(c.NetworkConnectionIndex) === primaryIndex) ?? connections[0];
-  const hardware = childOf(node, 'VirtualHardwareSection');
+  const virtualHardware = childOf(node, 'VirtualHardwareSection');
   const extraConfig: Record<string, string> = {};
-  for (const item of listOf(hardware, 'ExtraConfig'))
+  for (const item of listOf(virtualHardware, 'ExtraConfig'))
     extraConfig[String(item.key)] = String(item.value ?? '');
   const diskSettings = listOf(childOf(childOf(node, 'VmSpecSection'), 'DiskSection'), 'DiskSettings');
-  const diskNode = diskSettings.find((d) => !childOf(d, 'Disk'));
+  const hardware = readHardware(node);
   // A named (independent) disk is listed with a reference to it: the CSI driver's volumes.
   const namedDisks = diskSettings.flatMap((d) => {
     const disk = childOf(d, 'Disk');
@@ -60,15 +59,7 @@ function readVm(node: XmlNode): VmRecord {
     ...(mac ? { mac } : {}),
     extraConfig,
     ...(namedDisks.length > 0 ? { namedDisks } : {}),
-    ...(diskNode
-      ? {
-          disk: {
-            id: textOf(diskNode.DiskId) ?? '',
-            sizeMb: Number(textOf(diskNode.SizeMb) ?? 0),
-            raw: diskNode,
-          },
-        }
-      : {}),
+    ...(hardware ? { hardware } : {}),
   };
 }
 
@@ -176,25 +167,21 @@ export function createVm(vcd: VcdClient, vappHref: string, vm: NewVm): Promise<T
   return vcd.startTask('POST', `${vappHref}/action/recomposeVApp`, body, mime('recomposeVAppParams'));
 }
 
-/** Writes ExtraConfig keys (and grows the first disk) while the VM is off. */
+/** Writes ExtraConfig keys (and sizing and disks: see {@link vmSpecSectionXml}) while the VM is off. */
 export function configureVm(
   vcd: VcdClient,
   vm: VmRecord,
   extraConfig: Record<string, string>,
-  diskSizeMb?: number,
+  change: SpecChange = {},
 ): Promise<Task> {
   const keys = Object.entries(extraConfig)
     .map(([k, v]) => `<vmw:ExtraConfig ovf:required="false" vmw:key="${esc(k)}" vmw:value="${esc(v)}"/>`)
     .join('');
-  const grow = diskSizeMb !== undefined && vm.disk && diskSizeMb > vm.disk.sizeMb;
-  const disk = grow
-    ? `<VmSpecSection Modified="true"><ovf:Info>Disk</ovf:Info><DiskSection><DiskSettings><DiskId>${esc(vm.disk?.id ?? '')}</DiskId>` +
-      `<SizeMb>${diskSizeMb}</SizeMb></DiskSettings></DiskSection></VmSpecSection>`
-    : '';
   const body =
     `<?xml version="1.0" encoding="UTF-8"?><Vm xmlns="${NS.vcloud}" xmlns:ovf="${NS.ovf}" xmlns:vmw="${NS.vmw}" ` +
     `xmlns:rasd="${NS.rasd}" name="${esc(vm.name)}"><Description>${esc(vm.description)}</Description>` +
-    `<ovf:VirtualHardwareSection><ovf:Info>Virtual hardware</ovf:Info>${keys}</ovf:VirtualHardwareSection>${disk}</Vm>`;
+    `<ovf:VirtualHardwareSection><ovf:Info>Virtual hardware</ovf:Info>${keys}</ovf:VirtualHardwareSection>` +
+    `${vmSpecSectionXml(vm.hardware, change)}</Vm>`;
   return vcd.startTask('POST', `${vm.href}/action/reconfigureVm`, body, mime('vm'));
 }
 
@@ -202,6 +189,9 @@ export const powerOn = (vcd: VcdClient, href: string) =>
   vcd.startTask('POST', `${href}/power/action/powerOn`);
 export const powerOff = (vcd: VcdClient, href: string) =>
   vcd.startTask('POST', `${href}/power/action/powerOff`);
+/** Asks the guest OS to shut down (VMware Tools); the VM stays deployed once it is off. */
+export const shutdownGuest = (vcd: VcdClient, href: string) =>
+  vcd.startTask('POST', `${href}/power/action/shutdown`);
 
 /** Undeploys a VM or vApp, powering it off. */
 export function undeploy(vcd: VcdClient, href: string): Promise<Task> {

@@ -1,7 +1,8 @@
 /**
  * VCDMachineTemplate.status.capacity (the Cluster API contract's field the cluster autoscaler reads
  * to scale from zero), under real Cluster API with vcdsim: from the template's sizing policy (read
- * through its cluster's credentials), with a condition saying why when it cannot be known.
+ * through its cluster's credentials) or the template's own numCPUs and memoryMiB, with a condition
+ * saying why when it cannot be known.
  */
 import type { ManifestObject } from '@capstan/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,15 @@ describe('VCDMachineTemplate.status.capacity', () => {
       status: 'True',
       reason: 'Published',
     });
+  }, 120_000);
+
+  it('is the template’s own numCPUs and memoryMiB, over a policy’s (Flex VDCs)', async () => {
+    await h.plane.createObjects([
+      template('own', { numCPUs: 6, coresPerSocket: 3, memoryMiB: 12288 }),
+      template('own-over-policy', { sizingPolicy: 'small', numCPUs: 8, memoryMiB: 8192 }),
+    ]);
+    expect((await settled('own')).status?.capacity).toEqual({ cpu: '6', memory: '12288Mi' });
+    expect((await settled('own-over-policy')).status?.capacity).toEqual({ cpu: '8', memory: '8192Mi' });
   }, 120_000);
 
   it('says why when it cannot be known: no sizing, an unknown policy, no cluster', async () => {

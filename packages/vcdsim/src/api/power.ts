@@ -1,14 +1,14 @@
 /**
- * vApp and VM GET, power on/off, undeploy and delete. Each change is a Task (202). VCD's
- * preconditions hold: a VM powers on only when off, deletes only when undeployed; a vApp deletes
- * only when undeployed (its VMs go with it).
+ * vApp and VM GET, power on/off, guest shutdown, undeploy and delete. Each change is a Task (202).
+ * VCD's preconditions hold: a VM powers on only when off, shuts down only when on (and its tools
+ * run), deletes only when undeployed; a vApp deletes only when undeployed (its VMs go with it).
  */
 import { type VApp, type Vm, VmStatus } from '../model/world.js';
 import { errors } from '../server/errors.js';
 import { type Ctx, requireContentType, xml } from '../server/http.js';
 import type { Router } from '../server/router.js';
 import type { Simulator } from '../simulator.js';
-import { deleteVm, powerOff, powerOn, reboot } from '../vm/life.js';
+import { deleteVm, powerOff, powerOn, reboot, shutdownGuest } from '../vm/life.js';
 import { doc } from '../xml/build.js';
 import { MT } from '../xml/ns.js';
 import { attrBool, childText, parseBody } from '../xml/parse.js';
@@ -26,7 +26,7 @@ async function readUndeploy(ctx: Ctx): Promise<Options> {
   const action = childText(p, 'UndeployPowerAction');
   if (action && !UNDEPLOY_ACTIONS.includes(action))
     throw errors.badRequest(`UndeployPowerAction "${action}" is not one of ${UNDEPLOY_ACTIONS.join(', ')}.`);
-  return {};
+  return action ? { undeployAction: action } : {};
 }
 
 /** `DeployVAppParams`: powerOn (default true) and forceCustomization (run guest customization again). */
@@ -45,6 +45,8 @@ async function readDeploy(ctx: Ctx): Promise<Options> {
 interface Options {
   powerOn?: boolean;
   forceCustomization?: boolean;
+  /** UndeployPowerAction; `shutdown` asks the guest (the SDK's VM.Shutdown), the rest power off. */
+  undeployAction?: string;
 }
 
 const refuse = (what: string, name: string, why: string) =>
@@ -90,6 +92,16 @@ function vmOps(sim: Simulator): Op<Vm>[] {
     },
     {
       method: 'POST',
+      path: 'power/action/shutdown',
+      operationName: 'vappShutdownGuest',
+      verb: 'Shut down guest of',
+      check: (vm) => {
+        if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
+      },
+      effect: (vm) => shutdownGuest(sim, vm),
+    },
+    {
+      method: 'POST',
       path: 'action/undeploy',
       operationName: 'vappUndeployPowerOff',
       verb: 'Undeployed',
@@ -97,7 +109,15 @@ function vmOps(sim: Simulator): Op<Vm>[] {
       check: (vm) => {
         if (!vm.deployed) throw refuse('VM', vm.name, 'is not deployed');
       },
-      effect: (vm) => powerOff(sim, vm, true),
+      effect: (vm, opts) => {
+        // Undeploying by guest shutdown: a guest that does not go down fails the task, VM left on.
+        if (opts.undeployAction === 'shutdown' && vm.status === VmStatus.POWERED_ON) {
+          shutdownGuest(sim, vm);
+          if (vm.status === VmStatus.POWERED_ON)
+            throw refuse('VM', vm.name, 'did not shut down: its guest did not power it off');
+        }
+        powerOff(sim, vm, true);
+      },
     },
     {
       method: 'POST',

@@ -99,7 +99,7 @@ function reconfiguredDraft(sim: Simulator, vm: Vm, body: XNode): Vm {
   const hw = child(body, 'VirtualHardwareSection');
   if (hw) applyExtraConfig(draft, hw);
   const spec = child(body, 'VmSpecSection');
-  if (spec) applyVmSpec(draft, spec);
+  if (spec) applyVmSpec(w, draft, spec);
   const ncs = child(body, 'NetworkConnectionSection');
   if (ncs) applyNics(sim, vm, draft, ncs);
   const gcs = child(body, 'GuestCustomizationSection');

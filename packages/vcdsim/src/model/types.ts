@@ -260,6 +260,8 @@ export interface Vm {
   toolsRunning: boolean;
   /** The guest answers on its service ports (decides load balancer member health). */
   serving: boolean;
+  /** A hung guest: a shutdown request reaches it (tools run) but it never powers off. */
+  guestIgnoresShutdown?: boolean;
   createdAt: number;
 }
 

@@ -79,7 +79,7 @@ function applyInstantiationParams(world: World, vapp: VApp, vm: Vm, inst: XNode 
   const gcs = child(inst, 'GuestCustomizationSection');
   if (gcs) vm.guest = readGuest(gcs, vm.guest);
   const spec = child(inst, 'VmSpecSection');
-  if (spec) applyVmSpec(vm, spec);
+  if (spec) applyVmSpec(world, vm, spec);
   const hw = child(inst, 'VirtualHardwareSection');
   if (hw) applyExtraConfig(vm, hw);
   const ps = childrenNamed(inst, 'ProductSection');

@@ -5,6 +5,7 @@
  */
 import type { TimerHandle } from '@capstan/runtime';
 import { type Vm, VmStatus } from '../model/world.js';
+import { errors } from '../server/errors.js';
 import type { BootedVm, Simulator } from '../simulator.js';
 import { releaseAddresses, reserveAddresses } from './network.js';
 
@@ -98,6 +99,19 @@ export function powerOff(sim: Simulator, vm: Vm, undeploy: boolean): void {
     vapp.status = vappStatus(sim, vapp.vmIds);
     if (undeploy && vapp.vmIds.every((id) => !sim.world.vms.get(id)?.deployed)) vapp.deployed = false;
   }
+}
+
+/**
+ * The effect of a finished guest shutdown: the guest powers the VM off (it stays deployed, as after
+ * a power-off), unless it is hung. Without VMware Tools running the guest cannot be asked: the task
+ * fails, as VCD's does.
+ */
+export function shutdownGuest(sim: Simulator, vm: Vm): void {
+  if (!vm.toolsRunning)
+    throw errors.invalidState(
+      `Cannot shut down the guest of VM "${vm.name}": VMware Tools are not running in it.`,
+    );
+  if (!vm.guestIgnoresShutdown) powerOff(sim, vm, false);
 }
 
 /** Removes a VM from its vApp and the world, giving its addresses back (its named disks stay). */

@@ -1,7 +1,8 @@
 /** Reads VM sections from request XML into the model, refusing values VCD would refuse (400). */
-import type { AllocationMode, GuestCustomization, Nic, ProductSection, Vm } from '../model/world.js';
+import type { AllocationMode, GuestCustomization, Nic, ProductSection, Vm, World } from '../model/world.js';
 import { errors } from '../server/errors.js';
 import { attrBool, child, childBool, childInt, childrenNamed, childText, type XNode } from '../xml/parse.js';
+import { applyDiskSection } from './disks.js';
 import { newMac } from './network.js';
 
 const MODES: AllocationMode[] = ['POOL', 'DHCP', 'MANUAL', 'NONE'];
@@ -100,8 +101,8 @@ export function applyExtraConfig(vm: Vm, hw: XNode): void {
   }
 }
 
-/** Sizing and disks from a VmSpecSection; disks may grow but never shrink. */
-export function applyVmSpec(vm: Vm, spec: XNode): void {
+/** Sizing and disks from a VmSpecSection; disks may grow but never shrink, new ones are added. */
+export function applyVmSpec(world: World, vm: Vm, spec: XNode): void {
   const cpus = childInt(spec, 'NumCpus');
   const cores = childInt(spec, 'NumCoresPerSocket');
   const mem = childInt(child(spec, 'MemoryResourceMb'), 'Configured');
@@ -116,16 +117,5 @@ export function applyVmSpec(vm: Vm, spec: XNode): void {
     );
   const os = childText(spec, 'OsType');
   if (os) vm.osType = os;
-  for (const ds of childrenNamed(child(spec, 'DiskSection'), 'DiskSettings')) {
-    const size = childInt(ds, 'SizeMb');
-    if (size === undefined) continue;
-    const diskId = childInt(ds, 'DiskId');
-    const disk = diskId === undefined ? vm.disks[0] : vm.disks[diskId - 2000];
-    if (!disk) throw errors.badRequest(`No disk with DiskId ${diskId}.`);
-    if (size < disk.sizeMb)
-      throw errors.badRequest(
-        `Disk size ${size} MB is smaller than the current ${disk.sizeMb} MB; disks cannot shrink.`,
-      );
-    disk.sizeMb = size;
-  }
+  applyDiskSection(world, vm, child(spec, 'DiskSection'));
 }

@@ -2,6 +2,7 @@
  * The sections of a Vm, each in the element order of VCD's schema. rasd child elements are in the
  * CIM schema's (alphabetical) order; NetworkConnection children in the vcloud schema's order.
  */
+import { adapterCode, rasdBusType } from '../model/disk-adapters.js';
 import type { Vm, World } from '../model/world.js';
 import { el, text } from './build.js';
 import { MT, NS, ROOT_NS } from './ns.js';
@@ -81,7 +82,7 @@ function diskItems(vm: Vm, base: string): string[] {
       el('rasd:HostResource', {
         [`${HW}:capacity`]: d.sizeMb,
         [`${HW}:busSubType`]: d.adapterType,
-        [`${HW}:busType`]: 6,
+        [`${HW}:busType`]: rasdBusType(d.adapterType),
         [`${HW}:storageProfileHref`]: `${base}${path.storageProfile(d.storageProfileId)}`,
       }),
       text('rasd:InstanceID', 2000 + i),
@@ -250,6 +251,8 @@ interface DiskSettingsOf {
   unitNumber: number;
   busNumber: number;
   storageProfileId: string;
+  /** The DiskSettings AdapterType code (a named disk's is VCD's default, 5). */
+  adapter: string | number;
   disk?: { id: string; name: string };
 }
 
@@ -262,7 +265,7 @@ function diskSettings(world: World, base: string, d: DiskSettingsOf): string {
     text('SizeMb', d.sizeMb),
     text('UnitNumber', d.unitNumber),
     text('BusNumber', d.busNumber),
-    text('AdapterType', 5),
+    text('AdapterType', d.adapter),
     text('ThinProvisioned', true),
     d.disk
       ? el('Disk', {
@@ -283,7 +286,9 @@ function diskSettings(world: World, base: string, d: DiskSettingsOf): string {
 
 /** The VM's own disks and then the named disks attached to it (those with a `Disk` reference). */
 function diskSection(world: World, vm: Vm, base: string): string {
-  const own = vm.disks.map((d, i) => diskSettings(world, base, { ...d, diskId: 2000 + i }));
+  const own = vm.disks.map((d, i) =>
+    diskSettings(world, base, { ...d, diskId: 2000 + i, adapter: adapterCode(d.adapterType) }),
+  );
   const named = world.disksOf(vm.id).map((d, i) =>
     diskSettings(world, base, {
       diskId: 2016 + i,
@@ -291,6 +296,7 @@ function diskSection(world: World, vm: Vm, base: string): string {
       unitNumber: vm.disks.length + i,
       busNumber: 0,
       storageProfileId: d.storageProfileId,
+      adapter: 5,
       disk: d,
     }),
   );

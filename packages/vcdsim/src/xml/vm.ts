@@ -46,6 +46,7 @@ function vmLinks(base: string, vm: Vm): (string | undefined)[] {
     on
       ? link(base, 'power:reboot', undefined, `${p}/power/action/reboot`)
       : link(base, 'deploy', MT.deployVAppParams, `${p}/action/deploy`),
+    on ? link(base, 'power:shutdown', undefined, `${p}/power/action/shutdown`) : undefined,
     link(base, 'undeploy', MT.undeployVAppParams, `${p}/action/undeploy`),
     link(base, 'reconfigureVm', MT.vm, `${p}/action/reconfigureVm`, vm.name),
     link(base, 'disk:attach', MT.diskAttachOrDetachParams, `${p}/disk/action/attach`),

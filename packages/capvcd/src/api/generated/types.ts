@@ -432,6 +432,29 @@ export interface VCDMachineV1beta3Spec {
   bootstrapped?: boolean;
   /** CAPVCD: a no-op there too (reported, not acted on) */
   enableNvidiaGPU?: boolean;
+  /** Virtual CPUs of the VM (absent: the sizing policy’s, else the catalog template’s) */
+  numCPUs?: number;
+  /** Cores per virtual socket; numCPUs must be a multiple of it */
+  coresPerSocket?: number;
+  /** Memory of the VM in MiB, a multiple of 4 (absent: the sizing policy’s, else the template’s) */
+  memoryMiB?: number;
+  /** Disks added beside the template’s before the first power-on (etcd, containerd); one controller per bus type */
+  dataDisks?: VCDMachineV1beta3SpecDataDisksItem[];
+  /** On delete: hard powers the VM off; trySoft shuts the guest down and powers off after guestSoftPowerOffTimeoutSeconds; soft only shuts it down (default hard) */
+  powerOffMode?: 'hard' | 'trySoft' | 'soft';
+  /** trySoft: how long the guest may take to shut down before a hard power-off (default 300) */
+  guestSoftPowerOffTimeoutSeconds?: number;
+}
+
+export interface VCDMachineV1beta3SpecDataDisksItem {
+  /** Name of the disk (unique) */
+  name: string;
+  /** Size of the disk (a quantity, e.g. 20Gi) */
+  size: number | string;
+  /** Storage profile of the disk (absent: the VM’s) */
+  storageProfile?: string | null;
+  /** Disk controller (default paravirtual) */
+  busType?: 'paravirtual' | 'lsilogicsas' | 'sata' | 'nvme';
 }
 
 export interface VCDMachineV1beta3Status {
@@ -444,6 +467,8 @@ export interface VCDMachineV1beta3Status {
   /** The VCD task in flight; the next reconcile reads it. */
   task?: VCDClusterV1beta3StatusTask;
   observedGeneration?: number;
+  /** When the VM’s guest was asked to shut down, as the machine is deleted */
+  guestShutdownRequestedAt?: string;
 }
 
 /** The `VCDMachine` kind (namespaced) for the client, the cache and controllers. */
