@@ -12,6 +12,7 @@ export * from './credentials.js';
 export * from './decide/cluster.js';
 export * from './decide/drift.js';
 export * from './decide/machine.js';
+export * from './decide/nics.js';
 export {
   addCapvcdFlags,
   type CapvcdCommandLine,

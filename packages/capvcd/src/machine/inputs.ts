@@ -5,18 +5,19 @@
 import type { Client } from '@capstan/runtime';
 import { Secret } from '@capstan/runtime/client';
 import type { Machine } from '../api/capi.js';
+import { guestNics, type NetworkAddressing, type NicIntent } from '../decide/nics.js';
 import {
   type BootstrapData,
   bootstrapFormat,
   type EncodedBootstrap,
   encodeBootstrap,
-  type GuestIdentity,
   guestinfoFor,
 } from '../guestinfo.js';
 import { getOrUndefined, NotReady } from '../scope.js';
 import type { Connection } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
 import { getVApp, type VAppRecord, type VmRecord } from '../vcd/vapp.js';
+import type { AddressedNics } from './addresses.js';
 
 /** The cluster's vApp in the VDC, or undefined (a cached href VCD no longer knows is looked up again). */
 export async function observeVApp(
@@ -62,20 +63,28 @@ export async function readBootstrap(
   return { valueBase64: value, format, encoded };
 }
 
-/** The ExtraConfig keys for this VM: bootstrap data verbatim plus metadata with its NIC's addressing. */
+/**
+ * The ExtraConfig keys for this VM: bootstrap data verbatim plus metadata with every NIC's
+ * addressing (the networks of static NICs are read once per session: the directory caches them).
+ */
 export async function guestinfoOf(
   connection: Connection,
   bootstrap: BootstrapData & { encoded?: EncodedBootstrap },
   vm: VmRecord,
   hostname: string,
-  network: string,
+  addressed: AddressedNics,
   ovdc: string,
 ): Promise<Record<string, string>> {
-  let nic: GuestIdentity['nic'];
-  if (vm.ip) {
-    const [ref] = await connection.directory.networks(ovdc, [network]);
-    const info = ref ? await connection.directory.network(ref.href) : undefined;
-    nic = { ...(vm.mac ? { mac: vm.mac } : {}), ip: vm.ip, ...(info ?? {}) };
-  } else if (vm.mac) nic = { mac: vm.mac };
-  return guestinfoFor(bootstrap, { instanceId: vm.id, hostname, ...(nic ? { nic } : {}) });
+  const { nics, claimed } = addressed;
+  const staticNic = (n: NicIntent) =>
+    n.mode === 'MANUAL' || (n.mode === 'POOL' && vm.nics.some((o) => o.index === n.index && o.ip));
+  const names = [...new Set(nics.filter(staticNic).map((n) => n.network))];
+  const refs = names.length > 0 ? await connection.directory.networks(ovdc, names) : [];
+  const networks = new Map<string, NetworkAddressing>();
+  for (const ref of refs) {
+    const info = await connection.directory.network(ref.href);
+    if (info.prefixLength !== undefined) networks.set(ref.name, { ...info, prefixLength: info.prefixLength });
+  }
+  const guest = guestNics(nics, vm.nics, claimed, networks);
+  return guestinfoFor(bootstrap, { instanceId: vm.id, hostname, nics: guest });
 }
