@@ -76,6 +76,7 @@ func steps() []step {
 		{"cloudapi.ipSpace.floatingIpSuggestions", ipSpaceSuggestions},
 		{"cloudapi.ipSpace.updateAndRelease", ipSpaceRelease},
 		{"vm.powerOff", powerOff},
+		{"vm.networkConnection.manualAndDhcp", nicModes},
 		{"vm.undeploy", undeployVm},
 		{"vm.delete", deleteVm},
 		{"vapp.undeployAndDelete", deleteVApp},

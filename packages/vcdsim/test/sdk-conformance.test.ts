@@ -64,6 +64,7 @@ const STEPS = [
   'cloudapi.ipSpace.floatingIpSuggestions',
   'cloudapi.ipSpace.updateAndRelease',
   'vm.powerOff',
+  'vm.networkConnection.manualAndDhcp',
   'vm.undeploy',
   'vm.delete',
   'vapp.undeployAndDelete',
