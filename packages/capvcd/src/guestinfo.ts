@@ -4,9 +4,10 @@
  * first (`gzip+base64`, which cloud-init's VMware datasource and Ignition both read) only when the
  * plain base64 would not fit one guestinfo value, and refused when even that does not fit. Beside
  * it `guestinfo.metadata` (instance-id, local-hostname, network) so cloud-init picks its VMware
- * datasource and keeps the VM's addressing across reboots (#302, #506).
+ * datasource and keeps the VM's addressing, every NIC's, across reboots (#302, #506).
  */
 import { gzipSync } from 'node:zlib';
+import type { GuestNic } from './decide/nics.js';
 
 /** The bootstrap data formats CABPK writes in the Secret's `format` key. */
 export type BootstrapFormat = 'cloud-config' | 'ignition';
@@ -53,8 +54,8 @@ export function encodeBootstrap(valueBase64: string): EncodedBootstrap | { error
 export interface GuestIdentity {
   instanceId: string;
   hostname: string;
-  /** The primary NIC, when VCD knows it already. */
-  nic?: { mac?: string; ip?: string; prefixLength?: number; gateway?: string; dns?: string[] };
+  /** Every NIC of the VM (see `guestNics`); none: eth0 by DHCP. */
+  nics?: GuestNic[];
 }
 
 /** Reads the `format` key of a bootstrap Secret; `undefined` when it names an unknown format. */
@@ -64,20 +65,25 @@ export function bootstrapFormat(formatBase64: string | undefined): BootstrapForm
   return format === 'cloud-config' || format === 'ignition' ? format : undefined;
 }
 
-/** cloud-init's network config (version 2) for the primary NIC. */
-function networkConfig(nic: GuestIdentity['nic']): Record<string, unknown> {
-  const match = nic?.mac ? { match: { macaddress: nic.mac.toLowerCase() }, 'set-name': 'eth0' } : {};
-  const statically = nic?.ip && nic.prefixLength !== undefined;
-  const ethernet = statically
-    ? {
-        ...match,
-        dhcp4: false,
-        addresses: [`${nic.ip}/${nic.prefixLength}`],
-        ...(nic.gateway ? { routes: [{ to: 'default', via: nic.gateway }] } : {}),
-        ...(nic.dns?.length ? { nameservers: { addresses: nic.dns } } : {}),
-      }
-    : { ...match, dhcp4: true };
-  return { version: 2, ethernets: { eth0: ethernet } };
+/** One NIC in cloud-init's network config v2: matched by MAC and named, static or DHCP. */
+function ethernet(nic: GuestNic): Record<string, unknown> {
+  const match = nic.mac ? { match: { macaddress: nic.mac.toLowerCase() }, 'set-name': nic.name } : {};
+  const a = nic.address;
+  if (!a) return { ...match, dhcp4: true };
+  return {
+    ...match,
+    dhcp4: false,
+    addresses: [`${a.ip}/${a.prefixLength}`],
+    // One default route: the primary NIC's; the others reach their own subnets only.
+    ...(nic.primary && a.gateway ? { routes: [{ to: 'default', via: a.gateway }] } : {}),
+    ...(nic.dns?.length ? { nameservers: { addresses: nic.dns } } : {}),
+  };
+}
+
+/** cloud-init's network config (version 2): every NIC of the VM. */
+export function networkConfig(nics: GuestNic[]): { version: 2; ethernets: Record<string, unknown> } {
+  if (nics.length === 0) return { version: 2, ethernets: { eth0: { dhcp4: true } } };
+  return { version: 2, ethernets: Object.fromEntries(nics.map((n) => [n.name, ethernet(n)])) };
 }
 
 /** cloud-init's instance metadata as JSON (a subset of YAML, which it reads). */
@@ -85,7 +91,7 @@ export function metadataFor(identity: GuestIdentity): string {
   return JSON.stringify({
     'instance-id': identity.instanceId,
     'local-hostname': identity.hostname,
-    network: networkConfig(identity.nic),
+    network: networkConfig(identity.nics ?? []),
   });
 }
 

@@ -14,6 +14,7 @@ export * from './decide/cluster.js';
 export * from './decide/drift.js';
 export * from './decide/hardware.js';
 export * from './decide/machine.js';
+export * from './decide/nics.js';
 export {
   addCapvcdFlags,
   type CapvcdCommandLine,

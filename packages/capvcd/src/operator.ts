@@ -16,6 +16,7 @@ import {
 } from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
 import { conversionSchemes } from './api/conversion.js';
+import { IPAddressClaimType } from './api/ipam.js';
 import { CLUSTER_NAME_LABEL, GROUP } from './api/keys.js';
 import {
   type VCDCluster,
@@ -214,6 +215,8 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     .for(VCDMachineType, { predicates: [notOurStatus] })
     .watches(MachineType, infraOf, { predicates: [machineInputs] })
     .watches(ClusterType, machinesOf, { predicates: [clusterInputs] })
+    // A MANUAL NIC's claim answered by the IPAM provider: its machine goes on.
+    .owns(IPAddressClaimType, { verbs: ['get', 'list', 'watch', 'create', 'delete'] })
     .withOptions(concurrency)
     .build(
       new VCDMachineReconciler({

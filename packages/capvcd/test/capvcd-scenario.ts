@@ -9,6 +9,7 @@ import {
   addCapvcd,
   type CapvcdOptions,
   ClusterType,
+  IPAddressClaimType,
   MachineType,
   VCDClusterIdentityType,
   VCDClusterType,
@@ -88,7 +89,15 @@ export const PROVIDER_OPTIONS: CapvcdOptions = {
 export function capvcdScenario(wiring: CapvcdWiring = addCapvcd): ConformanceScenario {
   return {
     name: 'capvcd: a cluster on vcdsim',
-    kinds: [ClusterType, MachineType, VCDClusterType, VCDMachineType, VCDClusterIdentityType, Secret],
+    kinds: [
+      ClusterType,
+      MachineType,
+      VCDClusterType,
+      VCDMachineType,
+      VCDClusterIdentityType,
+      IPAddressClaimType,
+      Secret,
+    ],
     manager: { fieldManager: 'capstan-capvcd' },
     setup: (manager, { clock }) => {
       wiring(manager, PROVIDER_OPTIONS, { clock });

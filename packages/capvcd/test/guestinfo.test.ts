@@ -45,13 +45,15 @@ describe('guestinfoFor', () => {
     const keys = guestinfoFor(bootstrap('#cloud-config\n', 'cloud-config'), {
       instanceId: 'urn:vcloud:vm:abc',
       hostname: 'w-1',
-      nic: {
-        mac: '00:50:56:AA:BB:CC',
-        ip: '10.10.0.101',
-        prefixLength: 24,
-        gateway: '10.10.0.1',
-        dns: ['10.10.0.2'],
-      },
+      nics: [
+        {
+          name: 'eth0',
+          primary: true,
+          mac: '00:50:56:AA:BB:CC',
+          address: { ip: '10.10.0.101', prefixLength: 24, gateway: '10.10.0.1' },
+          dns: ['10.10.0.2'],
+        },
+      ],
     });
     expect(keys['guestinfo.metadata.encoding']).toBe('base64');
     const meta = JSON.parse(Buffer.from(keys['guestinfo.metadata'] as string, 'base64').toString());

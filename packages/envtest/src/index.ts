@@ -35,6 +35,12 @@ export {
   readGuestBootstrap,
 } from './guest-bootstrap.js';
 export type { ApiAnswer } from './http.js';
+export {
+  type InClusterIpam,
+  type InClusterIpamHost,
+  inClusterIpamCrds,
+  startInClusterIpam,
+} from './ipam-in-cluster.js';
 export { type GuestNode, KubeadmGuest, type KubeadmGuestOptions } from './kubeadm-guest.js';
 export {
   bootstrapTokenSecret,

@@ -1,6 +1,7 @@
 /**
  * The programs tests run besides the control plane (kustomize and helm for the manifest tests;
- * Prometheus and Alertmanager for the coordinator's gates and silences): built on first use with
+ * Prometheus and Alertmanager for the coordinator's gates and silences; Cluster API's in-cluster
+ * IPAM provider for capvcd's IPAM addresses): built on first use with
  * the machine's Go from the Go module proxy (`go install <pkg>@<version>`, the module's own pinned
  * dependencies), cached by version and build flags next to the envtest binaries, under the same
  * kind of lock, with progress shown.
@@ -60,6 +61,16 @@ export const tools = {
       module: 'github.com/prometheus/alertmanager',
       placeholders: { 'ui/app/dist/elm/index.html': NO_UI, 'ui/app/dist/mantine/index.html': NO_UI },
     },
+  },
+  // Cluster API's in-cluster IPAM provider (InClusterIPPool → IPAddress for each IPAddressClaim).
+  // `go install pkg@version` asks the proxy for the module's version list, which it refuses for this
+  // module: it builds from a copy of the module's source instead, with its own go.mod and go.sum.
+  'ipam-in-cluster': {
+    pkg: 'sigs.k8s.io/cluster-api-ipam-provider-in-cluster',
+    version: 'v1.1.0',
+    envVar: 'CAPSTAN_IPAM_IN_CLUSTER_BINARY',
+    buildFlags: ['-trimpath'],
+    fromSource: { module: 'sigs.k8s.io/cluster-api-ipam-provider-in-cluster', placeholders: {} },
   },
 } as const satisfies Record<string, ToolSpec>;
 

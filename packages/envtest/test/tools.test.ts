@@ -75,6 +75,7 @@ describe('the monitoring tools', () => {
     expect(toolFolder('prometheus')).toMatch(/^prometheus-v0\.316\.0-[0-9a-f]{8}$/);
     expect(toolFolder('alertmanager')).toMatch(/^alertmanager-v0\.35\.0-[0-9a-f]{8}$/);
     expect(toolFolder('helm')).toBe(`helm-${tools.helm.version}`);
+    expect(toolFolder('ipam-in-cluster')).toMatch(/^ipam-in-cluster-v1\.1\.0-[0-9a-f]{8}$/);
   });
 
   it('fail with what to install when nothing is cached and Go is missing (never skip)', async () => {
@@ -83,6 +84,7 @@ describe('the monitoring tools', () => {
     for (const [name, variable] of [
       ['prometheus', 'CAPSTAN_PROMETHEUS_BINARY'],
       ['alertmanager', 'CAPSTAN_ALERTMANAGER_BINARY'],
+      ['ipam-in-cluster', 'CAPSTAN_IPAM_IN_CLUSTER_BINARY'],
     ] as const) {
       delete process.env[variable];
       const error = await resolveTool(name, { cacheRoot, onProgress: () => {} }).catch((e: unknown) => e);

@@ -79,6 +79,7 @@ func steps() []step {
 		{"cloudapi.ipSpace.updateAndRelease", ipSpaceRelease},
 		{"vm.shutdownGuest", shutdownGuest},
 		{"vm.powerOff", powerOff},
+		{"vm.networkConnection.manualAndDhcp", nicModes},
 		{"vm.undeploy", undeployVm},
 		{"vm.delete", deleteVm},
 		{"vapp.undeployAndDelete", deleteVApp},

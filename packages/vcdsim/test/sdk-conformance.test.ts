@@ -67,6 +67,7 @@ const STEPS = [
   'cloudapi.ipSpace.updateAndRelease',
   'vm.shutdownGuest',
   'vm.powerOff',
+  'vm.networkConnection.manualAndDhcp',
   'vm.undeploy',
   'vm.delete',
   'vapp.undeployAndDelete',

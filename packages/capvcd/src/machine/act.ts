@@ -4,6 +4,7 @@
  */
 import type { VCDCluster, VCDMachine } from '../api/types.js';
 import type { MachineStep } from '../decide/machine.js';
+import type { IpAllocationMode } from '../decide/nics.js';
 import type { Task } from '../vcd/client.js';
 import type { Connection } from '../vcd/connections.js';
 import {
@@ -36,6 +37,8 @@ export interface ActInput {
   vapp?: VAppRecord;
   vm?: VmRecord;
   guestinfo: Record<string, string>;
+  /** How the create addresses each NIC (as `networks`); absent: every NIC POOL. */
+  addressing?: Array<{ mode: IpAllocationMode; ip?: string }>;
 }
 
 /** Starts the step's write and returns its task; undefined for a step that writes nothing. */
@@ -71,6 +74,7 @@ export async function act(input: ActInput): Promise<Task | undefined> {
         description: input.vmMarker,
         templateVmHref,
         networks: input.networks,
+        ...(input.addressing ? { addressing: input.addressing } : {}),
         newVAppNetworks,
         guestCustomization: spec.enableGuestCustomization === true,
         ...(storageProfileHref ? { storageProfileHref } : {}),

@@ -36,6 +36,7 @@ import type { Connection } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { VcdError } from '../vcd/errors.js';
 import { getVApp, getVm, powerOn, type VmRecord } from '../vcd/vapp.js';
+import { machineAddresses } from './addresses.js';
 import { placementOf } from './placement.js';
 import { type MachineScope, vcdClusterOf } from './scope.js';
 
@@ -114,6 +115,8 @@ export class VmDrift {
         // Back on after a power-on of ours: Ready again. A VM found as it was changes nothing.
         if (!isConditionTrue(s.status.conditions, Conditions.Ready))
           condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
+        // NICs whose address came after the primary's (DHCP leases) join status.addresses.
+        if (vm?.ip) status.addresses = machineAddresses(vm.name, vm.ip, vm.nics);
         return this.next();
       case 'Confirm': {
         const gone = decideGone(await confirmGone(s, connection));

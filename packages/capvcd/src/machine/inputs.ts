@@ -6,11 +6,11 @@ import type { Client } from '@capstan/runtime';
 import { Secret } from '@capstan/runtime/client';
 import type { Machine } from '../api/capi.js';
 import type { VCDCluster } from '../api/types.js';
+import { guestNics, type NetworkAddressing, type NicIntent } from '../decide/nics.js';
 import {
   type BootstrapData,
   bootstrapFormat,
   encodeBootstrap,
-  type GuestIdentity,
   guestinfoFor,
 } from '../guestinfo.js';
 import { getOrUndefined, NotReady } from '../scope.js';
@@ -18,6 +18,7 @@ import { type TakeoverMarkers, viewTakenOver } from '../takeover.js';
 import type { Connection } from '../vcd/connections.js';
 import { VcdError } from '../vcd/errors.js';
 import { getVApp, type VAppRecord, type VmRecord } from '../vcd/vapp.js';
+import type { AddressedNics } from './addresses.js';
 
 /** A VCDCluster's takeover view of its vApp (see {@link viewTakenOver}). */
 export interface TakeoverView {
@@ -78,20 +79,28 @@ export async function readBootstrap(
   return { valueBase64: value, format, encoded };
 }
 
-/** The ExtraConfig keys for this VM: bootstrap data verbatim plus metadata with its NIC's addressing. */
+/**
+ * The ExtraConfig keys for this VM: bootstrap data verbatim plus metadata with every NIC's
+ * addressing (the networks of static NICs are read once per session: the directory caches them).
+ */
 export async function guestinfoOf(
   connection: Connection,
   bootstrap: BootstrapData,
   vm: VmRecord,
   hostname: string,
-  network: string,
+  addressed: AddressedNics,
   ovdc: string,
 ): Promise<Record<string, string>> {
-  let nic: GuestIdentity['nic'];
-  if (vm.ip) {
-    const [ref] = await connection.directory.networks(ovdc, [network]);
-    const info = ref ? await connection.directory.network(ref.href) : undefined;
-    nic = { ...(vm.mac ? { mac: vm.mac } : {}), ip: vm.ip, ...(info ?? {}) };
-  } else if (vm.mac) nic = { mac: vm.mac };
-  return guestinfoFor(bootstrap, { instanceId: vm.id, hostname, ...(nic ? { nic } : {}) });
+  const { nics, claimed } = addressed;
+  const staticNic = (n: NicIntent) =>
+    n.mode === 'MANUAL' || (n.mode === 'POOL' && vm.nics.some((o) => o.index === n.index && o.ip));
+  const names = [...new Set(nics.filter(staticNic).map((n) => n.network))];
+  const refs = names.length > 0 ? await connection.directory.networks(ovdc, names) : [];
+  const networks = new Map<string, NetworkAddressing>();
+  for (const ref of refs) {
+    const info = await connection.directory.network(ref.href);
+    if (info.prefixLength !== undefined) networks.set(ref.name, { ...info, prefixLength: info.prefixLength });
+  }
+  const guest = guestNics(nics, vm.nics, claimed, networks);
+  return guestinfoFor(bootstrap, { instanceId: vm.id, hostname, nics: guest });
 }

@@ -27,6 +27,7 @@ import {
   type ObservedVM,
   releasableWithoutVcd,
 } from '../decide/machine.js';
+import { addressingOf, type IpAllocationMode } from '../decide/nics.js';
 import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vappNameFor, vmMarker, vmNameFor, vmUrn } from '../naming.js';
@@ -39,6 +40,7 @@ import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js
 import { VcdError } from '../vcd/errors.js';
 import type { VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
+import { addressedNics, machineAddresses, releaseClaims } from './addresses.js';
 import { VmDrift } from './drift.js';
 import { powerOffIntent, wantedHardware } from './hardware.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
@@ -74,6 +76,7 @@ interface Target {
   vappName: string;
   /** VAppTurns' and VAppLocks' key of the vApp (the machine's is its scope's `key`). */
   vappKey: string;
+  addressing?: Array<{ mode: IpAllocationMode; ip?: string }>;
 }
 
 /** Why a machine's VM cannot be named or placed. */
@@ -159,14 +162,15 @@ export class VCDMachineReconciler implements Reconciler {
     const target = await this.target(s, vcdCluster, clusterName);
     if ('reason' in target) throw new NotReady(target.reason, target.message);
     const namespace = s.vcdMachine.metadata.namespace as string;
+    const { networks, ovdc } = target.placement;
+    const addressed = await addressedNics(this.deps.client, s.vcdMachine, clusterName, networks);
+    target.addressing = addressingOf(addressed.nics, addressed.claimed);
     const intentOf: IntentOf = async (vm) => {
       const secret = await readBootstrap(this.deps.client, namespace, machine);
       const hardware = wantedHardware(s.vcdMachine.spec);
       if (!vm) return { guestinfo: {}, hardware };
-      const { connection, placement, vmName } = target;
-      const network = placement.networks[0] as string;
       return {
-        guestinfo: await guestinfoOf(connection, secret, vm, vmName, network, placement.ovdc),
+        guestinfo: await guestinfoOf(target.connection, secret, vm, target.vmName, addressed, ovdc),
         hardware,
       };
     };
@@ -308,6 +312,7 @@ export class VCDMachineReconciler implements Reconciler {
       ...(vapp ? { vapp } : {}),
       ...(vm ? { vm } : {}),
       guestinfo: intent.guestinfo,
+      ...(t.addressing ? { addressing: t.addressing } : {}),
     });
     if (task) {
       status.task = this.tasks.record(task, step.kind);
@@ -337,6 +342,7 @@ export class VCDMachineReconciler implements Reconciler {
 
   /** Drops our finalizer: the VCDMachine may go, and nothing of it is written any more. */
   private async release(s: MachineScope): Promise<void> {
+    await releaseClaims(this.deps.client, s.vcdMachine);
     await removeFinalizer(this.deps.client, VCDMachineType, s.vcdMachine, MACHINE_FINALIZER);
     s.released = true;
     this.drift.forget(s.key);
@@ -353,11 +359,7 @@ export class VCDMachineReconciler implements Reconciler {
     const { status, vcdMachine } = s;
     status.initialization = { provisioned: true };
     status.ready = true;
-    status.addresses = [
-      { type: 'InternalIP', address: seen.ip as string },
-      { type: 'Hostname', address: seen.name },
-      { type: 'InternalDNS', address: seen.name },
-    ];
+    status.addresses = machineAddresses(seen.name, seen.ip as string, vm.nics);
     if (zone) status.failureDomain = zone;
     condition(
       status,

@@ -4,6 +4,7 @@
  * namespaces and element order.
  */
 import type { ObservedVApp, ObservedVM } from '../decide/machine.js';
+import type { IpAllocationMode, ObservedNic } from '../decide/nics.js';
 import { readTask, type Task, taskRunning, type VcdClient } from './client.js';
 import { readHardware, type SpecChange, vmSpecSectionXml } from './vm-spec.js';
 import { childOf, esc, listOf, NS, textOf, type XmlNode } from './xml.js';
@@ -14,6 +15,8 @@ export interface VmRecord extends ObservedVM {
   /** `urn:vcloud:vm:<uuid>`. */
   id: string;
   mac?: string;
+  /** Every NIC, as its NetworkConnection reports it. */
+  nics: ObservedNic[];
 }
 
 /** The cluster's vApp. */
@@ -47,6 +50,15 @@ function readVm(node: XmlNode): VmRecord {
   });
   const ip = textOf(primary?.IpAddress);
   const mac = textOf(primary?.MACAddress);
+  const observedNics = connections.map((c): ObservedNic => {
+    const [nicIp, nicMac] = [textOf(c.IpAddress), textOf(c.MACAddress)];
+    return {
+      index: Number(textOf(c.NetworkConnectionIndex) ?? 0),
+      network: String(c.network ?? ''),
+      ...(nicMac ? { mac: nicMac } : {}),
+      ...(nicIp ? { ip: nicIp } : {}),
+    };
+  });
   return {
     href: String(node.href),
     id: String(node.id ?? ''),
@@ -57,6 +69,7 @@ function readVm(node: XmlNode): VmRecord {
     description: textOf(node.Description) ?? '',
     ...(ip ? { ip } : {}),
     ...(mac ? { mac } : {}),
+    nics: observedNics,
     extraConfig,
     ...(namedDisks.length > 0 ? { namedDisks } : {}),
     ...(hardware ? { hardware } : {}),
@@ -129,6 +142,8 @@ export interface NewVm {
   templateVmHref: string;
   /** Primary first. */
   networks: string[];
+  /** How each NIC (as `networks`) gets its address; absent: POOL. MANUAL carries its address. */
+  addressing?: Array<{ mode: IpAllocationMode; ip?: string }>;
   /** Networks among `networks` the vApp does not bridge yet: the recompose adds them. */
   newVAppNetworks?: NetworkRef[];
   guestCustomization: boolean;
@@ -137,16 +152,24 @@ export interface NewVm {
   placementPolicy?: { href: string; id: string };
 }
 
+/** One NetworkConnection, children in the schema's order (IpAddress before IsConnected). */
+function networkConnection(
+  network: string,
+  index: number,
+  how?: { mode: IpAllocationMode; ip?: string },
+): string {
+  const mode = how?.mode ?? 'POOL';
+  const ip = mode === 'MANUAL' && how?.ip ? `<IpAddress>${esc(how.ip)}</IpAddress>` : '';
+  return (
+    `<NetworkConnection network="${esc(network)}"><NetworkConnectionIndex>${index}</NetworkConnectionIndex>` +
+    `${ip}<IsConnected>true</IsConnected><IpAddressAllocationMode>${mode}</IpAddressAllocationMode>` +
+    '<NetworkAdapterType>VMXNET3</NetworkAdapterType></NetworkConnection>'
+  );
+}
+
 /** Adds a VM from a template to the vApp (recomposeVApp). */
 export function createVm(vcd: VcdClient, vappHref: string, vm: NewVm): Promise<Task> {
-  const nics = vm.networks
-    .map(
-      (network, i) =>
-        `<NetworkConnection network="${esc(network)}"><NetworkConnectionIndex>${i}</NetworkConnectionIndex>` +
-        '<IsConnected>true</IsConnected><IpAddressAllocationMode>POOL</IpAddressAllocationMode>' +
-        '<NetworkAdapterType>VMXNET3</NetworkAdapterType></NetworkConnection>',
-    )
-    .join('');
+  const nics = vm.networks.map((network, i) => networkConnection(network, i, vm.addressing?.[i])).join('');
   const policy = (tag: string, p?: { href: string; id: string }) =>
     p ? `<${tag} href="${esc(p.href)}" id="${esc(p.id)}"/>` : '';
   const compute =

@@ -72,3 +72,18 @@ export function rangeProblem(r: IpRange): string | undefined {
   if (b < a) return `range ${r.startAddress}-${r.endAddress} ends before it starts`;
   return undefined;
 }
+
+/** A NIC's addressing, as its NetworkConnection shows it. */
+export interface NicAddressing {
+  allocationMode: string;
+  ipAddress?: string;
+  requestedIp?: string;
+}
+
+/**
+ * The address VCD reports for a NIC: a MANUAL NIC's configured address at once (it is the VM's
+ * setting, powered on or not); a POOL or DHCP NIC's once the guest has it.
+ */
+export function shownAddress(nic: NicAddressing): string | undefined {
+  return nic.ipAddress ?? (nic.allocationMode === 'MANUAL' ? nic.requestedIp : undefined);
+}

@@ -64,6 +64,8 @@ export interface Network {
   dns2: string;
   dnsSuffix: string;
   ipRanges: IpRange[];
+  /** The network's DHCP pools (NSX-T network DHCP): DHCP NICs lease from them at boot; none: no DHCP service. */
+  dhcpRanges: IpRange[];
   fenceMode: 'natRouted' | 'isolated' | 'bridged';
   edgeGatewayId?: string;
   allocated: Map<string, string>;

@@ -3,6 +3,7 @@
  * attribute maps in VCD's field names (the names FIQL filters use).
  */
 
+import { shownAddress } from '../model/ippool.js';
 import type { Simulator } from '../simulator.js';
 import { isTerminal } from '../tasks/machine.js';
 import { MT } from '../xml/ns.js';
@@ -156,7 +157,7 @@ export const RECORD_TYPES: Record<string, RecordType> = {
               guestOs: vm.osType,
               numberOfCpus: vm.cpuCount,
               memoryMB: vm.memoryMb,
-              ipAddress: primary?.ipAddress,
+              ipAddress: primary && shownAddress(primary),
               networkName: primary?.network,
               storageProfileName: sim.world.storageProfiles.get(vm.storageProfileId)?.name,
               dateCreated: iso(vm.createdAt),

@@ -252,6 +252,9 @@ function addNetworks(
     const ranges = toRanges(n.staticIpPool, `${where}.networks.${n.name}`, problems);
     if (ranges.length > 0 && !rangeProblem(ranges[0]!) && inRanges(n.gateway, ranges))
       problems.push(`${where}.networks.${n.name}: the gateway ${n.gateway} lies inside the static pool`);
+    const dhcpRanges = toRanges(n.dhcpPool ?? [], `${where}.networks.${n.name}.dhcpPool`, problems);
+    if (dhcpRanges.some((r) => inRanges(r.startAddress, ranges) || inRanges(r.endAddress, ranges)))
+      problems.push(`${where}.networks.${n.name}: the DHCP pool overlaps the static pool`);
     const edgeGatewayId = n.edgeGateway ? gatewayIdByName.get(n.edgeGateway) : undefined;
     if (n.edgeGateway && !edgeGatewayId)
       problems.push(`${where}.networks.${n.name}: no edge gateway ${n.edgeGateway}`);
@@ -268,6 +271,7 @@ function addNetworks(
       dns2: n.dns?.[1] ?? '',
       dnsSuffix: n.dnsSuffix ?? '',
       ipRanges: ranges,
+      dhcpRanges,
       fenceMode: edgeGatewayId ? 'natRouted' : 'isolated',
       ...(edgeGatewayId ? { edgeGatewayId } : {}),
       allocated: new Map(),

@@ -24,6 +24,8 @@ export interface SeedNetwork {
   dns?: string[];
   dnsSuffix?: string;
   staticIpPool: SeedRange[];
+  /** DHCP pools of the network's DHCP service (apart from the static pool); none: DHCP NICs get no address. */
+  dhcpPool?: SeedRange[];
   /** Name of the VDC's edge gateway this routed network connects to; isolated when absent. */
   edgeGateway?: string;
 }
@@ -193,6 +195,7 @@ const SHAPE: Shape = {
                       dns: { list: 'string' },
                       dnsSuffix: 'string',
                       staticIpPool: { list: range },
+                      dhcpPool: { list: range },
                       edgeGateway: 'string',
                     },
                   },

@@ -7,7 +7,7 @@ import type { TimerHandle } from '@capstan/runtime';
 import { type Vm, VmStatus } from '../model/world.js';
 import { errors } from '../server/errors.js';
 import type { BootedVm, Simulator } from '../simulator.js';
-import { releaseAddresses, reserveAddresses } from './network.js';
+import { leaseDhcp, releaseAddresses, reserveAddresses } from './network.js';
 
 const bootTimers = new WeakMap<Vm, TimerHandle>();
 
@@ -45,6 +45,7 @@ function boot(sim: Simulator, vm: Vm): void {
   bootTimers.delete(vm);
   if (vm.status !== VmStatus.POWERED_ON || !sim.world.vms.has(vm.id)) return;
   for (const nic of vm.nics) if (nic.reservedIp) nic.ipAddress = nic.reservedIp;
+  leaseDhcp(sim.world, vm);
   vm.toolsRunning = true;
   vm.serving = sim.behaviour.servingOnBoot;
   vm.needsCustomization = false;

@@ -71,11 +71,30 @@ export function reserveAddresses(world: World, faults: Faults, vm: Vm): void {
   }
 }
 
-function releaseNic(world: World, vapp: VApp, nic: Nic): void {
-  if (nic.reservedIp) {
+/**
+ * The guest's DHCP leases at boot: each connected DHCP NIC without an address gets one from its
+ * network's DHCP pool (the lease it held, if the network still keeps it for the VM); a network
+ * without a DHCP service, or with its pool used up, leaves the NIC without an address, as a guest
+ * whose DHCP request goes unanswered.
+ */
+export function leaseDhcp(world: World, vm: Vm): void {
+  const vapp = world.vapps.get(vm.vappId);
+  if (!vapp) return;
+  for (const nic of vm.nics) {
+    if (nic.allocationMode !== 'DHCP' || !nic.connected || nic.ipAddress) continue;
     const net = networkOf(world, vapp, nic.network);
-    net?.allocated.delete(nic.reservedIp);
+    if (!net || net.dhcpRanges.length === 0) continue;
+    const held = [...net.allocated].find(([ip, holder]) => holder === vm.id && inRanges(ip, net.dhcpRanges));
+    const ip = held?.[0] ?? allocate(net.dhcpRanges, new Set(net.allocated.keys()));
+    if (!ip) continue;
+    net.allocated.set(ip, vm.id);
+    nic.ipAddress = ip;
   }
+}
+
+function releaseNic(world: World, vapp: VApp, nic: Nic): void {
+  const held = nic.reservedIp ?? (nic.allocationMode === 'DHCP' ? nic.ipAddress : undefined);
+  if (held) networkOf(world, vapp, nic.network)?.allocated.delete(held);
   nic.reservedIp = undefined;
   nic.ipAddress = undefined;
 }

@@ -3,6 +3,7 @@
  * CIM schema's (alphabetical) order; NetworkConnection children in the vcloud schema's order.
  */
 import { adapterCode, rasdBusType } from '../model/disk-adapters.js';
+import { shownAddress } from '../model/ippool.js';
 import type { Vm, World } from '../model/world.js';
 import { el, text } from './build.js';
 import { MT, NS, ROOT_NS } from './ns.js';
@@ -105,7 +106,7 @@ function nicItems(vm: Vm): string[] {
       text('rasd:AutomaticAllocation', n.connected),
       text('rasd:Connection', n.network, {
         [`${HW}:ipAddressingMode`]: n.allocationMode,
-        [`${HW}:ipAddress`]: n.ipAddress,
+        [`${HW}:ipAddress`]: shownAddress(n),
         [`${HW}:primaryNetworkConnection`]: String(n.index === vm.primaryNicIndex),
       }),
       text('rasd:Description', `${n.adapterType} ethernet adapter on "${n.network}"`),
@@ -167,8 +168,8 @@ export function networkConnectionSection(vm: Vm, base: string, root = false): st
         'NetworkConnection',
         { needsCustomization: String(n.needsCustomization), network: n.network },
         text('NetworkConnectionIndex', n.index),
-        text('IpAddress', n.ipAddress),
-        text('IpType', n.ipAddress ? 'IPV4' : undefined),
+        text('IpAddress', shownAddress(n)),
+        text('IpType', shownAddress(n) ? 'IPV4' : undefined),
         text('IsConnected', n.connected),
         text('MACAddress', n.macAddress),
         text('IpAddressAllocationMode', n.allocationMode),

@@ -422,6 +422,8 @@ export interface VCDMachineV1beta3Spec {
   /** Size of the first disk (a quantity, e.g. 20Gi); grown only */
   diskSize?: number | string;
   extraOvdcNetworks?: string[];
+  /** Addressing per NIC: entry i is NIC i (0: the cluster’s or zone’s network, i ≥ 1: extraOvdcNetworks[i-1]); a NIC without an entry is POOL */
+  networkInterfaces?: VCDMachineV1beta3SpecNetworkInterfacesItem[];
   /** VM name: literal text and {{ .machine.name }}, {{ .vcdMachine.name }}, {{ .cluster.name }} */
   vmNamingTemplate?: string;
   /** Failure domain (a zone of the VCDCluster) ("", null or absent: none) */
@@ -455,6 +457,22 @@ export interface VCDMachineV1beta3SpecDataDisksItem {
   storageProfile?: string | null;
   /** Disk controller (default paravirtual) */
   busType?: 'paravirtual' | 'lsilogicsas' | 'sata' | 'nvme';
+}
+
+export interface VCDMachineV1beta3SpecNetworkInterfacesItem {
+  /** POOL (default): VCD’s static pool; DHCP: the network’s DHCP service; MANUAL: an address from a Cluster API IPAM pool */
+  ipAllocationMode?: 'POOL' | 'DHCP' | 'MANUAL';
+  /** MANUAL: the IPAM pool an IPAddressClaim (owned by the VCDMachine) takes the address from */
+  addressesFromPools?: VCDMachineV1beta3SpecNetworkInterfacesItemAddressesFromPoolsItem[];
+}
+
+export interface VCDMachineV1beta3SpecNetworkInterfacesItemAddressesFromPoolsItem {
+  /** API group of the pool, e.g. ipam.cluster.x-k8s.io */
+  apiGroup: string;
+  /** Kind of the pool, e.g. InClusterIPPool */
+  kind: string;
+  /** Name of the pool, in the VCDMachine’s namespace */
+  name: string;
 }
 
 export interface VCDMachineV1beta3Status {
