@@ -7,12 +7,7 @@ import { Secret } from '@capstan/runtime/client';
 import type { Machine } from '../api/capi.js';
 import type { VCDCluster } from '../api/types.js';
 import { guestNics, type NetworkAddressing, type NicIntent } from '../decide/nics.js';
-import {
-  type BootstrapData,
-  bootstrapFormat,
-  encodeBootstrap,
-  guestinfoFor,
-} from '../guestinfo.js';
+import { type BootstrapData, bootstrapFormat, encodeBootstrap, guestinfoFor } from '../guestinfo.js';
 import { getOrUndefined, NotReady } from '../scope.js';
 import { type TakeoverMarkers, viewTakenOver } from '../takeover.js';
 import type { Connection } from '../vcd/connections.js';

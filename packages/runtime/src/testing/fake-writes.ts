@@ -135,7 +135,7 @@ function checkPreconditions(
 }
 
 /** The 409 of a write or delete whose UID precondition names another object than `current`. */
-function uidPreconditionFailed(uid: string, current: KubeObject): ApiError {
+function uidPreconditionFailed(uid: string, current: UnstructuredObject): ApiError {
   return apiError(
     409,
     'Conflict',
