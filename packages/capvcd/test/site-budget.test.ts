@@ -55,7 +55,10 @@ describe('a site’s request budget', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(390);
     const sorted = [...arrivals].sort((a, b) => a - b);
     expect(sorted).toHaveLength(12);
-    expect((sorted[8] as number) - (sorted[0] as number)).toBeGreaterThanOrEqual(350);
+    // Measured from the burst's start, not from the first arrival: a request reaches the server no
+    // earlier than it starts, while the first ones' TLS handshakes may arrive late under load.
+    expect((sorted[4] as number) - started).toBeGreaterThanOrEqual(190);
+    expect((sorted[8] as number) - started).toBeGreaterThanOrEqual(390);
     site.close();
   });
 });
