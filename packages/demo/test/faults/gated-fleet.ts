@@ -15,12 +15,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RebootGroup, RebootGroupType } from '@capstan/coordinator';
 import {
-  anyFieldsCrd,
   ControlPlane,
   freePorts,
   type MonitoringServer,
   readManifests,
   startPrometheus,
+  testCrd,
 } from '@capstan/envtest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
 import { Client } from '@capstan/runtime';
@@ -79,8 +79,12 @@ async function scrapeTarget(unhealthy: { value: number }): Promise<Server> {
 async function installOperators(plane: ControlPlane, admin: Client): Promise<void> {
   await plane.installCRDs([
     fileURLToPath(import.meta.resolve('@capstan/coordinator/deploy/crds/rebootgroups.yaml')),
-    anyFieldsCrd(TEST_GROUP, 'Probe'),
-    anyFieldsCrd(TEST_GROUP, 'Vault'),
+    ...['Probe', 'Vault'].map((kind) =>
+      testCrd(
+        { group: TEST_GROUP, version: 'v1', kind, plural: `${kind.toLowerCase()}s`, namespaced: false },
+        { status: false },
+      ),
+    ),
   ]);
   for (const name of [NAMESPACE, 'monitoring']) await admin.create(Namespace, { metadata: { name } });
   const deploy = (operator: string, file: string) =>
