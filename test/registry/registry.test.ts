@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { requirePodman } from '../images/podman.js';
 import { type PackageJson, PUBLISHED, readPackageJson, root } from '../packaging/packages.js';
+import { userCommand, userEnv } from '../packaging/user-commands.js';
 import { expectEntryPoints, expectManifest, expectModules, expectNoTests, filesUnder } from './contents.js';
 import { type LocalRegistry, startRegistry } from './server.js';
 
@@ -25,32 +26,7 @@ const npxCache = join(work, 'npx-cache');
 const timings: string[] = [];
 let registry: LocalRegistry;
 
-/**
- * A terminal's environment: without what `npm test` and vitest hand their children (`npm_config_*`
- * would outrank the new project's .npmrc; `npm_config_loglevel=silent` under `npm run -s`).
- */
-const userEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([key]) => !/^(npm_|VITEST|INIT_CWD$)/i.test(key)),
-);
-
-/** Runs a command, failing with its output; each run's time is printed after the file. */
-function run(cwd: string, command: string, args: string[], label = `${command} ${args[0] ?? ''}`): string {
-  const started = Date.now();
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: 'utf8',
-      stdio: 'pipe',
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...userEnv, NO_COLOR: '1', FORCE_COLOR: '0' },
-    });
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string };
-    throw new Error(`"${command} ${args.join(' ')}" failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
-  } finally {
-    timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
-}
+const run = userCommand(timings);
 
 const npm = (cwd: string, args: string[]) =>
   run(cwd, 'npm', [...args, '--no-audit', '--no-fund'], `npm ${args[0]}`);

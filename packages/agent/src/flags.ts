@@ -311,7 +311,8 @@ export function parseAgentArgs(
   argv: readonly string[],
   io: Pick<ParseOptionsConfig, 'exit' | 'output'> = {},
 ): CommandLine<AgentStart> {
-  const line = parseCommandLine<AgentFlags & NodeIdentityFlags, AgentStart>(argv, {
+  // Without the leader-election flags, `standard.leaderElect` is false whatever argv says.
+  return parseCommandLine<AgentFlags & NodeIdentityFlags, AgentStart>(argv, {
     name: AGENT_MANAGER,
     description: 'Reports whether this node needs a reboot; when granted, cordons, drains and reboots it.',
     version: packageVersion(import.meta.url),
@@ -326,5 +327,4 @@ export function parseAgentArgs(
     }),
     ...io,
   });
-  return { ...line, standard: { ...line.standard, leaderElect: false } };
 }

@@ -8,7 +8,7 @@ import { type Protocol, type ProtocolName, protocolOf } from '@capstan/reboot-pr
 import { type Controller, type Logger, Manager, type ManagerOptions } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { LogLevel } from '@capstan/runtime/manager';
-import type { AgentMemory, AgentPhase, Decision } from './api/types.js';
+import type { AgentMemory, AgentPhase, Decision, DecisionConfig } from './api/types.js';
 import { InhibitUnsupportedError, Logind } from './dbus/logind.js';
 import { labelValue } from './decide/decide.js';
 import { DEFAULT_EVICTION_RETRY } from './decide/eviction-backoff.js';
@@ -65,6 +65,26 @@ export interface AgentOptions {
   quarantineAfter?: number;
   /** The window of `quarantineAfter`. Default 6 h. */
   quarantineWindowMs?: number;
+}
+
+/**
+ * The decision settings `options` give for `protocol`, each one absent at its default: drain
+ * timeout 10 min, no forced reboot, 5 min failure backoff, pods polled each second, no quarantine
+ * (window 6 h).
+ */
+export function decisionConfigOf(
+  protocol: Protocol,
+  options: Partial<Omit<DecisionConfig, 'protocol'>>,
+): DecisionConfig {
+  return {
+    protocol,
+    drainTimeoutMs: options.drainTimeoutMs ?? 10 * 60_000,
+    forceReboot: options.forceReboot ?? false,
+    failureBackoffMs: options.failureBackoffMs ?? 5 * 60_000,
+    podPollMs: options.podPollMs ?? 1_000,
+    quarantineAfter: options.quarantineAfter ?? 0,
+    quarantineWindowMs: options.quarantineWindowMs ?? 6 * 3_600_000,
+  };
 }
 
 /** What an agent is doing, for logs, tests and the demo. */
@@ -126,15 +146,7 @@ export class Agent {
       log: this.log,
       metrics: this.metrics,
       rebooter,
-      config: {
-        protocol: this.protocol,
-        drainTimeoutMs: options.drainTimeoutMs ?? 10 * 60_000,
-        forceReboot: options.forceReboot ?? false,
-        failureBackoffMs: options.failureBackoffMs ?? 5 * 60_000,
-        podPollMs: options.podPollMs ?? 1_000,
-        quarantineAfter: options.quarantineAfter ?? 0,
-        quarantineWindowMs: options.quarantineWindowMs ?? 6 * 3_600_000,
-      },
+      config: decisionConfigOf(this.protocol, options),
       ...(options.drainGracePeriodSeconds !== undefined
         ? { drainGracePeriodSeconds: options.drainGracePeriodSeconds }
         : {}),

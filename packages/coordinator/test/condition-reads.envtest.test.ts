@@ -4,7 +4,7 @@
  * until then (and for a kind that is not served) the round reads the API server, once per object
  * however many conditions name it. A missing object and an unserved kind both fail closed.
  */
-import { anyFieldsCrd } from '@capstan/envtest';
+import { testCrd } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { Client, defineResource, type KubeObject, Manager } from '@capstan/runtime';
 import { HttpTransport } from '@capstan/runtime/client';
@@ -32,7 +32,7 @@ const named = (name: string, kind = 'Gauge') => ({
 beforeAll(async () => {
   prefix = env.namespace;
   admin = new Client(new HttpTransport(env.kubeConfig));
-  await env.plane.installCRDs([anyFieldsCrd(GROUP, 'Gauge')]);
+  await env.plane.installCRDs([testCrd(Gauge, { status: false })]);
   for (const [name, health] of [
     ['a', 'OK'],
     ['b', 'WARN'],

@@ -8,7 +8,7 @@
  * is an Error saying `forbidden` until such a role appears.
  */
 import { fileURLToPath } from 'node:url';
-import { anyFieldsCrd, readManifests } from '@capstan/envtest';
+import { readManifests, testCrd } from '@capstan/envtest';
 import { useOwnControlPlane } from '@capstan/envtest/vitest';
 import { Client, defineResource, type KubeObject, Manager } from '@capstan/runtime';
 import { ClusterRole, HttpTransport, Namespace, Secret } from '@capstan/runtime/client';
@@ -64,8 +64,8 @@ beforeAll(async () => {
   for (const name of [NS, 'monitoring']) await admin.create(Namespace, { metadata: { name } });
   await env.plane.installCRDs([
     fileURLToPath(new URL('../deploy/crds/rebootgroups.yaml', import.meta.url)),
-    anyFieldsCrd(GROUP, 'Probe'),
-    anyFieldsCrd(GROUP, 'Vault'),
+    testCrd(kind('Probe'), { status: false }),
+    testCrd(kind('Vault'), { status: false }),
   ]);
   // Only the shipped roles: the coordinator's own and the example, as an administrator applies them.
   await env.plane.createObjects([...deploy('rbac.yaml'), ...deploy('examples/gate-access.yaml')]);

@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { anyFieldsCrd, type MonitoringServer, startAlertmanager, startPrometheus } from '@capstan/envtest';
+import { type MonitoringServer, startAlertmanager, startPrometheus, testCrd } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Client, defineResource, type KubeObject, Manager } from '@capstan/runtime';
@@ -57,7 +57,7 @@ beforeAll(async () => {
   });
   await env.plane.installCRDs([
     new URL('../deploy/crds/rebootgroups.yaml', import.meta.url).pathname,
-    anyFieldsCrd('test.capstan.dev', 'Probe'),
+    testCrd(Probe, { status: false }),
   ]);
   const group = (pool: string, spec: Partial<RebootGroup['spec']>) =>
     admin.create(RebootGroupType, {

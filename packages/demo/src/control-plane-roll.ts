@@ -37,8 +37,10 @@ export interface ControlPlaneRollout {
   samples: number;
   /** Samples in which no member was UP. */
   withoutHealthyMember: number;
-  /** Members seen in the pool while their VM was not powered on (`<ip> <VM status>`). */
-  membersDown: string[];
+  /** Times a member was seen in the pool while its VM was not powered on (once a member a sample). */
+  membersDown: number;
+  /** The first of those (`<ip> <VM status>`): what to tell; the rest only add to the count. */
+  firstMemberDown?: string;
   elapsedMs: number;
 }
 
@@ -63,8 +65,8 @@ function samplePool(sim: VcdSim, seen: ControlPlaneRollout): () => void {
       const vm = world.vmHoldingIp(m.ipAddress);
       const running = vm?.status === 4 && vm.toolsRunning;
       if (m.enabled && running && vm?.serving) up++;
-      if (!running)
-        seen.membersDown.push(`${m.ipAddress} ${vm ? `VM ${vm.name} status ${vm.status}` : 'no VM'}`);
+      if (!running && seen.membersDown++ === 0)
+        seen.firstMemberDown = `${m.ipAddress} ${vm ? `VM ${vm.name} status ${vm.status}` : 'no VM'}`;
     }
     if (up === 0) seen.withoutHealthyMember++;
   }, 100);
@@ -84,7 +86,7 @@ export async function rollControlPlane(
   const before = new Set(watch.rows.filter((r) => r.controlPlane).map((r) => r.name));
   const seen: ControlPlaneRollout = {
     ...{ from: target.from, to: target.to, replicas, replaced: 0, mostVms: 0 },
-    ...{ samples: 0, withoutHealthyMember: 0, membersDown: [], elapsedMs: 0 },
+    ...{ samples: 0, withoutHealthyMember: 0, membersDown: 0, elapsedMs: 0 },
   };
   ctx.view.say(
     `  Rolling the control plane: KubeadmControlPlane ${name} ${target.from} → ${target.to} (KCP replaces one machine at a time, maxSurge 1; the load balancer pool sampled every 100 ms)`,

@@ -98,7 +98,7 @@ function checkRollout(c: ClusterFacts, lines: string[], problems: string[]): voi
       ? 'never without a healthy member'
       : `WITHOUT a healthy member in ${r.withoutHealthyMember}`;
   lines.push(
-    `control plane rolled ${r.from} → ${r.to}: ${r.replaced} of ${r.replicas} machines replaced, at most ${r.mostVms} control-plane VMs at once; load balancer ${served} of ${r.samples} samples, no VM going down in its pool: ${r.membersDown.length === 0 ? 'yes' : 'NO'} (${clock(r.elapsedMs)})`,
+    `control plane rolled ${r.from} → ${r.to}: ${r.replaced} of ${r.replicas} machines replaced, at most ${r.mostVms} control-plane VMs at once; load balancer ${served} of ${r.samples} samples, no VM going down in its pool: ${r.membersDown === 0 ? 'yes' : 'NO'} (${clock(r.elapsedMs)})`,
   );
   if (r.replaced !== r.replicas)
     problems.push(`the rollout replaced ${r.replaced} of ${r.replicas} control-plane machines`);
@@ -111,7 +111,7 @@ function checkRollout(c: ClusterFacts, lines: string[], problems: string[]): voi
     problems.push(
       `the load balancer had no healthy member in ${r.withoutHealthyMember} samples during the rollout`,
     );
-  if (r.membersDown.length > 0) problems.push(`the pool held a VM going down: ${r.membersDown[0]}`);
+  if (r.membersDown > 0) problems.push(`the pool held a VM going down: ${r.firstMemberDown}`);
 }
 
 function checkInstall(facts: MissionFacts, lines: string[], problems: string[]): void {

@@ -32,7 +32,7 @@ const cluster = (): ClusterFacts => ({
   guestErrors: [],
   rollout: {
     ...{ from: 'v1.35.0', to: 'v1.35.1', replicas: 1, replaced: 1, mostVms: 2, samples: 400 },
-    ...{ withoutHealthyMember: 0, membersDown: [], elapsedMs: 61_000 },
+    ...{ withoutHealthyMember: 0, membersDown: 0, elapsedMs: 61_000 },
   },
 });
 const install = (): InstallFacts => ({
@@ -118,7 +118,12 @@ describe('the checked summary', () => {
     const c = f.cluster as ClusterFacts;
     c.rollout = {
       ...{ from: 'v1.35.0', to: 'v1.35.1', replicas: 3, replaced: 2, mostVms: 5, samples: 300 },
-      ...{ withoutHealthyMember: 4, membersDown: ['10.10.0.101 VM cp-0 status 8'], elapsedMs: 1 },
+      ...{
+        withoutHealthyMember: 4,
+        membersDown: 2,
+        firstMemberDown: '10.10.0.101 VM cp-0 status 8',
+        elapsedMs: 1,
+      },
     };
     expect(checkMission(f).problems).toEqual([
       'the rollout replaced 2 of 3 control-plane machines',
@@ -193,7 +198,7 @@ describe('the checked summary', () => {
             replaced: rollout.replaced,
             mostVms: rollout.mostVms,
           },
-          ...{ samples: 100, withoutHealthyMember: rollout.gaps, membersDown: [], elapsedMs: 1 },
+          ...{ samples: 100, withoutHealthyMember: rollout.gaps, membersDown: 0, elapsedMs: 1 },
         };
         const r = f.reboot as RebootFactsView;
         r.machines = r.machines.map((m, i) => ({

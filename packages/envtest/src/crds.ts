@@ -12,34 +12,6 @@ export interface CrdObject {
   metadata?: { name?: string; labels?: Record<string, string> };
 }
 
-/**
- * A CRD of kind `kind` in `group` (version `v1`, plural `<kind lower-case>s`) whose objects may hold
- * any fields: for tests of code that reads custom kinds it does not know (gates, generic readers).
- */
-export function anyFieldsCrd(
-  group: string,
-  kind: string,
-  scope: 'Cluster' | 'Namespaced' = 'Cluster',
-): CrdObject {
-  const singular = kind.toLowerCase();
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${singular}s.${group}` },
-    spec: {
-      group,
-      scope,
-      names: { kind, plural: `${singular}s`, singular, listKind: `${kind}List` },
-      versions: [
-        {
-          ...{ name: 'v1', served: true, storage: true },
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-        },
-      ],
-    },
-  } as CrdObject;
-}
-
 /** The CRDs of a YAML file. */
 export function readCrdFile(path: string): CrdObject[] {
   return readManifests(path).filter((doc) => doc.kind === 'CustomResourceDefinition') as CrdObject[];

@@ -25,7 +25,7 @@ export { aggregateToManagerLabel, withContractLabels, withConversionWebhook } fr
 export { type ComponentName, components } from './components.js';
 export { ControlPlane, type ControlPlaneInfo, type StartOptions } from './control-plane.js';
 export { type ControllerName, defaultControllers } from './controller-manager.js';
-export { anyFieldsCrd, type CrdObject } from './crds.js';
+export type { CrdObject } from './crds.js';
 export { moduleSource } from './go-build.js';
 export {
   decodeGuestinfoValue,

@@ -17,6 +17,7 @@ import { Node } from '@capstan/runtime/client';
 import type { DecisionConfig } from '../api/types.js';
 import { DEFAULT_EVICTION_RETRY } from '../decide/eviction-backoff.js';
 import { AgentMetrics } from '../metrics.js';
+import { decisionConfigOf } from '../operator.js';
 import { AgentReconciler } from '../reconciler.js';
 
 /** Options of a {@link FleetAgent}. */
@@ -67,16 +68,7 @@ export class FleetAgent {
     private readonly options: FleetAgentOptions,
   ) {
     this.metrics = new AgentMetrics(manager.metrics.registry);
-    this.config = {
-      protocol: protocolOf('capstan'),
-      drainTimeoutMs: 10 * 60_000,
-      forceReboot: false,
-      failureBackoffMs: 5 * 60_000,
-      podPollMs: 1_000,
-      quarantineAfter: 0,
-      quarantineWindowMs: 6 * 3_600_000,
-      ...options.config,
-    };
+    this.config = decisionConfigOf(options.config?.protocol ?? protocolOf('capstan'), options.config ?? {});
     this.controller = manager
       .controllerBuilder()
       .named('fleet-agent')
@@ -160,9 +152,4 @@ export class FleetAgent {
       .finally(() => this.inFlight.delete(going));
     this.inFlight.add(going);
   }
-}
-
-/** Adds a {@link FleetAgent} to `manager` (before it starts). */
-export function addFleetAgent(manager: Manager, options: FleetAgentOptions): FleetAgent {
-  return new FleetAgent(manager, options);
 }

@@ -112,8 +112,10 @@ export interface PoolSamples {
   samples: number;
   /** Samples in which no member was UP (no VM behind the pool serving). */
   withoutHealthyMember: number;
-  /** Members seen in the pool while their VM was not powered on (`<ip> <vm status>`). */
-  membersDown: string[];
+  /** Times a member was seen in the pool while its VM was not powered on (once a member a sample). */
+  membersDown: number;
+  /** The first of those (`<ip> <vm status>`). */
+  firstMemberDown?: string;
   /** The most control-plane VMs seen at once. */
   mostVms: number;
 }
@@ -124,7 +126,7 @@ export interface PoolSamples {
  * whether any member's VM is not powered on (a member left in the pool while its VM goes down).
  */
 export function samplePool(h: Harness, ns: string, name: string): { stop(): PoolSamples } {
-  const seen: PoolSamples = { samples: 0, withoutHealthyMember: 0, membersDown: [], mostVms: 0 };
+  const seen: PoolSamples = { samples: 0, withoutHealthyMember: 0, membersDown: 0, mostVms: 0 };
   const world = h.sim.inspect.world;
   const timer = setInterval(() => {
     const pool = h.vcdObjects().pools.find((p) => p.name === loadBalancerName(ns, name));
@@ -136,8 +138,8 @@ export function samplePool(h: Harness, ns: string, name: string): { stop(): Pool
       const vm = world.vmHoldingIp(m.ipAddress);
       const running = vm?.status === 4 && vm.toolsRunning;
       if (m.enabled && running && vm?.serving) up++;
-      if (!running)
-        seen.membersDown.push(`${m.ipAddress} ${vm ? `VM ${vm.name} status ${vm.status}` : 'no VM'}`);
+      if (!running && seen.membersDown++ === 0)
+        seen.firstMemberDown = `${m.ipAddress} ${vm ? `VM ${vm.name} status ${vm.status}` : 'no VM'}`;
     }
     if (up === 0) seen.withoutHealthyMember++;
   }, 100);

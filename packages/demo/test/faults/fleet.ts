@@ -4,26 +4,21 @@
  * with kube-scheduler and kwok, the coordinator and agent under their deploy/ RBAC and admission
  * policies, the coordinator as two replicas of its built main, every agent a child process.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type RebootGroup, RebootGroupType, resolveBudget } from '@capstan/coordinator';
-import { ControlPlane, freePorts, readManifests } from '@capstan/envtest';
+import type { ControlPlane } from '@capstan/envtest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
-import { Client } from '@capstan/runtime';
-import { DaemonSet, HttpTransport, Namespace, Node } from '@capstan/runtime/client';
-import { agentPodKubeConfig, serviceAccountKubeConfig } from '../../src/identities.js';
+import type { Client } from '@capstan/runtime';
+import { HttpTransport } from '@capstan/runtime/client';
 import { createWorkloads, type GroupWorkload } from '../../src/workloads.js';
-import { CoordinatorReplicas } from './coordinators.js';
+import type { CoordinatorReplicas } from './coordinators.js';
+import { buildFleet, installOperators, NAMESPACE, startCoordinators, startMachines } from './fleet-parts.js';
 import { HarnessGate } from './gate.js';
 import { FleetLedger, type PlannedGroup } from './ledger.js';
-import { FaultMachine } from './machine.js';
+import type { FaultMachine } from './machine.js';
 import { refuseNode } from './refusal-policy.js';
 
-export const NAMESPACE = 'capstan-system';
-export const FROM_VERSION = '4459.2.0';
-export const TO_VERSION = '4459.2.1';
+export { FROM_VERSION, NAMESPACE, TO_VERSION } from './fleet-parts.js';
+
 const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
 const COORDINATOR_USER = `system:serviceaccount:${NAMESPACE}:capstan-coordinator`;
 const AGENT_USER = `system:serviceaccount:${NAMESPACE}:capstan-agent`;
@@ -57,34 +52,9 @@ export interface Fleet {
 
 /** Starts the cluster, the policies, the coordinator replicas and the twelve machines. */
 export async function startFleet(options: { refused: string; rebootDownMs: number }): Promise<Fleet> {
-  const logDir = mkdtempSync(join(tmpdir(), 'capstan-fault-suite-logs-'));
-  const plane = await ControlPlane.start({ controllerManager: true, scheduler: true, kwok: true });
-  const cleanups: Array<() => Promise<unknown>> = [() => plane.stop()];
-  const stop = async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-  };
-  try {
-    const admin = new Client(new HttpTransport(plane.kubeConfig));
-    await plane.installCRDs([
-      fileURLToPath(import.meta.resolve('@capstan/coordinator/deploy/crds/rebootgroups.yaml')),
-    ]);
-    await admin.create(Namespace, { metadata: { name: NAMESPACE } });
-    const deploy = (operator: string, file: string) =>
-      readManifests(fileURLToPath(import.meta.resolve(`@capstan/${operator}/deploy/${file}`)));
-    for (const operator of ['coordinator', 'agent']) {
-      await plane.createObjects(deploy(operator, 'rbac.yaml'));
-      await plane.createObjects(deploy(operator, 'admission-policy.yaml'));
-    }
-    await plane.createObjects(deploy('agent', 'daemonset.yaml'));
-    const daemonSet = await admin.get(DaemonSet, { namespace: NAMESPACE, name: 'capstan-agent' });
-    const coordinatorFile = await plane.serviceAccountKubeConfig(NAMESPACE, 'capstan-coordinator');
-    const coordinator = new Client(
-      new HttpTransport(
-        await serviceAccountKubeConfig(plane, NAMESPACE, 'capstan-coordinator', (c) =>
-          c.list(Node, { limit: 1 }),
-        ),
-      ),
-    );
+  return buildFleet('capstan-fault-suite-logs-', async (base) => {
+    const { plane, admin, logDir, cleanups, stop } = base;
+    const daemonSet = await installOperators(base);
 
     const groups: PlannedGroup[] = [];
     const names = new Map<string, boolean>();
@@ -117,39 +87,17 @@ export async function startFleet(options: { refused: string; rebootDownMs: numbe
     await ledger.watch(new HttpTransport(plane.kubeConfig));
     cleanups.push(() => ledger.stop());
 
-    const coordinators = new CoordinatorReplicas({
-      kubeconfigPath: coordinatorFile.path,
-      namespace: NAMESPACE,
-      logFile: join(logDir, 'coordinators.log'),
-      probePorts: (await freePorts(2)) as [number, number],
-    });
-    coordinators.start();
-    cleanups.push(() => coordinators.stop());
-
+    const { coordinators, coordinator } = await startCoordinators(base);
     const gate = new HarnessGate();
     const faults: string[] = [];
-    const machines = new Map<string, FaultMachine>();
-    cleanups.push(() => Promise.all([...machines.values()].map((m) => m.stop())));
-    const started = await Promise.all(
-      [...names].map(([name, controlPlane]) =>
-        FaultMachine.start({
-          name,
-          labels: {
-            'kubernetes.io/hostname': name,
-            'kubernetes.io/os': 'linux',
-            ...(controlPlane ? { [CONTROL_PLANE_LABEL]: '' } : {}),
-          },
-          version: FROM_VERSION,
-          plane,
-          identity: () => agentPodKubeConfig(plane, daemonSet, name),
-          logFile: join(logDir, `agent-${name}.log`),
-          rebootDownMs: options.rebootDownMs,
-          gate,
-          onFault: (what, err) => faults.push(`${what}: ${err instanceof Error ? err.message : String(err)}`),
-        }),
-      ),
+    const machines = await startMachines(
+      base,
+      [...names].map(([name, controlPlane]) => {
+        const labels: Record<string, string> = controlPlane ? { [CONTROL_PLANE_LABEL]: '' } : {};
+        return { name, labels };
+      }),
+      { daemonSet, rebootDownMs: options.rebootDownMs, gate, faults },
     );
-    for (const m of started) machines.set(m.name, m);
 
     await refuseNode(plane, coordinator, options.refused, COORDINATOR_USER, AGENT_USER);
     const workloads: GroupWorkload[] = PLAN.map((g) => ({
@@ -160,21 +108,8 @@ export async function startFleet(options: { refused: string; rebootDownMs: numbe
     }));
     await createWorkloads(admin, workloads);
     return {
-      plane,
-      admin,
-      gate,
-      ledger,
-      coordinators,
-      machines,
-      groups,
-      workloads,
-      refused: options.refused,
-      logDir,
-      faults,
-      stop,
+      ...{ plane, admin, gate, ledger, coordinators, machines, groups, workloads },
+      ...{ refused: options.refused, logDir, faults, stop },
     };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  });
 }

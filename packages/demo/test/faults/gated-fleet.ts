@@ -7,34 +7,24 @@
  * test sets, with an alert rule on it; an HTTPS webhook receiver for the groups' notifications.
  */
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type RebootGroup, RebootGroupType } from '@capstan/coordinator';
-import {
-  anyFieldsCrd,
-  ControlPlane,
-  freePorts,
-  type MonitoringServer,
-  readManifests,
-  startPrometheus,
-} from '@capstan/envtest';
+import { type ControlPlane, type MonitoringServer, startPrometheus, testCrd } from '@capstan/envtest';
 import { capstanProtocol } from '@capstan/reboot-protocol';
-import { Client } from '@capstan/runtime';
-import { DaemonSet, HttpTransport, Namespace, Node } from '@capstan/runtime/client';
+import type { Client } from '@capstan/runtime';
+import { HttpTransport } from '@capstan/runtime/client';
 import { startWebhookReceiver, type WebhookReceiver } from '@capstan/runtime/testing';
-import { agentPodKubeConfig, serviceAccountKubeConfig } from '../../src/identities.js';
-import { CoordinatorReplicas } from './coordinators.js';
+import type { CoordinatorReplicas } from './coordinators.js';
+import { buildFleet, deployFile, installOperators, startCoordinators, startMachines } from './fleet-parts.js';
 import { HarnessGate } from './gate.js';
 import { FleetLedger, type PlannedGroup } from './ledger.js';
-import { FaultMachine } from './machine.js';
+import type { FaultMachine } from './machine.js';
 
-const NAMESPACE = 'capstan-system';
-export const FROM_VERSION = '4459.2.0';
-export const TO_VERSION = '4459.2.1';
+export { FROM_VERSION, TO_VERSION } from './fleet-parts.js';
+
 /** The custom kinds the conditions gates read: Probe (granted by a labelled role), Vault (not). */
 export const TEST_GROUP = 'test.capstan.dev';
 const POOL = 'capstan.test/pool';
@@ -75,24 +65,6 @@ async function scrapeTarget(unhealthy: { value: number }): Promise<Server> {
   return target;
 }
 
-/** The coordinator's and agent's deploy/ manifests, and the gate access example as users apply it. */
-async function installOperators(plane: ControlPlane, admin: Client): Promise<void> {
-  await plane.installCRDs([
-    fileURLToPath(import.meta.resolve('@capstan/coordinator/deploy/crds/rebootgroups.yaml')),
-    anyFieldsCrd(TEST_GROUP, 'Probe'),
-    anyFieldsCrd(TEST_GROUP, 'Vault'),
-  ]);
-  for (const name of [NAMESPACE, 'monitoring']) await admin.create(Namespace, { metadata: { name } });
-  const deploy = (operator: string, file: string) =>
-    readManifests(fileURLToPath(import.meta.resolve(`@capstan/${operator}/deploy/${file}`)));
-  for (const operator of ['coordinator', 'agent']) {
-    await plane.createObjects(deploy(operator, 'rbac.yaml'));
-    await plane.createObjects(deploy(operator, 'admission-policy.yaml'));
-  }
-  await plane.createObjects(deploy('agent', 'daemonset.yaml'));
-  await plane.createObjects(deploy('coordinator', 'examples/gate-access.yaml'));
-}
-
 /**
  * Starts it all; `plan`'s groups (given Prometheus's and the webhook's URLs) become RebootGroups of
  * maxUnavailable 1.
@@ -101,15 +73,17 @@ export async function startGatedFleet(
   plan: (urls: { prometheus: string; webhook: string }) => GroupPlan[],
   rebootDownMs: number,
 ): Promise<GatedFleet> {
-  const logDir = mkdtempSync(join(tmpdir(), 'capstan-gated-rollout-logs-'));
-  const plane = await ControlPlane.start({ controllerManager: true, scheduler: true, kwok: true });
-  const cleanups: Array<() => Promise<unknown>> = [() => plane.stop()];
-  const stop = async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-  };
-  try {
-    const admin = new Client(new HttpTransport(plane.kubeConfig));
-    await installOperators(plane, admin);
+  return buildFleet('capstan-gated-rollout-logs-', async (base) => {
+    const { plane, admin, logDir, cleanups, stop } = base;
+    const testKinds = ['Probe', 'Vault'].map((kind) =>
+      testCrd(
+        { group: TEST_GROUP, version: 'v1', kind, plural: `${kind.toLowerCase()}s`, namespaced: false },
+        { status: false },
+      ),
+    );
+    const daemonSet = await installOperators(base, testKinds, ['monitoring']);
+    // The gate access example, as users apply it.
+    await plane.createObjects(deployFile('coordinator', 'examples/gate-access.yaml'));
     const unhealthy = { value: 1 };
     const target = await scrapeTarget(unhealthy);
     cleanups.push(async () => target.close());
@@ -138,50 +112,17 @@ export async function startGatedFleet(
     await ledger.watch(new HttpTransport(plane.kubeConfig));
     cleanups.push(() => ledger.stop());
 
-    const coordinatorFile = await plane.serviceAccountKubeConfig(NAMESPACE, 'capstan-coordinator');
-    await serviceAccountKubeConfig(plane, NAMESPACE, 'capstan-coordinator', (c) =>
-      c.list(Node, { limit: 1 }),
-    );
-    const coordinators = new CoordinatorReplicas({
-      kubeconfigPath: coordinatorFile.path,
-      namespace: NAMESPACE,
-      logFile: join(logDir, 'coordinators.log'),
-      probePorts: (await freePorts(2)) as [number, number],
-      args: [`--notify-ca-file=${webhookCa}`],
-    });
-    coordinators.start();
-    cleanups.push(() => coordinators.stop());
-
-    const daemonSet = await admin.get(DaemonSet, { namespace: NAMESPACE, name: 'capstan-agent' });
+    const { coordinators } = await startCoordinators(base, [`--notify-ca-file=${webhookCa}`]);
     const gate = new HarnessGate();
     const faults: string[] = [];
-    const machines = new Map<string, FaultMachine>();
-    cleanups.push(() => Promise.all([...machines.values()].map((m) => m.stop())));
-    const started = await Promise.all(
-      groups.flatMap((g) =>
-        g.nodes.map((name) =>
-          FaultMachine.start({
-            name,
-            labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', [POOL]: g.name },
-            version: FROM_VERSION,
-            plane,
-            identity: () => agentPodKubeConfig(plane, daemonSet, name),
-            logFile: join(logDir, `agent-${name}.log`),
-            rebootDownMs,
-            gate,
-            onFault: (what, err) =>
-              faults.push(`${what}: ${err instanceof Error ? err.message : String(err)}`),
-          }),
-        ),
-      ),
+    const machines = await startMachines(
+      base,
+      groups.flatMap((g) => g.nodes.map((name) => ({ name, labels: { [POOL]: g.name } }))),
+      { daemonSet, rebootDownMs, gate, faults },
     );
-    for (const m of started) machines.set(m.name, m);
     return {
       ...{ plane, admin, prometheus, webhook, unhealthy, machines },
       ...{ ledger, coordinators, logDir, faults, stop },
     };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  });
 }
