@@ -14,8 +14,9 @@ const WHY: Record<string, string> = {
   useAsManagementCluster: 'no RDE is kept',
   proxyConfigSpec: 'set the proxy in the KubeadmConfig files',
   ovcdZoneConfigMap: 'zones come from multiZoneSpec.zones',
-  'multiZoneSpec.zoneTopology': 'zones are VDCs of the organization; DC groups are not supported',
-  'multiZoneSpec.dcGroupConfig': 'DC groups are not supported',
+  'multiZoneSpec.zoneTopology':
+    'zones are VDCs of the organization, the cluster’s vApp in each; CAPVCD’s per-pool vApps are kept only for a cluster taken over',
+  'multiZoneSpec.dcGroupConfig': 'a zone’s network may be a DC group’s; nothing else of DC groups is read',
   enableNvidiaGPU: 'use a placement or vGPU policy',
   bootstrapped: 'readiness comes from VCD, not from the guest',
 };

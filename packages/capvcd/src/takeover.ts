@@ -58,6 +58,35 @@ export function capvcdVmName(
   return machineName ?? recorded;
 }
 
+/** Cluster API's Machine labels naming its KubeadmControlPlane, or else its MachineDeployment. */
+const CONTROL_PLANE_NAME_LABEL = 'cluster.x-k8s.io/control-plane-name';
+const DEPLOYMENT_NAME_LABEL = 'cluster.x-k8s.io/deployment-name';
+
+/** Whether the cluster taken over is one of CAPVCD's DC-group (multi-zone) clusters. */
+export const takesOverDcGroup = (vcdCluster: VCDCluster): boolean =>
+  adoptedInfraId(vcdCluster) !== undefined && vcdCluster.spec.multiZoneSpec?.zoneTopology === 'DCGroup';
+
+/**
+ * CAPVCD's vApp of a machine of a DC-group cluster: one per zone and node pool, named
+ * `<VCDCluster>_<UUID of the zone's VDC>_<KubeadmControlPlane or MachineDeployment name>`, the pool
+ * read from the Machine's labels (the control plane's first, as CAPVCD reads them). Pure.
+ * @returns the name, or why there is none.
+ */
+export function capvcdZoneVAppName(
+  vcdCluster: string,
+  vdcUrn: string,
+  labels: Record<string, string> | undefined,
+): { name: string } | { error: string } {
+  const parts = vdcUrn.split(':');
+  if (parts.length !== 4) return { error: `VDC id ${vdcUrn} is not a URN urn:vcloud:vdc:<uuid>` };
+  const pool = labels?.[CONTROL_PLANE_NAME_LABEL] || labels?.[DEPLOYMENT_NAME_LABEL];
+  if (!pool)
+    return {
+      error: `the machine has neither ${CONTROL_PLANE_NAME_LABEL} nor ${DEPLOYMENT_NAME_LABEL}: CAPVCD's vApp of a DC-group cluster is named after its node pool`,
+    };
+  return { name: `${vcdCluster}_${parts[3]}_${pool}` };
+}
+
 /** The markers and the VM name a takeover view needs. */
 export interface TakeoverMarkers {
   vappMarker: string;

@@ -128,6 +128,20 @@ describe('the capvcd CRDs', () => {
     await refused(client.create(VCDClusterType, noOrg as unknown as VCDCluster));
   });
 
+  it('takes ovdc and ovdcNetwork empty only where multiZoneSpec.zones name the VDCs (as CAPVCD)', async () => {
+    const zones = [{ name: 'z1', ovdc: 'vdc-a', ovdcNetworkName: 'net-a' }];
+    await client.create(
+      VCDClusterType,
+      cluster('zoned', { ovdc: '', ovdcNetwork: '', multiZoneSpec: { zoneTopology: 'DCGroup', zones } }),
+    );
+    expect(await refused(client.create(VCDClusterType, cluster('nowhere', { ovdc: '' })))).toContain(
+      'unless multiZoneSpec.zones',
+    );
+    await refused(
+      client.create(VCDClusterType, cluster('nozones', { ovdcNetwork: '', multiZoneSpec: { zones: [] } })),
+    );
+  });
+
   it('refuses a malformed disk size or providerID, and an empty template', async () => {
     await refused(client.create(VCDMachineType, machine('disk', { diskSize: '-5Gi' })));
     await refused(client.create(VCDMachineType, machine('pid', { providerID: 'vsphere://1234' })));

@@ -6,14 +6,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VCDCluster } from '../src/api/types.js';
+import { clusterHome } from '../src/cluster-home.js';
 import type { ObservedVApp, ObservedVM } from '../src/decide/machine.js';
 import {
   ADOPT_CAPVCD_ANNOTATION,
   adoptedInfraId,
   capvcdLoadBalancerName,
   capvcdVmName,
+  capvcdZoneVAppName,
   loadBalancerNameOf,
   takenOver,
+  takesOverDcGroup,
 } from '../src/takeover.js';
 
 const markers = {
@@ -98,6 +101,71 @@ describe('capvcdVmName', () => {
           const c = cluster(adopt ? { [ADOPT_CAPVCD_ANNOTATION]: 'NO_RDE_1' } : undefined);
           const got = capvcdVmName(c, template, machine, recorded);
           expect(got).toBe(adopt && !template ? (machine ?? recorded) : undefined);
+        },
+      ),
+    );
+  });
+});
+
+describe('CAPVCD’s vApps of a DC-group cluster', () => {
+  const CP = 'cluster.x-k8s.io/control-plane-name';
+  const MD = 'cluster.x-k8s.io/deployment-name';
+  const label = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/);
+
+  it('are <cluster>_<VDC UUID>_<pool>, the control plane’s label before the deployment’s', () => {
+    fc.assert(
+      fc.property(
+        fc.uuid(),
+        fc.option(label, { nil: undefined }),
+        fc.option(label, { nil: undefined }),
+        (uuid, cp, md) => {
+          const labels = { ...(cp ? { [CP]: cp } : {}), ...(md ? { [MD]: md } : {}) };
+          const got = capvcdZoneVAppName('c1', `urn:vcloud:vdc:${uuid}`, labels);
+          if (cp ?? md) expect(got).toEqual({ name: `c1_${uuid}_${cp ?? md}` });
+          else expect(got).toMatchObject({ error: expect.stringContaining(MD) });
+        },
+      ),
+    );
+  });
+
+  it('need a VDC URN as CAPVCD splits it', () => {
+    expect(capvcdZoneVAppName('c1', 'vdc-a', { [MD]: 'md' })).toMatchObject({
+      error: expect.stringContaining('URN'),
+    });
+  });
+
+  it('are used only when taking over a DCGroup cluster', () => {
+    const dcg = (annotations?: Record<string, string>) =>
+      ({
+        ...cluster(annotations),
+        spec: { multiZoneSpec: { zoneTopology: 'DCGroup' } },
+      }) as unknown as VCDCluster;
+    expect(takesOverDcGroup(dcg({ [ADOPT_CAPVCD_ANNOTATION]: 'NO_RDE_1' }))).toBe(true);
+    expect(takesOverDcGroup(dcg())).toBe(false);
+    expect(takesOverDcGroup(cluster({ [ADOPT_CAPVCD_ANNOTATION]: 'NO_RDE_1' }))).toBe(false);
+  });
+});
+
+describe('clusterHome', () => {
+  const zone = fc.record({
+    name: fc.constant('z'),
+    ovdc: fc.constantFrom('vdc-1', 'vdc-2'),
+    ovdcNetworkName: fc.constantFrom('net-1', 'net-2'),
+  });
+  it('is the spec’s VDC and network, else (a zoned spec naming none, as CAPVCD’s) the first zone’s', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('', 'vdc-s'),
+        fc.constantFrom('', 'net-s'),
+        fc.array(zone, { maxLength: 3 }),
+        (ovdc, ovdcNetwork, zones) => {
+          const c = { spec: { ovdc, ovdcNetwork, multiZoneSpec: { zones } } } as unknown as VCDCluster;
+          const first = zones[0];
+          expect(clusterHome(c)).toEqual(
+            ovdc || !first
+              ? { ovdc, ovdcNetwork }
+              : { ovdc: first.ovdc, ovdcNetwork: ovdcNetwork || first.ovdcNetworkName },
+          );
         },
       ),
     );

@@ -57,9 +57,12 @@ const v1beta2Endpoint: Schema = {
   },
 };
 
-/** The rules over fields both versions have (not those over `loadBalancerConfigSpec.disabled`). */
+/**
+ * The rules over fields both versions have (not those over `loadBalancerConfigSpec.disabled` or
+ * `multiZoneSpec`, which v1beta2 lacks; its `ovdc` may be "" as a zoned v1beta3 object reads).
+ */
 const sharedRules = (clusterSpecSchema['x-kubernetes-validations'] as Array<{ rule: string }>).filter(
-  (r) => !r.rule.includes('.disabled'),
+  (r) => !r.rule.includes('.disabled') && !r.rule.includes('multiZoneSpec'),
 );
 
 const clusterSpec = pick(

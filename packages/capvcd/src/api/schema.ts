@@ -110,8 +110,11 @@ export const clusterSpecSchema: Schema = {
     controlPlaneEndpoint: endpointSchema,
     site: str('VCD URL', { pattern: '^https?://[^\\s/]+(/.*)?$', maxLength: 2048 }),
     org: name('Organization'),
-    ovdc: name('Organization VDC'),
-    ovdcNetwork: name('Organization VDC network the VMs attach to'),
+    // "" with multiZoneSpec.zones, as CAPVCD's multi-zone clusters have them (the zones name the VDCs).
+    ovdc: str('Organization VDC (empty: the zones of multiZoneSpec name them)', { maxLength: 253 }),
+    ovdcNetwork: str('Organization VDC network the VMs attach to (empty: the zones name them)', {
+      maxLength: 253,
+    }),
     userContext: {
       type: 'object',
       description:
@@ -207,6 +210,10 @@ export const clusterSpecSchema: Schema = {
     ovcdZoneConfigMap: str('CAPVCD: zone ConfigMap (reported, not acted on)'),
   },
   'x-kubernetes-validations': [
+    {
+      rule: '(self.ovdc != "" && self.ovdcNetwork != "") || (has(self.multiZoneSpec) && has(self.multiZoneSpec.zones) && size(self.multiZoneSpec.zones) > 0)',
+      message: 'ovdc and ovdcNetwork are needed unless multiZoneSpec.zones name the VDCs',
+    },
     {
       rule: '!has(oldSelf.controlPlaneEndpoint) || !has(oldSelf.controlPlaneEndpoint.host) || oldSelf.controlPlaneEndpoint.host == "" || (has(self.controlPlaneEndpoint) && self.controlPlaneEndpoint == oldSelf.controlPlaneEndpoint)',
       message: 'controlPlaneEndpoint is immutable once set',

@@ -6,6 +6,7 @@
  * after `clusterctl move` and in the `cloud-provider` flavor's configuration.
  */
 import type { VCDCluster } from '../api/types.js';
+import { clusterHome } from '../cluster-home.js';
 import { vappNameFor } from '../naming.js';
 
 /** The prefix CPI and CSI read as "no runtime defined entity". */
@@ -30,8 +31,7 @@ export function handOff(vcdCluster: VCDCluster): HandOff {
   return {
     site: vcdCluster.spec.site,
     org: vcdCluster.spec.org,
-    ovdc: vcdCluster.spec.ovdc,
-    ovdcNetwork: vcdCluster.spec.ovdcNetwork,
+    ...clusterHome(vcdCluster),
     vappName: vappNameFor(name),
     infraId: infraIdFor(vcdCluster.metadata.namespace as string, name),
   };

@@ -4,6 +4,7 @@
  * are cached on the session.
  */
 import type { VCDCluster } from '../api/types.js';
+import { clusterHome } from '../cluster-home.js';
 import type { ClusterStep, LoadBalancerObservation } from '../decide/cluster.js';
 import { observeVApp } from '../machine/inputs.js';
 import { vappMarker, vappNameFor } from '../naming.js';
@@ -75,7 +76,7 @@ export async function observeCluster(
     const name = vcdCluster.metadata.name as string;
     const marker = vappMarker(vcdCluster.metadata.namespace as string, name);
     // A CAPVCD cluster taken over: its vApp is ours to remove too.
-    const vapp = await observeVApp(connection, vcdCluster.spec.ovdc, vappNameFor(name), {
+    const vapp = await observeVApp(connection, clusterHome(vcdCluster).ovdc, vappNameFor(name), {
       vcdCluster,
       markers: { vappMarker: marker, vmMarker: '' },
     });
@@ -98,7 +99,7 @@ async function observeLoadBalancer(
   opts: ObserveOptions,
   world: ClusterWorld,
 ): Promise<void> {
-  const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+  const gw = await gatewayOf(connection, clusterHome(vcdCluster).ovdcNetwork);
   let pool: PoolRecord | undefined;
   if (opts.poolId) pool = await getPool(connection.vcd, opts.poolId).catch(notFoundAsUndefined);
   pool ??= await findPool(connection.vcd, gw.id, lbName);
@@ -157,17 +158,17 @@ export async function actCluster(
   const { vcd } = connection;
   switch (step.kind) {
     case 'CreatePool': {
-      const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+      const gw = await gatewayOf(connection, clusterHome(vcdCluster).ovdcNetwork);
       return createPool(vcd, gw, lbName, port);
     }
     case 'ReserveVIP': {
-      const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+      const gw = await gatewayOf(connection, clusterHome(vcdCluster).ovdcNetwork);
       return reserveFloatingIp(vcd, firstIpSpace(await ipSpacesOf(vcd, gw.id), gw.name ?? gw.id));
     }
     case 'ReleaseVIP':
       return releaseFloatingIp(vcd, world.vipReservation as FloatingIp);
     case 'CreateVirtualService': {
-      const gw = await gatewayOf(connection, vcdCluster.spec.ovdcNetwork);
+      const gw = await gatewayOf(connection, clusterHome(vcdCluster).ovdcNetwork);
       const seg = await connection.directory.once(`seg:${gw.id}`, () => serviceEngineGroupOf(vcd, gw.id));
       const vip =
         step.vip ??
@@ -207,7 +208,7 @@ export async function actCluster(
     case 'DeleteVApp': {
       const task = await remove(vcd, (world.vapp as VAppRecord).href);
       connection.directory.rememberVApp(
-        vcdCluster.spec.ovdc,
+        clusterHome(vcdCluster).ovdc,
         vappNameFor(vcdCluster.metadata.name as string),
         undefined,
       );

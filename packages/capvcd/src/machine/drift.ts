@@ -29,7 +29,7 @@ import {
   VM_NOT_FOUND,
   VM_POWERED_OFF,
 } from '../decide/drift.js';
-import { vappNameFor, vmPathOf } from '../naming.js';
+import { vmPathOf } from '../naming.js';
 import { condition } from '../status.js';
 import type { RecordedTasks } from '../tasks.js';
 import type { Connection } from '../vcd/connections.js';
@@ -37,7 +37,7 @@ import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js
 import { VcdError } from '../vcd/errors.js';
 import { getVApp, getVm, powerOn, type VmRecord } from '../vcd/vapp.js';
 import { machineAddresses } from './addresses.js';
-import { placementOf } from './placement.js';
+import { placementOf, vappNameOf } from './placement.js';
 import { type MachineScope, vcdClusterOf } from './scope.js';
 
 /** What the drift check works with. */
@@ -194,8 +194,11 @@ async function confirmGone(s: MachineScope, connection: Connection): Promise<Gon
   const vcdCluster = vcdClusterOf(s);
   const placement = placementOf(vcdCluster, s.vcdMachine, s.machine);
   if ('error' in placement) return { vdc: 'unreadable' }; // nowhere to look: nothing proven
-  const vappName = vappNameFor(vcdCluster.metadata.name as string);
   const { directory, vcd } = connection;
+  const labels = { ...s.vcdMachine.metadata.labels, ...s.machine?.metadata.labels };
+  const named = await vappNameOf(directory, vcdCluster, placement.ovdc, labels);
+  if ('error' in named) return { vdc: 'unreadable' }; // no vApp to look in: nothing proven
+  const vappName = named.name;
   const href = await denied(() => directory.vappHref(placement.ovdc, vappName, { fresh: true }));
   if (href === DENIED) return { vdc: 'unreadable' };
   if (!href) return { vdc: 'lacks' };

@@ -30,7 +30,7 @@ import {
 import { addressingOf, type IpAllocationMode } from '../decide/nics.js';
 import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
-import { vappMarker, vappNameFor, vmMarker, vmNameFor, vmUrn } from '../naming.js';
+import { vappMarker, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { connectionFor, gate, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { capvcdVmName } from '../takeover.js';
@@ -45,7 +45,7 @@ import { VmDrift } from './drift.js';
 import { powerOffIntent, wantedHardware } from './hardware.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
 import { notReady } from './not-ready.js';
-import { type Placement, placementOf } from './placement.js';
+import { type Placement, placementOf, vappNameOf } from './placement.js';
 import { keyOf, type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
 import { VAppLocks } from './vapp-locks.js';
 import { VAppTurns } from './vapp-turns.js';
@@ -229,13 +229,15 @@ export class VCDMachineReconciler implements Reconciler {
     const placement = placementOf(vcdCluster, vcdMachine, machine);
     if ('error' in placement) return { reason: 'InvalidFailureDomain', message: placement.error };
     const connection = await connectionFor(this.deps.client, this.deps.connections, vcdCluster);
-    const vappName = vappNameFor(vcdCluster.metadata.name as string);
+    const labels = { ...vcdMachine.metadata.labels, ...machine?.metadata.labels };
+    const vapp = await vappNameOf(connection.directory, vcdCluster, placement.ovdc, labels);
+    if ('error' in vapp) return { reason: 'InvalidVAppName', message: vapp.error };
     return {
       connection,
       placement,
       vmName: named.name,
-      vappName,
-      vappKey: `${vcdCluster.metadata.uid}/${placement.ovdc}/${vappName}`,
+      vappName: vapp.name,
+      vappKey: `${vcdCluster.metadata.uid}/${placement.ovdc}/${vapp.name}`,
     };
   }
 

@@ -12,6 +12,8 @@ import { childOf, listOf, textOf, type XmlNode } from './xml.js';
 /** What a VDC offers, by name. */
 export interface VdcInfo {
   href: string;
+  /** Its URN, `urn:vcloud:vdc:<uuid>`. */
+  id: string;
   networks: Map<string, string>;
   storageProfiles: Map<string, string>;
 }
@@ -85,6 +87,7 @@ export class Directory {
       const byName = (list: XmlNode[]) => new Map(list.map((n) => [String(n.name), String(n.href)]));
       return {
         href,
+        id: String(vdc.id ?? `urn:vcloud:vdc:${href.slice(href.lastIndexOf('/') + 1)}`),
         networks: byName(listOf(childOf(vdc, 'AvailableNetworks'), 'Network')),
         storageProfiles: byName(listOf(childOf(vdc, 'VdcStorageProfiles'), 'VdcStorageProfile')),
       };

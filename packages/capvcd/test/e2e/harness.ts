@@ -12,8 +12,10 @@ import {
   type CapvcdHandle,
   type CapvcdOptions,
   EVENT_SOURCE,
+  MachineType,
   PROVIDER_ID_PREFIX,
   providerIdFor,
+  VCDClusterType,
   type VCDMachine,
   type VCDMachineSpec,
   VCDMachineType,
@@ -53,7 +55,8 @@ function packageRoot(): string {
 }
 /** A file of the package's deploy/ folder. */
 export const deploy = (file: string) => join(packageRoot(), 'deploy', file);
-const seed = join(packageRoot(), 'test', 'fixtures', 'seed.yaml');
+/** vcdsim's seed the tests start from. */
+export const SEED = join(packageRoot(), 'test', 'fixtures', 'seed.yaml');
 
 /** Provider timings scaled down as vcdsim's tasks are: VCD errors back off from 200 ms, at most 2 s. */
 export const SCALED_TIMINGS: CapvcdOptions = {
@@ -119,7 +122,7 @@ export class Harness {
     const sim =
       options.sharedSim ??
       (await startVcdSim({
-        seed,
+        seed: SEED,
         taskLatencyMs: 100,
         bootDelayMs: 100,
         ...options,
@@ -316,6 +319,58 @@ export class Harness {
 
   lastSeq(): number {
     return this.sim.inspect.requests().at(-1)?.seq ?? 0;
+  }
+
+  /**
+   * Waits until the VCDCluster is provisioned and `machines` VCDMachines are, their Machines
+   * Running; returns the VCDCluster.
+   */
+  async clusterRunning(what: string, name: string, machines: number) {
+    const { namespace } = this;
+    return this.wait(
+      what,
+      async () => {
+        const cluster = await this.client.get(VCDClusterType, { namespace, name });
+        const capi = (await this.client.list(MachineType, { namespace })).items;
+        const infra = (await this.client.list(VCDMachineType, { namespace })).items;
+        return cluster.status?.initialization?.provisioned &&
+          infra.length === machines &&
+          infra.every((x) => x.status?.initialization?.provisioned) &&
+          capi.length === machines &&
+          capi.every((m) => m.status?.phase === 'Running')
+          ? cluster
+          : undefined;
+      },
+      240_000,
+    );
+  }
+
+  /** Deletes the Cluster and waits for its VCDCluster to be gone (its VCD objects with it). */
+  async deleteCluster(name: string): Promise<void> {
+    await this.plane.request(
+      'DELETE',
+      `/apis/cluster.x-k8s.io/v1beta2/namespaces/${this.namespace}/clusters/${name}`,
+    );
+    await this.wait(
+      'the VCDCluster gone',
+      async () =>
+        (await this.client.list(VCDClusterType, { namespace: this.namespace })).items.length === 0
+          ? true
+          : undefined,
+      240_000,
+    );
+  }
+
+  /** The names of the VMs, vApps, pools and virtual services in vcdsim. */
+  vcdNames() {
+    const o = this.vcdObjects();
+    const names = (list: Array<{ name: string }>) => list.map((x) => x.name);
+    return {
+      vms: names(o.vms),
+      vapps: names(o.vapps),
+      pools: names(o.pools),
+      virtualServices: names(o.virtualServices),
+    };
   }
 
   /** VMs and vApps in vcdsim. */

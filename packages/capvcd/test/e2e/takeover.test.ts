@@ -7,14 +7,8 @@
  * VM, the Machine Running; deleting the cluster then removes what CAPVCD made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADOPT_CAPVCD_ANNOTATION,
-  MachineType,
-  providerIdFor,
-  VCDClusterType,
-  VCDMachineType,
-} from '../../src/index.js';
-import { type CapvcdLayout, layOutAsCapvcd } from './capvcd-layout.js';
+import { ADOPT_CAPVCD_ANNOTATION, providerIdFor, VCDClusterType, VCDMachineType } from '../../src/index.js';
+import { type CapvcdLayout, expectUntouched, layOutAsCapvcd } from './capvcd-layout.js';
 import { Harness } from './harness.js';
 
 const ns = 'e2e-takeover';
@@ -89,39 +83,16 @@ describe('takeover of a CAPVCD cluster', () => {
     await applyCapvcdCluster();
     const seq = h.lastSeq();
     await h.startProvider();
-    const machine = await h.wait(
-      'the CAPVCD cluster adopted, its Machines Running',
-      async () => {
-        const c = await h.client.get(VCDClusterType, { namespace: ns, name: 't1' });
-        const vm = await h.client.get(VCDMachineType, { namespace: ns, name: VCD_MACHINE });
-        const machines = (await h.client.list(MachineType, { namespace: ns })).items;
-        const vcdMachines = (await h.client.list(VCDMachineType, { namespace: ns })).items;
-        return c.status?.initialization?.provisioned &&
-          vcdMachines.length === 2 &&
-          vcdMachines.every((x) => x.status?.initialization?.provisioned) &&
-          machines.length === 2 &&
-          machines.every((m) => m.status?.phase === 'Running')
-          ? { c, vm }
-          : undefined;
-      },
-      240_000,
-    );
-    // No VCD write: no VM created, deleted, reconfigured or powered; the load balancer untouched.
-    expect(h.writesSince(seq)).toEqual([]);
+    const machine = {
+      c: await h.clusterRunning('the CAPVCD cluster adopted, its Machines Running', 't1', 2),
+      vm: await h.client.get(VCDMachineType, { namespace: ns, name: VCD_MACHINE }),
+    };
+    expectUntouched(h, before, seq, [layout.vms.get('t1-cp-0')?.ip as string]);
     // CAPVCD's infra ID on the vApp is read once for the session, however many looks were taken.
     const infraIdReads = h.sim.inspect
       .requests()
       .filter((r) => r.seq > seq && r.method === 'GET' && r.route.endsWith('/metadata/{key}'));
     expect(infraIdReads).toHaveLength(1);
-    const after = h.vcdObjects();
-    expect(after.vms.map((v) => v.id)).toEqual(before.vms.map((v) => v.id));
-    expect(after.vapps.map((v) => v.id)).toEqual(before.vapps.map((v) => v.id));
-    expect(after.virtualServices.map((v) => [v.id, v.virtualIpAddress])).toEqual(
-      before.virtualServices.map((v) => [v.id, v.virtualIpAddress]),
-    );
-    expect(after.pools.map((p) => p.members.map((m) => m.ipAddress))).toEqual([
-      [layout.vms.get('t1-cp-0')?.ip],
-    ]);
     expect(machine.c.status?.loadBalancer?.vip).toBe(layout.vip);
     expect(machine.c.spec.controlPlaneEndpoint?.host).toBe(layout.vip);
     expect(machine.vm.spec.providerID).toBe(providerIdFor(layout.vms.get('t1-cp-0')?.urn as string));
@@ -134,17 +105,7 @@ describe('takeover of a CAPVCD cluster', () => {
   }, 600_000);
 
   it('deleting the taken-over Cluster removes CAPVCD’s VM, vApp and load balancer', async () => {
-    await h.plane.request('DELETE', `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/t1`);
-    await h.wait(
-      'the VCDCluster gone',
-      async () =>
-        (await h.client.list(VCDClusterType, { namespace: ns })).items.length === 0 ? true : undefined,
-      240_000,
-    );
-    const left = h.vcdObjects();
-    expect(left.vms.map((v) => v.name)).toEqual([]);
-    expect(left.vapps.map((a) => a.name)).toEqual([]);
-    expect(left.pools.map((p) => p.name)).toEqual([]);
-    expect(left.virtualServices.map((v) => v.name)).toEqual([]);
+    await h.deleteCluster('t1');
+    expect(h.vcdNames()).toEqual({ vms: [], vapps: [], pools: [], virtualServices: [] });
   }, 300_000);
 });

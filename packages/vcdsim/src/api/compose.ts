@@ -3,7 +3,7 @@
  * catalog templates; with the vApp network and VM helpers recompose (recompose.ts) shares.
  */
 import { randomUUID } from 'node:crypto';
-import { type VApp, type VAppNetwork, type Vm, VmStatus, type World } from '../model/world.js';
+import { availableIn, type VApp, type VAppNetwork, type Vm, VmStatus, type World } from '../model/world.js';
 import { errors } from '../server/errors.js';
 import { requireContentType, xml } from '../server/http.js';
 import type { Router } from '../server/router.js';
@@ -53,7 +53,7 @@ export function readVAppNetworks(
         parent.attrs.id;
       const net = parentNetworkId ? world.networks.get(parentNetworkId) : undefined;
       if (!net || net.orgId !== orgId) throw errors.forbidden();
-      if (net.vdcId !== vdcId)
+      if (!availableIn(net, vdcId))
         throw errors.invalidReference(`Network "${net.name}" is not in the vApp's VDC.`);
     } else if (fenceMode === 'bridged')
       throw errors.badRequest(`A bridged vApp network "${name}" needs a ParentNetwork.`);

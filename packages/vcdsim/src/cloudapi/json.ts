@@ -77,8 +77,9 @@ export function orgVdcNetworkJson(w: World, n: Network) {
     id: urn('network', n.id),
     name: n.name,
     description: n.description,
-    orgVdc: vdcRef(w, n.vdcId),
-    ownerRef: vdcRef(w, n.vdcId),
+    // A data center group's network belongs to the group: no org VDC of its own.
+    orgVdc: n.group ? null : vdcRef(w, n.vdcId),
+    ownerRef: n.group ? entityRef(n.group.name, urn('vdcGroup', n.group.id)) : vdcRef(w, n.vdcId),
     orgRef: orgRef(w, n.orgId),
     subnets: {
       values: [

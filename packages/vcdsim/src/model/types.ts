@@ -68,7 +68,19 @@ export interface Network {
   dhcpRanges: IpRange[];
   fenceMode: 'natRouted' | 'isolated' | 'bridged';
   edgeGatewayId?: string;
+  /**
+   * A data center group's network (VCD 10.2+): stretched over every member VDC of its group, so
+   * each of them offers it; its owner is the group, not a VDC.
+   */
+  group?: VdcGroup;
   allocated: Map<string, string>;
+}
+
+/** A data center group: org VDCs that share its networks. */
+export interface VdcGroup {
+  id: string;
+  name: string;
+  vdcIds: string[];
 }
 
 /** An edge gateway uplink: the external subnet and the addresses allocated to the gateway. */

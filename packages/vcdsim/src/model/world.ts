@@ -70,9 +70,9 @@ export class World {
     return undefined;
   }
 
-  /** Networks of a VDC by name. */
+  /** Networks of a VDC by name (its own, and its data center groups'). */
   vdcNetwork(vdcId: string, name: string): Network | undefined {
-    for (const n of this.networks.values()) if (n.vdcId === vdcId && n.name === name) return n;
+    for (const n of this.networks.values()) if (availableIn(n, vdcId) && n.name === name) return n;
     return undefined;
   }
 
@@ -143,3 +143,7 @@ export class World {
     return undefined;
   }
 }
+
+/** Whether a VDC offers the network: its own, or one of a data center group it is a member of. */
+export const availableIn = (n: Network, vdcId: string): boolean =>
+  n.vdcId === vdcId || (n.group?.vdcIds.includes(vdcId) ?? false);

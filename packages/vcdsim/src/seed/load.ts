@@ -6,6 +6,7 @@ import { type IpRange, inRanges, rangeProblem } from '../model/ippool.js';
 import { World } from '../model/world.js';
 import { addIpSpaces, assignIpSpaceOrgs, gatewayIpSpaces } from './ip-spaces.js';
 import { type Seed, type SeedOrg, type SeedRange, type SeedVdc, seedProblems } from './schema.js';
+import { addVdcGroups } from './vdc-groups.js';
 
 /** A seed that does not describe a valid cloud; `problems` lists every reason. */
 export class SeedError extends Error {
@@ -89,6 +90,7 @@ function addOrg(world: World, o: SeedOrg, policyByName: Map<string, string>, pro
   const vdcIdByName = new Map<string, string>();
   for (const v of o.vdcs)
     vdcIdByName.set(v.name, addVdc(world, orgId, `orgs.${o.name}.vdcs.${v.name}`, v, policyByName, problems));
+  addVdcGroups(world, orgId, o, vdcIdByName, problems);
   for (const c of o.catalogs ?? []) {
     const vdcId = c.vdc ? vdcIdByName.get(c.vdc) : vdcIdByName.values().next().value;
     if (!vdcId) {

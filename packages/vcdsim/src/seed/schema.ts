@@ -78,6 +78,17 @@ export interface SeedOrg {
   users: { name: string; password: string; apiTokens?: string[] }[];
   vdcs: SeedVdc[];
   catalogs?: SeedCatalog[];
+  /** Data center groups: each makes the named networks of its VDCs available in all of them. */
+  vdcGroups?: SeedVdcGroup[];
+}
+
+/** A data center group of the org's VDCs and the networks it stretches over them. */
+export interface SeedVdcGroup {
+  name: string;
+  /** The member VDCs' names. */
+  vdcs: string[];
+  /** Names of networks of member VDCs that become the group's (offered in every member). */
+  networks: string[];
 }
 
 /** An IP Space (VCD 10.4.1+) assigned to orgs, with their floating IP quota. */
@@ -201,6 +212,12 @@ const SHAPE: Shape = {
                   },
                 },
               },
+            },
+          },
+          vdcGroups: {
+            list: {
+              required: ['name', 'vdcs', 'networks'],
+              object: { name: 'string', vdcs: { list: 'string' }, networks: { list: 'string' } },
             },
           },
           catalogs: {

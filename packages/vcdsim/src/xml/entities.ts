@@ -1,5 +1,13 @@
 /** Org, VDC, catalog, vApp template and network elements. */
-import type { Catalog, Network, Org, VAppTemplate, Vdc, World } from '../model/world.js';
+import {
+  availableIn,
+  type Catalog,
+  type Network,
+  type Org,
+  type VAppTemplate,
+  type Vdc,
+  type World,
+} from '../model/world.js';
 import { el, text } from './build.js';
 import { MT, ROOT_NS } from './ns.js';
 import { link, path, ref, urn } from './refs.js';
@@ -92,7 +100,7 @@ function vdcStorageProfiles(world: World, base: string, vdc: Vdc): string {
 /** `Vdc`: resource entities, available networks, storage profiles. */
 export function vdcElement(world: World, base: string, vdc: Vdc): string {
   const p = path.vdc(vdc.id);
-  const nets = [...world.networks.values()].filter((n) => n.vdcId === vdc.id);
+  const nets = [...world.networks.values()].filter((n) => availableIn(n, vdc.id));
   return el(
     'Vdc',
     { ...ROOT_NS, status: 1, name: vdc.name, id: urn('vdc', vdc.id), href: `${base}${p}`, type: MT.vdc },
