@@ -6,8 +6,9 @@
  * the workers' in zones 1 and 2), the VMs on the group's network, one load balancer on its edge
  * gateway; the VCDCluster as CAPVCD keeps it (`ovdc` and `ovdcNetwork` empty, the zones, the
  * statuses) with the opt-in annotation. capvcd adopts it with no VCD write (no VM made or
- * deleted), the same VIP and VMs, every Machine Running; deleting the cluster removes CAPVCD's
- * VMs, its three vApps and the load balancer.
+ * deleted), the same VIP and VMs, every Machine Running; a machine of a new MachineDeployment
+ * then gets the vApp CAPVCD would have made for it; deleting the cluster removes every VM and vApp
+ * and the load balancer.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -139,6 +140,24 @@ describe('takeover of a CAPVCD DC-group cluster', () => {
       );
     }
   }, 600_000);
+
+  it('a machine of a new MachineDeployment gets its vApp where and as CAPVCD would name it', async () => {
+    const name = 'd1-md-1-c3';
+    const objects = h
+      .machineObjects('d1', name, { controlPlane: false, failureDomain: 'zone-2' })
+      .map((o) => {
+        const metadata = o.metadata as { labels?: Record<string, string> };
+        const labels = { ...metadata.labels, 'cluster.x-k8s.io/deployment-name': 'd1-md-1' };
+        return { ...o, metadata: { ...metadata, labels } };
+      });
+    await h.plane.createObjects(objects);
+    await h.clusterRunning('the new Machine Running', 'd1', MACHINES.length + 1);
+    const vm = h.sim.inspect.vm(name);
+    const vapp = h.sim.inspect.world.vapps.get(vm?.vappId ?? '');
+    expect(vapp?.name).toBe(`d1_${uuidOf(h, 'vdc-a2')}_d1-md-1`);
+    expect(h.sim.inspect.world.vdcs.get(vapp?.vdcId ?? '')?.name).toBe('vdc-a2');
+    expect(h.vcdNames().vapps).toHaveLength(layout.vapps.size + 1);
+  }, 300_000);
 
   it('deleting the taken-over Cluster removes CAPVCD’s VMs, its vApp in each zone and the load balancer', async () => {
     await h.deleteCluster('d1');
