@@ -33,6 +33,8 @@ export {
   type CapvcdOptions,
   DEFAULT_DRIFT_PERIOD_MS,
 } from './operator.js';
+export { capvcdPermissions } from './permissions.js';
+export { CAPVCD_RBAC, rbacWiring } from './rbac.js';
 export { SecretKeys } from './scope.js';
 export * from './takeover.js';
 export { VcdClient } from './vcd/client.js';

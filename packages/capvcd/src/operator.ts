@@ -32,6 +32,7 @@ import { credentialsSecretOf } from './credentials.js';
 import { VCDMachineReconciler } from './machine/reconciler.js';
 import { VCDMachineTemplateReconciler } from './machine-template/reconciler.js';
 import { CapvcdMetrics } from './metrics.js';
+import { capvcdPermissions } from './permissions.js';
 import { capiOwner } from './scope.js';
 import type { TaskPolling } from './tasks.js';
 import { Connections } from './vcd/connections.js';
@@ -241,5 +242,6 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     .watches(VCDClusterType, templatesOf, { predicates: [notOurStatus] })
     .withOptions(concurrency)
     .build(new VCDMachineTemplateReconciler(common));
+  for (const permission of capvcdPermissions()) manager.permissions.add(permission);
   return { clusterController, machineController, templateController, connections, metrics };
 }

@@ -57,9 +57,9 @@ describe('deploy/manager.yaml', () => {
     const { standard } = parse(container.args);
     expect(standard.leaderElect).toBe(true);
     expect(standard.leaderElectionNamespace).toBe(deployment.metadata?.namespace);
-    const role = rbac.find(
-      (o) => o.kind === 'Role' && o.metadata?.name === 'capstan-capvcd-leader-election',
-    ) as (ManifestObject & { rules: Array<{ verbs: string[]; resourceNames?: string[] }> }) | undefined;
+    const role = rbac.find((o) => o.kind === 'Role' && o.metadata?.name === 'capstan-capvcd') as
+      | (ManifestObject & { rules: Array<{ verbs: string[]; resourceNames?: string[] }> })
+      | undefined;
     expect(role?.metadata?.namespace).toBe(standard.leaderElectionNamespace);
     const named = role?.rules.find((r) => r.verbs.includes('update'));
     expect(named?.resourceNames).toEqual([standard.leaderElectionId]);

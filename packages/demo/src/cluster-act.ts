@@ -177,7 +177,10 @@ async function startCapvcd(ctx: ActContext, management: ControlPlane, workload: 
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capvcd-system' } },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
   ]);
-  await management.createObjects(readManifests(capvcdDeploy('rbac.yaml')));
+  await management.createObjects([
+    ...readManifests(capvcdDeploy('rbac.yaml')),
+    ...readManifests(capvcdDeploy('capi-aggregated-role.yaml')),
+  ]);
   await management.createObjects([
     {
       apiVersion: 'v1',

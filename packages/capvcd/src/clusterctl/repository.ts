@@ -40,6 +40,7 @@ export function infrastructureComponents(): string {
     ...namespace,
     ...documents('crds.yaml'),
     ...documents('rbac.yaml'),
+    ...documents('capi-aggregated-role.yaml'),
     ...documents('webhook.yaml'),
     ...deployment,
   ]);

@@ -145,7 +145,10 @@ export class Harness {
       ...readManifests(deploy('manager.yaml')).filter((o) => o.kind === 'Namespace'),
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } },
     ]);
-    await plane.createObjects(readManifests(deploy('rbac.yaml')));
+    await plane.createObjects([
+      ...readManifests(deploy('rbac.yaml')),
+      ...readManifests(deploy('capi-aggregated-role.yaml')),
+    ]);
     return harness;
   }
 
