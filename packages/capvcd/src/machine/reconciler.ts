@@ -84,10 +84,7 @@ interface Unplaceable {
 
 /** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
 type IntentOf = (vapp: VAppRecord | undefined, vm: VmRecord | undefined) => Promise<IntentExtras>;
-type IntentExtras = Pick<
-  MachineIntent,
-  'guestinfo' | 'inLoadBalancer' | 'guardNamedDisks' | 'inAffinityRule'
->;
+type IntentExtras = Omit<MachineIntent, 'vmName' | 'vappMarker' | 'vmMarker' | 'deleting'>;
 
 /** What a turn on the vApp decided, and the machine's VM as it saw it. */
 interface Seen {
