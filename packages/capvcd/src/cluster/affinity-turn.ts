@@ -45,7 +45,8 @@ export const isAffinityFault = (err: unknown, recordedOperation: string | undefi
 
 /** Sets or clears the rules' condition from a look. */
 function affinityCondition(status: VCDClusterStatus, vcdCluster: VCDCluster, look: AffinityLook | undefined) {
-  if (!look) {
+  const off = !vcdCluster.spec.antiAffinity && (!look || look.rules.length === 0);
+  if (!look || (off && look.step.kind === 'Converged')) {
     // Off and no rule left: the condition goes too.
     status.conditions = status.conditions?.filter((c) => c.type !== Conditions.AntiAffinityRulesReady);
     return;

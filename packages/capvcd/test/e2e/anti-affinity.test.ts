@@ -5,7 +5,8 @@
  * however often it is reconciled; a control-plane Machine deleted leaves the rule before its VM
  * is deleted (a failed rule update is said in AntiAffinityRulesReady, not in the load balancer's
  * condition, and retried), and the rule goes once one VM is left (VCD wants two); deleting the
- * Cluster removes every rule with the VMs.
+ * Cluster removes every rule with the VMs. With the endpoint the user's (no load balancer) the
+ * rules are kept all the same, and removing `spec.antiAffinity` deletes them.
  */
 import { WatchRecord } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,5 +182,39 @@ describe('VM anti-affinity rules', () => {
     expect(rules()).toEqual({});
     expect(h.vcdObjects().vms).toEqual([]);
     expect(h.sim.inspect.unfinishedTasks()).toEqual([]);
+  }, 300_000);
+
+  it('with the user’s endpoint too; turning the option off deletes the rule', async () => {
+    await h.prepareCluster('aa2');
+    await h.plane.createObjects([
+      ...h.clusterWith('aa2', {
+        endpoint: { host: '10.10.0.9', port: 6443 },
+        antiAffinity: { controlPlane: 'Preferred' },
+      }),
+      ...['aa2-cp-0', 'aa2-cp-1'].flatMap((name) => h.controlPlaneObjects('aa2', name)),
+    ]);
+    const name = affinityRuleName(ns, 'aa2', { controlPlane: true });
+    await h.wait(
+      'the rule over both VMs',
+      async () => {
+        const vms = await vmIds(['aa2-cp-0', 'aa2-cp-1']);
+        return JSON.stringify(rules()[name]) ===
+          JSON.stringify({ mandatory: false, polarity: 'Anti-Affinity', vms })
+          ? true
+          : undefined;
+      },
+      240_000,
+    );
+    await h.client.patch(VCDClusterType, { namespace: ns, name: 'aa2' }, 'merge', {
+      spec: { antiAffinity: null },
+    });
+    await h.wait('the rule gone', async () => (rules()[name] ? undefined : true));
+    const c = await h.wait('status without rules or their condition', async () => {
+      const now = await h.client.get(VCDClusterType, { namespace: ns, name: 'aa2' });
+      const left = now.status?.affinityRules?.length ?? 0;
+      const cond = now.status?.conditions?.some((x) => x.type === 'AntiAffinityRulesReady');
+      return left === 0 && !cond ? now : undefined;
+    });
+    expect(c.status?.conditions?.find((x) => x.type === 'Ready')?.status).toBe('True');
   }, 300_000);
 });

@@ -4,7 +4,7 @@
  * external etcd (the workload plane's own etcd) and the Secrets naming its certificates. Created
  * complete: envtest installs no KCP webhook to default them.
  */
-import type { Zone } from '@capstan/capvcd';
+import type { AntiAffinitySpec, Zone } from '@capstan/capvcd';
 import type { ManifestObject } from '@capstan/envtest';
 import { clusterObjects, INFRA, K8S_VERSION, type Site, TEMPLATE } from './objects.js';
 
@@ -27,12 +27,13 @@ export function kcpClusterObjects(
   site: Site,
   name: string,
   etcd: ExternalEtcd | undefined,
-  options: { replicas: number; version?: string; zones?: Zone[] },
+  options: { replicas: number; version?: string; zones?: Zone[]; antiAffinity?: AntiAffinitySpec },
 ): ManifestObject[] {
-  const [cluster, vcdCluster] = clusterObjects(site, name, { zones: options.zones }) as [
-    ManifestObject,
-    ManifestObject,
-  ];
+  const extras = {
+    zones: options.zones,
+    ...(options.antiAffinity ? { antiAffinity: options.antiAffinity } : {}),
+  };
+  const [cluster, vcdCluster] = clusterObjects(site, name, extras) as [ManifestObject, ManifestObject];
   const clusterSpec = cluster.spec as Record<string, unknown>;
   cluster.spec = {
     ...clusterSpec,

@@ -3,10 +3,13 @@
  * guest runs a real etcd member named after its Node, TLS from the cluster's etcd CA (the one KCP
  * made), reached by KCP through the apiserver's port-forward to the node's `etcd-<node>` pod
  * (kwok's kubelet server). Scaling 1 → 3 → 1, the member list (read through the etcd API) follows
- * the Machines: kubeadm join adds a member, KCP removes one on scale-down.
+ * the Machines: kubeadm join adds a member, KCP removes one on scale-down. The VCDCluster asks
+ * for control-plane anti-affinity: VCD's rule names exactly the Machines' VMs at 3, through a
+ * remediation (the replaced VM leaves it, the new one joins), and goes at 1 (VCD wants two VMs
+ * in a rule).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MachineType } from '../../src/index.js';
+import { affinityRuleName, MachineType, VCDMachineType } from '../../src/index.js';
 import type { Harness } from './harness.js';
 import { kcpClusterObjects } from './kcp-objects.js';
 import { kcpCondition, kcpSettled, patchKcp, powerOffInVcd, startKcpHarness } from './kcp-status.js';
@@ -31,6 +34,28 @@ async function membersFollowMachines(count: number): Promise<string[]> {
   return h.wait(`${count} etcd members named after the Machines' nodes`, async () => {
     const [members, nodes] = [(await h.guest?.etcd.memberList())?.sort(), await nodeNames()];
     return members?.length === count && JSON.stringify(members) === JSON.stringify(nodes)
+      ? members
+      : undefined;
+  });
+}
+
+/** Waits until the control plane's anti-affinity rule names exactly its Machines' VMs (no rule for one). */
+async function ruleFollowsMachines(count: number): Promise<string[]> {
+  const name = affinityRuleName(ns, cluster, { controlPlane: true });
+  return h.wait(`the anti-affinity rule over the ${count} control-plane VMs`, async () => {
+    const machines = (await h.client.list(MachineType, { namespace: ns })).items;
+    const vms = await Promise.all(
+      machines.map(async (m) => {
+        const ref = { namespace: ns, name: m.spec?.infrastructureRef?.name as string };
+        const providerID = (await h.client.get(VCDMachineType, ref)).spec.providerID ?? '';
+        return /urn:vcloud:vm:(.+)$/.exec(providerID)?.[1] ?? `(${m.metadata.name}: no VM)`;
+      }),
+    );
+    const rule = [...h.sim.inspect.world.affinityRules.values()].find((r) => r.name === name);
+    const members = [...(rule?.vmIds ?? [])].sort();
+    const want = count >= 2 ? vms.sort() : [];
+    const right = rule === undefined || (rule.mandatory && rule.polarity === 'Anti-Affinity');
+    return machines.length === count && right && JSON.stringify(members) === JSON.stringify(want)
       ? members
       : undefined;
   });
@@ -86,10 +111,14 @@ describe('KubeadmControlPlane with stacked etcd', () => {
     timeout: 300_000,
   }, async () => {
     await h.plane.createObjects(
-      kcpClusterObjects({ namespace: ns, url: h.sim.url }, cluster, undefined, { replicas: 1 }),
+      kcpClusterObjects({ namespace: ns, url: h.sim.url }, cluster, undefined, {
+        replicas: 1,
+        antiAffinity: { controlPlane: 'Required' },
+      }),
     );
     const ready = await kcpSettled(h, ns, cluster, 1);
     await membersFollowMachines(1);
+    expect(await ruleFollowsMachines(1)).toEqual([]);
     // KCP reached the member through the port-forward and found it healthy.
     const healthy = await h.wait('EtcdClusterHealthy', async () => {
       const k = await kcpSettled(h, ns, cluster, 1);
@@ -105,10 +134,13 @@ describe('KubeadmControlPlane with stacked etcd', () => {
     await patchKcp(h, ns, cluster, { replicas: 3 });
     await kcpSettled(h, ns, cluster, 3, 400_000);
     await membersFollowMachines(3);
+    expect(await ruleFollowsMachines(3)).toHaveLength(3);
     await remediatesPoweredOffMachine();
+    expect(await ruleFollowsMachines(3)).toHaveLength(3);
     await patchKcp(h, ns, cluster, { replicas: 1 });
     await kcpSettled(h, ns, cluster, 1, 400_000);
     const [member] = await membersFollowMachines(1);
     expect(h.guest?.etcd.running).toEqual([member]);
+    expect(await ruleFollowsMachines(1)).toEqual([]);
   });
 });
