@@ -67,8 +67,13 @@ describe('a VM’s own sizing, data disks and guest shutdown', () => {
     ]);
   });
 
-  it('refuses a taken slot, SCSI unit 7, and a second SCSI type on a bus', async () => {
+  it('refuses a taken slot, SCSI unit 7, a second SCSI type on a bus, memory off 4 MB steps', async () => {
     const path = vms['hw-0'] as string;
+    const odd = await reconfigure(
+      path,
+      spec('hw-0', '<MemoryResourceMb><Configured>4097</Configured></MemoryResourceMb>'),
+    );
+    expect(odd.status).toBe(400);
     for (const disk of [newDisk(1024, '5', 1, 0), newDisk(1024, '5', 1, 7), newDisk(1024, '4', 1, 1)]) {
       const res = await reconfigure(path, spec('hw-0', `<DiskSection>${disk}</DiskSection>`));
       expect(res.status, disk).toBe(400);
