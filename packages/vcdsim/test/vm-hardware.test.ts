@@ -65,6 +65,20 @@ describe('a VM’s own sizing, data disks and guest shutdown', () => {
       { size: '10240', adapter: '5', bus: '1', unit: '0' },
       { size: '4096', adapter: '7', bus: '1', unit: '0' },
     ]);
+    // The virtual hardware lists a controller per type and bus, each disk under its own.
+    const hw = parseXml(
+      (await alice.xml('GET', `${path}/virtualHardwareSection`)).text,
+    ).VirtualHardwareSection;
+    const items: Record<string, unknown>[] = [hw.Item].flat();
+    const controllers = new Map(
+      items
+        .filter((it) => ['5', '6', '20'].includes(String(it.ResourceType)))
+        .map((it) => [String(it.InstanceID), `${it.ResourceSubType}/${it.Address}`]),
+    );
+    const parents = items
+      .filter((it) => String(it.ResourceType) === '17')
+      .map((it) => controllers.get(String(it.Parent)));
+    expect(parents).toEqual(['lsilogic/0', 'VirtualSCSI/1', 'vmware.nvme.controller/1']);
   });
 
   it('refuses a taken slot, SCSI unit 7, a second SCSI type on a bus, memory off 4 MB steps', async () => {
