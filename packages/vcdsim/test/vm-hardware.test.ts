@@ -94,6 +94,35 @@ describe('a VM’s own sizing, data disks and guest shutdown', () => {
     }
   });
 
+  it('removes an internal disk the DiskSection leaves out; the others keep their DiskIds', async () => {
+    const path = vms['hw-0'] as string;
+    const ids = async () =>
+      [(await vmSpec(path)).DiskSection.DiskSettings]
+        .flat()
+        .map((d: Record<string, unknown>) => String(d.DiskId));
+    expect(await ids()).toEqual(['2000', '2001', '2002']);
+    const keep = (id: number, size: number) =>
+      `<DiskSettings><DiskId>${id}</DiskId><SizeMb>${size}</SizeMb></DiskSettings>`;
+    const res = await reconfigure(
+      path,
+      spec('hw-0', `<DiskSection>${keep(2000, 20480)}${keep(2002, 4096)}</DiskSection>`),
+    );
+    expect(res.status, res.text).toBe(202);
+    sim.clock.advance(1000);
+    expect(await ids()).toEqual(['2000', '2002']);
+    // A new disk takes the next id, never a removed one's; a VM keeps at least one disk.
+    await reconfigure(
+      path,
+      spec(
+        'hw-0',
+        `<DiskSection>${keep(2000, 20480)}${keep(2002, 4096)}${newDisk(1024, '6', 1, 0)}</DiskSection>`,
+      ),
+    );
+    sim.clock.advance(1000);
+    expect(await ids()).toEqual(['2000', '2002', '2003']);
+    expect((await reconfigure(path, spec('hw-0', '<DiskSection></DiskSection>'))).status).toBe(400);
+  });
+
   it('shuts the guest down: off and still deployed; a hung guest stays on; no tools, no shutdown', async () => {
     const polite = vms['hw-1'] as string;
     await boot(sim, alice, polite);

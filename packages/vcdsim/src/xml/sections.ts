@@ -101,7 +101,7 @@ function diskItems(vm: Vm, base: string): string[] {
         [`${HW}:busType`]: rasdBusType(d.adapterType),
         [`${HW}:storageProfileHref`]: `${base}${path.storageProfile(d.storageProfileId)}`,
       }),
-      text('rasd:InstanceID', 2000 + i),
+      text('rasd:InstanceID', d.diskId),
       text('rasd:Parent', instanceOf(`${d.adapterType}/${d.busNumber}`)),
       text('rasd:ResourceType', 17),
       text('rasd:VirtualQuantity', d.sizeMb * 1024 * 1024),
@@ -266,7 +266,7 @@ function namedDiskSettings(world: World, vm: Vm, base: string): string[] {
     el(
       'DiskSettings',
       undefined,
-      text('DiskId', 2016 + i),
+      text('DiskId', 3000 + i),
       text('SizeMb', d.sizeMb),
       text('UnitNumber', vm.disks.length + i),
       text('BusNumber', 0),
@@ -301,7 +301,7 @@ export function vmSpecSection(world: World, vm: Vm, base: string): string {
         el(
           'DiskSettings',
           undefined,
-          text('DiskId', 2000 + vm.disks.indexOf(d)),
+          text('DiskId', d.diskId),
           text('SizeMb', d.sizeMb),
           text('UnitNumber', d.unitNumber),
           text('BusNumber', d.busNumber),
