@@ -254,6 +254,41 @@ describe('v1beta3 → v1beta2 → v1beta3', () => {
       }),
     );
   });
+  const hardware = fc.record({
+    numCPUs: opt(fc.integer({ min: 1, max: 64 })),
+    coresPerSocket: opt(fc.constant(1)),
+    memoryMiB: opt(fc.integer({ min: 1, max: 1024 }).map((n) => n * 4)),
+    dataDisks: opt(
+      fc.array(
+        fc.record({
+          name,
+          size: fc.constantFrom('10Gi', '40Gi', 1073741824),
+          storageProfile: opt(name),
+          busType: opt(fc.constantFrom('paravirtual', 'lsilogicsas', 'sata', 'nvme')),
+        }),
+        { maxLength: 3 },
+      ),
+    ),
+    powerOffMode: opt(fc.constantFrom('hard', 'trySoft', 'soft')),
+    guestSoftPowerOffTimeoutSeconds: opt(fc.integer({ min: 1, max: 600 })),
+  });
+  const hubMachine = fc.record({ metadata, hardware, requested: opt(time) }).map(
+    (r) =>
+      json({
+        apiVersion: `${GROUP}/v1beta3`,
+        kind: 'VCDMachine',
+        metadata: r.metadata,
+        spec: { catalog: 'c', template: 't', ...r.hardware },
+        status: { vmName: 'vm-1', guestShutdownRequestedAt: r.requested },
+      }) as KubeObject,
+  );
+  it('loses nothing of a VCDMachine’s own hardware, power-off mode and shutdown time (v1beta2, v1beta1)', () => {
+    fc.assert(
+      fc.property(hubMachine, fc.constantFrom('v1beta2', 'v1beta1'), (o, spoke) => {
+        expect(convert(convert(o, spoke), 'v1beta3')).toEqual(normalized(o));
+      }),
+    );
+  });
 });
 
 describe('what each field becomes', () => {

@@ -29,6 +29,8 @@ type state struct {
 	ipSpaceEdgeID string
 	floatingIP    string
 	affinityRule  *govcd.VmAffinityRule
+	// The internal disk AddInternalDisk made, for its delete.
+	internalDiskID string
 }
 
 // steps is the suite, in order: what a Cluster API provider does with Cloud Director, plus the
@@ -53,6 +55,7 @@ func steps() []step {
 		{"vm.extraConfig.reconfigureVm", extraConfigReconfigure},
 		{"vm.hardware.sizing", sizing},
 		{"vm.hardware.internalDiskAdd", internalDiskAdd},
+		{"vm.hardware.internalDiskDelete", internalDiskDelete},
 		{"metadata.withoutDomain", metadataPlain},
 		{"metadata.withDomain", metadataDomain},
 		{"vm.powerOn", powerOn},

@@ -63,7 +63,29 @@ func internalDiskAdd(r *run) (string, error) {
 	if disk.SizeMb != 2048 || disk.AdapterType != "5" || disk.BusNumber != 1 || disk.UnitNumber != 0 {
 		return "", fmt.Errorf("disk %s: %+v", id, disk)
 	}
+	r.internalDiskID = id
 	return id, nil
+}
+
+// internalDiskDelete removes the disk AddInternalDisk made: DeleteInternalDisk sends the
+// DiskSection without it, and VCD removes what the section leaves out; the other disks keep
+// their ids.
+func internalDiskDelete(r *run) (string, error) {
+	if err := need(r.rawVm != nil && r.internalDiskID != "", "the added internal disk"); err != nil {
+		return "", err
+	}
+	before := len(r.rawVm.VM.VmSpecSection.DiskSection.DiskSettings)
+	if err := r.rawVm.DeleteInternalDisk(r.internalDiskID); err != nil {
+		return "", err
+	}
+	if _, err := r.rawVm.GetInternalDiskById(r.internalDiskID, true); err == nil {
+		return "", fmt.Errorf("disk %s still listed after its delete", r.internalDiskID)
+	}
+	after := len(r.rawVm.VM.VmSpecSection.DiskSection.DiskSettings)
+	if after != before-1 {
+		return "", fmt.Errorf("%d disks after the delete, %d before", after, before)
+	}
+	return fmt.Sprintf("%d disks left", after), nil
 }
 
 // shutdownGuest asks the AddNewVM VM's guest to shut down (power/action/shutdown): the VM ends

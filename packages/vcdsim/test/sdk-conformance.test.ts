@@ -41,6 +41,7 @@ const STEPS = [
   'vm.extraConfig.reconfigureVm',
   'vm.hardware.sizing',
   'vm.hardware.internalDiskAdd',
+  'vm.hardware.internalDiskDelete',
   'metadata.withoutDomain',
   'metadata.withDomain',
   'vm.powerOn',

@@ -65,14 +65,62 @@ describe('a VM’s own sizing, data disks and guest shutdown', () => {
       { size: '10240', adapter: '5', bus: '1', unit: '0' },
       { size: '4096', adapter: '7', bus: '1', unit: '0' },
     ]);
+    // The virtual hardware lists a controller per type and bus, each disk under its own.
+    const hw = parseXml(
+      (await alice.xml('GET', `${path}/virtualHardwareSection`)).text,
+    ).VirtualHardwareSection;
+    const items: Record<string, unknown>[] = [hw.Item].flat();
+    const controllers = new Map(
+      items
+        .filter((it) => ['5', '6', '20'].includes(String(it.ResourceType)))
+        .map((it) => [String(it.InstanceID), `${it.ResourceSubType}/${it.Address}`]),
+    );
+    const parents = items
+      .filter((it) => String(it.ResourceType) === '17')
+      .map((it) => controllers.get(String(it.Parent)));
+    expect(parents).toEqual(['lsilogic/0', 'VirtualSCSI/1', 'vmware.nvme.controller/1']);
   });
 
-  it('refuses a taken slot, SCSI unit 7, and a second SCSI type on a bus', async () => {
+  it('refuses a taken slot, SCSI unit 7, a second SCSI type on a bus, memory off 4 MB steps', async () => {
     const path = vms['hw-0'] as string;
+    const odd = await reconfigure(
+      path,
+      spec('hw-0', '<MemoryResourceMb><Configured>4097</Configured></MemoryResourceMb>'),
+    );
+    expect(odd.status).toBe(400);
     for (const disk of [newDisk(1024, '5', 1, 0), newDisk(1024, '5', 1, 7), newDisk(1024, '4', 1, 1)]) {
       const res = await reconfigure(path, spec('hw-0', `<DiskSection>${disk}</DiskSection>`));
       expect(res.status, disk).toBe(400);
     }
+  });
+
+  it('removes an internal disk the DiskSection leaves out; the others keep their DiskIds', async () => {
+    const path = vms['hw-0'] as string;
+    const ids = async () =>
+      [(await vmSpec(path)).DiskSection.DiskSettings]
+        .flat()
+        .map((d: Record<string, unknown>) => String(d.DiskId));
+    expect(await ids()).toEqual(['2000', '2001', '2002']);
+    const keep = (id: number, size: number) =>
+      `<DiskSettings><DiskId>${id}</DiskId><SizeMb>${size}</SizeMb></DiskSettings>`;
+    const res = await reconfigure(
+      path,
+      spec('hw-0', `<DiskSection>${keep(2000, 20480)}${keep(2002, 4096)}</DiskSection>`),
+    );
+    expect(res.status, res.text).toBe(202);
+    sim.clock.advance(1000);
+    expect(await ids()).toEqual(['2000', '2002']);
+    // A new disk takes the next id, never a removed one's; a VM keeps at least one disk.
+    await reconfigure(
+      path,
+      spec(
+        'hw-0',
+        `<DiskSection>${keep(2000, 20480)}${keep(2002, 4096)}${newDisk(1024, '6', 1, 0)}</DiskSection>`,
+      ),
+    );
+    sim.clock.advance(1000);
+    expect(await ids()).toEqual(['2000', '2002', '2003']);
+    expect((await reconfigure(path, spec('hw-0', '<DiskSection></DiskSection>'))).status).toBe(400);
   });
 
   it('shuts the guest down: off and still deployed; a hung guest stays on; no tools, no shutdown', async () => {

@@ -35,6 +35,17 @@ function vmWrites(vmId: string): { route: string; at: number }[] {
 }
 
 describe('a machine’s own CPU, memory and data disks, and its graceful power-off', () => {
+  it('refuses CPUs that are not a multiple of the cores per socket, and memory not a multiple of 4', async () => {
+    const bad = (spec: Record<string, unknown>, name: string) =>
+      h.client.create(VCDMachineType, {
+        metadata: { name, namespace: ns },
+        spec: { catalog: 'templates', template: 'ubuntu', ...spec },
+      });
+    await expect(bad({ numCPUs: 5, coresPerSocket: 2 }, 'bad-cores')).rejects.toThrow(/multiple of it/);
+    await expect(bad({ coresPerSocket: 2 }, 'cores-alone')).rejects.toThrow(/coresPerSocket needs numCPUs/);
+    await expect(bad({ memoryMiB: 4097 }, 'bad-memory')).rejects.toThrow(/multiple of 4/);
+  }, 60_000);
+
   it('makes the VMs with them, and shuts their guests down on delete (a hung one forced after the timeout)', async () => {
     const history = await h.recordConditions();
     await h.plane.createObjects([

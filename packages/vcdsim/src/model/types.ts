@@ -173,6 +173,8 @@ export interface Nic {
 /** A VM hard disk. */
 export interface Disk {
   id: string;
+  /** VCD's DiskId within the VM (2000 for the template's, then the next free): stable once given. */
+  diskId: number;
   sizeMb: number;
   busNumber: number;
   unitNumber: number;

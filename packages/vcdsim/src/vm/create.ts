@@ -115,6 +115,7 @@ export function vmFromSourcedItem(world: World, vapp: VApp, item: XNode, now: nu
     disks: [
       {
         id: randomUUID(),
+        diskId: 2000,
         sizeMb: t.diskMb,
         busNumber: 0,
         unitNumber: 0,

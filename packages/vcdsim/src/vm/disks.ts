@@ -45,6 +45,7 @@ function newDisk(world: World, vm: Vm, ds: XNode, sizeMb: number): Disk {
   }
   return {
     id: randomUUID(),
+    diskId: Math.max(1999, ...vm.disks.map((d) => d.diskId)) + 1,
     sizeMb,
     busNumber: bus,
     unitNumber: unit,
@@ -53,24 +54,37 @@ function newDisk(world: World, vm: Vm, ds: XNode, sizeMb: number): Disk {
   };
 }
 
-/** Applies a DiskSection's settings to the VM: resizes (grow only) and new disks. */
+/**
+ * Applies a DiskSection to the VM as VCD does: the section is the VM's whole list of internal
+ * disks. A DiskSettings with DiskId resizes that disk (grow only), one without adds a disk, and an
+ * internal disk the section leaves out is removed (the SDK's DeleteInternalDisk); a VM keeps at
+ * least one disk. Named disks are listed too but attached and detached by their own calls.
+ */
 export function applyDiskSection(world: World, vm: Vm, section: XNode | undefined): void {
+  if (!section) return;
+  const kept = new Set<number>();
+  const added: Disk[] = [];
   for (const ds of childrenNamed(section, 'DiskSettings')) {
-    if (child(ds, 'Disk')) continue; // a named disk: attached and detached through its own calls
+    if (child(ds, 'Disk')) continue;
     const size = childInt(ds, 'SizeMb');
     const diskId = childInt(ds, 'DiskId');
     if (diskId === undefined) {
       if (size === undefined || size <= 0) throw errors.badRequest('A new disk needs a positive SizeMb.');
-      vm.disks.push(newDisk(world, vm, ds, size));
+      const disk = newDisk(world, { ...vm, disks: [...vm.disks, ...added] }, ds, size);
+      added.push(disk);
       continue;
     }
-    if (size === undefined) continue;
-    const disk = vm.disks[diskId - 2000];
+    const disk = vm.disks.find((d) => d.diskId === diskId);
     if (!disk) throw errors.badRequest(`No disk with DiskId ${diskId}.`);
+    kept.add(diskId);
+    if (size === undefined) continue;
     if (size < disk.sizeMb)
       throw errors.badRequest(
         `Disk size ${size} MB is smaller than the current ${disk.sizeMb} MB; disks cannot shrink.`,
       );
     disk.sizeMb = size;
   }
+  const disks = [...vm.disks.filter((d) => kept.has(d.diskId)), ...added];
+  if (disks.length === 0) throw errors.badRequest(`VM "${vm.name}" must keep at least one disk.`);
+  vm.disks = disks;
 }

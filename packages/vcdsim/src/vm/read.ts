@@ -108,6 +108,9 @@ export function applyVmSpec(world: World, vm: Vm, spec: XNode): void {
   const mem = childInt(child(spec, 'MemoryResourceMb'), 'Configured');
   if (cpus === 0 || cores === 0 || mem === 0)
     throw errors.badRequest('CPU, cores and memory must be positive.');
+  // vSphere sizes memory in 4 MB steps.
+  if (mem !== undefined && mem % 4 !== 0)
+    throw errors.badRequest(`Memory ${mem} MB is not a multiple of 4 MB.`);
   if (cpus !== undefined) vm.cpuCount = cpus;
   if (cores !== undefined) vm.coresPerSocket = cores;
   if (mem !== undefined) vm.memoryMb = mem;

@@ -62,17 +62,33 @@ function memoryItem(vm: Vm, base: string): string {
   );
 }
 
+/** A disk controller's rasd kind and name, from a disk's bus sub type. */
+function controllerName(subType: string, bus: number): string {
+  const kind = rasdBusType(subType);
+  const family = kind === 5 ? 'IDE' : kind === 6 ? 'SCSI' : subType.includes('nvme') ? 'NVMe' : 'SATA';
+  return `${family} Controller ${bus}`;
+}
+
+/**
+ * The disk controllers (one per sub type and bus the disks use; the first keeps InstanceID 2) and
+ * the disks, each under its controller.
+ */
 function diskItems(vm: Vm, base: string): string[] {
-  const controller = el(
-    'ovf:Item',
-    undefined,
-    text('rasd:Address', 0),
-    text('rasd:Description', 'SCSI Controller'),
-    text('rasd:ElementName', 'SCSI Controller 0'),
-    text('rasd:InstanceID', 2),
-    text('rasd:ResourceSubType', 'lsilogic'),
-    text('rasd:ResourceType', 6),
-  );
+  const keys = [...new Set(vm.disks.map((d) => `${d.adapterType}/${d.busNumber}`))];
+  const instanceOf = (key: string) => (keys.indexOf(key) === 0 ? 2 : 1000 + keys.indexOf(key));
+  const controllers = keys.map((key) => {
+    const [subType = 'lsilogic', bus = '0'] = key.split('/');
+    return el(
+      'ovf:Item',
+      undefined,
+      text('rasd:Address', bus),
+      text('rasd:Description', controllerName(subType, Number(bus)).replace(/ \d+$/, '')),
+      text('rasd:ElementName', controllerName(subType, Number(bus))),
+      text('rasd:InstanceID', instanceOf(key)),
+      text('rasd:ResourceSubType', subType),
+      text('rasd:ResourceType', rasdBusType(subType)),
+    );
+  });
   const disks = vm.disks.map((d, i) =>
     el(
       'ovf:Item',
@@ -86,14 +102,14 @@ function diskItems(vm: Vm, base: string): string[] {
         [`${HW}:busType`]: rasdBusType(d.adapterType),
         [`${HW}:storageProfileHref`]: `${base}${path.storageProfile(d.storageProfileId)}`,
       }),
-      text('rasd:InstanceID', 2000 + i),
-      text('rasd:Parent', 2),
+      text('rasd:InstanceID', d.diskId),
+      text('rasd:Parent', instanceOf(`${d.adapterType}/${d.busNumber}`)),
       text('rasd:ResourceType', 17),
       text('rasd:VirtualQuantity', d.sizeMb * 1024 * 1024),
       text('rasd:VirtualQuantityUnits', 'byte'),
     ),
   );
-  return [controller, ...disks];
+  return [...controllers, ...disks];
 }
 
 function nicItems(vm: Vm): string[] {
@@ -287,12 +303,12 @@ function diskSettings(world: World, base: string, d: DiskSettingsOf): string {
 
 /** The VM's own disks and then the named disks attached to it (those with a `Disk` reference). */
 function diskSection(world: World, vm: Vm, base: string): string {
-  const own = vm.disks.map((d, i) =>
-    diskSettings(world, base, { ...d, diskId: 2000 + i, adapter: adapterCode(d.adapterType) }),
+  const own = vm.disks.map((d) =>
+    diskSettings(world, base, { ...d, adapter: adapterCode(d.adapterType) }),
   );
   const named = world.disksOf(vm.id).map((d, i) =>
     diskSettings(world, base, {
-      diskId: 2016 + i,
+      diskId: 3000 + i,
       sizeMb: d.sizeMb,
       unitNumber: vm.disks.length + i,
       busNumber: 0,
