@@ -147,4 +147,53 @@ describe('NICs and their addressing', () => {
     );
     expect(h.sim.inspect.vm('s1-cp-0')).toBeUndefined();
   }, 900_000);
+  it('waits for an address without a VM until the pool exists; more entries than NICs are refused', async () => {
+    await h.prepareCluster('s2');
+    const late = { ...POOL, name: 'late' };
+    await h.plane.createObjects([
+      ...h.clusterObjects('s2', { host: '10.10.0.16', port: 6443 }),
+      ...h.machineObjects('s2', 's2-cp-0', {
+        vcdMachine: { networkInterfaces: [{ ipAllocationMode: 'MANUAL', addressesFromPools: [late] }] },
+      }),
+    ]);
+    const reasonOf = async (name: string, reason: string) => {
+      const m = await h.client.get(VCDMachineType, { namespace: ns, name });
+      return m.status?.conditions?.find((c) => c.reason === reason);
+    };
+    const waiting = await h.wait('WaitingForIPAddress said', () =>
+      reasonOf('s2-cp-0', 'WaitingForIPAddress'),
+    );
+    expect(waiting.message).toMatch(/no address yet for IPAddressClaim s2-cp-0-nic-0/);
+    expect(h.sim.inspect.vm('s2-cp-0')).toBeUndefined();
+
+    // The pool appears: the provider answers the claim, whose update brings the machine back.
+    await h.plane.createObjects([
+      {
+        apiVersion: 'ipam.cluster.x-k8s.io/v1alpha2',
+        kind: 'InClusterIPPool',
+        metadata: { name: 'late', namespace: ns },
+        spec: { addresses: ['10.10.0.13'], prefix: 24, gateway: '10.10.0.1' },
+      },
+    ]);
+    const vm = await h.wait('s2-cp-0’s VM with the pool’s address', async () => {
+      const found = h.sim.inspect.vm('s2-cp-0');
+      return found?.nics[0]?.requestedIp ? found : undefined;
+    });
+    expect(vm.nics.map((n) => [n.allocationMode, n.requestedIp])).toEqual([['MANUAL', '10.10.0.13']]);
+
+    // A worker (join data once the control plane is up) naming two NICs on one network: refused.
+    await h.plane.createObjects(
+      h.machineObjects('s2', 's2-w-0', {
+        controlPlane: false,
+        vcdMachine: { networkInterfaces: [{ ipAllocationMode: 'DHCP' }, { ipAllocationMode: 'DHCP' }] },
+      }),
+    );
+    const refused = await h.wait(
+      'InvalidNetworkInterfaces said',
+      () => reasonOf('s2-w-0', 'InvalidNetworkInterfaces'),
+      240_000,
+    );
+    expect(refused.message).toMatch(/networkInterfaces has 2 entries but the VM has 1 NICs/);
+    expect(h.sim.inspect.vm('s2-w-0')).toBeUndefined();
+  }, 600_000);
 });
