@@ -13,9 +13,9 @@ export interface VCDClusterV1beta2Spec {
   site: string;
   /** Organization */
   org: string;
-  /** Organization VDC */
+  /** Organization VDC (empty: the zones of multiZoneSpec name them) */
   ovdc: string;
-  /** Organization VDC network the VMs attach to */
+  /** Organization VDC network the VMs attach to (empty: the zones name them) */
   ovdcNetwork: string;
   /** Credentials: a Secret with username and password, or refreshToken. Inline values are refused. */
   userContext: VCDClusterV1beta2SpecUserContext;
@@ -163,9 +163,9 @@ export interface VCDClusterV1beta3Spec {
   site: string;
   /** Organization */
   org: string;
-  /** Organization VDC */
+  /** Organization VDC (empty: the zones of multiZoneSpec name them) */
   ovdc: string;
-  /** Organization VDC network the VMs attach to */
+  /** Organization VDC network the VMs attach to (empty: the zones name them) */
   ovdcNetwork: string;
   /** Credentials: a Secret with username and password, or refreshToken. Inline values are refused. */
   userContext: VCDClusterV1beta2SpecUserContext;
@@ -448,17 +448,6 @@ export interface VCDMachineV1beta3Spec {
   guestSoftPowerOffTimeoutSeconds?: number;
 }
 
-export interface VCDMachineV1beta3SpecDataDisksItem {
-  /** Name of the disk (unique) */
-  name: string;
-  /** Size of the disk (a quantity, e.g. 20Gi) */
-  size: number | string;
-  /** Storage profile of the disk (absent: the VM’s) */
-  storageProfile?: string | null;
-  /** Disk controller (default paravirtual) */
-  busType?: 'paravirtual' | 'lsilogicsas' | 'sata' | 'nvme';
-}
-
 export interface VCDMachineV1beta3SpecNetworkInterfacesItem {
   /** POOL (default): VCD’s static pool; DHCP: the network’s DHCP service; MANUAL: an address from a Cluster API IPAM pool */
   ipAllocationMode?: 'POOL' | 'DHCP' | 'MANUAL';
@@ -473,6 +462,17 @@ export interface VCDMachineV1beta3SpecNetworkInterfacesItemAddressesFromPoolsIte
   kind: string;
   /** Name of the pool, in the VCDMachine’s namespace */
   name: string;
+}
+
+export interface VCDMachineV1beta3SpecDataDisksItem {
+  /** Name of the disk (unique) */
+  name: string;
+  /** Size of the disk (a quantity, e.g. 20Gi) */
+  size: number | string;
+  /** Storage profile of the disk (absent: the VM’s) */
+  storageProfile?: string | null;
+  /** Disk controller (default paravirtual) */
+  busType?: 'paravirtual' | 'lsilogicsas' | 'sata' | 'nvme';
 }
 
 export interface VCDMachineV1beta3Status {
