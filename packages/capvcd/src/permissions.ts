@@ -5,6 +5,7 @@
  */
 import { type Permission, permissionOn } from '@capstan/runtime';
 import { Namespace, Secret } from '@capstan/runtime/client';
+import { IPAddressType } from './api/ipam.js';
 import { VCDClusterType, VCDMachineTemplateType, VCDMachineType } from './api/types.js';
 
 /** What capvcd does beyond watching its kinds and Cluster API's. */
@@ -20,6 +21,9 @@ export function capvcdPermissions(): Permission[] {
     ),
     permissionOn(Secret, ['get', 'patch'], {
       why: "VCD credentials and bootstrap data; the credentials Secret gets our finalizer, owner reference and clusterctl's move label",
+    }),
+    permissionOn(IPAddressType, ['get'], {
+      why: "a MANUAL NIC's address, the IPAddress the IPAM provider made for its claim (read by name)",
     }),
     permissionOn(Namespace, ['get'], {
       why: "a namespace's labels decide whether a VCDClusterIdentity lets it use another namespace's credentials",
