@@ -27,7 +27,7 @@ import {
   type ObservedVM,
   releasableWithoutVcd,
 } from '../decide/machine.js';
-import { addressingOf, type IpAllocationMode } from '../decide/nics.js';
+import { addressingOf } from '../decide/nics.js';
 import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vmMarker, vmNameFor, vmUrn } from '../naming.js';
@@ -35,7 +35,7 @@ import { connectionFor, gate, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { capvcdVmName } from '../takeover.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
-import type { Connection, Connections } from '../vcd/connections.js';
+import type { Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { VcdError } from '../vcd/errors.js';
 import type { VmRecord } from '../vcd/vapp.js';
@@ -45,8 +45,9 @@ import { VmDrift } from './drift.js';
 import { powerOffIntent, wantedHardware } from './hardware.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
 import { notReady } from './not-ready.js';
-import { type Placement, placementOf, vappNameOf } from './placement.js';
+import { placementOf, vappNameOf } from './placement.js';
 import { keyOf, type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
+import type { Target, Unplaceable } from './target.js';
 import { VAppLocks } from './vapp-locks.js';
 import { VAppTurns } from './vapp-turns.js';
 
@@ -66,23 +67,6 @@ export interface MachineReconcilerDeps {
   vcdErrorBackoff?: ErrorBackoffCurve;
   /** How often a provisioned machine's VM is read again for drift (see {@link VmDrift}); 0 or unset: never. */
   driftPeriodMs?: number;
-}
-
-/** Where a machine's VM lives in VCD, and the keys its vApp's turns and locks go by. */
-interface Target {
-  connection: Connection;
-  placement: Placement;
-  vmName: string;
-  vappName: string;
-  /** VAppTurns' and VAppLocks' key of the vApp (the machine's is its scope's `key`). */
-  vappKey: string;
-  addressing?: Array<{ mode: IpAllocationMode; ip?: string }>;
-}
-
-/** Why a machine's VM cannot be named or placed. */
-interface Unplaceable {
-  reason: string;
-  message: string;
 }
 
 /** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
