@@ -6,8 +6,9 @@
  *     Run with every feature off (drift checks off), and with them on (drift checks every 2 s):
  *     once provisioned, the fleet is watched for 5 periods, and its calls per machine per period
  *     are the drift checks' cost. And with anti-affinity on (`spec.antiAffinity` for the control
- *     plane and the MachineDeployment: one rule over the workers, updated as each joins), and
- *     once more with the workers' own sizing and two data disks.
+ *     plane and the MachineDeployment: one rule over the workers, made at the second and updated
+ *     as each joins; the single control-plane VM has none, VCD wants two), and once more with the
+ *     workers' own sizing and two data disks.
  *  2. Reconcile duration p99 while every VCD task takes 30 s: a reconcile never waits on a task.
  */
 import { MachineType, type VCDMachineSpec, VCDMachineType } from '@capstan/capvcd';
@@ -158,7 +159,7 @@ const lines = [
     withAffinity.perWorker.toFixed(1),
     `~${TODAY_CALLS_PER_WORKER}`,
     withAffinity.perWorker / TODAY_CALLS_PER_WORKER,
-    'anti-affinity on (one rule for the workers, one for the control plane)',
+    'anti-affinity on (one rule over the workers; one control-plane VM: no rule)',
   ),
   row(
     'VCD calls per worker, disks on',
