@@ -5,10 +5,10 @@
  */
 
 import { affinityRulesStatusSchema, antiAffinitySchema } from './schema-affinity.js';
+import { hardwareProperties, hardwareStatusProperties, hardwareValidations } from './schema-hardware.js';
+import { networkInterfacesSchema } from './schema-nics.js';
 
 type Schema = Record<string, unknown>;
-
-import { hardwareProperties, hardwareStatusProperties, hardwareValidations } from './schema-hardware.js';
 
 const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
 const name = (description: string): Schema => str(description, { minLength: 1, maxLength: 253 });
@@ -238,49 +238,6 @@ export const clusterStatusSchema: Schema = {
     ovdcNetwork: str('Org VDC network'),
     vappName: str('The vApp holding the cluster’s VMs'),
     infraId: str('The cluster id for the CPI and CSI (NO_RDE_: no runtime defined entity)'),
-  },
-};
-
-/** A Cluster API IPAM pool (the contract's `addressesFromPools` entry: a TypedLocalObjectReference). */
-const ipPoolRefSchema: Schema = {
-  type: 'object',
-  required: ['apiGroup', 'kind', 'name'],
-  properties: {
-    apiGroup: str('API group of the pool, e.g. ipam.cluster.x-k8s.io', { minLength: 1, maxLength: 253 }),
-    kind: str('Kind of the pool, e.g. InClusterIPPool', { minLength: 1, maxLength: 63 }),
-    name: name('Name of the pool, in the VCDMachine’s namespace'),
-  },
-};
-
-/** How each NIC of the VM gets its address (VCD's IpAddressAllocationMode). */
-const networkInterfacesSchema: Schema = {
-  type: 'array',
-  maxItems: 10,
-  description:
-    'Addressing per NIC: entry i is NIC i (0: the cluster’s or zone’s network, i ≥ 1: extraOvdcNetworks[i-1]); a NIC without an entry is POOL',
-  items: {
-    type: 'object',
-    properties: {
-      ipAllocationMode: {
-        type: 'string',
-        enum: ['POOL', 'DHCP', 'MANUAL'],
-        description:
-          'POOL (default): VCD’s static pool; DHCP: the network’s DHCP service; MANUAL: an address from a Cluster API IPAM pool',
-      },
-      addressesFromPools: {
-        type: 'array',
-        maxItems: 1,
-        description:
-          'MANUAL: the IPAM pool an IPAddressClaim (owned by the VCDMachine) takes the address from',
-        items: ipPoolRefSchema,
-      },
-    },
-    'x-kubernetes-validations': [
-      {
-        rule: "(has(self.ipAllocationMode) && self.ipAllocationMode == 'MANUAL') == (has(self.addressesFromPools) && size(self.addressesFromPools) > 0)",
-        message: 'MANUAL takes its address from one pool in addressesFromPools; POOL and DHCP name none',
-      },
-    ],
   },
 };
 

@@ -65,6 +65,21 @@ interface Op<T> {
   effect(target: T, opts: Options): void;
 }
 
+/** A VM operation that needs the VM on. */
+const vmOn = (vm: Vm) => {
+  if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
+};
+
+/** Undeploys a VM: by guest shutdown, a guest that does not go down fails the task, VM left on. */
+function undeployVm(sim: Simulator, vm: Vm, opts: Options): void {
+  if (opts.undeployAction === 'shutdown' && vm.status === VmStatus.POWERED_ON) {
+    shutdownGuest(sim, vm);
+    if (vm.status === VmStatus.POWERED_ON)
+      throw refuse('VM', vm.name, 'did not shut down: its guest did not power it off');
+  }
+  powerOff(sim, vm, true);
+}
+
 /** The VM operations VCD offers under `/api/vApp/vm-{id}`. */
 function vmOps(sim: Simulator): Op<Vm>[] {
   return [
@@ -85,9 +100,7 @@ function vmOps(sim: Simulator): Op<Vm>[] {
       path: 'power/action/powerOff',
       operationName: 'vappPowerOff',
       verb: 'Powered off',
-      check: (vm) => {
-        if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
-      },
+      check: vmOn,
       effect: (vm) => powerOff(sim, vm, false),
     },
     {
@@ -95,9 +108,7 @@ function vmOps(sim: Simulator): Op<Vm>[] {
       path: 'power/action/shutdown',
       operationName: 'vappShutdownGuest',
       verb: 'Shut down guest of',
-      check: (vm) => {
-        if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
-      },
+      check: vmOn,
       effect: (vm) => shutdownGuest(sim, vm),
     },
     {
@@ -109,24 +120,14 @@ function vmOps(sim: Simulator): Op<Vm>[] {
       check: (vm) => {
         if (!vm.deployed) throw refuse('VM', vm.name, 'is not deployed');
       },
-      effect: (vm, opts) => {
-        // Undeploying by guest shutdown: a guest that does not go down fails the task, VM left on.
-        if (opts.undeployAction === 'shutdown' && vm.status === VmStatus.POWERED_ON) {
-          shutdownGuest(sim, vm);
-          if (vm.status === VmStatus.POWERED_ON)
-            throw refuse('VM', vm.name, 'did not shut down: its guest did not power it off');
-        }
-        powerOff(sim, vm, true);
-      },
+      effect: (vm, opts) => undeployVm(sim, vm, opts),
     },
     {
       method: 'POST',
       path: 'power/action/reboot',
       operationName: 'vappReboot',
       verb: 'Rebooted',
-      check: (vm) => {
-        if (vm.status !== VmStatus.POWERED_ON) throw refuse('VM', vm.name, 'is not powered on');
-      },
+      check: vmOn,
       effect: (vm) => reboot(sim, vm),
     },
     {
