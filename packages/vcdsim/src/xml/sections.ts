@@ -303,9 +303,7 @@ function diskSettings(world: World, base: string, d: DiskSettingsOf): string {
 
 /** The VM's own disks and then the named disks attached to it (those with a `Disk` reference). */
 function diskSection(world: World, vm: Vm, base: string): string {
-  const own = vm.disks.map((d) =>
-    diskSettings(world, base, { ...d, adapter: adapterCode(d.adapterType) }),
-  );
+  const own = vm.disks.map((d) => diskSettings(world, base, { ...d, adapter: adapterCode(d.adapterType) }));
   const named = world.disksOf(vm.id).map((d, i) =>
     diskSettings(world, base, {
       diskId: 3000 + i,
