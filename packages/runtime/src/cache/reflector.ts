@@ -4,9 +4,10 @@ import type { ApiTransport } from '../transport/transport.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { compactForCache } from './compact.js';
 import { deepFreeze } from './deep-freeze.js';
+import { dropManagedFields } from './drop-managed-fields.js';
 import { internCommonStrings } from './intern.js';
 import { ReflectorHealth } from './reflector-health.js';
-import { listedChanges, Store } from './store.js';
+import { listedChanges, Store, type StoreChange } from './store.js';
 import {
   type StepResult,
   step,
@@ -15,13 +16,7 @@ import {
   type WatcherState,
 } from './watcher.js';
 
-/** A change of the store, as handlers see it. */
-export type StoreChange<T extends KubeObject = KubeObject> =
-  /** `initialList`: the object was in the first list (the informer's start), not added since. */
-  | { readonly type: 'add'; readonly object: T; readonly initialList?: boolean }
-  | { readonly type: 'update'; readonly old: T; readonly object: T }
-  /** `finalStateUnknown`: the object vanished while we were not watching (seen only by a relist). */
-  | { readonly type: 'delete'; readonly object: T; readonly finalStateUnknown: boolean };
+export type { StoreChange } from './store.js';
 
 /** A first list being stored as it arrives: the machine's array of it, and how many are stored. */
 interface ArrivingList<T extends KubeObject> {
@@ -83,19 +78,6 @@ export interface ReflectorOptions<T extends KubeObject> {
   notServedRetryMs?: number;
   /** Randomness for watch timeouts and jitter (default Math.random). */
   random?: () => number;
-}
-
-/**
- * The transform for objects of watch lines: drops `metadata.managedFields` (often a third of an
- * object, never read from a cache) in a shallow copy, not in place (V8's dictionary mode), built key
- * by key: a spread overriding `metadata` gives each object a hidden class of its own (~370 bytes).
- */
-export function dropManagedFields<T extends KubeObject>(object: T): T {
-  if (object.metadata?.managedFields === undefined) return object;
-  const { managedFields: _dropped, ...metadata } = object.metadata;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(object)) out[key] = key === 'metadata' ? metadata : object[key as keyof T];
-  return out as T;
 }
 
 /**

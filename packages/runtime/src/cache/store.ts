@@ -1,6 +1,14 @@
 import type { KubeObject } from '../api/types.js';
 import { deepFreeze } from './deep-freeze.js';
 
+/** A change of the store, as handlers see it. */
+export type StoreChange<T extends KubeObject = KubeObject> =
+  /** `initialList`: the object was in the first list (the informer's start), not added since. */
+  | { readonly type: 'add'; readonly object: T; readonly initialList?: boolean }
+  | { readonly type: 'update'; readonly old: T; readonly object: T }
+  /** `finalStateUnknown`: the object vanished while we were not watching (seen only by a relist). */
+  | { readonly type: 'delete'; readonly object: T; readonly finalStateUnknown: boolean };
+
 /** Computes the values under which an object is indexed (e.g. its owner's uid, its node name). */
 export type IndexFunction<T extends KubeObject = KubeObject> = (object: T) => readonly string[];
 

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/types.js';
-import { dropManagedFields } from '../../src/cache/reflector.js';
+import { dropManagedFields } from '../../src/cache/drop-managed-fields.js';
 
 const arbObject = fc
   .record({

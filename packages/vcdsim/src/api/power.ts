@@ -80,6 +80,13 @@ function undeployVm(sim: Simulator, vm: Vm, opts: Options): void {
   powerOff(sim, vm, true);
 }
 
+/** Deploys a VM: powered on unless the body says not to, customized again if it asks. */
+function deployVm(sim: Simulator, vm: Vm, opts: Options): void {
+  if (opts.forceCustomization) vm.needsCustomization = true;
+  if (opts.powerOn === false) vm.deployed = true;
+  else powerOn(sim, vm);
+}
+
 /** The VM operations VCD offers under `/api/vApp/vm-{id}`. */
 function vmOps(sim: Simulator): Op<Vm>[] {
   return [
@@ -142,11 +149,7 @@ function vmOps(sim: Simulator): Op<Vm>[] {
         if (vm.status !== VmStatus.POWERED_OFF)
           throw refuse('VM', vm.name, 'is not in a state that can be deployed');
       },
-      effect: (vm, opts) => {
-        if (opts.forceCustomization) vm.needsCustomization = true;
-        if (opts.powerOn === false) vm.deployed = true;
-        else powerOn(sim, vm);
-      },
+      effect: (vm, opts) => deployVm(sim, vm, opts),
     },
     {
       method: 'DELETE',
