@@ -123,7 +123,11 @@ describe('placement of a machine’s VM', () => {
     expect(primary?.ipAddress?.startsWith('10.10.0.')).toBe(true);
     expect(storage?.ipAddress?.startsWith('10.30.0.')).toBe(true);
     const internal = vcdMachine.status?.addresses?.filter((a) => a.type === 'InternalIP');
-    expect(internal).toEqual([{ type: 'InternalIP', address: primary?.ipAddress }]);
+    // Every NIC's address, the primary's first (the guest boots them together in vcdsim).
+    expect(internal).toEqual([
+      { type: 'InternalIP', address: primary?.ipAddress },
+      { type: 'InternalIP', address: storage?.ipAddress },
+    ]);
   }, 300_000);
 
   it.each<[string, string, MachineExtras, RegExp, string]>([
