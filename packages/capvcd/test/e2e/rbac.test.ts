@@ -30,6 +30,12 @@ const JUSTIFIED = {
   'patch events.k8s.io/events': 'a repeated event patches its series; this run records none twice',
   'get infrastructure.cluster.x-k8s.io/vcdmachines':
     'a finalizer JSON patch whose test fails (another writer changed the list) re-reads the object fresh',
+  // A MANUAL NIC's IPAM claim and its address; this scenario's NICs are POOL
+  // (nic-addressing.test.ts runs them under the in-cluster IPAM provider).
+  'get ipam.cluster.x-k8s.io/ipaddressclaims': "a MANUAL NIC's claim, read before it is made",
+  'create ipam.cluster.x-k8s.io/ipaddressclaims': 'one claim per MANUAL NIC, owned by its VCDMachine',
+  'delete ipam.cluster.x-k8s.io/ipaddressclaims': 'the claims go once the VM is deleted',
+  'get ipam.cluster.x-k8s.io/ipaddresses': "the address the IPAM provider made for a MANUAL NIC's claim",
 };
 
 beforeAll(async () => {
