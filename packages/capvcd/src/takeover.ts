@@ -10,6 +10,7 @@
  * backup restore or `clusterctl move`, and a status left over would make a takeover nobody asked
  * for; the ID in the annotation says which CAPVCD cluster is meant, and VCD's metadata must agree.
  */
+import { CONTROL_PLANE_NAME_LABEL, DEPLOYMENT_NAME_LABEL } from './api/keys.js';
 import type { VCDCluster } from './api/types.js';
 import type { ObservedVApp, ObservedVM } from './decide/machine.js';
 import { loadBalancerName, MARKER_PREFIX } from './naming.js';
@@ -57,10 +58,6 @@ export function capvcdVmName(
   if (!adoptedInfraId(vcdCluster) || template) return undefined;
   return machineName ?? recorded;
 }
-
-/** Cluster API's Machine labels naming its KubeadmControlPlane, or else its MachineDeployment. */
-const CONTROL_PLANE_NAME_LABEL = 'cluster.x-k8s.io/control-plane-name';
-const DEPLOYMENT_NAME_LABEL = 'cluster.x-k8s.io/deployment-name';
 
 /** Whether the cluster taken over is one of CAPVCD's DC-group (multi-zone) clusters. */
 export const takesOverDcGroup = (vcdCluster: VCDCluster): boolean =>

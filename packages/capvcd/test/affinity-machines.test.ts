@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Machine } from '../src/api/capi.js';
+import { DEPLOYMENT_NAME_LABEL } from '../src/api/keys.js';
 import type { VCDCluster, VCDMachine } from '../src/api/types.js';
-import { affinityMachines, DEPLOYMENT_NAME_LABEL } from '../src/cluster/affinity.js';
+import { affinityMachines } from '../src/cluster/affinity.js';
 
 const vcdCluster = {
   metadata: { name: 'c1', namespace: 'ns' },

@@ -38,6 +38,9 @@ export const MOVE_LABEL = 'clusterctl.cluster.x-k8s.io/move';
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 /** Present on control-plane Machines. */
 export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
+/** Cluster API's Machine labels naming its KubeadmControlPlane, and its MachineDeployment. */
+export const CONTROL_PLANE_NAME_LABEL = 'cluster.x-k8s.io/control-plane-name';
+export const DEPLOYMENT_NAME_LABEL = 'cluster.x-k8s.io/deployment-name';
 /** Externally managed infrastructure: we leave such objects alone. */
 export const MANAGED_BY_LABEL = 'cluster.x-k8s.io/managed-by';
 /** Pauses one object (the Cluster's `spec.paused` pauses all of its objects). */
@@ -62,6 +65,10 @@ export const PROVIDER_ID_PREFIX = 'vmware-cloud-director://';
 
 /** `vmware-cloud-director://urn:vcloud:vm:<uuid>` for a VM's URN. */
 export const providerIdFor = (vmUrn: string): string => `${PROVIDER_ID_PREFIX}${vmUrn}`;
+
+/** The VM's URN a providerID names (the inverse of {@link providerIdFor}), or undefined. */
+export const vmUrnOfProviderId = (providerID: string | undefined): string | undefined =>
+  /^vmware-cloud-director:\/\/(urn:vcloud:vm:[0-9a-fA-F-]{36})$/.exec(providerID ?? '')?.[1];
 
 /** Condition types. */
 export const Conditions = {

@@ -5,7 +5,13 @@
  */
 import type { Client } from '@capstan/runtime';
 import { type Machine, MachineType } from '../api/capi.js';
-import { CLUSTER_NAME_LABEL, CONTROL_PLANE_LABEL, Conditions } from '../api/keys.js';
+import {
+  CLUSTER_NAME_LABEL,
+  CONTROL_PLANE_LABEL,
+  Conditions,
+  DEPLOYMENT_NAME_LABEL,
+  vmUrnOfProviderId,
+} from '../api/keys.js';
 import type { VCDCluster, VCDClusterStatus, VCDMachine } from '../api/types.js';
 import {
   type AffinityMachine,
@@ -27,13 +33,8 @@ import {
 import type { Task } from '../vcd/client.js';
 import type { Connection } from '../vcd/connections.js';
 
-/** The label Cluster API puts on a MachineDeployment's Machines. */
-export const DEPLOYMENT_NAME_LABEL = 'cluster.x-k8s.io/deployment-name';
-
 /** A rule as published in `status.affinityRules`. */
 export type AffinityRuleStatus = NonNullable<VCDClusterStatus['affinityRules']>[number];
-
-const PROVIDER_ID = /^vmware-cloud-director:\/\/(urn:vcloud:vm:[0-9a-fA-F-]{36})$/;
 
 function groupOf(machine: Machine | undefined): MachineGroup | undefined {
   const labels = machine?.metadata.labels ?? {};
@@ -58,7 +59,7 @@ export function affinityMachines(
     const gone = vm.status?.conditions?.some(
       (c) => c.type === Conditions.VMProvisioned && c.status === 'False' && c.reason === VM_NOT_FOUND,
     );
-    const urn = gone ? undefined : PROVIDER_ID.exec(vm.spec.providerID ?? '')?.[1];
+    const urn = gone ? undefined : vmUrnOfProviderId(vm.spec.providerID);
     return [
       {
         ...(group ? { group } : {}),
