@@ -4,10 +4,10 @@
  * the IPAddress an IPAM provider answers with. Nothing here waits: a claim without an address
  * yet is reported, and the claim's update (a watched, owned kind) reconciles the machine again.
  */
-import { type Client, isAlreadyExists } from '@capstan/runtime';
+import { type Client, isAlreadyExists, setControllerReference } from '@capstan/runtime';
 import { type IPAddressClaim, IPAddressClaimType, IPAddressType } from '../api/ipam.js';
-import { CLUSTER_NAME_LABEL, GROUP, VERSION } from '../api/keys.js';
-import type { MachineAddress, VCDMachine } from '../api/types.js';
+import { CLUSTER_NAME_LABEL } from '../api/keys.js';
+import { type MachineAddress, type VCDMachine, VCDMachineType } from '../api/types.js';
 import {
   awaitedClaims,
   type ClaimedAddress,
@@ -20,26 +20,17 @@ import { getOrUndefined, NotReady } from '../scope.js';
 
 /** The claim a MANUAL NIC wants, controlled by the VCDMachine (the contract's ownership). */
 function claimFor(vcdMachine: VCDMachine, clusterName: string, nic: NicIntent): IPAddressClaim {
-  return {
+  const claim: IPAddressClaim = {
     apiVersion: `${IPAddressClaimType.group}/${IPAddressClaimType.version}`,
     kind: IPAddressClaimType.kind,
     metadata: {
       name: nic.claimName as string,
       namespace: vcdMachine.metadata.namespace as string,
       labels: { [CLUSTER_NAME_LABEL]: clusterName },
-      ownerReferences: [
-        {
-          apiVersion: `${GROUP}/${VERSION}`,
-          kind: 'VCDMachine',
-          name: vcdMachine.metadata.name as string,
-          uid: vcdMachine.metadata.uid as string,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
     },
     spec: { clusterName, poolRef: nic.pool as NonNullable<NicIntent['pool']> },
   };
+  return setControllerReference(VCDMachineType, vcdMachine, claim);
 }
 
 /**
