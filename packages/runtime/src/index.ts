@@ -11,6 +11,7 @@
 
 export {
   ApiError,
+  apiVersionOf,
   Client,
   defineResource,
   isAlreadyExists,

@@ -3,7 +3,14 @@
  * and deletes what the stack created but no longer renders. Only objects carrying the stack's
  * labels are ever pruned or deleted: what a user applied by hand is never touched.
  */
-import { type Client, isNotFound, type KubeObject, type ResourceType, TerminalError } from '@capstan/runtime';
+import {
+  apiVersionOf,
+  type Client,
+  isNotFound,
+  type KubeObject,
+  type ResourceType,
+  TerminalError,
+} from '@capstan/runtime';
 import { stackLabels, VERSION_OPERATOR_MANAGER } from './api/reboot-stack.js';
 import type { Manifest } from './catalogue.js';
 import { holds, withManifestHash } from './decide/already-applied.js';
@@ -67,9 +74,12 @@ async function stackObjects(client: Client, stack: string): Promise<Found[]> {
   for (const type of DELETION_ORDER) {
     const { items } = await client.list(type, { labelSelector: stackSelector(stack), direct: true });
     for (const object of items) {
-      const apiVersion = type.group ? `${type.group}/${type.version}` : type.version;
       const metadata = object.metadata as Manifest['metadata'];
-      found.push({ key: objectKey({ apiVersion, kind: type.kind, metadata }), type, object });
+      found.push({
+        key: objectKey({ apiVersion: apiVersionOf(type), kind: type.kind, metadata }),
+        type,
+        object,
+      });
     }
   }
   return found;

@@ -2,7 +2,7 @@
  * The kinds a stack's manifests may hold, by `apiVersion/kind`. A manifest of any other kind is
  * refused (the operator's RBAC covers exactly these).
  */
-import { defineResource, type KubeObject, type ResourceType } from '@capstan/runtime';
+import { apiVersionOf, defineResource, type KubeObject, type ResourceType } from '@capstan/runtime';
 import {
   ClusterRole,
   ClusterRoleBinding,
@@ -47,8 +47,6 @@ export const STACK_KINDS: ReadonlyArray<ResourceType<KubeObject>> = [
   Deployment,
   DaemonSet,
 ] as ReadonlyArray<ResourceType<KubeObject>>;
-
-const apiVersionOf = (t: ResourceType<KubeObject>) => (t.group ? `${t.group}/${t.version}` : t.version);
 
 const BY_KEY = new Map(STACK_KINDS.map((t) => [`${apiVersionOf(t)}/${t.kind}`, t]));
 

@@ -4,7 +4,7 @@
  * the IPAddress an IPAM provider answers with. Nothing here waits: a claim without an address
  * yet is reported, and the claim's update (a watched, owned kind) reconciles the machine again.
  */
-import { type Client, isAlreadyExists, setControllerReference } from '@capstan/runtime';
+import { apiVersionOf, type Client, isAlreadyExists, setControllerReference } from '@capstan/runtime';
 import { type IPAddressClaim, IPAddressClaimType, IPAddressType } from '../api/ipam.js';
 import { CLUSTER_NAME_LABEL } from '../api/keys.js';
 import { type MachineAddress, type VCDMachine, VCDMachineType } from '../api/types.js';
@@ -21,7 +21,7 @@ import { getOrUndefined, NotReady } from '../scope.js';
 /** The claim a MANUAL NIC wants, controlled by the VCDMachine (the contract's ownership). */
 function claimFor(vcdMachine: VCDMachine, clusterName: string, nic: NicIntent): IPAddressClaim {
   const claim: IPAddressClaim = {
-    apiVersion: `${IPAddressClaimType.group}/${IPAddressClaimType.version}`,
+    apiVersion: apiVersionOf(IPAddressClaimType),
     kind: IPAddressClaimType.kind,
     metadata: {
       name: nic.claimName as string,

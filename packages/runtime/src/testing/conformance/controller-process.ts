@@ -5,18 +5,19 @@
  * then deliver, merge or lose them.
  */
 import { ApiError, apiError } from '../../api/errors.js';
-import type {
-  DeleteOptions,
-  KubeObject,
-  ListOptions,
-  ListResult,
-  ObjectKey,
-  PatchOptions,
-  PatchType,
-  ResourceType,
-  WatchEvent,
-  WatchOptions,
-  WriteOptions,
+import {
+  apiVersionOf,
+  type DeleteOptions,
+  type KubeObject,
+  type ListOptions,
+  type ListResult,
+  type ObjectKey,
+  type PatchOptions,
+  type PatchType,
+  type ResourceType,
+  type WatchEvent,
+  type WatchOptions,
+  type WriteOptions,
 } from '../../api/types.js';
 import type { ApiTransport, WatchCallbacks, WatchHandle } from '../../transport/transport.js';
 import type { FakeCluster } from '../fake-cluster.js';
@@ -329,7 +330,7 @@ export class ControllerProcess implements ApiTransport {
     callbacks.onEvent({
       type: 'BOOKMARK',
       object: {
-        apiVersion: type.group ? `${type.group}/${type.version}` : type.version,
+        apiVersion: apiVersionOf(type),
         kind: type.kind,
         metadata: { resourceVersion: at, annotations: { 'k8s.io/initial-events-end': 'true' } },
       },
