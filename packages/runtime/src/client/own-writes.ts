@@ -137,9 +137,7 @@ export class OwnWrites {
       // read), before ours replaces it; by the cache's own when the list does not hold it.
       const inList = listed.get(id);
       if (this.settled(inList ?? this.cache.get(type, idToKey(id)), written)) {
-        // A get reads the unselected informer, which may lag the selected one: kept till it shows it.
-        if (inList === undefined || !this.cache.isCached(type) || this.settledByKey(type, id, written))
-          this.drop(entries, id);
+        if (this.everyReadSees(type, id, written, inList)) this.drop(entries, id);
       } else if (!('object' in written)) {
         listed.delete(id);
       } else {
@@ -176,6 +174,23 @@ export class OwnWrites {
 
   private settled(cached: KubeObject | undefined, written: Written): boolean {
     return cacheCaughtUp(cached, written) || this.clock.now() - written.at > this.ttlMs;
+  }
+
+  /**
+   * Whether a write a list's copy has caught up with is caught up for every read, so it may go:
+   *  1. not in the list: it was judged by the cache's own copy, the one a get reads;
+   *  2. a kind held only in selections: there is no get of an unselected copy, lists are every read;
+   *  3. else a get reads the unselected informer, which may lag the selected one: it must show it too.
+   */
+  private everyReadSees(
+    type: ResourceType,
+    id: string,
+    written: Written,
+    inList: KubeObject | undefined,
+  ): boolean {
+    if (inList === undefined) return true;
+    if (!this.cache.isCached(type)) return true;
+    return this.settledByKey(type, id, written);
   }
 
   /** Settled as a read by key sees it; a kind held only in selections has none, so only its TTL. */
