@@ -60,6 +60,11 @@ export class VAppLocks {
     this.withoutVm.delete(machine);
   }
 
+  /** Whether `machine`'s last look found no VM of its own. */
+  knownWithoutVm(machine: string): boolean {
+    return this.withoutVm.has(machine);
+  }
+
   /** Whether `machine`'s look at `vapp` now could only find it busy (see {@link lookWouldWait}). */
   mustWait(vapp: string, machine: string, deleting: boolean): boolean {
     return lookWouldWait({
