@@ -49,6 +49,7 @@ export {
   type Permission,
   Permissions,
   type Predicate,
+  parseRequestKey,
   permissionOn,
   predicate,
   type ReconcileContext,

@@ -66,6 +66,8 @@ export interface CreateBatchesDeps {
   pollMs: number;
   /** The most VMs in one recompose. */
   cap?: number;
+  /** Brings a machine's next reconcile forward. */
+  wake: (machine: string) => void;
 }
 
 /** The reconciler's side of {@link VAppBatches}: waiting, sending, and taking what others sent. */
@@ -83,16 +85,24 @@ export class CreateBatches {
    * Takes what another machine's batch left this machine: its task becomes the machine's recorded
    * task (so it is polled as its own), a refusal is thrown (its condition and backoff follow).
    */
-  claim(s: MachineScope, vappKey: string): void {
+  claim(s: MachineScope, vappKey: string): boolean {
     const outcome = this.batches.claim(s.key);
-    if (!outcome) return;
+    if (!outcome) return false;
     if ('error' in outcome) throw outcome.error;
-    if (s.status.task) return; // a task of its own already runs (a restart cannot bring both)
+    if (s.status.task) return false; // a task of its own already runs (a restart cannot bring both)
     s.status.task = outcome.task;
     // Its VM is being made: no longer a machine without one, whose looks any lock would leave out.
     this.deps.locks.decided(s.key, { kind: 'WaitForTask' }, false);
     this.deps.locks.hold(vappKey, s.key, outcome.task.operation, this.deps.pollMs);
     s.log.info({ vm: s.status.vmName, batch: outcome.size }, 'VM created in a batch recompose');
+    return true;
+  }
+
+  /** The vApp may be idle now (`machine`'s task on it ended): its oldest waiting machine looks, and sends. */
+  nudge(vappKey: string, machine: string): void {
+    if (!this.deps.locks.idle(vappKey)) return;
+    const next = this.batches.oldest(vappKey, machine);
+    if (next) this.deps.wake(next);
   }
 
   /** The machine found the vApp busy without its VM: it waits in the next batch. */
@@ -130,7 +140,10 @@ export class CreateBatches {
     const ref = this.deps.record(task, 'CreateVM');
     this.batches.sent(batch, s.key, ref);
     // Every member's task locks the vApp: looks that could only find it busy are left out.
-    for (const b of batch) this.deps.locks.hold(t.vappKey, b.machine, 'CreateVM', this.deps.pollMs);
+    for (const b of batch) {
+      this.deps.locks.hold(t.vappKey, b.machine, 'CreateVM', this.deps.pollMs);
+      if (b.machine !== s.key) this.deps.wake(b.machine); // to take the task now, not at its next recheck
+    }
     // Left out (older machines filled the batch), the sender still waits in the vApp's queue.
     return batch.some((b) => b.machine === s.key) ? { task, batch } : { batch };
   }

@@ -27,7 +27,6 @@ import {
   releasableWithoutVcd,
 } from '../decide/machine.js';
 import { addressingOf } from '../decide/nics.js';
-import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { connectionFor, gate, NotReady } from '../scope.js';
@@ -36,7 +35,6 @@ import { capvcdVmName } from '../takeover.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
-import { VcdError } from '../vcd/errors.js';
 import type { VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
 import { addressedNics, releaseClaims } from './addresses.js';
@@ -44,7 +42,7 @@ import { CreateBatches } from './create-batch.js';
 import { VmDrift } from './drift.js';
 import { powerOffIntent, wantedHardware } from './hardware.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
-import { notReady } from './not-ready.js';
+import { notReady, reportFailure } from './not-ready.js';
 import { placementOf, vappNameOf } from './placement.js';
 import { recordProvisioned } from './provisioned.js';
 import { type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
@@ -99,6 +97,9 @@ export class VCDMachineReconciler implements Reconciler {
   private readonly drift: VmDrift;
   private readonly creates: CreateBatches;
 
+  /** Brings a machine's reconcile forward (its controller's queue), once the controller is built. */
+  private wake: ((machine: string) => void) | undefined;
+
   constructor(private readonly deps: MachineReconcilerDeps) {
     this.tasks = new RecordedTasks(deps);
     this.drift = new VmDrift({ ...deps, tasks: this.tasks, periodMs: deps.driftPeriodMs ?? 0 });
@@ -109,8 +110,14 @@ export class VCDMachineReconciler implements Reconciler {
       record: (task, operation) => this.tasks.record(task, operation),
       lookMs: 1.25 * (deps.recheckMs ?? WAITING_MS), // a waiting machine's jittered recheck, at most
       pollMs: this.tasks.polling.minMs,
+      wake: (machine) => this.wake?.(machine),
       ...(deps.batchCap !== undefined ? { cap: deps.batchCap } : {}),
     });
+  }
+
+  /** How to bring a machine's reconcile forward: its controller's enqueue (set once it is built). */
+  wakeWith(wake: (machine: string) => void): void {
+    this.wake = wake;
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
@@ -144,7 +151,7 @@ export class VCDMachineReconciler implements Reconciler {
       this.backoff.succeeded(s.key);
       return result;
     } catch (err) {
-      return this.report(s, err);
+      return reportFailure(s, err, this.backoff);
     }
   }
 
@@ -248,8 +255,8 @@ export class VCDMachineReconciler implements Reconciler {
     t: Target,
     intentOf: IntentOf,
   ): Promise<Seen | Result> {
-    // A batch another machine sent with this one's VM: its task is this machine's to poll.
-    this.creates.claim(s, t.vappKey);
+    // A batch another machine sent with this one's VM: its task is this machine's, polled from now.
+    if (this.creates.claim(s, t.vappKey)) return this.taskRuns(s, this.tasks.polling.minMs);
     let turn: TaskTurn;
     try {
       turn = await this.tasks.turn(t.connection.vcd, VCDMachineType, s.vcdMachine, s.status);
@@ -257,19 +264,20 @@ export class VCDMachineReconciler implements Reconciler {
       if (!s.status.task) this.vappLocks.release(t.vappKey, s.key); // ended, failed or none
     }
     if (turn.running) {
-      const operation = s.status.task?.operation;
-      this.vappLocks.hold(t.vappKey, s.key, operation ?? '', turn.pollAfterMs);
-      condition(
-        s.status,
-        s.vcdMachine,
-        Conditions.VMProvisioned,
-        false,
-        operation ?? 'Working',
-        'waiting for the VCD task',
-      );
-      return { requeueAfter: turn.pollAfterMs };
+      this.vappLocks.hold(t.vappKey, s.key, s.status.task?.operation ?? '', turn.pollAfterMs);
+      return this.taskRuns(s, turn.pollAfterMs);
     }
-    return this.vappTurns.take(t.vappKey, () => this.onVApp(s, vcdCluster, t, intentOf));
+    const seen = await this.vappTurns.take(t.vappKey, () => this.onVApp(s, vcdCluster, t, intentOf));
+    // Our task on the vApp ended and none other is believed to run: the oldest waiting VM's machine goes now.
+    if (turn.endedHref && !s.status.task) this.creates.nudge(t.vappKey, s.key);
+    return seen;
+  }
+
+  /** The machine's task still runs: said in its condition, looked at again in `pollAfterMs`. */
+  private taskRuns(s: MachineScope, pollAfterMs: number): Result {
+    const operation = s.status.task?.operation ?? 'Working';
+    condition(s.status, s.vcdMachine, Conditions.VMProvisioned, false, operation, 'waiting for the VCD task');
+    return { requeueAfter: pollAfterMs };
   }
 
   /** One turn on the vApp: look (unless only "busy" could be seen), decide, write, record. */
@@ -378,16 +386,5 @@ export class VCDMachineReconciler implements Reconciler {
       // ±25 %, so machines waiting on one busy vApp do not all look again at once.
       requeueAfter: s.status.task ? this.tasks.polling.minMs : jittered(this.deps.recheckMs ?? WAITING_MS),
     };
-  }
-
-  /** Says in conditions why nothing more happened, and when to try again. */
-  private report(s: MachineScope, err: unknown): Result {
-    const reason = failureReason(err);
-    if (reason === undefined) throw err;
-    const message = (err as Error).message;
-    if (err instanceof VcdError) s.log.warn({ code: err.minorErrorCode, status: err.status }, message);
-    notReady(s.status, s.vcdMachine, s.deleting, reason, message);
-    // VCD faults back off per object; waiting for Kubernetes objects is woken by their watches.
-    return err instanceof VcdError ? { requeueAfter: this.backoff.failed(s.key) } : { requeueAfter: 30_000 };
   }
 }

@@ -104,6 +104,12 @@ export class VAppBatches {
     return kept && kept.until >= this.clock.now() ? kept.outcome : undefined;
   }
 
+  /** The machine waiting longest on `vapp`, other than `except`. */
+  oldest(vapp: string, except: string): string | undefined {
+    const others = this.live(vapp).filter((w) => w.machine !== except);
+    return nextBatch(others, new Set(), 1)[0]?.machine;
+  }
+
   /** `machine` is gone or done with VCD: forget it. */
   forget(vapp: string, machine: string): void {
     this.leave(vapp, machine);

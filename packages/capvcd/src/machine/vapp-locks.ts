@@ -74,6 +74,11 @@ export class VAppLocks {
     });
   }
 
+  /** Whether no task of ours is believed to run on `vapp` (nor on any of its VMs). */
+  idle(vapp: string): boolean {
+    return this.othersLocks(vapp, '').length === 0;
+  }
+
   /** Locks held on `vapp` by machines other than `machine`, past-due ones dropped. */
   private othersLocks(vapp: string, machine: string): LockScope[] {
     const held = this.locks.get(vapp);
