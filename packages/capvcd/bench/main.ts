@@ -57,6 +57,8 @@ interface Calls {
   counts: Record<string, number>;
   /** Once provisioned: VCD calls per machine per drift period (0 with drift off). */
   steadyPerMachinePeriod: number;
+  /** From the MachineDeployment's creation to every worker provisioned. */
+  provisionMs: number;
 }
 
 /** The workers' own sizing and data disks (one on its own storage profile) of the hardware row. */
@@ -98,15 +100,17 @@ async function callsPerWorker(
       await new Promise((r) => setTimeout(r, 200));
     }
     h.sim.inspect.resetRequests();
+    const started = Date.now();
     await h.plane.createObjects(h.workerObjects('b1', 'b1-md-0', WORKERS, vcdMachine ? { vcdMachine } : {}));
     await provisioned(h, 1 + WORKERS, 300_000);
+    const provisionMs = Date.now() - started;
     const perWorker = h.sim.inspect.requestTotal() / WORKERS;
     const counts = h.sim.inspect.counts();
     const period = driftPeriodMs || DRIFT_MS;
     h.sim.inspect.resetRequests();
     await new Promise((r) => setTimeout(r, STEADY_PERIODS * period));
     const steady = h.sim.inspect.requestTotal() / (1 + WORKERS) / STEADY_PERIODS;
-    return { perWorker, counts, steadyPerMachinePeriod: steady };
+    return { perWorker, counts, steadyPerMachinePeriod: steady, provisionMs };
   } finally {
     await h.stop();
   }
@@ -131,7 +135,12 @@ async function reconcileP99(): Promise<{ bound: number; count: number; workers: 
 
 // BENCH_CAPVCD_ROWS: which runs (off,drift,affinity,hardware,latency; default all), as one row is slow.
 const rows = new Set((process.env.BENCH_CAPVCD_ROWS ?? 'off,drift,affinity,hardware,latency').split(','));
-const none: Calls = { perWorker: Number.NaN, counts: {}, steadyPerMachinePeriod: Number.NaN };
+const none: Calls = {
+  perWorker: Number.NaN,
+  counts: {},
+  steadyPerMachinePeriod: Number.NaN,
+  provisionMs: Number.NaN,
+};
 const calls = rows.has('off') ? await callsPerWorker(0) : none;
 const withDrift = rows.has('drift') ? await callsPerWorker(DRIFT_MS) : none;
 const withAffinity = rows.has('affinity') ? await callsPerWorker(0, true) : none;
@@ -183,6 +192,7 @@ const lines = [
     `< 1 s (${latency.count} reconciles; nothing waits on a task)`,
   ),
   '',
+  `${WORKERS} workers provisioned in ${(calls.provisionMs / 1000).toFixed(1)} s (every feature off)`,
   `calls by route: ${JSON.stringify(calls.counts)}`,
   `calls by route, anti-affinity on: ${JSON.stringify(withAffinity.counts)}`,
 ];

@@ -12,6 +12,7 @@ import {
   type Manager,
   or,
   type Predicate,
+  parseRequestKey,
   type Request,
 } from '@capstan/runtime';
 import { type Cluster, ClusterType, type Machine, MachineType } from './api/capi.js';
@@ -210,6 +211,11 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     manager.cache,
   );
   const concurrency = { maxConcurrentReconciles: options.concurrency ?? 10 };
+  const machineReconciler = new VCDMachineReconciler({
+    ...common,
+    ...(options.recheckMs ? { recheckMs: options.recheckMs } : {}),
+    driftPeriodMs: options.driftPeriodMs ?? DEFAULT_DRIFT_PERIOD_MS,
+  });
   const machineController = manager
     .controllerBuilder()
     .named('vcdmachine')
@@ -219,13 +225,9 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
     // A MANUAL NIC's claim answered by the IPAM provider: its machine goes on.
     .owns(IPAddressClaimType, { verbs: ['get', 'list', 'watch', 'create', 'delete'] })
     .withOptions(concurrency)
-    .build(
-      new VCDMachineReconciler({
-        ...common,
-        ...(options.recheckMs ? { recheckMs: options.recheckMs } : {}),
-        driftPeriodMs: options.driftPeriodMs ?? DEFAULT_DRIFT_PERIOD_MS,
-      }),
-    );
+    .build(machineReconciler);
+  // Machines waiting for one vApp: brought forward when their batch is sent or the vApp is idle.
+  machineReconciler.wakeWith((key) => machineController.enqueue(parseRequestKey(key), 'vApp batch'));
   const clusterController = manager
     .controllerBuilder()
     .named('vcdcluster')

@@ -50,6 +50,7 @@ export {
   type Permission,
   Permissions,
   type Predicate,
+  parseRequestKey,
   permissionOn,
   predicate,
   type ReconcileContext,

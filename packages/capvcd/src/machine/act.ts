@@ -4,13 +4,11 @@
  */
 import type { VCDCluster, VCDMachine } from '../api/types.js';
 import type { MachineStep } from '../decide/machine.js';
-import type { IpAllocationMode } from '../decide/nics.js';
 import type { Task } from '../vcd/client.js';
 import type { Connection } from '../vcd/connections.js';
 import {
   composeVApp,
   configureVm,
-  createVm,
   powerOff,
   powerOn,
   remove,
@@ -37,8 +35,6 @@ export interface ActInput {
   vapp?: VAppRecord;
   vm?: VmRecord;
   guestinfo: Record<string, string>;
-  /** How the create addresses each NIC (as `networks`); absent: every NIC POOL. */
-  addressing?: Array<{ mode: IpAllocationMode; ip?: string }>;
 }
 
 /** Starts the step's write and returns its task; undefined for a step that writes nothing. */
@@ -58,30 +54,9 @@ export async function act(input: ActInput): Promise<Task | undefined> {
       if (task.ownerHref) directory.rememberVApp(input.ovdc, input.vappName, task.ownerHref);
       return task;
     }
-    case 'CreateVM': {
-      // A NIC can only use a network the vApp bridges: extra networks of a later machine join it here.
-      const missing = input.networks.filter((n) => !need(vapp).networks.includes(n));
-      const [newVAppNetworks, templateVmHref, storageProfileHref, sizingPolicy, placementPolicy] =
-        await Promise.all([
-          missing.length > 0 ? directory.networks(input.ovdc, missing) : [],
-          directory.templateVm(spec.catalog, spec.template),
-          spec.storageProfile ? directory.storageProfile(input.ovdc, spec.storageProfile) : undefined,
-          spec.sizingPolicy ? directory.computePolicy(spec.sizingPolicy) : undefined,
-          spec.placementPolicy ? directory.computePolicy(spec.placementPolicy) : undefined,
-        ]);
-      return createVm(vcd, need(vapp).href, {
-        name: input.vmName,
-        description: input.vmMarker,
-        templateVmHref,
-        networks: input.networks,
-        ...(input.addressing ? { addressing: input.addressing } : {}),
-        newVAppNetworks,
-        guestCustomization: spec.enableGuestCustomization === true,
-        ...(storageProfileHref ? { storageProfileHref } : {}),
-        ...(sizingPolicy ? { sizingPolicy } : {}),
-        ...(placementPolicy ? { placementPolicy } : {}),
-      });
-    }
+    case 'CreateVM':
+      // Sent with the other machines waiting for the vApp: see CreateBatches.
+      throw new Error('a VM is created in its batch (CreateBatches.send), not alone by act');
     case 'ConfigureVM':
       return configureVm(vcd, need(vm), input.guestinfo, await specChange(connection, input.ovdc, spec));
     case 'PowerOn':

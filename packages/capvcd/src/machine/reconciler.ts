@@ -17,18 +17,16 @@ import {
   type Result,
   removeFinalizer,
 } from '@capstan/runtime';
-import { Conditions, MACHINE_FINALIZER, providerIdFor } from '../api/keys.js';
+import { Conditions, MACHINE_FINALIZER } from '../api/keys.js';
 import { type VCDCluster, VCDMachineType } from '../api/types.js';
 import { specHonouredCondition, unactedMachineFields } from '../compat.js';
 import {
   decideMachine,
   type MachineIntent,
   type MachineStep,
-  type ObservedVM,
   releasableWithoutVcd,
 } from '../decide/machine.js';
 import { addressingOf } from '../decide/nics.js';
-import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { connectionFor, gate, NotReady } from '../scope.js';
@@ -37,16 +35,17 @@ import { capvcdVmName } from '../takeover.js';
 import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
-import { VcdError } from '../vcd/errors.js';
 import type { VmRecord } from '../vcd/vapp.js';
 import { act } from './act.js';
-import { addressedNics, machineAddresses, releaseClaims } from './addresses.js';
+import { addressedNics, releaseClaims } from './addresses.js';
+import { CreateBatches } from './create-batch.js';
 import { VmDrift } from './drift.js';
 import { powerOffIntent, wantedHardware } from './hardware.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
-import { notReady } from './not-ready.js';
+import { notReady, reportFailure } from './not-ready.js';
 import { placementOf, vappNameOf } from './placement.js';
-import { keyOf, type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
+import { recordProvisioned } from './provisioned.js';
+import { type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
 import type { Target, Unplaceable } from './target.js';
 import { VAppLocks } from './vapp-locks.js';
 import { VAppTurns } from './vapp-turns.js';
@@ -67,6 +66,8 @@ export interface MachineReconcilerDeps {
   vcdErrorBackoff?: ErrorBackoffCurve;
   /** How often a provisioned machine's VM is read again for drift (see {@link VmDrift}); 0 or unset: never. */
   driftPeriodMs?: number;
+  /** The most VMs one recompose adds to a vApp (see {@link CreateBatches}; default 25). */
+  batchCap?: number;
 }
 
 /** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
@@ -81,7 +82,7 @@ interface Seen {
 
 const WAITING_MS = 3_000;
 /** A look left out: a task another machine started runs on the vApp (see VAppLocks). */
-const LOCKED: MachineStep = {
+const LOCKED: Extract<MachineStep, { kind: 'WaitForVCD' }> = {
   kind: 'WaitForVCD',
   reason: 'VAppBusy',
   message: 'a task this provider started on the vApp still runs',
@@ -94,12 +95,29 @@ export class VCDMachineReconciler implements Reconciler {
   private readonly vappLocks: VAppLocks;
   private readonly backoff: VcdErrorBackoff;
   private readonly drift: VmDrift;
+  private readonly creates: CreateBatches;
+
+  /** Brings a machine's reconcile forward (its controller's queue), once the controller is built. */
+  private wake: ((machine: string) => void) | undefined;
 
   constructor(private readonly deps: MachineReconcilerDeps) {
     this.tasks = new RecordedTasks(deps);
     this.drift = new VmDrift({ ...deps, tasks: this.tasks, periodMs: deps.driftPeriodMs ?? 0 });
     this.backoff = new VcdErrorBackoff(deps.clock, deps.vcdErrorBackoff);
     this.vappLocks = new VAppLocks(deps.clock);
+    this.creates = new CreateBatches(deps.clock, {
+      locks: this.vappLocks,
+      record: (task, operation) => this.tasks.record(task, operation),
+      lookMs: 1.25 * (deps.recheckMs ?? WAITING_MS), // a waiting machine's jittered recheck, at most
+      pollMs: this.tasks.polling.minMs,
+      wake: (machine) => this.wake?.(machine),
+      ...(deps.batchCap !== undefined ? { cap: deps.batchCap } : {}),
+    });
+  }
+
+  /** How to bring a machine's reconcile forward: its controller's enqueue (set once it is built). */
+  wakeWith(wake: (machine: string) => void): void {
+    this.wake = wake;
   }
 
   async reconcile(request: Request, { log }: ReconcileContext): Promise<Result | undefined> {
@@ -133,7 +151,7 @@ export class VCDMachineReconciler implements Reconciler {
       this.backoff.succeeded(s.key);
       return result;
     } catch (err) {
-      return this.report(s, err);
+      return reportFailure(s, err, this.backoff);
     }
   }
 
@@ -163,7 +181,8 @@ export class VCDMachineReconciler implements Reconciler {
     const { step, vm } = seen;
     if (step.kind === 'Provisioned' && vm) {
       this.vappLocks.forget(target.vappKey, s.key);
-      await this.provisioned(s, step.vm, vm, target.placement.zone);
+      this.creates.forget(target.vappKey, s.key);
+      await recordProvisioned(this.deps.client, s, step.vm, vm, target.placement.zone);
       return this.drift.seen(s.key);
     }
     return this.waiting(s, step);
@@ -190,6 +209,7 @@ export class VCDMachineReconciler implements Reconciler {
     if (!('step' in seen)) return seen;
     if (seen.step.kind === 'Deleted') {
       this.vappLocks.forget(target.vappKey, s.key);
+      this.creates.forget(target.vappKey, s.key);
       await this.release(s);
       return undefined;
     }
@@ -235,6 +255,8 @@ export class VCDMachineReconciler implements Reconciler {
     t: Target,
     intentOf: IntentOf,
   ): Promise<Seen | Result> {
+    // A batch another machine sent with this one's VM: its task is this machine's, polled from now.
+    if (this.creates.claim(s, t.vappKey)) return this.taskRuns(s, this.tasks.polling.minMs);
     let turn: TaskTurn;
     try {
       turn = await this.tasks.turn(t.connection.vcd, VCDMachineType, s.vcdMachine, s.status);
@@ -242,19 +264,20 @@ export class VCDMachineReconciler implements Reconciler {
       if (!s.status.task) this.vappLocks.release(t.vappKey, s.key); // ended, failed or none
     }
     if (turn.running) {
-      const operation = s.status.task?.operation;
-      this.vappLocks.hold(t.vappKey, s.key, operation ?? '', turn.pollAfterMs);
-      condition(
-        s.status,
-        s.vcdMachine,
-        Conditions.VMProvisioned,
-        false,
-        operation ?? 'Working',
-        'waiting for the VCD task',
-      );
-      return { requeueAfter: turn.pollAfterMs };
+      this.vappLocks.hold(t.vappKey, s.key, s.status.task?.operation ?? '', turn.pollAfterMs);
+      return this.taskRuns(s, turn.pollAfterMs);
     }
-    return this.vappTurns.take(t.vappKey, () => this.onVApp(s, vcdCluster, t, intentOf));
+    const seen = await this.vappTurns.take(t.vappKey, () => this.onVApp(s, vcdCluster, t, intentOf));
+    // Our task on the vApp ended and none other is believed to run: the oldest waiting VM's machine goes now.
+    if (turn.endedHref && !s.status.task) this.creates.nudge(t.vappKey, s.key);
+    return seen;
+  }
+
+  /** The machine's task still runs: said in its condition, looked at again in `pollAfterMs`. */
+  private taskRuns(s: MachineScope, pollAfterMs: number): Result {
+    const operation = s.status.task?.operation ?? 'Working';
+    condition(s.status, s.vcdMachine, Conditions.VMProvisioned, false, operation, 'waiting for the VCD task');
+    return { requeueAfter: pollAfterMs };
   }
 
   /** One turn on the vApp: look (unless only "busy" could be seen), decide, write, record. */
@@ -267,12 +290,20 @@ export class VCDMachineReconciler implements Reconciler {
     const { vcdMachine, status, log } = s;
     const { connection, placement, vmName, vappName, vappKey } = t;
     const namespace = vcdMachine.metadata.namespace as string;
-    if (this.vappLocks.mustWait(vappKey, s.key, s.deleting)) return { step: LOCKED, vm: undefined };
     const markers = {
       vmName,
       vappMarker: vappMarker(namespace, vcdCluster.metadata.name as string),
       vmMarker: vmMarker(namespace, vcdMachine.metadata.name as string),
     };
+    if (s.deleting) this.creates.forget(vappKey, s.key);
+    else if (this.vappLocks.mustWait(vappKey, s.key, false)) {
+      // Busy with our own task: a machine with no VM yet waits in the vApp's next recompose.
+      const joins = this.vappLocks.knownWithoutVm(s.key) || status.vmName === undefined;
+      return {
+        step: joins ? await this.creates.wait(s, t, markers.vmMarker, LOCKED.message) : LOCKED,
+        vm: undefined,
+      };
+    }
     // A CAPVCD cluster taken over: its vApp and this machine's VM count as ours (no VM made again).
     const vapp = await observeVApp(connection, placement.ovdc, vappName, { vcdCluster, markers });
     const vm = vapp?.vms.find((v) => v.name === vmName);
@@ -281,25 +312,32 @@ export class VCDMachineReconciler implements Reconciler {
       deleting: s.deleting,
       ...(await intentOf(vm)),
     };
-    const step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
+    let step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
+    if (!s.deleting && !vm && step.kind === 'WaitForVCD')
+      step = await this.creates.wait(s, t, markers.vmMarker, step.message);
+    const sent =
+      step.kind === 'CreateVM' && vapp ? await this.creates.send(s, t, vapp, markers.vmMarker) : undefined;
+    if (sent && !sent.task)
+      step = { ...LOCKED, message: `a recompose of ${sent.batch.length} older VMs was sent first` };
     this.vappLocks.decided(s.key, step, s.deleting);
     status.vmName = vmName;
-    const task = await act({
-      step,
-      connection,
-      vcdCluster,
-      vcdMachine,
-      ovdc: placement.ovdc,
-      networks: placement.networks,
-      vmName,
-      vappName,
-      vappMarker: intent.vappMarker,
-      vmMarker: intent.vmMarker,
-      ...(vapp ? { vapp } : {}),
-      ...(vm ? { vm } : {}),
-      guestinfo: intent.guestinfo,
-      ...(t.addressing ? { addressing: t.addressing } : {}),
-    });
+    const task = sent
+      ? sent.task
+      : await act({
+          step,
+          connection,
+          vcdCluster,
+          vcdMachine,
+          ovdc: placement.ovdc,
+          networks: placement.networks,
+          vmName,
+          vappName,
+          vappMarker: intent.vappMarker,
+          vmMarker: intent.vmMarker,
+          ...(vapp ? { vapp } : {}),
+          ...(vm ? { vm } : {}),
+          guestinfo: intent.guestinfo,
+        });
     if (task) {
       status.task = this.tasks.record(task, step.kind);
       if (step.kind === 'ShutdownGuest') status.guestShutdownRequestedAt = status.task.startedAt;
@@ -309,7 +347,8 @@ export class VCDMachineReconciler implements Reconciler {
         type: 'Normal',
         reason: step.kind,
         action: step.kind,
-        note: `VM ${vmName}`,
+        note:
+          sent && sent.batch.length > 1 ? `VM ${vmName} and ${sent.batch.length - 1} more` : `VM ${vmName}`,
       });
     }
     return { step, vm };
@@ -334,30 +373,6 @@ export class VCDMachineReconciler implements Reconciler {
     this.drift.forget(s.key);
   }
 
-  /** Records a provisioned VM: providerID in spec, addresses and Ready in status. */
-  private async provisioned(s: MachineScope, seen: ObservedVM, vm: VmRecord, zone?: string): Promise<void> {
-    const providerID = providerIdFor(vmUrn(vm));
-    if (s.vcdMachine.spec.providerID !== providerID) {
-      s.vcdMachine = await this.deps.client.patch(VCDMachineType, keyOf(s.vcdMachine), 'merge', {
-        spec: { providerID },
-      });
-    }
-    const { status, vcdMachine } = s;
-    status.initialization = { provisioned: true };
-    status.ready = true;
-    status.addresses = machineAddresses(seen.name, seen.ip as string, vm.nics);
-    if (zone) status.failureDomain = zone;
-    condition(
-      status,
-      vcdMachine,
-      Conditions.VMProvisioned,
-      true,
-      'Provisioned',
-      `VM ${seen.name} is on at ${seen.ip}`,
-    );
-    condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
-  }
-
   /** What a step short of the goal means for the conditions, and when to look again. */
   private waiting(s: MachineScope, step: MachineStep): Result {
     const blocked = step.kind === 'Blocked' || step.kind === 'WaitForVCD';
@@ -371,16 +386,5 @@ export class VCDMachineReconciler implements Reconciler {
       // ±25 %, so machines waiting on one busy vApp do not all look again at once.
       requeueAfter: s.status.task ? this.tasks.polling.minMs : jittered(this.deps.recheckMs ?? WAITING_MS),
     };
-  }
-
-  /** Says in conditions why nothing more happened, and when to try again. */
-  private report(s: MachineScope, err: unknown): Result {
-    const reason = failureReason(err);
-    if (reason === undefined) throw err;
-    const message = (err as Error).message;
-    if (err instanceof VcdError) s.log.warn({ code: err.minorErrorCode, status: err.status }, message);
-    notReady(s.status, s.vcdMachine, s.deleting, reason, message);
-    // VCD faults back off per object; waiting for Kubernetes objects is woken by their watches.
-    return err instanceof VcdError ? { requeueAfter: this.backoff.failed(s.key) } : { requeueAfter: 30_000 };
   }
 }

@@ -60,6 +60,11 @@ export class VAppLocks {
     this.withoutVm.delete(machine);
   }
 
+  /** Whether `machine`'s last look found no VM of its own. */
+  knownWithoutVm(machine: string): boolean {
+    return this.withoutVm.has(machine);
+  }
+
   /** Whether `machine`'s look at `vapp` now could only find it busy (see {@link lookWouldWait}). */
   mustWait(vapp: string, machine: string, deleting: boolean): boolean {
     return lookWouldWait({
@@ -67,6 +72,11 @@ export class VAppLocks {
       knownWithoutVm: this.withoutVm.has(machine),
       othersLocks: this.othersLocks(vapp, machine),
     });
+  }
+
+  /** Whether no task of ours is believed to run on `vapp` (nor on any of its VMs). */
+  idle(vapp: string): boolean {
+    return this.othersLocks(vapp, '').length === 0;
   }
 
   /** Locks held on `vapp` by machines other than `machine`, past-due ones dropped. */

@@ -107,7 +107,7 @@ export interface NetworkRef {
 }
 
 /** InstantiationParams bridging the vApp to these org VDC networks (empty for none). */
-function bridged(networks: NetworkRef[]): string {
+function bridged(networks: readonly NetworkRef[]): string {
   if (networks.length === 0) return '';
   const configs = networks
     .map(
@@ -144,8 +144,6 @@ export interface NewVm {
   networks: string[];
   /** How each NIC (as `networks`) gets its address; absent: POOL. MANUAL carries its address. */
   addressing?: Array<{ mode: IpAllocationMode; ip?: string }>;
-  /** Networks among `networks` the vApp does not bridge yet: the recompose adds them. */
-  newVAppNetworks?: NetworkRef[];
   guestCustomization: boolean;
   storageProfileHref?: string;
   sizingPolicy?: { href: string; id: string };
@@ -167,8 +165,8 @@ function networkConnection(
   );
 }
 
-/** Adds a VM from a template to the vApp (recomposeVApp). */
-export function createVm(vcd: VcdClient, vappHref: string, vm: NewVm): Promise<Task> {
+/** One VM's SourcedItem: named by its Source (VCD's name for it) and its general params. */
+function sourcedItem(vm: NewVm): string {
   const nics = vm.networks.map((network, i) => networkConnection(network, i, vm.addressing?.[i])).join('');
   const policy = (tag: string, p?: { href: string; id: string }) =>
     p ? `<${tag} href="${esc(p.href)}" id="${esc(p.id)}"/>` : '';
@@ -176,16 +174,33 @@ export function createVm(vcd: VcdClient, vappHref: string, vm: NewVm): Promise<T
     vm.sizingPolicy || vm.placementPolicy
       ? `<ComputePolicy>${policy('VmPlacementPolicy', vm.placementPolicy)}${policy('VmSizingPolicy', vm.sizingPolicy)}</ComputePolicy>`
       : '';
-  const body =
-    `<?xml version="1.0" encoding="UTF-8"?><RecomposeVAppParams xmlns="${NS.vcloud}" xmlns:ovf="${NS.ovf}">` +
-    `${bridged(vm.newVAppNetworks ?? [])}<SourcedItem>${ref('Source', vm.templateVmHref, ` name="${esc(vm.name)}"`)}` +
+  return (
+    `<SourcedItem>${ref('Source', vm.templateVmHref, ` name="${esc(vm.name)}"`)}` +
     `<VmGeneralParams><Name>${esc(vm.name)}</Name><Description>${esc(vm.description)}</Description>` +
     `<NeedsCustomization>${vm.guestCustomization}</NeedsCustomization><RegenerateBiosUuid>true</RegenerateBiosUuid></VmGeneralParams>` +
     '<InstantiationParams><NetworkConnectionSection><ovf:Info>NICs</ovf:Info>' +
     `<PrimaryNetworkConnectionIndex>0</PrimaryNetworkConnectionIndex>${nics}</NetworkConnectionSection>` +
     `<GuestCustomizationSection><ovf:Info>Guest customization</ovf:Info><Enabled>${vm.guestCustomization}</Enabled>` +
     `<ComputerName>${esc(vm.name)}</ComputerName></GuestCustomizationSection></InstantiationParams>` +
-    `${vm.storageProfileHref ? ref('StorageProfile', vm.storageProfileHref) : ''}${compute}</SourcedItem>` +
+    `${vm.storageProfileHref ? ref('StorageProfile', vm.storageProfileHref) : ''}${compute}</SourcedItem>`
+  );
+}
+
+/**
+ * Adds VMs from templates to the vApp in one recomposeVApp: one SourcedItem each, so one task (and
+ * one lock of the vApp) for all. VCD checks every item before it starts the task and refuses the
+ * whole request for one bad item. `newVAppNetworks`: networks the VMs use that the vApp does not
+ * bridge yet, added by the same call.
+ */
+export function createVms(
+  vcd: VcdClient,
+  vappHref: string,
+  vms: readonly NewVm[],
+  newVAppNetworks: readonly NetworkRef[] = [],
+): Promise<Task> {
+  const body =
+    `<?xml version="1.0" encoding="UTF-8"?><RecomposeVAppParams xmlns="${NS.vcloud}" xmlns:ovf="${NS.ovf}">` +
+    `${bridged(newVAppNetworks)}${vms.map(sourcedItem).join('')}` +
     '<AllEULAsAccepted>true</AllEULAsAccepted></RecomposeVAppParams>';
   return vcd.startTask('POST', `${vappHref}/action/recomposeVApp`, body, mime('recomposeVAppParams'));
 }

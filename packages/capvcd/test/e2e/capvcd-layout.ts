@@ -20,7 +20,7 @@ import {
   setPoolMembers,
 } from '../../src/vcd/alb.js';
 import { type Task, taskRunning } from '../../src/vcd/client.js';
-import { composeVApp, createVm, getVApp, powerOn } from '../../src/vcd/vapp.js';
+import { composeVApp, createVms, getVApp, powerOn } from '../../src/vcd/vapp.js';
 import { esc } from '../../src/vcd/xml.js';
 import type { Harness } from './harness.js';
 import { TEMPLATE } from './objects.js';
@@ -91,14 +91,9 @@ async function capvcdVms(
     const vapp = await getVApp(c.vcd, vappHref);
     await settled(
       c,
-      await createVm(c.vcd, vapp.href, {
-        name,
-        description: '',
-        templateVmHref,
-        networks: [network],
-        newVAppNetworks: [],
-        guestCustomization: false,
-      }),
+      await createVms(c.vcd, vapp.href, [
+        { name, description: '', templateVmHref, networks: [network], guestCustomization: false },
+      ]),
     );
     const vm = (await getVApp(c.vcd, vappHref)).vms.find((v) => v.name === name);
     if (!vm) throw new Error(`VM ${name} not made`);

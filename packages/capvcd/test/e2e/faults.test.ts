@@ -21,7 +21,7 @@ afterAll(async () => {
 
 const vcdMachines = async () => (await h.client.list(VCDMachineType, { namespace: ns })).items;
 const running = (m: Machine) => m.status?.phase === 'Running' && m.status.nodeRef !== undefined;
-/** Succeeded recompose tasks (each adds one VM) and the VMs in vcdsim. */
+/** Succeeded recompose tasks (one VM each here: the machines come one by one) and the VMs in vcdsim. */
 const created = () =>
   h.sim.inspect.tasks().filter((t) => t.operationName === 'vdcRecomposeVapp' && t.status === 'success')
     .length;

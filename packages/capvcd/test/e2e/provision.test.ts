@@ -128,7 +128,9 @@ describe('capvcd under Cluster API', () => {
     const recomposes = h.sim.inspect
       .tasks()
       .filter((t) => t.operationName === 'vdcRecomposeVapp' && t.owner.path === `/api/vApp/vapp-${app?.id}`);
-    expect(recomposes.length).toBeGreaterThanOrEqual(4);
+    // The 4 VMs joined the vApp in at most 4 recomposes (workers waiting together share one).
+    expect(recomposes.length).toBeGreaterThanOrEqual(1);
+    expect(recomposes.length).toBeLessThanOrEqual(4);
     const looks = h.sim.inspect
       .requests()
       .filter((r) => r.seq > before && r.method === 'GET' && r.path === `/api/vApp/vapp-${app?.id}`);
@@ -154,7 +156,7 @@ describe('capvcd under Cluster API', () => {
     const clones = text.match(
       /^capvcd_vcd_requests_total\{method="POST",path="\/api\/vApp\/vapp-\{id\}\/action\/recomposeVApp",code="202"\} (\d+)/m,
     );
-    expect(Number(clones?.[1])).toBeGreaterThanOrEqual(4);
+    expect(Number(clones?.[1])).toBe(recomposes.length);
     expect(text).toMatch(
       /^capvcd_vcd_task_duration_seconds_count\{operation="CreateVM",result="success"\} [1-9]/m,
     );

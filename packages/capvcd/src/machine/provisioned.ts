@@ -1,0 +1,32 @@
+/** What a VCDMachine records once its VM is on with an address: providerID, addresses, Ready. */
+import type { Client } from '@capstan/runtime';
+import { Conditions, providerIdFor } from '../api/keys.js';
+import { VCDMachineType } from '../api/types.js';
+import type { ObservedVM } from '../decide/machine.js';
+import { vmUrn } from '../naming.js';
+import { condition } from '../status.js';
+import type { VmRecord } from '../vcd/vapp.js';
+import { machineAddresses } from './addresses.js';
+import { keyOf, type MachineScope } from './scope.js';
+
+/** Records a provisioned VM: providerID in spec (patched), addresses and Ready in status. */
+export async function recordProvisioned(
+  client: Client,
+  s: MachineScope,
+  seen: ObservedVM,
+  vm: VmRecord,
+  zone?: string,
+): Promise<void> {
+  const providerID = providerIdFor(vmUrn(vm));
+  if (s.vcdMachine.spec.providerID !== providerID) {
+    s.vcdMachine = await client.patch(VCDMachineType, keyOf(s.vcdMachine), 'merge', { spec: { providerID } });
+  }
+  const { status, vcdMachine } = s;
+  status.initialization = { provisioned: true };
+  status.ready = true;
+  status.addresses = machineAddresses(seen.name, seen.ip as string, vm.nics);
+  if (zone) status.failureDomain = zone;
+  const message = `VM ${seen.name} is on at ${seen.ip}`;
+  condition(status, vcdMachine, Conditions.VMProvisioned, true, 'Provisioned', message);
+  condition(status, vcdMachine, Conditions.Ready, true, 'Provisioned');
+}
