@@ -2,26 +2,27 @@
  * The operators' Dockerfiles, as far as a machine without a container engine can check them: they
  * parse and pass dockerfile-utils' validator (the one behind VS Code's Docker support), build in
  * two stages, copy the bundled entry point, start Node with the options the package names (the
- * agent's lite mode), and run as the manifests expect (the coordinator as the non-root uid its
- * Deployment names, the agent as root for the host bus); the manifests name the images by one
- * scheme. No image is built here.
+ * agent's lite mode, the coordinator's semi-spaces), and run as the manifests expect (the
+ * coordinator as the non-root uid its Deployment names, the agent as root for the host bus); the
+ * manifests name the images by one scheme. No image is built here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { AGENT_NODE_OPTIONS } from '../../packages/agent/src/image.js';
+import { COORDINATOR_NODE_OPTIONS } from '../../packages/coordinator/src/image.js';
 import { readManifests } from '../../packages/envtest/src/index.js';
 import { root } from '../packaging/packages.js';
 
-/** `nodeOptions`: what the package says its image starts Node with (the agent's lite mode). */
+/** `nodeOptions`: what the package says its image starts Node with (`image.ts`). */
 const OPERATORS = [
   {
     name: 'coordinator',
     folder: 'packages',
     manifest: 'coordinator.yaml',
     user: '65532:65532',
-    nodeOptions: [],
+    nodeOptions: COORDINATOR_NODE_OPTIONS,
   },
   {
     name: 'agent',

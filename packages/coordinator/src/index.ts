@@ -11,6 +11,7 @@ export * from './flags.js';
 export * from './fleetlock.js';
 export * from './fleetlock-clients.js';
 export * from './group-status.js';
+export * from './image.js';
 export * from './manager-name.js';
 export * from './metrics.js';
 export * from './notifications/index.js';

@@ -46,6 +46,12 @@ export class PlannerService {
     groupsOfRound({ groups: namedGroups({ nodes: [], groups }), options: this.options }, []),
   );
 
+  /**
+   * Cached (frozen) nodes' snapshots: a cached Node never changes (a change is a new object), so
+   * its snapshot is made once, not every round (at 1,000 nodes a third of a round's CPU).
+   */
+  private readonly snapshots = new WeakMap<Node, NodeSnapshot>();
+
   /** Cached (frozen) nodes' groups, with the resolved groups they were found in. */
   private readonly groups = new WeakMap<Node, { round: ReturnType<typeof groupsOfRound>; group: string }>();
 
@@ -103,7 +109,7 @@ export class PlannerService {
     now: number,
     refused?: Readonly<Record<string, RefusedNode>>,
   ): { plan: Plan; nodes: NodeSnapshot[] } {
-    const nodes = world.nodes.map(snapshotNode);
+    const nodes = world.nodes.map((n) => this.snapshotOf(n));
     return {
       plan: plan({
         nodes,
@@ -127,9 +133,23 @@ export class PlannerService {
     const round = this.round.of(groups);
     const known = this.groups.get(node);
     if (known?.round === round) return known.group;
-    const group = groupOfNode(snapshotNode(node), round);
+    const group = groupOfNode(this.snapshotOf(node), round);
     if (Object.isFrozen(node)) this.groups.set(node, { round, group });
     return group;
+  }
+
+  /**
+   * The planner's snapshot of `node`: kept beside a frozen (cached) node, frozen itself, since
+   * plans share it; made afresh for any other (a fresh list's).
+   */
+  private snapshotOf(node: Node): NodeSnapshot {
+    if (!Object.isFrozen(node)) return snapshotNode(node);
+    let snapshot = this.snapshots.get(node);
+    if (snapshot === undefined) {
+      snapshot = freezeSnapshot(snapshotNode(node));
+      this.snapshots.set(node, snapshot);
+    }
+    return snapshot;
   }
 
   /** Why `node` waits in its group's queue at `now`, if it does. */
@@ -145,4 +165,12 @@ function namedGroups(world: World): NamedRebootGroup[] {
   return world.groups
     .filter((g) => typeof g.metadata?.name === 'string' && g.metadata.name !== '')
     .map((g) => ({ name: g.metadata.name as string, spec: g.spec }));
+}
+
+/** A snapshot no plan can edit (drafts copy before they write). */
+function freezeSnapshot(snapshot: NodeSnapshot): NodeSnapshot {
+  Object.freeze(snapshot.labels);
+  Object.freeze(snapshot.annotations);
+  Object.freeze(snapshot.conditions);
+  return Object.freeze(snapshot);
 }

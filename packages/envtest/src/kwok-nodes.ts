@@ -30,7 +30,10 @@ const merge = 'application/merge-patch+json';
 
 /** Options of `ControlPlane.rebootNode`. */
 export interface RebootOptions {
-  /** How long the node stays down; default 500 ms. */
+  /**
+   * How long the node stays down, from the moment kwok lets go of it (its shutdown: the settle
+   * wait and the writes that take it down count), to its new boot ID; default 500 ms.
+   */
   downMs?: number;
   /** How long to wait for it and its pods to come back; default 30 s. */
   timeoutMs?: number;
@@ -95,8 +98,9 @@ export class KwokNodes {
    * Ready with a new `status.nodeInfo.bootID` and its pods Running again. Answers the new boot ID.
    */
   async reboot(name: string, options: RebootOptions = {}): Promise<string> {
+    const since = Date.now();
     const pods = await this.takeDown(name, 'False', 'KubeletNotReady', 'node is rebooting (envtest)');
-    await delay(options.downMs ?? 500);
+    await delay(Math.max(0, (options.downMs ?? 500) - (Date.now() - since)));
     const bootID = randomUUID();
     await this.patch(
       `/api/v1/nodes/${name}/status`,

@@ -163,9 +163,12 @@ describe('kwok nodes with kube-scheduler', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
+    const asked = Date.now();
     const bootID = await plane.rebootNode(name, { downMs: 1_000 }).finally(() => {
       rebooted = true;
     });
+    // Down for downMs from the moment it was taken down, then back: never shorter.
+    expect(Date.now() - asked).toBeGreaterThanOrEqual(1_000);
     await watching;
     expect(seen).toEqual(['True', 'False', 'True']);
     const after = await node(name);

@@ -17,6 +17,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { COORDINATOR_NODE_OPTIONS } from '@capstan/coordinator';
 import { ControlPlane } from '@capstan/envtest';
 import { HttpTransport } from '@capstan/runtime/client';
 import {
@@ -28,6 +29,7 @@ import {
   rebootGroups,
   startFleetAgent,
 } from './fleet.js';
+import { formatPhases } from './fleet-timeline.js';
 import { coordinatorCrds, OperatorProcess, packagesDir } from './operator-process.js';
 import type { AbsoluteRow } from './table.js';
 
@@ -72,6 +74,8 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
     controllerManager: true,
     scheduler: true,
     kwok: true,
+    // As in production: lists (the fence's fresh one, the reboots' pod lists) from the watch cache.
+    watchCache: true,
     nodeLeaseSeconds: 240,
     apiServerFlags: [`--audit-policy-file=${policy}`, `--audit-log-path=${audit}`, '--audit-log-mode=batch'],
   });
@@ -98,8 +102,11 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
       join(packagesDir, 'coordinator', 'dist', 'main.bundle.mjs'),
       ['--protocol=capstan', `--node-selector=${FLEET_LABEL}=${layout.name}`, '--metrics-bind-address=0'],
       { KUBECONFIG: identity.path, POD_NAMESPACE: 'default' },
-      // For profiling, e.g. `--heapsnapshot-signal=SIGUSR2` (the bundle's node flags are its image's).
-      (process.env.BENCH_FLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+      // Its image's Node.js options, then any for profiling (e.g. `--heapsnapshot-signal=SIGUSR2`).
+      [
+        ...COORDINATOR_NODE_OPTIONS,
+        ...(process.env.BENCH_FLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+      ],
     );
     stops.push(() => coordinator.stop());
     await coordinator.ready();
@@ -125,6 +132,7 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
     }, 30_000);
     await observer.rolledOut().finally(() => clearInterval(progress));
     const wallMs = Date.now() - t;
+    log(`fleet: ${formatPhases(observer.timeline.medians())}`);
     await fleet.agent.settle();
     const cpuMs = coordinator.cpuMs() - before.cpuMs;
     const peakRss = coordinator.rssPeakBytes();

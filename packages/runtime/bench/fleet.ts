@@ -12,6 +12,7 @@ import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Manager } from '@capstan/runtime';
 import { SharedInformer } from '@capstan/runtime/cache';
 import { HttpTransport, Node } from '@capstan/runtime/client';
+import { FleetTimeline } from './fleet-timeline.js';
 
 const P = capstanProtocol;
 /** The label every node of a fleet carries, with the fleet's name. */
@@ -114,6 +115,8 @@ export class FleetObserver {
   /** When (ms since the epoch) each group first had a node in flight, and last had none. */
   readonly firstIn = new Map<string, number>();
   readonly lastOut = new Map<string, number>();
+  /** Each node's grant, reboot and release, for where a round's time goes. */
+  readonly timeline = new FleetTimeline();
   private readonly flying = new Map<string, Set<string>>();
   private readonly bootAtStart = new Map<string, string>();
   private readonly done = new Set<string>();
@@ -160,6 +163,15 @@ export class FleetObserver {
     const start = this.bootAtStart.get(name);
     const asks = node.metadata.annotations?.[P.annotations.rebootNeeded] === 'true';
     if (start !== undefined && bootOf(node) !== start && !inFlight(node) && !asks) this.done.add(name);
+    if (start !== undefined) {
+      const a = node.metadata.annotations ?? {};
+      this.timeline.see(name, group, {
+        granted: a[P.annotations.rebootOk] === 'true' || a[coordinatorKeys.grantedBootId] !== undefined,
+        ready: node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+        rebooted: bootOf(node) !== start,
+        out: !inFlight(node),
+      });
+    }
     this.check();
   }
 
@@ -186,9 +198,11 @@ export function startFleetAgent(
   });
   const agent = new FleetAgent(manager, {
     labelSelector: `${FLEET_LABEL}=${layout.name}`,
-    // Pods keep reporting as kwok runs them; the reboot's own look is every half second.
-    reboot: (name) => plane.rebootNode(name, { downMs: rebootMs, timeoutMs: 600_000, pollMs: 500 }),
-    config: { drainTimeoutMs: 10 * 60_000, podPollMs: 500 },
+    // A reboot looks whether its node is back every 100 ms (only while it comes back: a few
+    // reads each), and a drain whether its evicted pods are gone as often: kwok deletes them at
+    // once, and the budget-bound ideal counts neither.
+    reboot: (name) => plane.rebootNode(name, { downMs: rebootMs, timeoutMs: 600_000, pollMs: 100 }),
+    config: { drainTimeoutMs: 10 * 60_000, podPollMs: 100 },
   });
   const abort = new AbortController();
   const done = manager.start(abort.signal);

@@ -1,6 +1,6 @@
 /**
  * Footprint rows: the agent and the coordinator started as their DaemonSet/Deployment starts them
- * (the agent with its image's Node.js options), each from `dist/main.js` and from the tree-shaken
+ * (each with its image's Node.js options), each from `dist/main.js` and from the tree-shaken
  * `dist/main.bundle.mjs` (`npm run bundle`), all four side by side; RSS read after their caches
  * synced and 30 s idle, and again after `BENCH_SCRAPES` scrapes of their metrics (120 by default).
  * That is done in rounds (`BENCH_FOOTPRINT_ROUNDS`, default 3) of fresh processes and each row is
@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AGENT_NODE_OPTIONS, FakeLogind, FakeUpdateEngine, startPrivateBus } from '@capstan/agent';
+import { COORDINATOR_NODE_OPTIONS } from '@capstan/coordinator';
 import type { ControlPlane } from '@capstan/envtest';
 import { coordinatorCrds, OperatorProcess, packagesDir } from './operator-process.js';
 import { type AbsoluteRow, median } from './table.js';
@@ -99,7 +100,7 @@ export async function measureFootprint(
             entry('coordinator'),
             coordinatorArgs(`bench-${node}-${round}`),
             env,
-            [],
+            COORDINATOR_NODE_OPTIONS,
             true,
           ),
         );

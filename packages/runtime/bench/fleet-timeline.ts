@@ -1,0 +1,99 @@
+/**
+ * Where a rollout's rounds go, from the fleet observer's watch (issue 48): for each node the
+ * moments it was granted, went down, came back with its new boot and was out of flight again,
+ * and for each grant after a group's first round how long its slot stood free before it (the
+ * coordinator's part: from the node that freed it to the grant). What is not the reboot itself
+ * is a round's overhead; the medians say whose it is.
+ */
+
+/** What a node was seen doing, in ms since the epoch. */
+interface NodeMoments {
+  group: string;
+  granted?: number;
+  down?: number;
+  up?: number;
+  done?: number;
+}
+
+/** Medians of a rollout's phases, in ms (undefined: never seen). */
+export interface PhaseMedians {
+  /** Granted to NotReady: the agent's cordon and drain, and the reboot's start. */
+  grantToDown?: number;
+  /** NotReady to Ready with its new boot: the reboot (its down time and the node's return). */
+  downToUp?: number;
+  /** Back to out of flight: the agent's uncordon and ending, the coordinator's release. */
+  upToDone?: number;
+  /** A freed slot to its next grant in the same group: the coordinator's round. */
+  freeToGrant?: number;
+  /** Grants seen, and those counted in `freeToGrant`. */
+  grants: number;
+  refills: number;
+}
+
+const median = (xs: number[]): number | undefined => {
+  if (xs.length === 0) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+/** Records each node's moments as the observer sees them. */
+export class FleetTimeline {
+  private readonly nodes = new Map<string, NodeMoments>();
+  /** Per group, when each slot was freed (a node's done), oldest first, not yet refilled. */
+  private readonly freed = new Map<string, number[]>();
+  private readonly refills: number[] = [];
+
+  /** A node seen: `granted` holds a grant, `ready` its Ready, `rebooted` runs a new boot, `out` is out of flight. */
+  see(
+    name: string,
+    group: string,
+    seen: { granted: boolean; ready: boolean; rebooted: boolean; out: boolean },
+    now = Date.now(),
+  ): void {
+    const m = this.nodes.get(name) ?? { group };
+    this.nodes.set(name, m);
+    if (seen.granted && m.granted === undefined) {
+      m.granted = now;
+      const slot = this.freed.get(group)?.shift();
+      if (slot !== undefined) this.refills.push(now - slot);
+    }
+    if (m.granted !== undefined && !seen.ready && m.down === undefined) m.down = now;
+    if (m.down !== undefined && seen.ready && seen.rebooted && m.up === undefined) m.up = now;
+    if (m.up !== undefined && seen.out && m.done === undefined) {
+      m.done = now;
+      const list = this.freed.get(group) ?? [];
+      list.push(now);
+      this.freed.set(group, list);
+    }
+  }
+
+  /** The phases' medians over every node seen through them. */
+  medians(): PhaseMedians {
+    const all = [...this.nodes.values()];
+    const span = (from: keyof NodeMoments, to: keyof NodeMoments) =>
+      median(
+        all.flatMap((m) => {
+          const a = m[from];
+          const b = m[to];
+          return typeof a === 'number' && typeof b === 'number' ? [b - a] : [];
+        }),
+      );
+    return {
+      grantToDown: span('granted', 'down'),
+      downToUp: span('down', 'up'),
+      upToDone: span('up', 'done'),
+      freeToGrant: median(this.refills),
+      grants: all.filter((m) => m.granted !== undefined).length,
+      refills: this.refills.length,
+    };
+  }
+}
+
+/** One line for the bench's log. */
+export function formatPhases(p: PhaseMedians): string {
+  const s = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)} s`);
+  return (
+    `median phases: grant→down ${s(p.grantToDown)}, down→up ${s(p.downToUp)}, up→done ${s(p.upToDone)}, ` +
+    `freed slot→next grant ${s(p.freeToGrant)} (${p.refills} of ${p.grants} grants)`
+  );
+}

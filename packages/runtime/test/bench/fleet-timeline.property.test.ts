@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FleetTimeline } from '../../bench/fleet-timeline.js';
+
+/** One node's cycle as offsets: granted, then down, up and done after it. */
+const cycle = fc.record({
+  granted: fc.integer({ min: 0, max: 100_000 }),
+  toDown: fc.integer({ min: 0, max: 5_000 }),
+  toUp: fc.integer({ min: 0, max: 10_000 }),
+  toDone: fc.integer({ min: 0, max: 5_000 }),
+});
+
+const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+describe('FleetTimeline', () => {
+  it('property: each phase is the median of the nodes’ own spans, whatever order events come in', () => {
+    fc.assert(
+      fc.property(fc.array(cycle, { minLength: 1, maxLength: 40 }), (cycles) => {
+        const timeline = new FleetTimeline();
+        const events = cycles.flatMap((c, i) => {
+          const down = c.granted + c.toDown;
+          const up = down + c.toUp;
+          const seen = (granted: boolean, ready: boolean, rebooted: boolean, out: boolean) => ({
+            granted,
+            ready,
+            rebooted,
+            out,
+          });
+          return [
+            { at: c.granted, order: 0, name: `n${i}`, seen: seen(true, true, false, false) },
+            { at: down, order: 1, name: `n${i}`, seen: seen(true, false, false, false) },
+            { at: up, order: 2, name: `n${i}`, seen: seen(true, true, true, false) },
+            { at: up + c.toDone, order: 3, name: `n${i}`, seen: seen(false, true, true, true) },
+          ];
+        });
+        // Watch events arrive in time order (a node's own in its order).
+        events.sort((a, b) => a.at - b.at || a.order - b.order);
+        for (const e of events) timeline.see(e.name, 'g', e.seen, e.at);
+        const m = timeline.medians();
+        expect(m.grants).toBe(cycles.length);
+        expect(m.grantToDown).toBe(medianOf(cycles.map((c) => c.toDown)));
+        expect(m.downToUp).toBe(medianOf(cycles.map((c) => c.toUp)));
+        expect(m.upToDone).toBe(medianOf(cycles.map((c) => c.toDone)));
+        // Every grant after the first is a refill only when a slot was freed before it.
+        expect(m.refills).toBeLessThanOrEqual(cycles.length - 1);
+        if (m.freeToGrant !== undefined) expect(m.freeToGrant).toBeGreaterThanOrEqual(0);
+      }),
+    );
+  });
+
+  it('a grant after a freed slot counts the wait since that slot was freed', () => {
+    const timeline = new FleetTimeline();
+    const s = (granted: boolean, ready: boolean, rebooted: boolean, out: boolean) => ({
+      granted,
+      ready,
+      rebooted,
+      out,
+    });
+    timeline.see('a', 'g', s(true, true, false, false), 0);
+    timeline.see('a', 'g', s(true, false, false, false), 100);
+    timeline.see('a', 'g', s(true, true, true, false), 5_100);
+    timeline.see('a', 'g', s(false, true, true, true), 5_400);
+    timeline.see('b', 'g', s(true, true, false, false), 5_450);
+    timeline.see('c', 'other', s(true, true, false, false), 6_000);
+    expect(timeline.medians()).toMatchObject({ freeToGrant: 50, refills: 1, grants: 3 });
+  });
+});
