@@ -3,6 +3,8 @@
  *  1. VCD calls per worker machine, from nothing to provisioned, counted by vcdsim: a cluster's
  *     control plane is up, then a MachineDeployment of N workers is made; every request vcdsim
  *     served meanwhile, divided by N. Beside today's provider's ~130 (its call-by-call count).
+ *     The 'off' run also prints the time from the MachineDeployment's creation to every worker
+ *     provisioned (VMs join the cluster's vApp in batched recomposes, so it grows slowly with N).
  *     Run with every feature off (drift checks off), and with them on (drift checks every 2 s):
  *     once provisioned, the fleet is watched for 5 periods, and its calls per machine per period
  *     are the drift checks' cost. And with anti-affinity on (`spec.antiAffinity` for the control

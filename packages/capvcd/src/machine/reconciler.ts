@@ -66,8 +66,6 @@ export interface MachineReconcilerDeps {
   vcdErrorBackoff?: ErrorBackoffCurve;
   /** How often a provisioned machine's VM is read again for drift (see {@link VmDrift}); 0 or unset: never. */
   driftPeriodMs?: number;
-  /** The most VMs one recompose adds to a vApp (see {@link CreateBatches}; default 25). */
-  batchCap?: number;
 }
 
 /** What the normal and delete paths add to the intent, once the vApp and VM are seen. */
@@ -111,7 +109,6 @@ export class VCDMachineReconciler implements Reconciler {
       lookMs: 1.25 * (deps.recheckMs ?? WAITING_MS), // a waiting machine's jittered recheck, at most
       pollMs: this.tasks.polling.minMs,
       wake: (machine) => this.wake?.(machine),
-      ...(deps.batchCap !== undefined ? { cap: deps.batchCap } : {}),
     });
   }
 
