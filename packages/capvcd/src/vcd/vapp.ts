@@ -57,7 +57,15 @@ function readDetails(hardwareSection: XmlNode | undefined, specSection: XmlNode 
 
 /** The sections a vApp read leaves unparsed until asked for (see {@link getVApp}). */
 const KEPT_SECTIONS = ['VirtualHardwareSection', 'VmSpecSection'] as const;
-const VAPP_STOP_PATHS = KEPT_SECTIONS.map((name) => `*.Vm.${name}`);
+/** A VM's sections nothing reads from a vApp: left unparsed, never looked at. */
+const UNREAD_SECTIONS = [
+  'OperatingSystemSection',
+  'GuestCustomizationSection',
+  'ProductSection',
+  'RuntimeInfoSection',
+  'VmCapabilities',
+];
+const VAPP_STOP_PATHS = [...KEPT_SECTIONS, ...UNREAD_SECTIONS].map((name) => `*.Vm.${name}`);
 
 /**
  * A VM element. `kept`: its VirtualHardwareSection and VmSpecSection were left unparsed
