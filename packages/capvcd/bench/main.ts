@@ -12,9 +12,13 @@
  *     as each joins; the single control-plane VM has none, VCD wants two), and once more with the
  *     workers' own sizing and two data disks.
  *  2. Reconcile duration p99 while every VCD task takes 30 s: a reconcile never waits on a task.
+ *  3. capvcd at scale (`scale.ts`): a MachineDeployment of `BENCH_CAPVCD_SCALE` workers (default 100,
+ *     and 5 beside it for the growth ratio; a list such as `5,20,100` runs each) against the
+ *     VCD-bound ideal, calls per machine all-in, capvcd's CPU and RSS, and the delete of the same.
  */
 import { MachineType, type VCDMachineSpec, VCDMachineType } from '@capstan/capvcd';
 import { Harness } from '../test/e2e/harness.js';
+import { type ScaleRun, scaleLines, scaleRun } from './scale.js';
 
 const WORKERS = Number(process.env.BENCH_CAPVCD_WORKERS ?? 5);
 const TODAY_CALLS_PER_WORKER = 130;
@@ -135,8 +139,10 @@ async function reconcileP99(): Promise<{ bound: number; count: number; workers: 
   }
 }
 
-// BENCH_CAPVCD_ROWS: which runs (off,drift,affinity,hardware,latency; default all), as one row is slow.
-const rows = new Set((process.env.BENCH_CAPVCD_ROWS ?? 'off,drift,affinity,hardware,latency').split(','));
+// BENCH_CAPVCD_ROWS: which runs (off,drift,affinity,hardware,latency,scale; default all), as one row is slow.
+const rows = new Set(
+  (process.env.BENCH_CAPVCD_ROWS ?? 'off,drift,affinity,hardware,latency,scale').split(','),
+);
 const none: Calls = {
   perWorker: Number.NaN,
   counts: {},
@@ -148,6 +154,16 @@ const withDrift = rows.has('drift') ? await callsPerWorker(DRIFT_MS) : none;
 const withAffinity = rows.has('affinity') ? await callsPerWorker(0, true) : none;
 const withHardware = rows.has('hardware') ? await callsPerWorker(0, false, HARDWARE) : none;
 const latency = rows.has('latency') ? await reconcileP99() : { bound: Number.NaN, count: 0, workers: 0 };
+// A single size runs beside 5, the size the growth target compares with.
+const scaleSizes = (process.env.BENCH_CAPVCD_SCALE ?? '100').split(',').map(Number);
+if (!scaleSizes.every((n) => Number.isInteger(n) && n > 0))
+  throw new Error(
+    `BENCH_CAPVCD_SCALE must be machine counts such as 100 or 5,20,100, got "${process.env.BENCH_CAPVCD_SCALE}"`,
+  );
+if (scaleSizes.length === 1 && scaleSizes[0] !== 5) scaleSizes.unshift(5);
+const scaleRuns: ScaleRun[] = [];
+if (rows.has('scale')) for (const n of scaleSizes) scaleRuns.push(await scaleRun(n));
+const scale = scaleLines(scaleRuns, row);
 const lines = [
   '',
   `${'benchmark'.padEnd(30)}${'capvcd'.padStart(14)}${'today (CAPVCD)'.padStart(16)}${'ratio'.padStart(10)}   target`,
@@ -197,7 +213,8 @@ const lines = [
   `${WORKERS} workers provisioned in ${(calls.provisionMs / 1000).toFixed(1)} s (every feature off)`,
   `calls by route: ${JSON.stringify(calls.counts)}`,
   `calls by route, anti-affinity on: ${JSON.stringify(withAffinity.counts)}`,
+  ...scale.lines,
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
-const met = !(calls.perWorker > 15) && !(latency.bound >= 1);
+const met = !(calls.perWorker > 15) && !(latency.bound >= 1) && scale.met;
 process.stdout.write(`capvcd targets ${met ? 'met' : 'NOT met'}\n`);

@@ -68,6 +68,12 @@ export class VcdClient {
     return res.body.trim() ? parseXml(res.body) : {};
   }
 
+  /** A legacy XML GET, its body read by `parse` (e.g. one that leaves bulky sections unparsed). */
+  async getXml(hrefOrPath: string, parse: (text: string) => XmlNode): Promise<XmlNode> {
+    const res = await this.raw('GET', hrefOrPath, { kind: 'xml' });
+    return res.body.trim() ? parse(res.body) : {};
+  }
+
   /** A CloudAPI JSON call; returns the parsed body and the `Location` header (a task, for 202). */
   async json<T>(method: string, path: string, body?: unknown): Promise<{ body: T; location?: string }> {
     const res = await this.raw(method, path, {

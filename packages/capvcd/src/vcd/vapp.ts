@@ -7,7 +7,7 @@ import type { ObservedVApp, ObservedVM } from '../decide/machine.js';
 import type { IpAllocationMode, ObservedNic } from '../decide/nics.js';
 import { readTask, type Task, taskRunning, type VcdClient } from './client.js';
 import { readHardware, type SpecChange, vmSpecSectionXml } from './vm-spec.js';
-import { childOf, esc, listOf, NS, textOf, type XmlNode } from './xml.js';
+import { childOf, esc, listOf, NS, parseKept, parseXmlKeeping, textOf, type XmlNode } from './xml.js';
 
 /** A VM: what the decision reads, plus what the writes need. */
 export interface VmRecord extends ObservedVM {
@@ -31,23 +31,53 @@ export interface VAppRecord extends Omit<ObservedVApp, 'vms'> {
 const busy = (node: XmlNode): boolean =>
   listOf(childOf(node, 'Tasks'), 'Task').some((t) => taskRunning(readTask(t)));
 
-function readVm(node: XmlNode): VmRecord {
-  const nics = childOf(node, 'NetworkConnectionSection');
-  const primaryIndex = textOf(nics?.PrimaryNetworkConnectionIndex) ?? '0';
-  const connections = listOf(nics, 'NetworkConnection');
-  const primary =
-    connections.find((c) => textOf(c.NetworkConnectionIndex) === primaryIndex) ?? connections[0];
-  const virtualHardware = childOf(node, 'VirtualHardwareSection');
+/** A VM's parts read from its VirtualHardwareSection and VmSpecSection. */
+interface VmDetails {
+  extraConfig: Record<string, string>;
+  namedDisks: string[] | undefined;
+  hardware: VmRecord['hardware'];
+}
+
+function readDetails(hardwareSection: XmlNode | undefined, specSection: XmlNode | undefined): VmDetails {
   const extraConfig: Record<string, string> = {};
-  for (const item of listOf(virtualHardware, 'ExtraConfig'))
+  for (const item of listOf(hardwareSection, 'ExtraConfig'))
     extraConfig[String(item.key)] = String(item.value ?? '');
-  const diskSettings = listOf(childOf(childOf(node, 'VmSpecSection'), 'DiskSection'), 'DiskSettings');
-  const hardware = readHardware(node);
+  const diskSettings = listOf(childOf(specSection, 'DiskSection'), 'DiskSettings');
   // A named (independent) disk is listed with a reference to it: the CSI driver's volumes.
   const namedDisks = diskSettings.flatMap((d) => {
     const disk = childOf(d, 'Disk');
     return disk ? [String(disk.name ?? disk.href ?? '')] : [];
   });
+  return {
+    extraConfig,
+    namedDisks: namedDisks.length > 0 ? namedDisks : undefined,
+    hardware: specSection ? readHardware({ VmSpecSection: specSection }) : undefined,
+  };
+}
+
+/** The sections a vApp read leaves unparsed until asked for (see {@link getVApp}). */
+const KEPT_SECTIONS = ['VirtualHardwareSection', 'VmSpecSection'] as const;
+/** A VM's sections nothing reads from a vApp: left unparsed, never looked at. */
+const UNREAD_SECTIONS = [
+  'OperatingSystemSection',
+  'GuestCustomizationSection',
+  'ProductSection',
+  'RuntimeInfoSection',
+  'VmCapabilities',
+];
+const VAPP_STOP_PATHS = [...KEPT_SECTIONS, ...UNREAD_SECTIONS].map((name) => `*.Vm.${name}`);
+
+/**
+ * A VM element. `kept`: its VirtualHardwareSection and VmSpecSection were left unparsed
+ * ({@link parseXmlKeeping}); they are then read on the first look at `extraConfig`, `namedDisks`
+ * or `hardware`.
+ */
+function readVm(node: XmlNode, kept = false): VmRecord {
+  const nics = childOf(node, 'NetworkConnectionSection');
+  const primaryIndex = textOf(nics?.PrimaryNetworkConnectionIndex) ?? '0';
+  const connections = listOf(nics, 'NetworkConnection');
+  const primary =
+    connections.find((c) => textOf(c.NetworkConnectionIndex) === primaryIndex) ?? connections[0];
   const ip = textOf(primary?.IpAddress);
   const mac = textOf(primary?.MACAddress);
   const observedNics = connections.map((c): ObservedNic => {
@@ -59,7 +89,14 @@ function readVm(node: XmlNode): VmRecord {
       ...(nicIp ? { ip: nicIp } : {}),
     };
   });
-  return {
+  const section = (name: (typeof KEPT_SECTIONS)[number]) =>
+    kept ? parseKept(node[name], name) : childOf(node, name);
+  let details: VmDetails | undefined;
+  const read = () => {
+    details ??= readDetails(section('VirtualHardwareSection'), section('VmSpecSection'));
+    return details;
+  };
+  const vm = {
     href: String(node.href),
     id: String(node.id ?? ''),
     name: String(node.name),
@@ -70,22 +107,30 @@ function readVm(node: XmlNode): VmRecord {
     ...(ip ? { ip } : {}),
     ...(mac ? { mac } : {}),
     nics: observedNics,
-    extraConfig,
-    ...(namedDisks.length > 0 ? { namedDisks } : {}),
-    ...(hardware ? { hardware } : {}),
   };
+  // Read on demand: bootstrap data makes a VM's ExtraConfig kilobytes, and a machine reading its
+  // cluster's vApp looks only at its own VM's.
+  return Object.defineProperties(vm, {
+    extraConfig: { enumerable: true, get: () => read().extraConfig },
+    namedDisks: { enumerable: true, get: () => read().namedDisks },
+    hardware: { enumerable: true, get: () => read().hardware },
+  }) as VmRecord;
 }
 
-/** Reads a vApp and its VMs (one GET). */
+/**
+ * Reads a vApp and its VMs (one GET). Every machine of a cluster reads the vApp of all its VMs, so
+ * each VM's bulky sections are parsed only when looked at: else N machines read N VMs' each.
+ */
 export async function getVApp(vcd: VcdClient, href: string): Promise<VAppRecord> {
-  const node = childOf(await vcd.xml('GET', href), 'VApp') ?? {};
+  const node =
+    childOf(await vcd.getXml(href, (text) => parseXmlKeeping(text, VAPP_STOP_PATHS)), 'VApp') ?? {};
   return {
     href: String(node.href ?? href),
     name: String(node.name ?? ''),
     deployed: String(node.deployed) === 'true',
     busy: busy(node),
     description: textOf(node.Description) ?? '',
-    vms: listOf(childOf(node, 'Children'), 'Vm').map(readVm),
+    vms: listOf(childOf(node, 'Children'), 'Vm').map((vm) => readVm(vm, true)),
     networks: listOf(childOf(node, 'NetworkConfigSection'), 'NetworkConfig').map((n) =>
       String(n.networkName),
     ),

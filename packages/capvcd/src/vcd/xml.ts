@@ -37,20 +37,48 @@ const LISTS = new Set([
   'VmReference',
 ]);
 
-const parser = new XMLParser({
+const OPTIONS = {
   ignoreAttributes: false,
   attributeNamePrefix: '',
   removeNSPrefix: true,
   parseAttributeValue: false,
   parseTagValue: false,
-  isArray: (name) => LISTS.has(name),
-});
+  isArray: (name: string) => LISTS.has(name),
+};
+const parser = new XMLParser(OPTIONS);
 
 /** A parsed element: attributes and children as keys, text as `#text` (or the value itself). */
 export type XmlNode = Record<string, unknown>;
 
 /** Parses a VCD XML document into plain objects. */
 export const parseXml = (text: string): XmlNode => parser.parse(text) as XmlNode;
+
+const keepingParsers = new Map<string, XMLParser>();
+
+/**
+ * Like {@link parseXml}, but the inside of every element at one of `paths` (stop-node paths such
+ * as `*.Vm.VirtualHardwareSection`) is left unparsed, as text under `#text` beside its attributes:
+ * for documents whose bulky parts are seldom all read. {@link parseKept} reads one when it is.
+ */
+export function parseXmlKeeping(text: string, paths: readonly string[]): XmlNode {
+  const key = paths.join('\n');
+  let keeping = keepingParsers.get(key);
+  if (!keeping) {
+    keeping = new XMLParser({ ...OPTIONS, stopNodes: [...paths] });
+    keepingParsers.set(key, keeping);
+  }
+  return keeping.parse(text) as XmlNode;
+}
+
+/** An element `name` that {@link parseXmlKeeping} left unparsed, read now as {@link parseXml} reads it. */
+export function parseKept(node: unknown, name: string): XmlNode | undefined {
+  if (node === undefined || node === null) return undefined;
+  // Without attributes the parser gives the element's raw inside as a plain string.
+  const { '#text': inner, ...attributes } = typeof node === 'object' ? (node as XmlNode) : { '#text': node };
+  const parsed =
+    typeof inner === 'string' && inner ? childOf(parseXml(`<${name}>${inner}</${name}>`), name) : undefined;
+  return { ...attributes, ...(typeof parsed === 'object' ? parsed : {}) };
+}
 
 /** Escapes text for an XML attribute or element. */
 export function esc(value: string | number | boolean): string {
