@@ -62,6 +62,89 @@ function auditedRequests(path: string): { total: number; byVerb: Record<string, 
   return { total, byVerb };
 }
 
+/** The coordinator as its image starts it (the bundle, its Node.js options), on the fleet's nodes. */
+async function startCoordinator(plane: ControlPlane, fleet: string): Promise<OperatorProcess> {
+  const identity = await plane.userKubeConfig(USER, ['system:masters']);
+  // As its image starts it: the bundle (plain .mjs, shared with `npm run bundle`; path from bench/dist).
+  const script = new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href;
+  const { bundleOperator } = (await import(script)) as {
+    bundleOperator: (name: string) => Promise<string>;
+  };
+  await bundleOperator('coordinator');
+  const coordinator = await OperatorProcess.start(
+    'coordinator (fleet)',
+    join(packagesDir, 'coordinator', 'dist', 'main.bundle.mjs'),
+    ['--protocol=capstan', `--node-selector=${FLEET_LABEL}=${fleet}`, '--metrics-bind-address=0'],
+    { KUBECONFIG: identity.path, POD_NAMESPACE: 'default' },
+    // Its image's Node.js options, then any for profiling (e.g. `--heapsnapshot-signal=SIGUSR2`).
+    [
+      ...COORDINATOR_NODE_OPTIONS,
+      ...(process.env.BENCH_FLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+    ],
+  );
+  return coordinator;
+}
+
+/** One rollout's figures. */
+interface Rollout {
+  wallMs: number;
+  ideal: number;
+  cpuMs: number;
+  peakRss: number;
+  perReboot: number;
+  over: number;
+}
+
+/** The rollout's rows, against their targets (issue 48). */
+function rolloutRows(
+  { wallMs, ideal, cpuMs, peakRss, perReboot, over }: Rollout,
+  stat: string,
+): AbsoluteRow[] {
+  return [
+    {
+      name: `fleet rollout, ${NODES} nodes: wall / budget-bound ideal`,
+      value: wallMs / ideal,
+      unit: 'x',
+      goal: '<=',
+      limit: 1.1,
+      statistic: `one run, ${stat}`,
+    },
+    {
+      name: `  coordinator CPU per node rebooted`,
+      value: cpuMs / 1000 / NODES,
+      unit: 's',
+      goal: '<=',
+      limit: 1,
+      statistic: 'one run',
+    },
+    {
+      name: `  coordinator RSS peak`,
+      value: peakRss / 1e6,
+      unit: 'MB',
+      goal: '<=',
+      limit: 150,
+      statistic: 'VmHWM',
+    },
+    {
+      name: `  coordinator API requests per node reboot`,
+      value: perReboot,
+      unit: 'req',
+      goal: 'info',
+      limit: 0,
+      statistic: 'apiserver audit log',
+      why: 'to watch',
+    },
+    {
+      name: `  most in flight beyond a group's budget`,
+      value: over,
+      unit: 'nodes',
+      goal: '<=',
+      limit: 0,
+      statistic: 'watched, every group',
+    },
+  ];
+}
+
 /** Runs the rollout once on a control plane of its own and returns its rows. */
 export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'capstan-bench-fleet-'));
@@ -90,24 +173,7 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
     await pdbWorkload(plane, 'fleet', layout, Math.round(NODES / 4));
     log(`fleet: ${NODES} nodes Ready and the workload created in ${((Date.now() - t) / 1000).toFixed(0)} s`);
 
-    const identity = await plane.userKubeConfig(USER, ['system:masters']);
-    // As its image starts it: the bundle (plain .mjs, shared with `npm run bundle`; path from bench/dist).
-    const script = new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href;
-    const { bundleOperator } = (await import(script)) as {
-      bundleOperator: (name: string) => Promise<string>;
-    };
-    await bundleOperator('coordinator');
-    const coordinator = await OperatorProcess.start(
-      'coordinator (fleet)',
-      join(packagesDir, 'coordinator', 'dist', 'main.bundle.mjs'),
-      ['--protocol=capstan', `--node-selector=${FLEET_LABEL}=${layout.name}`, '--metrics-bind-address=0'],
-      { KUBECONFIG: identity.path, POD_NAMESPACE: 'default' },
-      // Its image's Node.js options, then any for profiling (e.g. `--heapsnapshot-signal=SIGUSR2`).
-      [
-        ...COORDINATOR_NODE_OPTIONS,
-        ...(process.env.BENCH_FLEET_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
-      ],
-    );
+    const coordinator = await startCoordinator(plane, layout.name);
     stops.push(() => coordinator.stop());
     await coordinator.ready();
     const transport = new HttpTransport(plane.kubeConfig);
@@ -146,50 +212,7 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
         `${(cpuMs / 1000).toFixed(1)} CPU-s, RSS peak ${(peakRss / 1e6).toFixed(0)} MB, requests ${JSON.stringify(requests.byVerb)}; ` +
         `most in flight ${layout.groups.map((g) => `${observer.most.get(g.name) ?? 0}/${g.budget}`).join(' ')}; load average ${load()}`,
     );
-    const stat = `load average ${load()}`;
-    return [
-      {
-        name: `fleet rollout, ${NODES} nodes: wall / budget-bound ideal`,
-        value: wallMs / ideal,
-        unit: 'x',
-        goal: '<=',
-        limit: 1.1,
-        statistic: `one run, ${stat}`,
-      },
-      {
-        name: `  coordinator CPU per node rebooted`,
-        value: cpuMs / 1000 / NODES,
-        unit: 's',
-        goal: '<=',
-        limit: 1,
-        statistic: 'one run',
-      },
-      {
-        name: `  coordinator RSS peak`,
-        value: peakRss / 1e6,
-        unit: 'MB',
-        goal: '<=',
-        limit: 150,
-        statistic: 'VmHWM',
-      },
-      {
-        name: `  coordinator API requests per node reboot`,
-        value: perReboot,
-        unit: 'req',
-        goal: 'info',
-        limit: 0,
-        statistic: 'apiserver audit log',
-        why: 'to watch',
-      },
-      {
-        name: `  most in flight beyond a group's budget`,
-        value: over,
-        unit: 'nodes',
-        goal: '<=',
-        limit: 0,
-        statistic: 'watched, every group',
-      },
-    ];
+    return rolloutRows({ wallMs, ideal, cpuMs, peakRss, perReboot, over }, `load average ${load()}`);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await plane.stop();
