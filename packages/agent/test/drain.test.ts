@@ -93,7 +93,7 @@ describe('drain through the Eviction API', () => {
     const pool = uniqueName('pool');
     const node = uniqueName('drain-node');
     const elsewhere = uniqueName('other-node');
-    // The other node stays cordoned until the pods are placed, so all three land on `node`.
+    // The other node starts cordoned, so all three pods land on `node`.
     await env.plane.addNodes([
       { name: node, bootID: 'boot-1', labels: { pool } },
       { name: elsewhere, labels: { pool }, unschedulable: true },
@@ -131,9 +131,6 @@ describe('drain through the Eviction API', () => {
       },
       spec: { nodeName: node, containers: [{ name: 'c', image: 'registry.invalid/static:1' }] },
     });
-    // Now the replacements the ReplicaSet creates have somewhere to go.
-    await admin.patch(Node, { name: elsewhere }, 'merge', { spec: { unschedulable: null } });
-
     const source = new ManualSource({ rebootNeeded: true });
     const agent = run(node, source);
     await eventually(async () => (await getNode(node)).metadata.annotations?.[k.rebootNeeded] === 'true', {
@@ -144,6 +141,15 @@ describe('drain through the Eviction API', () => {
     expect(logind.reboots).toHaveLength(0);
 
     await grant(node, 'boot-1');
+    // The other node stays cordoned until the PDB has refused an eviction: the first eviction's
+    // replacement cannot run, so the budget is spent and the next eviction must wait (429). Only
+    // then do the replacements get somewhere to go, and the drain goes on.
+    await eventually(async () => agent.agent.metrics.evictions.value({ result: 'blocked' }) >= 1, {
+      what: 'an eviction the PDB refused',
+      timeoutMs: 30_000,
+    });
+    expect(logind.reboots).toHaveLength(0);
+    await admin.patch(Node, { name: elsewhere }, 'merge', { spec: { unschedulable: null } });
     await eventually(async () => logind.reboots.length === 1, { what: 'the reboot', timeoutMs: 30_000 });
 
     const after = await getNode(node);
