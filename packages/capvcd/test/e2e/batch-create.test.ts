@@ -121,11 +121,17 @@ describe('VM creation in batches', () => {
       if (size) refusedSize = Number(size);
     }
     console.info(`refused batch: ${refusedSize} VMs; failed batch task said by ${saidFailure.size} machines`);
-    // The refused recompose carried several VMs, and the 503 reached each of their machines.
+    // The refused recompose carried several VMs, and the 503 reached machines beyond its sender,
+    // each one it carried. Not necessarily all: a member whose next reconcile comes only after the
+    // next batch took it in (the sender back from its backoff) takes that batch's task and never
+    // sees the refusal, which is right; under load that happened in CI.
     expect(saidFailure.size).toBeGreaterThanOrEqual(1);
     expect(refusedSize).toBeGreaterThanOrEqual(2);
-    expect(saidRefusal.size).toBe(refusedSize);
-    expect(h.sim.inspect.unfinishedTasks()).toEqual([]);
+    expect(saidRefusal.size).toBeGreaterThanOrEqual(2);
+    expect(saidRefusal.size).toBeLessThanOrEqual(refusedSize);
+    await h.wait('no VCD task left running', async () =>
+      h.sim.inspect.unfinishedTasks().length === 0 ? true : undefined,
+    );
   }, 400_000);
 
   it('the provider killed with a batch in flight: a new one carries on, nothing made twice', async () => {
