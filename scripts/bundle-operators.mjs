@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 /**
  * `npm run bundle`: one tree-shaken ESM file per operator, for its image: `node dist/main.bundle.mjs`
@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
  * providers and proxies. The bundle keeps that lazy import as a module initialised on first use:
  * its code is in the file (an image has no node_modules) but not run unless a kubeconfig needs it.
  */
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -61,18 +61,21 @@ const kubeConfigOnly = {
 };
 
 /**
- * The runtime requires a few CommonJS dependencies through `createRequire` (see its
- * metrics/prom-classes.ts and default-metrics.ts: cheaper than importing them one by one
- * from ESM). esbuild does not follow such a `require`; without the binding it sees a plain
- * `require` and inlines the module.
+ * The workspace requires a few CommonJS dependencies through `createRequire`: the runtime's
+ * metrics/prom-classes.ts and default-metrics.ts (cheaper than importing them one by one from
+ * ESM), the coordinator's gates/cel-condition.ts (CEL loaded on first use). esbuild does not
+ * follow such a `require`; without the binding it sees a plain `require` and inlines the module,
+ * initialised on its first call.
  */
 const REQUIRE_BINDING = 'const require = createRequire(import.meta.url);';
+const workspaceFolders = ['packages', 'examples'].map((f) => join(root, f) + sep);
+const inWorkspaceDist = (path) =>
+  workspaceFolders.some((f) => path.startsWith(f)) && path.includes(`${sep}dist${sep}`);
 const inlineRequires = {
-  name: 'runtime-inline-requires',
+  name: 'workspace-inline-requires',
   setup(b) {
-    const runtimeDist = join(root, 'packages', 'runtime', 'dist');
     b.onLoad({ filter: /\.js$/ }, async (args) => {
-      if (!args.path.startsWith(runtimeDist)) return undefined;
+      if (!inWorkspaceDist(args.path)) return undefined;
       const text = await readFile(args.path, 'utf8');
       if (!text.includes(REQUIRE_BINDING)) return undefined;
       return { contents: text.replace(REQUIRE_BINDING, ''), loader: 'js', resolveDir: dirname(args.path) };
@@ -127,7 +130,23 @@ export async function bundleEntry(entry, outfile) {
     metafile: Boolean(process.env.BUNDLE_METAFILE),
   });
   if (result.metafile) writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
+  asciiOnly(outfile);
   return outfile;
+}
+
+/**
+ * V8 holds a module's whole source as a string for as long as it runs: one non-ASCII character
+ * (esbuild escapes those in strings, not in regular expressions) makes it two bytes a character,
+ * ~1.4 MB more RSS for the coordinator's bundle. Fails the bundle and says where.
+ */
+function asciiOnly(outfile) {
+  const bytes = readFileSync(outfile);
+  const at = bytes.findIndex((b) => b > 0x7f);
+  if (at < 0) return;
+  const around = bytes.subarray(Math.max(0, at - 60), at + 20).toString('utf8');
+  throw new Error(
+    `${outfile}: a non-ASCII character at byte ${at}, in: ${around}\nescape it in the source (\\uXXXX)`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,8 +1,9 @@
 /**
  * `npm run bundle`'s esbuild step makes one self-contained file: built from the compiled dist, run
  * from a directory with no node_modules anywhere above it, it still has what the runtime loads on
- * first use (prom-client's classes and default metrics, commander for the flags: all required
- * through `createRequire`).
+ * first use (prom-client's classes and default metrics, commander for the flags, the
+ * coordinator's CEL: all required through `createRequire`). It is ASCII, or the bundle fails: V8
+ * holds a module's source for as long as it runs, two bytes a character once one is not ASCII.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,38 @@ import { root } from './packages.js';
 const work = mkdtempSync(join(tmpdir(), 'capstan-bundle-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/** Bundles `lines` as an entry in `pkg`'s dist (its imports resolve as an operator's do). */
+async function bundleLines(pkg: string, name: string, lines: string[]): Promise<string> {
+  const entry = join(root, 'packages', pkg, 'dist', `${name}-${process.pid}.js`);
+  writeFileSync(entry, lines.join('\n'));
+  try {
+    const { bundleEntry } = (await import(join(root, 'scripts', 'bundle-operators.mjs'))) as {
+      bundleEntry: (entry: string, outfile: string) => Promise<string>;
+    };
+    return await bundleEntry(entry, join(work, `${name}.bundle.mjs`));
+  } finally {
+    rmSync(entry, { force: true });
+  }
+}
+
 describe('a bundled entry point', () => {
+  it("carries an operator's lazily required dependency (the coordinator's CEL)", async () => {
+    const bundle = await bundleLines('coordinator', 'cel', [
+      "import { compileCondition } from './gates/cel-condition.js';",
+      "const program = compileCondition('object.spec.replicas > 2');",
+      "const broken = compileCondition('object.spec.(');",
+      'console.log(JSON.stringify({ three: program({ object: { spec: { replicas: 3 } } }), broken: broken instanceof Error }));',
+    ]);
+    const out = execFileSync(process.execPath, [bundle], { cwd: work, encoding: 'utf8', timeout: 30_000 });
+    expect(JSON.parse(out)).toEqual({ three: true, broken: true });
+  });
+
+  it('is refused when a character is not ASCII, with where it is', async () => {
+    await expect(
+      bundleLines('runtime', 'non-ascii', ["console.log(/^[0-9µ]+$/.test('5µ'));"]),
+    ).rejects.toThrow(/non-ASCII character at byte \d+, in: .*\[0-9µ\]/s);
+  });
+
   it('carries the modules the runtime requires lazily', async () => {
     // The entry sits in the runtime's dist so that its imports resolve as an operator's do.
     const entry = join(root, 'packages', 'runtime', 'dist', `bundle-test-${process.pid}.js`);

@@ -3,23 +3,14 @@ import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Node } from '@capstan/runtime/client';
 import type { FakeCluster } from '@capstan/runtime/testing';
 
-/** A Ready node whose agent asks for a reboot, first seen asking at `requestedAt`. */
-export async function addAskingNode(
+/** A Ready node with these labels and annotations. */
+export async function addReadyNode(
   fake: FakeCluster,
   name: string,
   labels: Record<string, string>,
-  requestedAt: number,
+  annotations: Record<string, string> = {},
 ): Promise<void> {
-  fake.seed(Node, {
-    metadata: {
-      name,
-      labels,
-      annotations: {
-        [capstanProtocol.annotations.rebootNeeded]: 'true',
-        [coordinatorKeys.requestedAt]: new Date(requestedAt).toISOString(),
-      },
-    },
-  });
+  fake.seed(Node, { metadata: { name, labels, annotations } });
   await fake.patch(
     Node,
     { name },
@@ -27,4 +18,17 @@ export async function addAskingNode(
     { status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { bootID: `${name}-boot` } } },
     { subresource: 'status' },
   );
+}
+
+/** A Ready node whose agent asks for a reboot, first seen asking at `requestedAt`. */
+export function addAskingNode(
+  fake: FakeCluster,
+  name: string,
+  labels: Record<string, string>,
+  requestedAt: number,
+): Promise<void> {
+  return addReadyNode(fake, name, labels, {
+    [capstanProtocol.annotations.rebootNeeded]: 'true',
+    [coordinatorKeys.requestedAt]: new Date(requestedAt).toISOString(),
+  });
 }

@@ -25,7 +25,7 @@ const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 30_000);
 const SCRAPES = Number(process.env.BENCH_SCRAPES ?? 120);
 const SCRAPE_EVERY_MS = 100;
 const ROUNDS = Number(process.env.BENCH_FOOTPRINT_ROUNDS ?? 3);
-const LIMIT_MB = 60;
+const LIMIT_MB = 50;
 const MB = 1e6;
 const packages = packagesDir;
 

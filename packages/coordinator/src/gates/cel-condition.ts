@@ -4,20 +4,34 @@
  * compile error, an evaluation error (a missing field included: guard with `has()`) or a result
  * that is not a boolean is an `Error` state; `false` is `Closed`. Either blocks.
  */
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
+import type * as Cel from '@bufbuild/cel';
 import type { HealthGateState } from '../decide/health-gates.js';
 
 type Program = (bindings: { object: unknown }) => unknown;
 
 const compiled = new Map<string, Program | Error>();
-const env = celEnv({});
+
+// Loaded on the first expression, not at start: CEL and protobuf cost ~3.7 MB of heap that a
+// coordinator without a conditions gate never uses. A `require` keeps the API synchronous (the
+// group's validation is), and a bundle turns it into a module initialised on first call.
+const require = createRequire(import.meta.url);
+let cel: { lib: typeof Cel; env: Cel.CelEnv } | undefined;
+const loadCel = (): NonNullable<typeof cel> => {
+  if (cel === undefined) {
+    const lib = require('@bufbuild/cel') as typeof Cel;
+    cel = { lib, env: lib.celEnv({}) };
+  }
+  return cel;
+};
 
 /** The expression compiled (memoised by its text), or why it does not compile. */
 export function compileCondition(expression: string): Program | Error {
   let program = compiled.get(expression);
   if (program === undefined) {
     try {
-      const run = plan(env, parse(expression));
+      const { lib, env } = loadCel();
+      const run = lib.plan(env, lib.parse(expression));
       program = (bindings) => run(bindings as never);
     } catch (err) {
       program = new Error(`does not compile: ${err instanceof Error ? err.message : String(err)}`);
@@ -52,7 +66,7 @@ export function conditionVerdict(input: ConditionInput): HealthGateState {
     } catch (err) {
       result = err instanceof Error ? err : new Error(String(err));
     }
-    if (isCelError(result) || result instanceof Error)
+    if (loadCel().lib.isCelError(result) || result instanceof Error)
       return { gate, state: 'Error', message: `${name}: ${(result as Error).message}` };
     if (typeof result !== 'boolean')
       return {

@@ -68,9 +68,11 @@ const round = (n: number) => Number(n.toFixed(6));
  * Reads a duration found in a resource (a spec field, an annotation): the milliseconds of a
  * non-negative Go duration with units, or `undefined` for anything else (not a string, a bare
  * number, a sign, garbage). Never throws: bad input in a resource is reported, not fatal.
+ * (µ and μ are escaped: one non-ASCII character makes a bundle's whole source two bytes a char.)
  */
 export function readDuration(raw: unknown): number | undefined {
-  if (typeof raw !== 'string' || raw.length > 64 || !/^[0-9.][0-9.a-zµμ]*$/.test(raw)) return undefined;
+  if (typeof raw !== 'string' || raw.length > 64 || !/^[0-9.][0-9.a-z\u00b5\u03bc]*$/.test(raw))
+    return undefined;
   try {
     const ms = parseDuration(raw);
     return raw === '0' ? undefined : Math.round(ms);

@@ -6,6 +6,9 @@ describe('durations read from resources', () => {
   it('parses Go durations', () => {
     expect(readDuration('30m')).toBe(1_800_000);
     expect(readDuration('1h30m')).toBe(5_400_000);
+    // Go writes microseconds with either sign: U+00B5 MICRO SIGN and U+03BC GREEK SMALL LETTER MU.
+    expect(readDuration('1500\u00b5s')).toBe(2);
+    expect(readDuration('1500\u03bcs')).toBe(2);
     expect(readDuration('1.5h')).toBe(5_400_000);
     expect(readDuration('250ms')).toBe(250);
     for (const bad of ['', '30', '-5m', '5 m', 'm', 30, null]) expect(readDuration(bad)).toBeUndefined();
