@@ -27,6 +27,7 @@ import {
   idealMs,
   pdbWorkload,
   rebootGroups,
+  rolloutEdges,
   startFleetAgent,
 } from './fleet.js';
 import { formatPhases } from './fleet-timeline.js';
@@ -199,6 +200,7 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
     await observer.rolledOut().finally(() => clearInterval(progress));
     const wallMs = Date.now() - t;
     log(`fleet: ${formatPhases(observer.timeline.medians())}`);
+    log(`fleet: ${rolloutEdges(observer, layout, t)}`);
     await fleet.agent.settle();
     const cpuMs = coordinator.cpuMs() - before.cpuMs;
     const peakRss = coordinator.rssPeakBytes();

@@ -245,7 +245,9 @@ async function planeRows(plane: ControlPlane): Promise<void> {
       },
       floor: floor('read', 'bench-read', READ),
       rows: [
-        { field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 1 },
+        // Issue 48's target. Profiled (docs/ARCHITECTURE.md): a custom CA makes Node parse its ~140
+        // bundled root certificates (~20 ms a process), and GC is ~60 ms of ~380.
+        { field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 0.8 },
         fromMainOn,
         // The "from main on" figure's two parts, named alike by both programs (controller-probe.ts).
         info('syncedMs', '    of which: to the cache synced'),
