@@ -67,6 +67,27 @@ export class FleetTimeline {
     }
   }
 
+  /**
+   * The time outside the rounds: from `startMs` (every node asked) to the first grant, and from
+   * each group's last node done to the next group's first grant (`order`: the groups in order).
+   */
+  edges(order: readonly string[], startMs: number): { firstGrantMs?: number; changesMs: number[] } {
+    const first = new Map<string, number>();
+    const last = new Map<string, number>();
+    for (const m of this.nodes.values()) {
+      if (m.granted !== undefined) first.set(m.group, Math.min(first.get(m.group) ?? m.granted, m.granted));
+      if (m.done !== undefined) last.set(m.group, Math.max(last.get(m.group) ?? m.done, m.done));
+    }
+    const changesMs: number[] = [];
+    for (let i = 1; i < order.length; i++) {
+      const done = last.get(order[i - 1] as string);
+      const next = first.get(order[i] as string);
+      if (done !== undefined && next !== undefined) changesMs.push(next - done);
+    }
+    const firstGrant = Math.min(...first.values());
+    return { ...(Number.isFinite(firstGrant) ? { firstGrantMs: firstGrant - startMs } : {}), changesMs };
+  }
+
   /** The phases' medians over every node seen through them. */
   medians(): PhaseMedians {
     const all = [...this.nodes.values()];

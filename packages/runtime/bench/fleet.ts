@@ -182,22 +182,16 @@ export class FleetObserver {
 
 const bootOf = (n: Node): string => String(n.status?.nodeInfo?.bootID ?? '');
 
-/**
- * Where a rollout's time goes outside its rounds: from `startMs` (every node asked) to the first
- * node in flight, and from each group's last node out to the next group's first in.
- */
+/** Where a rollout's time goes outside its rounds (the first grant, the group changes), in words. */
 export function rolloutEdges(observer: FleetObserver, layout: FleetLayout, startMs: number): string {
-  const groups = [...layout.groups].sort((a, b) => a.order - b.order);
-  const first = observer.firstIn.get(groups[0]?.name ?? '');
-  const gaps: number[] = [];
-  for (let i = 1; i < groups.length; i++) {
-    const out = observer.lastOut.get(groups[i - 1]?.name ?? '');
-    const next = observer.firstIn.get(groups[i]?.name ?? '');
-    if (out !== undefined && next !== undefined) gaps.push((next - out) / 1000);
-  }
-  const sum = gaps.reduce((a, b) => a + b, 0);
-  const start = first === undefined ? '?' : ((first - startMs) / 1000).toFixed(1);
-  return `first node in flight after ${start} s; ${gaps.length} group changes took ${sum.toFixed(1)} s in all (the longest ${Math.max(0, ...gaps).toFixed(1)} s)`;
+  const order = [...layout.groups].sort((a, b) => a.order - b.order).map((g) => g.name);
+  const { firstGrantMs, changesMs } = observer.timeline.edges(order, startMs);
+  const sum = changesMs.reduce((a, b) => a + b, 0) / 1000;
+  const first = firstGrantMs === undefined ? '?' : (firstGrantMs / 1000).toFixed(1);
+  return (
+    `first grant ${first} s after every node asked; ${changesMs.length} group changes (last done to ` +
+    `next grant) took ${sum.toFixed(1)} s in all, the longest ${(Math.max(0, ...changesMs) / 1000).toFixed(1)} s`
+  );
 }
 
 /** The fleet agent, in a manager of its own (admin credentials), rebooting through the plane. */

@@ -10,6 +10,14 @@ const cycle = fc.record({
   toDone: fc.integer({ min: 0, max: 5_000 }),
 });
 
+/** What the observer saw of a node. */
+const s = (granted: boolean, ready: boolean, rebooted: boolean, out: boolean) => ({
+  granted,
+  ready,
+  rebooted,
+  out,
+});
+
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 describe('FleetTimeline', () => {
@@ -50,12 +58,6 @@ describe('FleetTimeline', () => {
 
   it('a grant after a freed slot counts the wait since that slot was freed', () => {
     const timeline = new FleetTimeline();
-    const s = (granted: boolean, ready: boolean, rebooted: boolean, out: boolean) => ({
-      granted,
-      ready,
-      rebooted,
-      out,
-    });
     timeline.see('a', 'g', s(true, true, false, false), 0);
     timeline.see('a', 'g', s(true, false, false, false), 100);
     timeline.see('a', 'g', s(true, true, true, false), 5_100);
@@ -63,5 +65,21 @@ describe('FleetTimeline', () => {
     timeline.see('b', 'g', s(true, true, false, false), 5_450);
     timeline.see('c', 'other', s(true, true, false, false), 6_000);
     expect(timeline.medians()).toMatchObject({ freeToGrant: 50, refills: 1, grants: 3 });
+  });
+
+  it('edges: the first grant after the start, and each group change from last done to next grant', () => {
+    const timeline = new FleetTimeline();
+    const cycle = (name: string, group: string, at: number) => {
+      timeline.see(name, group, s(true, true, false, false), at);
+      timeline.see(name, group, s(true, false, false, false), at + 100);
+      timeline.see(name, group, s(true, true, true, false), at + 5_000);
+      timeline.see(name, group, s(false, true, true, true), at + 5_300);
+    };
+    cycle('a', 'g1', 1_000);
+    cycle('b', 'g1', 2_000); // g1's last done: 7,300
+    cycle('c', 'g2', 7_500); // 200 ms later
+    cycle('d', 'g3', 13_800); // 1,000 ms after c's done at 12,800
+    expect(timeline.edges(['g1', 'g2', 'g3'], 400)).toEqual({ firstGrantMs: 600, changesMs: [200, 1_000] });
+    expect(timeline.edges(['g1', 'missing', 'g3'], 0).changesMs).toEqual([]);
   });
 });
