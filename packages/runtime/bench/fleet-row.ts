@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { COORDINATOR_NODE_OPTIONS } from '@capstan/coordinator';
 import { ControlPlane } from '@capstan/envtest';
 import { HttpTransport } from '@capstan/runtime/client';
+import { loadBundler } from './bundler.js';
 import {
   FLEET_LABEL,
   FleetObserver,
@@ -66,12 +67,8 @@ function auditedRequests(path: string): { total: number; byVerb: Record<string, 
 /** The coordinator as its image starts it (the bundle, its Node.js options), on the fleet's nodes. */
 async function startCoordinator(plane: ControlPlane, fleet: string): Promise<OperatorProcess> {
   const identity = await plane.userKubeConfig(USER, ['system:masters']);
-  // As its image starts it: the bundle (plain .mjs, shared with `npm run bundle`; path from bench/dist).
-  const script = new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href;
-  const { bundleOperator } = (await import(script)) as {
-    bundleOperator: (name: string) => Promise<string>;
-  };
-  await bundleOperator('coordinator');
+  // As its image starts it: the bundle.
+  await (await loadBundler()).bundleOperator('coordinator');
   const coordinator = await OperatorProcess.start(
     'coordinator (fleet)',
     join(packagesDir, 'coordinator', 'dist', 'main.bundle.mjs'),

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { AGENT_NODE_OPTIONS, FakeLogind, FakeUpdateEngine, startPrivateBus } from '@capstan/agent';
 import { COORDINATOR_NODE_OPTIONS } from '@capstan/coordinator';
 import type { ControlPlane } from '@capstan/envtest';
+import { loadBundler } from './bundler.js';
 import { coordinatorCrds, OperatorProcess, packagesDir } from './operator-process.js';
 import { type AbsoluteRow, median } from './table.js';
 
@@ -69,11 +70,7 @@ export async function measureFootprint(
       ['dist/main.js', (name: string) => join(packages, name, 'dist', 'main.js')],
       ['bundle', (name: string) => join(packages, name, 'dist', 'main.bundle.mjs')],
     ] as const;
-    // A plain .mjs script (no types), shared with `npm run bundle`; the path is from bench/dist.
-    const script = new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href;
-    const { bundleOperator } = (await import(script)) as {
-      bundleOperator: (name: string) => Promise<string>;
-    };
+    const { bundleOperator } = await loadBundler();
     for (const name of ['agent', 'coordinator']) await bundleOperator(name);
     const samples = new Map<string, number[]>();
     const sample = (row: string, mb: number) => samples.set(row, [...(samples.get(row) ?? []), mb]);

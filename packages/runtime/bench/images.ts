@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { loadBundler } from './bundler.js';
 import type { AbsoluteRow } from './table.js';
 
 /** The table's rows for measured sizes: MB (10^6 bytes), no target. */
@@ -21,12 +22,10 @@ export function imageSizeRows(sizes: ReadonlyArray<{ name: string; bytes: number
 }
 
 /** The operators that ship as images (`npm run bundle`'s list): name → package folder. */
-type Bundler = { OPERATORS: Record<string, string> };
-
 /** Builds every operator's image (cached layers make a warm run quick); returns the size rows. */
 export async function measureImageSizes(log: (line: string) => void): Promise<AbsoluteRow[]> {
   const root = fileURLToPath(new URL('../../../../', import.meta.url));
-  const { OPERATORS } = (await import(`${root}scripts/bundle-operators.mjs`)) as Bundler;
+  const { OPERATORS } = await loadBundler();
   const sizes = Object.entries(OPERATORS).map(([name, folder]) => {
     const tag = `ghcr.io/capstan-dev/${name}:0.1.0`;
     log(`building ${tag}`);

@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '@capstan/envtest';
 import { HttpTransport } from '@capstan/runtime/client';
 import { baselineBinary, controllerRuntimeVersion, type ProbeResult, runProbe } from './baseline.js';
+import { loadBundler } from './bundler.js';
 import { fleetRows } from './fleet-row.js';
 import { type FloorCredentials, writeFloorCredentials } from './floor-credentials.js';
 import { measureFootprint } from './footprint.js';
@@ -87,11 +88,7 @@ const rows: Row[] = [];
 const absolute: AbsoluteRow[] = [];
 const runs: Record<string, { ours: ProbeResult[]; base: ProbeResult[] }> = {};
 
-/** The bundling script shared with `npm run bundle` (plain .mjs; the path is from bench/dist). */
-type Bundler = { bundleEntry: (entry: string, outfile: string) => Promise<string> };
-const bundler = (await import(
-  new URL('../../../../scripts/bundle-operators.mjs', import.meta.url).href
-)) as Bundler;
+const bundler = await loadBundler();
 
 interface Comparison {
   name: string;

@@ -44,8 +44,7 @@ export function freshRead(
   const groups: Array<{ name: string; selector: string }> = [];
   for (const name of granting) {
     const g = round.groups.find((p) => p.name === name);
-    if (!g || g === round.defaultGroup || name === round.defaultGroup.name) return { all: true };
-    if (!g.selector || g.selector.empty) return { all: true };
+    if (!g || name === round.defaultGroup.name || !g.selector || g.selector.empty) return { all: true };
     groups.push({ name, selector: [nodeSelector, g.selector.toString()].filter(Boolean).join(',') });
   }
   return { all: false, groups };
