@@ -12,14 +12,18 @@
  *    resourceVersion the writer planned from) that could still land — the node is still at that
  *    resourceVersion — poison it: bump the node (a conditional write of our own), so the pending
  *    write fails its precondition. Either way, from now on that write has landed or never will.
- * 2. The caller lists the nodes fresh from the API server (after step 1) and plans.
+ * 2. The caller lists fresh from the API server (after step 1) the nodes of every group where its
+ *    cached plan takes a slot and of every group ordered before them, and plans again; it takes
+ *    slots only in those groups (a budget counts one group's nodes, and a group waits for those
+ *    ordered before it: `decide/fresh-groups.ts`).
  * 3. {@link GrantFence.claim} before each slot-taking write: CAS the Lease from the version read in
  *    step 1 (or the previous claim) to record the write as pending. A CAS that fails means another
  *    coordinator claimed in between: the plan may be stale; stop and plan again.
  * 4. The conditional write on the node.
  *
  * Every claim that succeeds was preceded by a `begin` that resolved the previous claim, and the
- * fresh list came after it, so each slot is taken from a snapshot that holds every slot taken before.
+ * fresh list of its group came after it, so each slot is taken from a snapshot of its group that
+ * holds every slot taken there before.
  */
 
 import { CAPSTAN_PREFIX } from '@capstan/reboot-protocol';

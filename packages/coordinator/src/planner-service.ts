@@ -9,6 +9,7 @@ import type { Client } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { QueueEntry, RebootGroup } from './api/reboot-group.js';
 import type { DisruptionFacts } from './decide/disruption-budgets.js';
+import { type FreshRead, freshRead } from './decide/fresh-groups.js';
 import type { NamedRebootGroup } from './decide/group-policy.js';
 import type { GroupGateFacts } from './decide/health-gates.js';
 import { type NodeSnapshot, snapshotNode } from './decide/node-snapshot.js';
@@ -78,13 +79,31 @@ export class PlannerService {
   }
 
   /**
-   * The grant fence's read: `world` with its nodes listed again from the API server, and the rest
-   * (groups, gates, pods and budgets) as the round read them. The fence's guarantee is about the
-   * slots nodes hold, so the nodes are the one list it needs fresh (`fence.ts`); the rest is
-   * config or was itself read from the server moments ago, and no fence orders it either way.
+   * The grant fence's read: `world` with the nodes of the groups in `granting` listed again from
+   * the API server, each group by its selector, or every node when one cannot be listed so
+   * (`decide/fresh-groups.ts`). The fence's guarantee is about the slots nodes hold, so the nodes
+   * are the one list it needs fresh (`fence.ts`); the rest is config or was itself read from the
+   * server moments ago, and no fence orders it either way. Answers what was read fresh: slots may
+   * be taken in those groups only.
    */
-  async withFreshNodes(world: World): Promise<World> {
-    return { ...world, nodes: await this.readNodes(true) };
+  async withFreshNodes(
+    world: World,
+    granting: ReadonlySet<string>,
+  ): Promise<{ world: World; read: FreshRead }> {
+    const read = freshRead(granting, this.round.of(world.groups), this.nodeSelector);
+    if (read.all) return { world: { ...world, nodes: await this.readNodes(true) }, read };
+    const lists = await Promise.all(
+      read.groups.map((g) => this.client.list(Node, { labelSelector: g.selector, direct: true })),
+    );
+    const fresh = new Map<string, Node>();
+    for (const list of lists) for (const n of list.items) fresh.set(n.metadata.name ?? '', n);
+    const nodes = world.nodes.map((n) => {
+      const name = n.metadata.name ?? '';
+      const again = fresh.get(name);
+      fresh.delete(name);
+      return again ?? n;
+    });
+    return { world: { ...world, nodes: [...nodes, ...fresh.values()] }, read };
   }
 
   /** The nodes the coordinator manages (its node selector's), from the cache or the API server. */

@@ -24,6 +24,7 @@ import {
   type Result,
 } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
+import { grantingGroups, writesAfterFreshRead } from './decide/fresh-groups.js';
 import type { NodeSnapshot } from './decide/node-snapshot.js';
 import { applyWrites, type NodeWrite } from './decide/node-write.js';
 import type { Plan } from './decide/plan.js';
@@ -57,6 +58,8 @@ export interface RoundOutcome {
   plan: Plan;
   /** Milliseconds until the next time-based event (or the resync period). */
   requeueAfter: number;
+  /** Slots left for the next round: planned in a group the fence's read did not list fresh. */
+  deferred?: number;
 }
 
 /** What the reconciler needs besides its options. */
@@ -133,7 +136,8 @@ export class CoordinatorReconciler implements Reconciler {
     }
     // A conflict means our snapshot was stale: plan again once the cache has caught up.
     // A refusal: plan again at once, so the planner passes the node over and its group reports it.
-    if (outcome.stopped || outcome.refused.length > 0) return { requeue: true };
+    // Deferred slots: at once too, with their group read fresh.
+    if (outcome.stopped || outcome.refused.length > 0 || outcome.deferred) return { requeue: true };
     return { requeueAfter: outcome.requeueAfter };
   }
 
@@ -163,10 +167,15 @@ export class CoordinatorReconciler implements Reconciler {
         ({ applied, stopped } = await this.applyAll(p.writes.filter((w) => !w.consumesBudget)));
         return this.finish({ world, p, nodes, applied, stopped, now });
       }
-      world = await this.planner.withFreshNodes(world);
+      const fresh = await this.planner.withFreshNodes(world, grantingGroups(p));
+      world = fresh.world;
       ({ plan: p, nodes } = this.planner.planFor(world, now, this.refusals.refused(now)));
       this.membership = p.membership;
-      ({ applied, stopped } = await this.applyFenced(p.writes, begun.value));
+      const { writes, deferred } = writesAfterFreshRead(p, fresh.read);
+      ({ applied, stopped } = await this.applyFenced(writes, begun.value));
+      // A slot the fresh read opened in a group it did not read: the next round reads that group.
+      if (deferred > 0)
+        return { ...(await this.finish({ world, p, nodes, applied, stopped, now })), deferred };
     } else {
       ({ applied, stopped } = await this.applyAll(p.writes));
     }

@@ -1,0 +1,214 @@
+/**
+ * The grant fence reads fresh only the groups where a round takes a slot and those ordered before
+ * them, each by its selector (`decide/fresh-groups.ts`): the rules as properties and cases, then
+ * rounds on the fake cluster.
+ */
+import { capstanProtocol } from '@capstan/reboot-protocol';
+import { Client } from '@capstan/runtime';
+import { Lease, Node } from '@capstan/runtime/client';
+import { FakeCluster, ManualClock } from '@capstan/runtime/testing';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { freshRead, writesAfterFreshRead } from '../src/decide/fresh-groups.js';
+import type { NodeWrite } from '../src/decide/node-write.js';
+import {
+  CoordinatorReconciler,
+  groupsOfRound,
+  type RebootGroup,
+  RebootGroupType,
+  type World,
+} from '../src/index.js';
+import { addReadyNode } from './fake-nodes.js';
+
+const A = capstanProtocol.annotations;
+const START = Date.UTC(2025, 0, 6, 12, 0, 0);
+
+const write = (node: string, consumesBudget: boolean): NodeWrite => ({
+  node,
+  resourceVersion: '1',
+  setAnnotations: {},
+  removeAnnotations: [],
+  setLabels: {},
+  removeLabels: [],
+  consumesBudget,
+  actions: [],
+});
+
+describe('the fresh read and the slots it allows', () => {
+  it('keeps every write that takes no slot, and a slot only in a group read fresh', () => {
+    const groups = ['g0', 'g1', 'g2', 'g3'];
+    const arbitraryWrite = fc.record({
+      node: fc.integer({ min: 0, max: 30 }).map((i) => `n${i}`),
+      slot: fc.boolean(),
+      group: fc.constantFrom(...groups),
+    });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(arbitraryWrite, { selector: (w) => w.node, maxLength: 20 }),
+        fc.subarray(groups),
+        fc.boolean(),
+        (planned, freshGroups, all) => {
+          const plan = {
+            writes: planned.map((w) => write(w.node, w.slot)),
+            membership: Object.fromEntries(planned.map((w) => [w.node, w.group])),
+          };
+          const read = all
+            ? ({ all: true } as const)
+            : ({ all: false, groups: freshGroups.map((name) => ({ name, selector: `g=${name}` })) } as const);
+          const { writes, deferred } = writesAfterFreshRead(plan, read);
+          const kept = new Set(writes.map((w) => w.node));
+          for (const w of planned) {
+            const allowed = all || !w.slot || freshGroups.includes(w.group);
+            expect(kept.has(w.node)).toBe(allowed);
+          }
+          expect(deferred).toBe(planned.length - writes.length);
+          // In the plan's order.
+          expect(writes).toEqual(plan.writes.filter((w) => kept.has(w.node)));
+        },
+      ),
+    );
+  });
+
+  it('lists a group by its selector and the coordinator’s, and every node for the default group', () => {
+    const round = groupsOfRound(
+      {
+        groups: [
+          { name: 'a', spec: { nodeSelector: { matchLabels: { tier: 'a' } } } },
+          {
+            name: 'b',
+            spec: {
+              nodeSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'c'] }] },
+            },
+          },
+          { name: 'everything', spec: { nodeSelector: {} } },
+        ],
+      },
+      [],
+    );
+    expect(freshRead(new Set(['a', 'b']), round, 'fleet=x')).toEqual({
+      all: false,
+      groups: [
+        { name: 'a', selector: 'fleet=x,tier=a' },
+        { name: 'b', selector: 'fleet=x,tier in (b,c)' },
+      ],
+    });
+    expect(freshRead(new Set(['a']), round, undefined)).toEqual({
+      all: false,
+      groups: [{ name: 'a', selector: 'tier=a' }],
+    });
+    expect(freshRead(new Set(['a', round.defaultGroup.name]), round, undefined)).toEqual({ all: true });
+    expect(freshRead(new Set(['everything']), round, undefined)).toEqual({ all: true });
+    expect(freshRead(new Set(['unknown']), round, undefined)).toEqual({ all: true });
+  });
+});
+
+describe('the groups read fresh', () => {
+  it('reads every group ordered before a granting one, and none after it', () => {
+    const group = (name: string, order: number) => ({
+      name,
+      spec: { order, nodeSelector: { matchLabels: { tier: name } } },
+    });
+    const round = groupsOfRound(
+      { groups: [group('cp', 0), group('etcd', 0), group('w1', 1), group('w2', 1), group('w3', 2)] },
+      [],
+    );
+    const names = (granting: string[]) => {
+      const read = freshRead(new Set(granting), round, undefined);
+      return read.all ? 'all' : read.groups.map((g) => g.name).sort();
+    };
+    expect(names(['cp'])).toEqual(['cp']);
+    expect(names(['w1'])).toEqual(['cp', 'etcd', 'w1']);
+    expect(names(['w1', 'w2'])).toEqual(['cp', 'etcd', 'w1', 'w2']);
+    expect(names(['w3'])).toEqual(['cp', 'etcd', 'w1', 'w2', 'w3']);
+    // The default group (order 1000 unless set) is read as every node, and so is what follows it.
+    expect(names([round.defaultGroup.name])).toBe('all');
+    const late = groupsOfRound({ groups: [group('late', 2000)] }, []);
+    expect(freshRead(new Set(['late']), late, undefined)).toEqual({ all: true });
+  });
+});
+
+/** Two groups of two nodes, one slot each; a1 and b1 ask to reboot. */
+async function twoGroups() {
+  const clock = new ManualClock(START);
+  const fake = new FakeCluster({ clock, kinds: [Node, RebootGroupType, Lease] });
+  for (const tier of ['a', 'b'])
+    fake.seed(RebootGroupType, {
+      metadata: { name: tier },
+      spec: { nodeSelector: { matchLabels: { tier } }, maxUnavailable: 1 },
+    } as RebootGroup);
+  await addReadyNode(fake, 'a1', { tier: 'a' }, { [A.rebootNeeded]: 'true' });
+  await addReadyNode(fake, 'a2', { tier: 'a' });
+  await addReadyNode(fake, 'b1', { tier: 'b' }, { [A.rebootNeeded]: 'true' });
+  await addReadyNode(fake, 'b2', { tier: 'b' });
+  const nodeLists: Array<string | undefined> = [];
+  const list = fake.list.bind(fake);
+  vi.spyOn(fake, 'list').mockImplementation((type, options) => {
+    if (type === Node) nodeLists.push((options as { labelSelector?: string } | undefined)?.labelSelector);
+    return list(type, options);
+  });
+  return { clock, fake, nodeLists };
+}
+
+/** A coordinator on `fake` whose cache holds `world`. */
+const coordinatorOn = (fake: FakeCluster, clock: ManualClock, world: World) =>
+  new CoordinatorReconciler(
+    { namespace: 'capstan-system', defaultGrantTimeoutMs: 600_000 },
+    { client: new Client(fake), clock, read: () => world },
+  );
+
+const granted = (fake: FakeCluster, name: string) =>
+  fake.getObject(Node, { name })?.metadata.annotations?.[A.rebootOk] === 'true';
+
+describe('rounds that take slots', () => {
+  it('read each granting group fresh by its selector, never the whole fleet', async () => {
+    const { clock, fake, nodeLists } = await twoGroups();
+    const world: World = { nodes: fake.objects(Node), groups: fake.objects(RebootGroupType) };
+    const c = coordinatorOn(fake, clock, world);
+    const outcome = await c.round();
+    expect(outcome.stopped).toBeUndefined();
+    expect(granted(fake, 'a1') && granted(fake, 'b1')).toBe(true);
+    expect(nodeLists.sort()).toEqual(['tier=a', 'tier=b']);
+  });
+
+  it('take no slot that the granting group’s fresh nodes have taken since the cache', async () => {
+    const { clock, fake } = await twoGroups();
+    const stale: World = { nodes: fake.objects(Node), groups: fake.objects(RebootGroupType) };
+    // After the snapshot a2 goes NotReady: group a's one slot is gone; b's is not.
+    await fake.patch(
+      Node,
+      { name: 'a2' },
+      'merge',
+      { status: { conditions: [{ type: 'Ready', status: 'False' }] } },
+      { subresource: 'status' },
+    );
+    const c = coordinatorOn(fake, clock, stale);
+    await c.round();
+    expect(granted(fake, 'a1')).toBe(false);
+    expect(granted(fake, 'b1')).toBe(true);
+  });
+
+  it('take no slot in a group while a group ordered before it asks, cached or not', async () => {
+    const clock = new ManualClock(START);
+    const fake = new FakeCluster({ clock, kinds: [Node, RebootGroupType, Lease] });
+    for (const [tier, order] of [
+      ['cp', 0],
+      ['w', 1],
+    ] as const)
+      fake.seed(RebootGroupType, {
+        metadata: { name: tier },
+        spec: { order, nodeSelector: { matchLabels: { tier } }, maxUnavailable: 1 },
+      } as RebootGroup);
+    await addReadyNode(fake, 'cp1', { tier: 'cp' });
+    await addReadyNode(fake, 'w1', { tier: 'w' }, { [A.rebootNeeded]: 'true' });
+    // The cache: cp1 idle. The server: cp1 has asked since (what CI's demo saw).
+    const stale: World = { nodes: fake.objects(Node), groups: fake.objects(RebootGroupType) };
+    await fake.patch(Node, { name: 'cp1' }, 'merge', {
+      metadata: { annotations: { [A.rebootNeeded]: 'true' } },
+    });
+    const c = coordinatorOn(fake, clock, stale);
+    await c.round();
+    // cp was read fresh (ordered before w): its ask is served, and w waits for it.
+    expect(granted(fake, 'cp1')).toBe(true);
+    expect(granted(fake, 'w1')).toBe(false);
+  });
+});
