@@ -27,6 +27,8 @@ const SCRAPES = Number(process.env.BENCH_SCRAPES ?? 120);
 const SCRAPE_EVERY_MS = 100;
 const ROUNDS = Number(process.env.BENCH_FOOTPRINT_ROUNDS ?? 3);
 const LIMIT_MB = 50;
+/** More Node.js options for both operators (`BENCH_FOOTPRINT_NODE_ARGS`, space-separated): to try flags. */
+const EXTRA = (process.env.BENCH_FOOTPRINT_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const MB = 1e6;
 const packages = packagesDir;
 
@@ -88,7 +90,7 @@ export async function measureFootprint(
             entry('agent'),
             agentArgs(bus.address, osRelease),
             { ...env, NODE_NAME: node },
-            AGENT_NODE_OPTIONS,
+            [...AGENT_NODE_OPTIONS, ...EXTRA],
             true,
           ),
           // A Lease per round: a new leader never waits out the last round's.
@@ -97,7 +99,7 @@ export async function measureFootprint(
             entry('coordinator'),
             coordinatorArgs(`bench-${node}-${round}`),
             env,
-            COORDINATOR_NODE_OPTIONS,
+            [...COORDINATOR_NODE_OPTIONS, ...EXTRA],
             true,
           ),
         );

@@ -19,6 +19,7 @@
  * Knobs: `BENCH_RUNS` (default 5, and 21 for the two read rows; write and sync take at most 3),
  * `BENCH_SCALE` (default 1: multiplies every object count), `BENCH_IDLE_MS` (footprint idle,
  * default 30 s), `BENCH_FOOTPRINT_ROUNDS` (rounds of fresh operator processes, default 3),
+ * `BENCH_FOOTPRINT_NODE_ARGS` (more Node.js options for the footprint rows' operators),
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
  * queue, read, bundled, heap, metaheap, write, ryow, sync, footprint, planner, fleetlock, images,
