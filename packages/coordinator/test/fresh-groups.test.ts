@@ -99,10 +99,42 @@ describe('the fresh read and the slots it allows', () => {
     expect(freshRead(new Set(['a', round.defaultGroup.name]), round, undefined)).toEqual({ all: true });
     expect(freshRead(new Set(['everything']), round, undefined)).toEqual({ all: true });
     expect(freshRead(new Set(['unknown']), round, undefined)).toEqual({ all: true });
+    expect(freshRead(new Set(), round, undefined)).toEqual({ all: true });
   });
 });
 
 describe('the groups read fresh', () => {
+  it('holds every granting group and every group ordered before one, or reads every node', () => {
+    const arbitraryGroups = fc.uniqueArray(
+      fc.record({
+        name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+        order: fc.integer({ min: 0, max: 3 }),
+      }),
+      { selector: (g) => g.name, minLength: 1 },
+    );
+    fc.assert(
+      fc.property(arbitraryGroups, fc.integer({ min: 1, max: 63 }), (specs, mask) => {
+        const round = groupsOfRound(
+          {
+            groups: specs.map((g) => ({
+              name: g.name,
+              spec: { order: g.order, nodeSelector: { matchLabels: { group: g.name } } },
+            })),
+          },
+          [],
+        );
+        const granting = new Set(specs.filter((_, i) => mask & (1 << i)).map((g) => g.name));
+        const read = freshRead(granting, round, undefined);
+        expect(read.all).toBe(granting.size === 0);
+        if (read.all) return;
+        const highest = Math.max(...specs.filter((g) => granting.has(g.name)).map((g) => g.order));
+        const expected = specs.filter((g) => granting.has(g.name) || g.order < highest).map((g) => g.name);
+        expect(read.groups.map((g) => g.name).sort()).toEqual(expected.sort());
+        for (const g of read.groups) expect(g.selector).toBe(`group=${g.name}`);
+      }),
+    );
+  });
+
   it('reads every group ordered before a granting one, and none after it', () => {
     const group = (name: string, order: number) => ({
       name,

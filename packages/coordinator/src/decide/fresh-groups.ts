@@ -46,6 +46,8 @@ export function freshRead(
   round: { groups: readonly GroupPolicy[]; defaultGroup: GroupPolicy },
   nodeSelector: string | undefined,
 ): FreshRead {
+  // No group known for a slot (never planned so): read everything rather than defer it forever.
+  if (granting.size === 0) return { all: true };
   const byName = new Map(round.groups.map((g) => [g.name, g]));
   byName.set(round.defaultGroup.name, round.defaultGroup);
   let highest = -Infinity;
