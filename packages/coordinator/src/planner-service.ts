@@ -79,9 +79,9 @@ export class PlannerService {
   }
 
   /**
-   * The grant fence's read: `world` with the nodes of the groups in `granting` listed again from
-   * the API server, each group by its selector, or every node when one cannot be listed so
-   * (`decide/fresh-groups.ts`). The fence's guarantee is about the slots nodes hold, so the nodes
+   * The grant fence's read: `world` with the nodes of the groups in `granting` and of those
+   * ordered before them listed again from the API server, by their selectors, or every node when
+   * one cannot be listed so (`decide/fresh-groups.ts`). The fence's guarantee is about the slots nodes hold, so the nodes
    * are the one list it needs fresh (`fence.ts`); the rest is config or was itself read from the
    * server moments ago, and no fence orders it either way. Answers what was read fresh: slots may
    * be taken in those groups only.
@@ -93,7 +93,7 @@ export class PlannerService {
     const read = freshRead(granting, this.round.of(world.groups), this.nodeSelector);
     if (read.all) return { world: { ...world, nodes: await this.readNodes(true) }, read };
     const lists = await Promise.all(
-      read.groups.map((g) => this.client.list(Node, { labelSelector: g.selector, direct: true })),
+      read.selectors.map((labelSelector) => this.client.list(Node, { labelSelector, direct: true })),
     );
     const fresh = new Map<string, Node>();
     for (const list of lists) for (const n of list.items) fresh.set(n.metadata.name ?? '', n);

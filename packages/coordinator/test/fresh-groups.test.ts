@@ -54,7 +54,7 @@ describe('the fresh read and the slots it allows', () => {
           };
           const read = all
             ? ({ all: true } as const)
-            : ({ all: false, groups: freshGroups.map((name) => ({ name, selector: `g=${name}` })) } as const);
+            : ({ all: false, groups: freshGroups, selectors: [] } as const);
           const { writes, deferred } = writesAfterFreshRead(plan, read);
           const kept = new Set(writes.map((w) => w.node));
           for (const w of planned) {
@@ -68,8 +68,10 @@ describe('the fresh read and the slots it allows', () => {
       ),
     );
   });
+});
 
-  it('lists a group by its selector and the coordinator’s, and every node for the default group', () => {
+describe('the lists of a fresh read', () => {
+  it('lists groups by their selectors and the coordinator’s, and every node for the default group', () => {
     const round = groupsOfRound(
       {
         groups: [
@@ -80,26 +82,79 @@ describe('the fresh read and the slots it allows', () => {
               nodeSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'c'] }] },
             },
           },
+          { name: 'z', spec: { nodeSelector: { matchLabels: { zone: 'z1', tier: 'z' } } } },
           { name: 'everything', spec: { nodeSelector: {} } },
         ],
       },
       [],
     );
-    expect(freshRead(new Set(['a', 'b']), round, 'fleet=x')).toEqual({
+    // a and b each select values of one key: one list. z selects on two keys: its own list.
+    expect(freshRead(new Set(['a', 'b', 'z']), round, 'fleet=x')).toEqual({
       all: false,
-      groups: [
-        { name: 'a', selector: 'fleet=x,tier=a' },
-        { name: 'b', selector: 'fleet=x,tier in (b,c)' },
-      ],
+      groups: ['a', 'b', 'z'],
+      selectors: ['fleet=x,tier in (a,b,c)', 'fleet=x,zone=z1,tier=z'],
     });
     expect(freshRead(new Set(['a']), round, undefined)).toEqual({
       all: false,
-      groups: [{ name: 'a', selector: 'tier=a' }],
+      groups: ['a'],
+      selectors: ['tier=a'],
     });
     expect(freshRead(new Set(['a', round.defaultGroup.name]), round, undefined)).toEqual({ all: true });
     expect(freshRead(new Set(['everything']), round, undefined)).toEqual({ all: true });
     expect(freshRead(new Set(['unknown']), round, undefined)).toEqual({ all: true });
     expect(freshRead(new Set(), round, undefined)).toEqual({ all: true });
+  });
+});
+
+describe('lists merged by label key', () => {
+  it('lists exactly the nodes its groups select, lists merged or not', async () => {
+    const keys = ['tier', 'zone'];
+    const value = fc.constantFrom('a', 'b', 'c');
+    const requirement = fc.oneof(
+      fc.record({
+        key: fc.constantFrom(...keys),
+        operator: fc.constantFrom('In', 'NotIn'),
+        values: fc.uniqueArray(value, { minLength: 1 }),
+      }),
+      fc.record({ key: fc.constantFrom(...keys), operator: fc.constantFrom('Exists', 'DoesNotExist') }),
+    );
+    // A group with no requirement is read as every node (a case of its own, above).
+    const group = fc
+      .record({
+        matchLabels: fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 2 }),
+        matchExpressions: fc.array(requirement, { maxLength: 2 }),
+      })
+      .filter((g) => Object.keys(g.matchLabels).length + g.matchExpressions.length > 0);
+    const labels = fc.dictionary(fc.constantFrom(...keys), value);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(group, { minLength: 1, maxLength: 4 }),
+        fc.array(labels, { maxLength: 8 }),
+        async (specs, nodes) => {
+          const round = groupsOfRound(
+            { groups: specs.map((nodeSelector, i) => ({ name: `g${i}`, spec: { nodeSelector } })) },
+            [],
+          );
+          const names = specs.map((_, i) => `g${i}`);
+          const read = freshRead(new Set(names), round, undefined);
+          expect(read.all).toBe(false);
+          if (read.all) return;
+          const fake = new FakeCluster({ kinds: [Node] });
+          for (const [i, l] of nodes.entries()) fake.seed(Node, { metadata: { name: `n${i}`, labels: l } });
+          const listed = new Set<string>();
+          for (const labelSelector of read.selectors)
+            for (const n of (await fake.list(Node, { labelSelector })).items)
+              listed.add(n.metadata.name ?? '');
+          // Not the default group's: it holds what no selector matches, and is not read here.
+          const ours = round.groups.filter((g) => names.includes(g.name));
+          const selected = nodes.flatMap((l, i) =>
+            ours.some((g) => g.selector?.matches(l)) ? [`n${i}`] : [],
+          );
+          expect([...listed].sort()).toEqual(selected.sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 
@@ -129,8 +184,12 @@ describe('the groups read fresh', () => {
         if (read.all) return;
         const highest = Math.max(...specs.filter((g) => granting.has(g.name)).map((g) => g.order));
         const expected = specs.filter((g) => granting.has(g.name) || g.order < highest).map((g) => g.name);
-        expect(read.groups.map((g) => g.name).sort()).toEqual(expected.sort());
-        for (const g of read.groups) expect(g.selector).toBe(`group=${g.name}`);
+        expect([...read.groups].sort()).toEqual(expected.sort());
+        // Each group selects one value of one key: one list for them all.
+        const values = [...expected].sort();
+        expect(read.selectors).toEqual([
+          values.length === 1 ? `group=${values[0]}` : `group in (${values.join(',')})`,
+        ]);
       }),
     );
   });
@@ -146,7 +205,7 @@ describe('the groups read fresh', () => {
     );
     const names = (granting: string[]) => {
       const read = freshRead(new Set(granting), round, undefined);
-      return read.all ? 'all' : read.groups.map((g) => g.name).sort();
+      return read.all ? 'all' : [...read.groups].sort();
     };
     expect(names(['cp'])).toEqual(['cp']);
     expect(names(['w1'])).toEqual(['cp', 'etcd', 'w1']);
@@ -192,14 +251,14 @@ const granted = (fake: FakeCluster, name: string) =>
   fake.getObject(Node, { name })?.metadata.annotations?.[A.rebootOk] === 'true';
 
 describe('rounds that take slots', () => {
-  it('read each granting group fresh by its selector, never the whole fleet', async () => {
+  it('read the granting groups fresh by their selectors, in one list, never the whole fleet', async () => {
     const { clock, fake, nodeLists } = await twoGroups();
     const world: World = { nodes: fake.objects(Node), groups: fake.objects(RebootGroupType) };
     const c = coordinatorOn(fake, clock, world);
     const outcome = await c.round();
     expect(outcome.stopped).toBeUndefined();
     expect(granted(fake, 'a1') && granted(fake, 'b1')).toBe(true);
-    expect(nodeLists.sort()).toEqual(['tier=a', 'tier=b']);
+    expect(nodeLists).toEqual(['tier in (a,b)']);
   });
 
   it('take no slot that the granting group’s fresh nodes have taken since the cache', async () => {

@@ -7,9 +7,12 @@
  *
  * 1. The groups where the plan made from the cache takes a slot are the granting groups.
  * 2. Read fresh: the granting groups and every group whose `order` is below the highest of theirs,
- *    each listed by its own selector (ANDed with the coordinator's). A group that cannot be listed
- *    so (the default group, which holds what no selector matches; a group without a usable selector,
- *    or with an empty one) makes the read a list of every node, as before.
+ *    each listed by its own selector (ANDed with the coordinator's). Groups that each select one
+ *    value or set of values of the same label key are listed together, by the union of those
+ *    values (`tier in (a,b,c)`): one request where a rollout's later groups would send one per
+ *    group before them. A group that cannot be listed so (the default group, which holds what no
+ *    selector matches; a group without a usable selector, or with an empty one) makes the read a
+ *    list of every node, as before.
  * 3. The fresh nodes replace their cached copies by name. A cached node that the fresh lists do not
  *    hold stays as cached: it left the group or is gone, so its write fails its precondition, and
  *    counting it where it was only makes its old group's budget tighter.
@@ -25,10 +28,10 @@ import type { GroupPolicy } from './group-policy.js';
 import type { NodeWrite } from './node-write.js';
 import type { Plan } from './plan.js';
 
-/** What the fence reads: every node, or the nodes of these groups, each by its selector. */
+/** What the fence reads: every node, or the nodes of `groups`, listed by `selectors`. */
 export type FreshRead =
   | { all: true }
-  | { all: false; groups: ReadonlyArray<{ name: string; selector: string }> };
+  | { all: false; groups: readonly string[]; selectors: readonly string[] };
 
 /** The groups where `plan` takes a slot (step 1). */
 export function grantingGroups(plan: Pick<Plan, 'writes' | 'membership'>): Set<string> {
@@ -57,12 +60,32 @@ export function freshRead(
     highest = Math.max(highest, g.order);
   }
   const read = [...byName.values()].filter((g) => granting.has(g.name) || g.order < highest);
-  const groups: Array<{ name: string; selector: string }> = [];
-  for (const g of read) {
+  for (const g of read)
     if (g.name === round.defaultGroup.name || !g.selector || g.selector.empty) return { all: true };
-    groups.push({ name: g.name, selector: [nodeSelector, g.selector.toString()].filter(Boolean).join(',') });
+  return { all: false, groups: read.map((g) => g.name), selectors: listSelectors(read, nodeSelector) };
+}
+
+/**
+ * The label selectors that list `groups` (each with a usable, non-empty selector) together: one
+ * per label key for the groups that each require one key to equal a value or be in a set of
+ * values, one per other group; each ANDed with the coordinator's `nodeSelector`.
+ */
+function listSelectors(groups: readonly GroupPolicy[], nodeSelector: string | undefined): string[] {
+  const valuesByKey = new Map<string, Set<string>>();
+  const own: string[] = [];
+  for (const g of groups) {
+    const requirements = g.selector?.requirements ?? [];
+    const [only] = requirements;
+    if (requirements.length === 1 && only && (only.operator === '=' || only.operator === 'in')) {
+      const values = valuesByKey.get(only.key) ?? new Set<string>();
+      for (const v of only.values) values.add(v);
+      valuesByKey.set(only.key, values);
+    } else own.push(g.selector?.toString() ?? '');
   }
-  return { all: false, groups };
+  const merged = [...valuesByKey].map(([key, values]) =>
+    values.size === 1 ? `${key}=${[...values][0]}` : `${key} in (${[...values].sort().join(',')})`,
+  );
+  return [...merged, ...own].map((selector) => [nodeSelector, selector].filter(Boolean).join(','));
 }
 
 /** The writes a round may apply after replanning from a fresh read (step 4). */
@@ -71,7 +94,7 @@ export function writesAfterFreshRead(
   read: FreshRead,
 ): { writes: NodeWrite[]; deferred: number } {
   if (read.all) return { writes: [...plan.writes], deferred: 0 };
-  const fresh = new Set(read.groups.map((g) => g.name));
+  const fresh = new Set(read.groups);
   const writes = plan.writes.filter((w) => !w.consumesBudget || fresh.has(plan.membership[w.node] ?? ''));
   return { writes, deferred: plan.writes.length - writes.length };
 }
