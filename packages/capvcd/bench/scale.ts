@@ -144,6 +144,42 @@ async function workersRunning(h: Harness, workers: number): Promise<string | tru
   return running === workers ? true : `${running} of ${workers} Running`;
 }
 
+/**
+ * `BENCH_CAPVCD_TIMELINE`: every 5 s, the calls vcdsim served meanwhile by kind, to stderr: a row
+ * bound by the request budget serves ~qps a second throughout; gaps are waits of another kind.
+ */
+class Timeline {
+  private last: Record<string, number> = {};
+  private lastAt = 0;
+  constructor(
+    private readonly h: Harness,
+    private readonly start: number,
+  ) {}
+
+  sample(seen: string | true): void {
+    const at = performance.now() - this.start;
+    if (seen !== true && at - this.lastAt < 5_000) return;
+    const counts = this.h.sim.inspect.counts();
+    const delta = (match: (route: string) => boolean) =>
+      Object.entries(counts)
+        .filter(([route]) => match(route))
+        .reduce((sum, [route, n]) => sum + n - (this.last[route] ?? 0), 0);
+    const kinds = {
+      task: delta((r) => r.startsWith('GET /api/task')),
+      vapp: delta((r) => r.startsWith('GET /api/vApp/vapp')),
+      recompose: delta((r) => r.includes('recomposeVApp')),
+      reconfigure: delta((r) => r.includes('reconfigureVm')),
+      powerOn: delta((r) => r.includes('powerOn')),
+      all: delta(() => true),
+    };
+    process.stderr.write(
+      `t=${(at / 1000).toFixed(0)}s ${JSON.stringify(kinds)} ${seen === true ? 'all Running' : seen}\n`,
+    );
+    this.last = counts;
+    this.lastAt = at;
+  }
+}
+
 /** One run: control plane up, then N workers to Running, then their MachineDeployment deleted. */
 export async function scaleRun(workers: number): Promise<ScaleRun> {
   const load = () => loadavg()[0]?.toFixed(1) ?? '?';
@@ -174,11 +210,16 @@ export async function scaleRun(workers: number): Promise<ScaleRun> {
     const cpuBefore = proc.cpuSeconds();
     const start = performance.now();
     await h.plane.createObjects(h.workerObjects(CLUSTER, POOL, workers));
+    const timeline = process.env.BENCH_CAPVCD_TIMELINE ? new Timeline(h, start) : undefined;
     await until(
       h,
       proc,
       `${workers} workers Running`,
-      () => workersRunning(h, workers),
+      async () => {
+        const seen = await workersRunning(h, workers);
+        timeline?.sample(seen);
+        return seen;
+      },
       120_000 + workers * 10_000,
     );
     const runningMs = performance.now() - start;
@@ -298,7 +339,6 @@ export function scaleLines(
     lines.push(`scale ideal, ${r.workers} to Running: ${idealFormula(r.runningIdeal)}`);
     lines.push(`scale ideal, ${r.workers} deleted: ${idealFormula(r.deleteIdeal)}`);
   }
-  const largest = runs.at(-1);
-  if (largest) lines.push(`calls by route at ${largest.workers}: ${JSON.stringify(largest.byRoute)}`);
+  for (const r of runs) lines.push(`calls by route at ${r.workers}: ${JSON.stringify(r.byRoute)}`);
   return { lines, met };
 }

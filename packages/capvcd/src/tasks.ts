@@ -6,6 +6,7 @@
 import type { Clock, EventRecorder, KubeObject, ResourceType } from '@capstan/runtime';
 import type { TaskRef } from './api/types.js';
 import type { CapvcdMetrics } from './metrics.js';
+import { SharedTaskReads } from './task-reads.js';
 import { type Task, taskRunning, type VcdClient } from './vcd/client.js';
 import { VcdError } from './vcd/errors.js';
 
@@ -37,11 +38,12 @@ export async function checkTask(
   now: number,
   polling: TaskPolling,
   metrics?: CapvcdMetrics,
+  read: (vcd: VcdClient, href: string) => Promise<Task> = (c, href) => c.task(href),
 ): Promise<TaskOutcome> {
   if (!ref) return { kind: 'none' };
   let task: Task;
   try {
-    task = await vcd.task(ref.href);
+    task = await read(vcd, ref.href);
   } catch (err) {
     if (err instanceof VcdError && err.notFound) return { kind: 'succeeded' }; // expired: judge by what VCD shows
     throw err;
@@ -80,12 +82,21 @@ export interface RecordedTasksDeps {
   polling?: TaskPolling;
 }
 
-/** The protocol for one reconciler, on its clock: stamps tasks as they start, takes their turn. */
+/**
+ * The protocol for one reconciler, on its clock: stamps tasks as they start, takes their turn.
+ * Objects that recorded one task (a batch's members) share its reads ({@link SharedTaskReads}).
+ */
 export class RecordedTasks {
   readonly polling: TaskPolling;
+  private readonly reads: SharedTaskReads;
 
   constructor(private readonly deps: RecordedTasksDeps) {
     this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
+    // A running task's read is believed for half the shortest poll: a member learns of its end that late at most.
+    this.reads = new SharedTaskReads(deps.clock, {
+      runningMs: this.polling.minMs / 2,
+      endedMs: 60_000,
+    });
   }
 
   /** The status record of `task`, just started by `operation`, stamped now. */
@@ -104,7 +115,9 @@ export class RecordedTasks {
     status: { task?: TaskRef },
   ): Promise<TaskTurn> {
     const { clock, events, metrics } = this.deps;
-    const outcome = await checkTask(vcd, status.task, clock.now(), this.polling, metrics);
+    const outcome = await checkTask(vcd, status.task, clock.now(), this.polling, metrics, (c, href) =>
+      this.reads.read(c, href),
+    );
     if (outcome.kind === 'running') return { running: true, pollAfterMs: outcome.pollAfterMs };
     const ended = status.task;
     delete status.task;
