@@ -21,17 +21,19 @@ export interface TaskReadSharing {
 /** The default: half the shortest poll for a running task, a minute for an ended one. */
 export const DEFAULT_TASK_READ_SHARING: TaskReadSharing = { runningMs: 500, endedMs: 60_000 };
 
-/** A task as read at `at` (ms, the reader's clock). */
+/** A task as read: asked at `at`, answered at `receivedAt` (ms, the reader's clock). */
 export interface TaskRead {
   task: Task;
   at: number;
+  /** When VCD's answer came: an ended task ended before then. */
+  receivedAt: number;
 }
 
 /**
  * Whether `read` still answers for the task at `now`: an ended task for `endedMs`, a running one
  * for `runningMs`; never a read from the future (a clock that went back).
  */
-export function reusable(read: TaskRead, now: number, sharing: TaskReadSharing): boolean {
+export function reusable(read: Omit<TaskRead, 'receivedAt'>, now: number, sharing: TaskReadSharing): boolean {
   const age = now - read.at;
   if (age < 0) return false;
   return age <= (taskRunning(read.task) ? sharing.runningMs : sharing.endedMs);
@@ -40,7 +42,7 @@ export function reusable(read: TaskRead, now: number, sharing: TaskReadSharing):
 /** Per VCD session, the last read of each task href and the reads in flight. */
 export class SharedTaskReads {
   private readonly sessions = new WeakMap<VcdClient, Map<string, TaskRead>>();
-  private readonly inFlight = new WeakMap<VcdClient, Map<string, Promise<Task>>>();
+  private readonly inFlight = new WeakMap<VcdClient, Map<string, Promise<TaskRead>>>();
 
   constructor(
     private readonly clock: Clock,
@@ -48,10 +50,10 @@ export class SharedTaskReads {
   ) {}
 
   /** The task at `href`: a read still believed, the read in flight, or one GET (a failure is not kept). */
-  read(vcd: VcdClient, href: string): Promise<Task> {
+  read(vcd: VcdClient, href: string): Promise<TaskRead> {
     const reads = this.reads(vcd);
     const kept = reads.get(href);
-    if (kept && reusable(kept, this.clock.now(), this.sharing)) return Promise.resolve(kept.task);
+    if (kept && reusable(kept, this.clock.now(), this.sharing)) return Promise.resolve(kept);
     let flights = this.inFlight.get(vcd);
     if (!flights) {
       flights = new Map();
@@ -63,8 +65,9 @@ export class SharedTaskReads {
     const flight = vcd.task(href).then(
       (task) => {
         this.prune(reads);
-        reads.set(href, { task, at });
-        return task;
+        const read = { task, at, receivedAt: this.clock.now() };
+        reads.set(href, read);
+        return read;
       },
       (err: unknown) => {
         reads.delete(href);

@@ -72,7 +72,14 @@ export const taskRef = (task: Task, operation: string, now: number): TaskRef => 
  */
 export type TaskTurn =
   | { running: true; pollAfterMs: number }
-  | { running: false; endedHref?: string; endedOperation?: string; result?: string };
+  | {
+      running: false;
+      endedHref?: string;
+      endedOperation?: string;
+      result?: string;
+      /** When VCD answered that the task had ended (the clock's ms): the task ended before then. */
+      endedSeenAt?: number;
+    };
 
 /** What {@link RecordedTasks} works with: the reconciler's clock, events and metrics. */
 export interface RecordedTasksDeps {
@@ -115,9 +122,12 @@ export class RecordedTasks {
     status: { task?: TaskRef },
   ): Promise<TaskTurn> {
     const { clock, events, metrics } = this.deps;
-    const outcome = await checkTask(vcd, status.task, clock.now(), this.polling, metrics, (c, href) =>
-      this.reads.read(c, href),
-    );
+    let seenAt: number | undefined;
+    const outcome = await checkTask(vcd, status.task, clock.now(), this.polling, metrics, async (c, href) => {
+      const read = await this.reads.read(c, href);
+      seenAt = read.receivedAt;
+      return read.task;
+    });
     if (outcome.kind === 'running') return { running: true, pollAfterMs: outcome.pollAfterMs };
     const ended = status.task;
     delete status.task;
@@ -133,6 +143,7 @@ export class RecordedTasks {
     return {
       running: false,
       ...(ended ? { endedHref: ended.href, endedOperation: ended.operation } : {}),
+      ...(ended && seenAt !== undefined ? { endedSeenAt: seenAt } : {}),
       ...(outcome.kind === 'succeeded' && outcome.result ? { result: outcome.result } : {}),
     };
   }

@@ -73,9 +73,9 @@ describe('SharedTaskReads', () => {
     const reads = new SharedTaskReads(clock, sharing);
     const members = Array.from({ length: 25 }, () => reads.read(vcd, 't1'));
     await release();
-    expect((await Promise.all(members)).map((t) => t.status)).toEqual(Array(25).fill('success'));
+    expect((await Promise.all(members)).map((r) => r.task.status)).toEqual(Array(25).fill('success'));
     clock.advance(30_000);
-    expect((await reads.read(vcd, 't1')).status).toBe('success');
+    expect((await reads.read(vcd, 't1')).task.status).toBe('success');
     expect(gets).toEqual(['t1']);
   });
 
@@ -86,14 +86,14 @@ describe('SharedTaskReads', () => {
     const reads = new SharedTaskReads(clock, sharing);
     const first = reads.read(vcd, 't1');
     await release();
-    expect((await first).status).toBe('running');
+    expect((await first).task.status).toBe('running');
     states.set('t1', 'success');
     clock.advance(sharing.runningMs);
-    expect((await reads.read(vcd, 't1')).status).toBe('running');
+    expect((await reads.read(vcd, 't1')).task.status).toBe('running');
     clock.advance(1);
     const again = reads.read(vcd, 't1');
     await release();
-    expect((await again).status).toBe('success');
+    expect((await again).task.status).toBe('success');
     expect(gets).toEqual(['t1', 't1']);
   });
 
@@ -108,7 +108,7 @@ describe('SharedTaskReads', () => {
     states.set('t1', 'error');
     const next = reads.read(vcd, 't1');
     await release();
-    expect((await next).status).toBe('error');
+    expect((await next).task.status).toBe('error');
     expect(gets).toEqual(['t1', 't1']);
   });
 

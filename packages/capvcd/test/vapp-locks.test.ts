@@ -116,6 +116,20 @@ describe('VAppLocks', () => {
   const vapp = 'uid/ovdc/c1';
   const wait = { kind: 'WaitForVCD', reason: 'VAppBusy', message: 'busy' } as const;
 
+  it('a task seen ended frees every machine that recorded it (a batch), and no other lock', () => {
+    const locks = new VAppLocks(new ManualClock());
+    for (const m of ['m1', 'm2', 'm3']) locks.hold(vapp, m, 'CreateVM', 1_000, 'task-1');
+    locks.hold(vapp, 'm4', 'PowerOn', 1_000, 'task-2');
+    locks.decided('m5', wait, false);
+    expect(locks.mustWait(vapp, 'm5', false)).toBe(true);
+    locks.ended(vapp, 'task-1');
+    expect(locks.mustWait(vapp, 'm5', false)).toBe(true); // m4's VM task still runs
+    expect(locks.idle(vapp)).toBe(false);
+    locks.ended(vapp, 'task-2');
+    expect(locks.idle(vapp)).toBe(true);
+    expect(locks.size.vapps).toBe(0);
+  });
+
   it('another machine’s recompose makes a look wait; its own never does; released, nobody waits', () => {
     const locks = new VAppLocks(new ManualClock());
     locks.hold(vapp, 'ns/m2', 'CreateVM', 1000);

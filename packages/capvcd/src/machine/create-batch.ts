@@ -93,7 +93,7 @@ export class CreateBatches {
     s.status.task = outcome.task;
     // Its VM is being made: no longer a machine without one, whose looks any lock would leave out.
     this.deps.locks.decided(s.key, { kind: 'WaitForTask' }, false);
-    this.deps.locks.hold(vappKey, s.key, outcome.task.operation, this.deps.pollMs);
+    this.deps.locks.hold(vappKey, s.key, outcome.task.operation, this.deps.pollMs, outcome.task.href);
     s.log.info({ vm: s.status.vmName, batch: outcome.size }, 'VM created in a batch recompose');
     return true;
   }
@@ -141,7 +141,7 @@ export class CreateBatches {
     this.batches.sent(batch, s.key, ref);
     // Every member's task locks the vApp: looks that could only find it busy are left out.
     for (const b of batch) {
-      this.deps.locks.hold(t.vappKey, b.machine, 'CreateVM', this.deps.pollMs);
+      this.deps.locks.hold(t.vappKey, b.machine, 'CreateVM', this.deps.pollMs, ref.href);
       if (b.machine !== s.key) this.deps.wake(b.machine); // to take the task now, not at its next recheck
     }
     // Left out (older machines filled the batch), the sender still waits in the vApp's queue.

@@ -23,20 +23,27 @@ export interface TakeoverView {
 
 /**
  * The cluster's vApp in the VDC, or undefined (a cached href VCD no longer knows is looked up
- * again); with `takeover`, as that VCDCluster's takeover sees it.
+ * again); with `takeover`, as that VCDCluster's takeover sees it. `read` reads it (by default one
+ * GET; a machine may be given a sibling's read, see `vapp-reads.ts`).
  */
 export async function observeVApp(
   connection: Connection,
   ovdc: string,
   name: string,
   takeover?: TakeoverView,
+  read: () => Promise<VAppRecord | undefined> = () => readVApp(connection, ovdc, name),
 ): Promise<VAppRecord | undefined> {
-  const vapp = await readVApp(connection, ovdc, name);
+  const vapp = await read();
   if (!vapp || !takeover) return vapp;
   return viewTakenOver(connection, takeover.vcdCluster, vapp, takeover.markers);
 }
 
-async function readVApp(connection: Connection, ovdc: string, name: string): Promise<VAppRecord | undefined> {
+/** The vApp named `name` in the VDC (one GET), or undefined. */
+export async function readVApp(
+  connection: Connection,
+  ovdc: string,
+  name: string,
+): Promise<VAppRecord | undefined> {
   const href = await connection.directory.vappHref(ovdc, name);
   if (!href) return undefined;
   try {

@@ -1,7 +1,8 @@
 /** The conditions of a VCDMachine a reconcile stopped short on. */
-import type { Result } from '@capstan/runtime';
+import { jittered, type Result } from '@capstan/runtime';
 import { Conditions } from '../api/keys.js';
 import type { VCDMachine, VCDMachineStatus } from '../api/types.js';
+import type { MachineStep } from '../decide/machine.js';
 import { failureReason } from '../failure-reason.js';
 import { condition } from '../status.js';
 import type { VcdErrorBackoff } from '../vcd/error-backoff.js';
@@ -30,4 +31,19 @@ export function reportFailure(s: MachineScope, err: unknown, backoff: VcdErrorBa
   notReady(s.status, s.vcdMachine, s.deleting, reason, message);
   // VCD faults back off per object; waiting for Kubernetes objects is woken by their watches.
   return err instanceof VcdError ? { requeueAfter: backoff.failed(s.key) } : { requeueAfter: 30_000 };
+}
+
+/**
+ * What a step short of the goal means for the conditions, and when to look again: `recheckMs` for
+ * a wait (jittered), `pollMs` when a task was just started.
+ */
+export function waiting(s: MachineScope, step: MachineStep, recheckMs: number, pollMs: number): Result {
+  const blocked = step.kind === 'Blocked' || step.kind === 'WaitForVCD';
+  const reason = blocked ? step.reason : s.deleting ? 'Deleting' : step.kind;
+  const message = blocked ? step.message : `next: ${step.kind}`;
+  notReady(s.status, s.vcdMachine, s.deleting, reason, message);
+  // Blocked waits on a person (or the CSI driver): a minute, scaled with the recheck in tests.
+  if (step.kind === 'Blocked') return { requeueAfter: Math.min(60_000, 20 * recheckMs) };
+  // ±25 %, so machines waiting on one busy vApp do not all look again at once.
+  return { requeueAfter: s.status.task ? pollMs : jittered(recheckMs) };
 }

@@ -9,7 +9,6 @@ import {
   type Client,
   type Clock,
   type EventRecorder,
-  jittered,
   type Logger,
   type ReconcileContext,
   type Reconciler,
@@ -22,6 +21,7 @@ import { type VCDCluster, VCDMachineType } from '../api/types.js';
 import { specHonouredCondition, unactedMachineFields } from '../compat.js';
 import {
   decideMachine,
+  lockScope,
   type MachineIntent,
   type MachineStep,
   releasableWithoutVcd,
@@ -42,12 +42,13 @@ import { CreateBatches } from './create-batch.js';
 import { VmDrift } from './drift.js';
 import { powerOffIntent, wantedHardware } from './hardware.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
-import { notReady, reportFailure } from './not-ready.js';
+import { reportFailure, waiting } from './not-ready.js';
 import { placementOf, vappNameOf } from './placement.js';
 import { recordProvisioned } from './provisioned.js';
 import { type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
 import type { Target, Unplaceable } from './target.js';
 import { VAppLocks } from './vapp-locks.js';
+import { VAppReads } from './vapp-reads.js';
 import { VAppTurns } from './vapp-turns.js';
 
 /** What the reconciler works with. */
@@ -91,6 +92,7 @@ export class VCDMachineReconciler implements Reconciler {
   private readonly tasks: RecordedTasks;
   private readonly vappTurns = new VAppTurns();
   private readonly vappLocks: VAppLocks;
+  private readonly vappReads: VAppReads;
   private readonly backoff: VcdErrorBackoff;
   private readonly drift: VmDrift;
   private readonly creates: CreateBatches;
@@ -103,6 +105,7 @@ export class VCDMachineReconciler implements Reconciler {
     this.drift = new VmDrift({ ...deps, tasks: this.tasks, periodMs: deps.driftPeriodMs ?? 0 });
     this.backoff = new VcdErrorBackoff(deps.clock, deps.vcdErrorBackoff);
     this.vappLocks = new VAppLocks(deps.clock);
+    this.vappReads = new VAppReads(deps.clock);
     this.creates = new CreateBatches(deps.clock, {
       locks: this.vappLocks,
       record: (task, operation) => this.tasks.record(task, operation),
@@ -182,7 +185,7 @@ export class VCDMachineReconciler implements Reconciler {
       await recordProvisioned(this.deps.client, s, step.vm, vm, target.placement.zone);
       return this.drift.seen(s.key);
     }
-    return this.waiting(s, step);
+    return waiting(s, step, this.deps.recheckMs ?? WAITING_MS, this.tasks.polling.minMs);
   }
 
   /** Takes the VM (and the vApp with the last VM) down, then lets the VCDMachine go. */
@@ -210,7 +213,7 @@ export class VCDMachineReconciler implements Reconciler {
       await this.release(s);
       return undefined;
     }
-    return this.waiting(s, seen.step);
+    return waiting(s, seen.step, this.deps.recheckMs ?? WAITING_MS, this.tasks.polling.minMs);
   }
 
   /** The VM's name and placement and a connection to its site, or why there are none. */
@@ -254,17 +257,24 @@ export class VCDMachineReconciler implements Reconciler {
   ): Promise<Seen | Result> {
     // A batch another machine sent with this one's VM: its task is this machine's, polled from now.
     if (this.creates.claim(s, t.vappKey)) return this.taskRuns(s, this.tasks.polling.minMs);
+    const lookFrom = this.deps.clock.now();
     let turn: TaskTurn;
     try {
       turn = await this.tasks.turn(t.connection.vcd, VCDMachineType, s.vcdMachine, s.status);
     } finally {
       if (!s.status.task) this.vappLocks.release(t.vappKey, s.key); // ended, failed or none
     }
+    const { task } = s.status;
     if (turn.running) {
-      this.vappLocks.hold(t.vappKey, s.key, s.status.task?.operation ?? '', turn.pollAfterMs);
+      this.vappLocks.hold(t.vappKey, s.key, task?.operation ?? '', turn.pollAfterMs, task?.href);
       return this.taskRuns(s, turn.pollAfterMs);
     }
-    const seen = await this.vappTurns.take(t.vappKey, () => this.onVApp(s, vcdCluster, t, intentOf));
+    if (turn.endedHref) this.vappLocks.ended(t.vappKey, turn.endedHref);
+    // A sibling's read of the vApp stands for this machine's own once it began after what changed its VM.
+    const freshAfter = turn.endedSeenAt ?? lookFrom;
+    const seen = await this.vappTurns.take(t.vappKey, () =>
+      this.onVApp(s, vcdCluster, t, intentOf, freshAfter),
+    );
     // Our task on the vApp ended and none other is believed to run: the oldest waiting VM's machine goes now.
     if (turn.endedHref && !s.status.task) this.creates.nudge(t.vappKey, s.key);
     return seen;
@@ -283,6 +293,7 @@ export class VCDMachineReconciler implements Reconciler {
     vcdCluster: VCDCluster,
     t: Target,
     intentOf: IntentOf,
+    freshAfter: number,
   ): Promise<Seen> {
     const { vcdMachine, status, log } = s;
     const { connection, placement, vmName, vappName, vappKey } = t;
@@ -302,7 +313,8 @@ export class VCDMachineReconciler implements Reconciler {
       };
     }
     // A CAPVCD cluster taken over: its vApp and this machine's VM count as ours (no VM made again).
-    const vapp = await observeVApp(connection, placement.ovdc, vappName, { vcdCluster, markers });
+    const read = () => this.vappReads.look(t, { vmName, deleting: s.deleting, freshAfter });
+    const vapp = await observeVApp(connection, placement.ovdc, vappName, { vcdCluster, markers }, read);
     const vm = vapp?.vms.find((v) => v.name === vmName);
     const intent: MachineIntent = {
       ...markers,
@@ -314,6 +326,7 @@ export class VCDMachineReconciler implements Reconciler {
       step = await this.creates.wait(s, t, markers.vmMarker, step.message);
     const sent =
       step.kind === 'CreateVM' && vapp ? await this.creates.send(s, t, vapp, markers.vmMarker) : undefined;
+    if (sent) this.vappReads.changed(vappKey); // a recompose was sent (or refused)
     if (sent && !sent.task)
       step = { ...LOCKED, message: `a recompose of ${sent.batch.length} older VMs was sent first` };
     this.vappLocks.decided(s.key, step, s.deleting);
@@ -338,7 +351,9 @@ export class VCDMachineReconciler implements Reconciler {
     if (task) {
       status.task = this.tasks.record(task, step.kind);
       if (step.kind === 'ShutdownGuest') status.guestShutdownRequestedAt = status.task.startedAt;
-      this.vappLocks.hold(vappKey, s.key, step.kind, this.tasks.polling.minMs);
+      // A write on the vApp as a whole, or on a deleted machine's VM: no earlier read stands for a sibling's.
+      if (lockScope(step.kind) === 'vapp' || s.deleting) this.vappReads.changed(vappKey);
+      this.vappLocks.hold(vappKey, s.key, step.kind, this.tasks.polling.minMs, task.href);
       log.info({ step: step.kind, vm: vmName }, 'VCD task started');
       this.deps.events.record(VCDMachineType, vcdMachine, {
         type: 'Normal',
@@ -368,20 +383,5 @@ export class VCDMachineReconciler implements Reconciler {
     await removeFinalizer(this.deps.client, VCDMachineType, s.vcdMachine, MACHINE_FINALIZER);
     s.released = true;
     this.drift.forget(s.key);
-  }
-
-  /** What a step short of the goal means for the conditions, and when to look again. */
-  private waiting(s: MachineScope, step: MachineStep): Result {
-    const blocked = step.kind === 'Blocked' || step.kind === 'WaitForVCD';
-    const reason = blocked ? step.reason : s.deleting ? 'Deleting' : step.kind;
-    const message = blocked ? step.message : `next: ${step.kind}`;
-    notReady(s.status, s.vcdMachine, s.deleting, reason, message);
-    // Blocked waits on a person (or the CSI driver): a minute, scaled with the recheck in tests.
-    if (step.kind === 'Blocked')
-      return { requeueAfter: Math.min(60_000, 20 * (this.deps.recheckMs ?? WAITING_MS)) };
-    return {
-      // ±25 %, so machines waiting on one busy vApp do not all look again at once.
-      requeueAfter: s.status.task ? this.tasks.polling.minMs : jittered(this.deps.recheckMs ?? WAITING_MS),
-    };
   }
 }

@@ -17,6 +17,8 @@ export const LOCK_GRACE_MS = 5_000;
 
 interface Lock {
   scope: LockScope;
+  /** The task's href, when known: every machine that recorded it is freed when it is seen ended. */
+  task?: string;
   /** Believed until then: the holder's next poll, plus grace. */
   until: number;
 }
@@ -30,14 +32,26 @@ export class VAppLocks {
 
   constructor(private readonly clock: Clock) {}
 
-  /** `machine`'s task for `operation` (a step kind) runs on `vapp`; its machine looks again in `pollMs`. */
-  hold(vapp: string, machine: string, operation: string, pollMs: number): void {
+  /** `machine`'s task for `operation` (a step kind, its href `task`) runs on `vapp`; its machine looks again in `pollMs`. */
+  hold(vapp: string, machine: string, operation: string, pollMs: number, task?: string): void {
     let held = this.locks.get(vapp);
     if (!held) {
       held = new Map();
       this.locks.set(vapp, held);
     }
-    held.set(machine, { scope: lockScope(operation), until: this.clock.now() + pollMs + LOCK_GRACE_MS });
+    const until = this.clock.now() + pollMs + LOCK_GRACE_MS;
+    held.set(machine, { scope: lockScope(operation), until, ...(task ? { task } : {}) });
+  }
+
+  /**
+   * The task at `href` was seen ended: no machine that recorded it holds a lock for it any more (a
+   * batch's members share one recompose task, and each would else hold it until its own poll).
+   */
+  ended(vapp: string, href: string): void {
+    const held = this.locks.get(vapp);
+    if (!held) return;
+    for (const [machine, lock] of held) if (lock.task === href) held.delete(machine);
+    if (held.size === 0) this.locks.delete(vapp);
   }
 
   /** `machine` has no running task on `vapp` (any more). */
