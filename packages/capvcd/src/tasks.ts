@@ -112,6 +112,19 @@ export class RecordedTasks {
   }
 
   /**
+   * The recorded task was seen ended by the VM it changed (see `decide/vm-task-end.ts`): cleared as
+   * a success, its duration measured to now; the task that ended, if one was recorded.
+   */
+  succeededOnVm(status: { task?: TaskRef }): TaskRef | undefined {
+    const ended = status.task;
+    if (!ended) return undefined;
+    delete status.task;
+    const seconds = Math.max(0, (this.deps.clock.now() - Date.parse(ended.startedAt)) / 1000);
+    this.deps.metrics?.taskDuration.observe({ operation: ended.operation, result: 'success' }, seconds);
+    return ended;
+  }
+
+  /**
    * Reads the task recorded in `status` (if any). Once it ended it is cleared from `status`; a
    * failure is also a TaskFailed event on `object`, then thrown (its condition is the caller's).
    */

@@ -11,19 +11,11 @@ import {
   type LockScope,
   lockScope,
   lookWouldWait,
-  type MachineIntent,
   type ObservedVM,
   VmStatus,
 } from '../src/decide/machine.js';
 import { LOCK_GRACE_MS, VAppLocks } from '../src/machine/vapp-locks.js';
-
-const intent: MachineIntent = {
-  vmName: 'm1',
-  vappMarker: 'capvcd cluster ns/c1',
-  vmMarker: 'capvcd machine ns/m1',
-  guestinfo: { 'guestinfo.userdata': 'dXNlcmRhdGE=' },
-  deleting: false,
-};
+import { intent } from './machine-fixtures.js';
 
 const statuses = [
   VmStatus.FailedCreation,

@@ -7,35 +7,14 @@
 import { ManualClock } from '@capstan/runtime/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideMachine, type MachineIntent, type ObservedVM, VmStatus } from '../src/decide/machine.js';
+import { decideMachine, type ObservedVM } from '../src/decide/machine.js';
 import { mayShareRead } from '../src/decide/vapp-read.js';
 import { VAppReads } from '../src/machine/vapp-reads.js';
 import type { VcdClient } from '../src/vcd/client.js';
 import type { VAppRecord } from '../src/vcd/vapp.js';
+import { intent, vmOf } from './machine-fixtures.js';
 
-const intent: MachineIntent = {
-  vmName: 'm1',
-  vappMarker: 'capvcd cluster ns/c1',
-  vmMarker: 'capvcd machine ns/m1',
-  guestinfo: { 'guestinfo.userdata': 'dXNlcmRhdGE=' },
-  deleting: false,
-};
-const vmArb = (name: fc.Arbitrary<string>): fc.Arbitrary<ObservedVM> =>
-  fc.record({
-    name,
-    status: fc.constantFrom(
-      VmStatus.FailedCreation,
-      VmStatus.Resolved,
-      VmStatus.PoweredOn,
-      VmStatus.PoweredOff,
-    ),
-    deployed: fc.boolean(),
-    busy: fc.boolean(),
-    description: fc.constantFrom(intent.vmMarker, 'capvcd machine ns/m2', 'someone else'),
-    ip: fc.option(fc.constant('10.0.0.9'), { nil: undefined }),
-    extraConfig: fc.constantFrom<Record<string, string>>({}, intent.guestinfo),
-  });
-const others = fc.array(vmArb(fc.constantFrom('m2', 'm3', 'm4')), { maxLength: 4 });
+const others = fc.array(vmOf(fc.constantFrom('m2', 'm3', 'm4')), { maxLength: 4 });
 
 describe('mayShareRead', () => {
   it('property: only a young read begun after what changed the VM, holding it, for a machine not being deleted', () => {
@@ -63,7 +42,7 @@ describe('mayShareRead', () => {
 
   it('property: a machine whose VM the read holds decides the same whatever the other VMs show', () => {
     fc.assert(
-      fc.property(vmArb(fc.constant('m1')), others, others, fc.boolean(), (own, before, after, busy) => {
+      fc.property(vmOf(fc.constant('m1')), others, others, fc.boolean(), (own, before, after, busy) => {
         const vapp = (vms: ObservedVM[]) => ({ deployed: true, busy, description: intent.vappMarker, vms });
         const step = (vms: ObservedVM[]) => decideMachine(intent, { taskRunning: false, vapp: vapp(vms) });
         expect(step([...before, own])).toEqual(step([own, ...after]));

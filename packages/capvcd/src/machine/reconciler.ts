@@ -27,12 +27,13 @@ import {
   releasableWithoutVcd,
 } from '../decide/machine.js';
 import { addressingOf } from '../decide/nics.js';
+import { endSeenOnVm } from '../decide/vm-task-end.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { connectionFor, gate, NotReady } from '../scope.js';
 import { condition, writeStatus } from '../status.js';
 import { capvcdVmName } from '../takeover.js';
-import { RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
+import { pollDelay, RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import type { VmRecord } from '../vcd/vapp.js';
@@ -50,6 +51,7 @@ import type { Target, Unplaceable } from './target.js';
 import { VAppLocks } from './vapp-locks.js';
 import { VAppReads } from './vapp-reads.js';
 import { VAppTurns } from './vapp-turns.js';
+import { vmTaskTurn } from './vm-task.js';
 
 /** What the reconciler works with. */
 export interface MachineReconcilerDeps {
@@ -258,9 +260,11 @@ export class VCDMachineReconciler implements Reconciler {
     // A batch another machine sent with this one's VM: its task is this machine's, polled from now.
     if (this.creates.claim(s, t.vappKey)) return this.taskRuns(s, this.tasks.polling.minMs);
     const lookFrom = this.deps.clock.now();
-    let turn: TaskTurn;
+    // A VM task of the create path: its end is looked for on the VM, in this turn's read (vm-task.ts).
+    const onVm = !s.deleting && endSeenOnVm(s.status.task?.operation) ? s.status.task : undefined;
+    let turn: TaskTurn = { running: false };
     try {
-      turn = await this.tasks.turn(t.connection.vcd, VCDMachineType, s.vcdMachine, s.status);
+      if (!onVm) turn = await this.tasks.turn(t.connection.vcd, VCDMachineType, s.vcdMachine, s.status);
     } finally {
       if (!s.status.task) this.vappLocks.release(t.vappKey, s.key); // ended, failed or none
     }
@@ -271,12 +275,17 @@ export class VCDMachineReconciler implements Reconciler {
     }
     if (turn.endedHref) this.vappLocks.ended(t.vappKey, turn.endedHref);
     // A sibling's read of the vApp stands for this machine's own once it began after what changed its VM.
-    const freshAfter = turn.endedSeenAt ?? lookFrom;
+    const freshAfter = onVm ? Date.parse(onVm.startedAt) : (turn.endedSeenAt ?? lookFrom);
     const seen = await this.vappTurns.take(t.vappKey, () =>
       this.onVApp(s, vcdCluster, t, intentOf, freshAfter),
     );
+    if (onVm && seen.step.kind === 'WaitForTask') {
+      const pollAfterMs = pollDelay(onVm.startedAt, this.deps.clock.now(), this.tasks.polling);
+      this.vappLocks.hold(t.vappKey, s.key, onVm.operation, pollAfterMs, onVm.href);
+      return this.taskRuns(s, pollAfterMs);
+    }
     // Our task on the vApp ended and none other is believed to run: the oldest waiting VM's machine goes now.
-    if (turn.endedHref && !s.status.task) this.creates.nudge(t.vappKey, s.key);
+    if ((turn.endedHref || onVm) && !s.status.task) this.creates.nudge(t.vappKey, s.key);
     return seen;
   }
 
@@ -322,6 +331,8 @@ export class VCDMachineReconciler implements Reconciler {
       ...(await intentOf(vm)),
     };
     let step = decideMachine(intent, { taskRunning: false, ...(vapp ? { vapp } : {}) });
+    const onVm = await vmTaskTurn({ tasks: this.tasks, locks: this.vappLocks }, s, t, vm, step);
+    if (onVm) return { step: onVm, vm };
     if (!s.deleting && !vm && step.kind === 'WaitForVCD')
       step = await this.creates.wait(s, t, markers.vmMarker, step.message);
     const sent =
