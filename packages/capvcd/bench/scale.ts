@@ -141,7 +141,11 @@ async function workersRunning(h: Harness, workers: number): Promise<string | tru
     (m) => m.metadata.labels?.[POOL_LABEL] === POOL,
   );
   const running = machines.filter((m) => m.status?.phase === 'Running').length;
-  return running === workers ? true : `${running} of ${workers} Running`;
+  if (running === workers) return true;
+  // Where the rest are: bootstrap data (Cluster API's), a providerID (the VM provisioned, capvcd's).
+  const withData = machines.filter((m) => m.spec?.bootstrap?.dataSecretName).length;
+  const provisioned = machines.filter((m) => m.spec?.providerID).length;
+  return `${running} of ${workers} Running (${machines.length} made, ${withData} with bootstrap data, ${provisioned} provisioned)`;
 }
 
 /**
