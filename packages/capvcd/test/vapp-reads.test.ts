@@ -65,28 +65,29 @@ describe('mayShareRead', () => {
   });
 });
 
-describe('VAppReads', () => {
-  const key = 'uid/vdc-a/c1';
-  const record = (...names: string[]) =>
-    ({
-      href: 'h',
-      name: 'c1',
-      deployed: true,
-      busy: false,
-      description: '',
-      networks: [],
-      vms: names.map((name) => ({ name })),
-    }) as unknown as VAppRecord;
-  const counting = (vapp: VAppRecord | undefined) => {
-    const gets = { n: 0 };
-    const read = async () => {
-      gets.n++;
-      return vapp;
-    };
-    return { gets, read };
+/** The shared reads' fixtures: a vApp key, a vApp holding named VMs, a GET that counts. */
+const key = 'uid/vdc-a/c1';
+const record = (...names: string[]) =>
+  ({
+    href: 'h',
+    name: 'c1',
+    deployed: true,
+    busy: false,
+    description: '',
+    networks: [],
+    vms: names.map((name) => ({ name })),
+  }) as unknown as VAppRecord;
+const counting = (vapp: VAppRecord | undefined) => {
+  const gets = { n: 0 };
+  const read = async () => {
+    gets.n++;
+    return vapp;
   };
-  const vcd = {} as VcdClient;
+  return { gets, read };
+};
+const vcd = {} as VcdClient;
 
+describe('VAppReads', () => {
   it('a batch whose task ended before a sibling read begins shares that read; a later change reads again', async () => {
     const clock = new ManualClock();
     const reads = new VAppReads(clock, 2_000);
