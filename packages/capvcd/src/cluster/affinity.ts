@@ -1,6 +1,6 @@
 /**
  * The VCDCluster's VM anti-affinity rules on the VCD side: the machines as the decision sees them,
- * the rules read (one GET per VDC involved, none when the option is off and no rule is recorded),
+ * the rules read (one GET per VDC involved, none when the option is off and no rule of ours is left),
  * and the one write {@link decideAffinity} asks for, returned as its task (never awaited).
  */
 import type { Client } from '@capstan/runtime';
@@ -81,9 +81,17 @@ export interface AffinityLook {
 }
 
 /**
- * Reads the rules and decides. Undefined (no VCD call) when the option is off and no rule of ours
- * is recorded.
+ * Whether the rules need a look: the option on, a rule of ours recorded, or their condition still
+ * set. The condition is written with each rule write's task and goes only once a look finds the
+ * option off and no rule of ours, so a rule made by a task that ended after the option was removed
+ * (recorded nowhere else) is still found and deleted.
  */
+export const affinityInPlay = (vcdCluster: VCDCluster): boolean =>
+  Boolean(vcdCluster.spec.antiAffinity) ||
+  (vcdCluster.status?.affinityRules?.length ?? 0) > 0 ||
+  (vcdCluster.status?.conditions ?? []).some((c) => c.type === Conditions.AntiAffinityRulesReady);
+
+/** Reads the rules and decides. Undefined (no VCD call) when they are not in play ({@link affinityInPlay}). */
 export async function lookAtAffinity(
   client: Client,
   connection: Connection,
@@ -91,9 +99,9 @@ export async function lookAtAffinity(
   clusterName: string,
   vcdMachines: VCDMachine[],
 ): Promise<AffinityLook | undefined> {
+  if (!affinityInPlay(vcdCluster)) return undefined;
   const recorded = vcdCluster.status?.affinityRules ?? [];
   const spec = vcdCluster.spec.antiAffinity;
-  if (!spec && recorded.length === 0) return undefined;
   const namespace = vcdCluster.metadata.namespace as string;
   const capiMachines = (
     await client.list(MachineType, { namespace, labelSelector: `${CLUSTER_NAME_LABEL}=${clusterName}` })

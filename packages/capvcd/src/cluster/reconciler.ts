@@ -44,6 +44,7 @@ import type { Connection, Connections } from '../vcd/connections.js';
 import { type ErrorBackoffCurve, VcdErrorBackoff } from '../vcd/error-backoff.js';
 import { VcdError } from '../vcd/errors.js';
 import { reservedAddress } from '../vcd/ip-space.js';
+import { affinityInPlay } from './affinity.js';
 import { affinityTurn, isAffinityFault } from './affinity-turn.js';
 import { controlPlaneMembers } from './control-plane.js';
 import { claimCredentials, releaseCredentials } from './credentials-claim.js';
@@ -182,7 +183,8 @@ export class VCDClusterReconciler implements Reconciler {
     connection: Connection,
   ): Promise<Result | undefined> {
     let resync: Result | undefined;
-    if (vcdCluster.spec.antiAffinity || vcdCluster.status?.affinityRules?.length) {
+    // A recorded task is looked at until it ends, whatever the spec says now.
+    if (affinityInPlay(vcdCluster) || vcdCluster.status?.task) {
       const turn = await this.tasks.turn(connection.vcd, VCDClusterType, vcdCluster, status);
       if (turn.running) {
         await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
