@@ -14,25 +14,56 @@ import {
   VCDClusterIdentityType,
   VCDClusterType,
   VCDMachineType,
+  type VcdTransport,
 } from '@capstan/capvcd';
 import { Client, Manager } from '@capstan/runtime';
 import { Event, Secret } from '@capstan/runtime/client';
 import { type ConformanceUser, FakeCluster, ManualClock } from '@capstan/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROVIDER_OPTIONS } from './capvcd-scenario.js';
-import { CLUSTER, capiStep, createCluster, createMachine, NAMESPACE, sim, startSim } from './capvcd-world.js';
+import {
+  CLUSTER,
+  capiStep,
+  createCluster,
+  createMachine,
+  inProcess,
+  NAMESPACE,
+  sim,
+  startSim,
+} from './capvcd-world.js';
 
 const key = { namespace: NAMESPACE, name: CLUSTER };
 const ruleName = affinityRuleName(NAMESPACE, CLUSTER, { controlPlane: true });
 let stopAll: (() => Promise<void>) | undefined;
 
 afterEach(async () => {
+  onRuleCreate = undefined;
   await stopAll?.();
   stopAll = undefined;
 });
 
-/** The provider over a fake cluster holding a cluster of two control-plane machines, the endpoint the user's or ours. */
-async function start(endpoint: 'user' | 'managed'): Promise<ConformanceUser & { clock: ManualClock }> {
+/** Run (once) as a rule's create is answered, before the provider sees the answer. */
+let onRuleCreate: (() => Promise<unknown>) | undefined;
+
+/** vcdsim in-process, with {@link onRuleCreate} played as a create of a rule is answered. */
+const transport: VcdTransport = async (url, request) => {
+  const answer = await inProcess(url, request);
+  if (request.method === 'POST' && url.pathname.endsWith('/vmAffinityRules') && onRuleCreate) {
+    const hook = onRuleCreate;
+    onRuleCreate = undefined;
+    await hook();
+  }
+  return answer;
+};
+
+/**
+ * The provider over a fake cluster holding a cluster of two control-plane machines, the endpoint
+ * the user's or ours, the option on or not.
+ */
+async function start(
+  endpoint: 'user' | 'managed',
+  antiAffinity = true,
+): Promise<ConformanceUser & { clock: ManualClock }> {
   const clock = new ManualClock();
   const kinds = [ClusterType, MachineType, VCDClusterType, VCDMachineType, VCDClusterIdentityType];
   const cluster = new FakeCluster({ clock, kinds: [...kinds, IPAddressClaimType, Secret, Event] });
@@ -47,7 +78,7 @@ async function start(endpoint: 'user' | 'managed'): Promise<ConformanceUser & { 
             controlPlaneEndpoint: { host: '10.10.0.9', port: 6443 },
           }
         : {}),
-      antiAffinity: { controlPlane: 'Preferred' },
+      ...(antiAffinity ? { antiAffinity: { controlPlane: 'Preferred' } } : {}),
     },
   });
   await createMachine(user, 'cp-0', true);
@@ -60,7 +91,7 @@ async function start(endpoint: 'user' | 'managed'): Promise<ConformanceUser & { 
     healthProbeBindAddress: '0',
     fieldManager: 'capstan-capvcd',
   });
-  addCapvcd(manager, PROVIDER_OPTIONS);
+  addCapvcd(manager, { ...PROVIDER_OPTIONS, vcdTransport: transport });
   const stop = new AbortController();
   const done = manager.start(stop.signal);
   stopAll = async () => {
@@ -99,12 +130,13 @@ async function offWhileCreating(user: ConformanceUser & { clock: ManualClock }) 
   await user.client.patch(VCDClusterType, key, 'merge', { spec: { antiAffinity: null } });
 }
 
-/** The rule gone from VCD, and the cluster's status without task, rules or their condition. */
+/** No task left in VCD, the rule gone, and the cluster's status without task, rules or their condition. */
 async function expectReleased(user: ConformanceUser & { clock: ManualClock }) {
   const gone = () => {
     const status = vcdCluster(user).status;
     const cond = status?.conditions?.some((c) => c.type === 'AntiAffinityRulesReady');
-    return !ruleInVcd() && !status?.task && !status?.affinityRules?.length && !cond;
+    const quiet = sim().inspect.unfinishedTasks().length === 0;
+    return quiet && !ruleInVcd() && !status?.task && !status?.affinityRules?.length && !cond;
   };
   const seq = sim().inspect.requests().at(-1)?.seq ?? 0;
   await runUntil(user, gone, 'the rule gone and the status clear of it', () => {
@@ -115,7 +147,6 @@ async function expectReleased(user: ConformanceUser & { clock: ManualClock }) {
     return `rule in VCD: ${ruleInVcd()}, task recorded: ${status?.task?.operation ?? 'none'}, VCD calls since: ${calls.length}`;
   });
   expect(vcdCluster(user).status?.ready).toBe(true);
-  expect(sim().inspect.unfinishedTasks()).toEqual([]);
 }
 
 describe('anti-affinity turned off while the rule is being created', () => {
@@ -128,6 +159,26 @@ describe('anti-affinity turned off while the rule is being created', () => {
     },
     60_000,
   );
+
+  it('turned on with the VMs up, off as its first create is answered: the rule made is deleted', async () => {
+    const user = await start('user', false);
+    const up = () =>
+      user.cluster.objects(VCDMachineType).every((m) => m.status?.initialization?.provisioned === true) &&
+      vcdCluster(user).status?.ready === true;
+    await runUntil(user, up, 'the VMs up');
+    const before = sim().inspect.requests().at(-1)?.seq ?? 0;
+    // The spec changes before the status recording the create's task is written: that write conflicts.
+    onRuleCreate = () => user.client.patch(VCDClusterType, key, 'merge', { spec: { antiAffinity: null } });
+    await user.client.patch(VCDClusterType, key, 'merge', {
+      spec: { antiAffinity: { controlPlane: 'Preferred' } },
+    });
+    await runUntil(user, () => onRuleCreate === undefined, 'the rule’s create sent');
+    await expectReleased(user);
+    const creates = sim()
+      .inspect.requests()
+      .filter((r) => r.seq > before && r.method === 'POST' && r.route === '/api/vdc/{id}/vmAffinityRules');
+    expect(creates).toHaveLength(1);
+  }, 60_000);
 
   it('deletes the rule even when the first look after the task fails', async () => {
     const user = await start('user');

@@ -16,10 +16,7 @@ import {
 import { condition } from '../status.js';
 import type { RecordedTasks } from '../tasks.js';
 import type { Connection } from '../vcd/connections.js';
-import { type AffinityLook, affinityRuleOf, lookAtAffinity } from './affinity.js';
-
-/** The operations (recorded with their task) of the rules' writes. */
-export const AFFINITY_OPERATIONS: ReadonlySet<string> = new Set(['CreateRule', 'UpdateRule', 'DeleteRule']);
+import { AFFINITY_OPERATIONS, type AffinityLook, affinityRuleOf, lookAtAffinity } from './affinity.js';
 
 /** What the turn needs of its reconciler. */
 export interface AffinityTurnDeps {

@@ -80,15 +80,18 @@ export interface AffinityLook {
   write?: () => Promise<Task>;
 }
 
+/** The operations (recorded with their task) of the rules' writes. */
+export const AFFINITY_OPERATIONS: ReadonlySet<string> = new Set(['CreateRule', 'UpdateRule', 'DeleteRule']);
+
 /**
- * Whether the rules need a look: the option on, a rule of ours recorded, or their condition still
- * set. The condition is written with each rule write's task and goes only once a look finds the
- * option off and no rule of ours, so a rule made by a task that ended after the option was removed
- * (recorded nowhere else) is still found and deleted.
+ * Whether the rules need a look: the option on, a rule of ours recorded, a rule write's task
+ * recorded (a rule it made is recorded nowhere else), or their condition still set (it goes only
+ * once a look finds the option off and no rule of ours, so a failed look keeps it).
  */
 export const affinityInPlay = (vcdCluster: VCDCluster): boolean =>
   Boolean(vcdCluster.spec.antiAffinity) ||
   (vcdCluster.status?.affinityRules?.length ?? 0) > 0 ||
+  AFFINITY_OPERATIONS.has(vcdCluster.status?.task?.operation ?? '') ||
   (vcdCluster.status?.conditions ?? []).some((c) => c.type === Conditions.AntiAffinityRulesReady);
 
 /** Reads the rules and decides. Undefined (no VCD call) when they are not in play ({@link affinityInPlay}). */

@@ -37,7 +37,7 @@ import { CLUSTER_WRITES, type ClusterStep, decideLoadBalancer } from '../decide/
 import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { capiOwner, connectionFor, credentialsSecret, gate, getCluster, getOrUndefined } from '../scope.js';
-import { condition, writeStatus } from '../status.js';
+import { condition, writeStatus, writeStatusKeepingTask } from '../status.js';
 import { loadBalancerNameOf } from '../takeover.js';
 import { RecordedTasks, type TaskPolling } from '../tasks.js';
 import type { Connection, Connections } from '../vcd/connections.js';
@@ -225,7 +225,7 @@ export class VCDClusterReconciler implements Reconciler {
     };
     const turn = await affinityTurn(deps, connection, vcdCluster, clusterName, status, endedHref, machines);
     if (!turn.done) return undefined;
-    await writeStatus(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
+    await writeStatusKeepingTask(this.deps.client, VCDClusterType, vcdCluster, status, this.deps.clock);
     return turn.result;
   }
 

@@ -6,9 +6,10 @@
  * is deleted (a failed rule update is said in AntiAffinityRulesReady, not in the load balancer's
  * condition, and retried), and the rule goes once one VM is left (VCD wants two); deleting the
  * Cluster removes every rule with the VMs. With the endpoint the user's (no load balancer) the
- * rules are kept all the same, and removing `spec.antiAffinity` deletes them.
+ * rules are kept all the same, and removing `spec.antiAffinity` deletes them, even a rule whose
+ * create task was still running when the option went.
  */
-import { WatchRecord } from '@capstan/runtime/testing';
+import { eventually, WatchRecord } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   affinityRuleName,
@@ -217,4 +218,37 @@ describe('VM anti-affinity rules', () => {
     });
     expect(c.status?.conditions?.find((x) => x.type === 'Ready')?.status).toBe('True');
   }, 300_000);
+
+  it('turned on, then off while its rule is being made: the rule made is deleted', async () => {
+    const key = { namespace: ns, name: 'aa2' };
+    const name = affinityRuleName(ns, 'aa2', { controlPlane: true });
+    const before = h.lastSeq();
+    const create = () =>
+      h.sim.inspect
+        .requests()
+        .some((r) => r.seq > before && r.method === 'POST' && r.route === '/api/vdc/{id}/vmAffinityRules');
+    await h.client.patch(VCDClusterType, key, 'merge', {
+      spec: { antiAffinity: { controlPlane: 'Preferred' } },
+    });
+    // Off as soon as the create is sent: before its task (150 ms) has ended and been seen.
+    await eventually(async () => (create() ? true : undefined), {
+      what: 'the rule’s create sent',
+      timeoutMs: 60_000,
+      intervalMs: 5,
+    });
+    await h.client.patch(VCDClusterType, key, 'merge', { spec: { antiAffinity: null } });
+    await h.wait('the rule made and then gone', async () => {
+      const made = h.sim.inspect
+        .requests()
+        .some((r) => r.seq > before && r.method === 'DELETE' && r.route === '/api/vmAffinityRule/{id}');
+      return made && !rules()[name] ? true : undefined;
+    });
+    const c = await h.wait('status without task, rules or their condition', async () => {
+      const now = await h.client.get(VCDClusterType, key);
+      const cond = now.status?.conditions?.some((x) => x.type === 'AntiAffinityRulesReady');
+      return !now.status?.task && !now.status?.affinityRules?.length && !cond ? now : undefined;
+    });
+    expect(c.status?.conditions?.find((x) => x.type === 'Ready')?.status).toBe('True');
+    expect(h.sim.inspect.unfinishedTasks()).toEqual([]);
+  }, 180_000);
 });
