@@ -1,6 +1,6 @@
 /**
  * The VCDCluster's VM anti-affinity rules on the VCD side: the machines as the decision sees them,
- * the rules read (one GET per VDC involved, none when the option is off and no rule of ours is left),
+ * the rules read (one GET per VDC involved, none while they are not in play: {@link affinityInPlay}),
  * and the one write {@link decideAffinity} asks for, returned as its task (never awaited).
  */
 import type { Client } from '@capstan/runtime';
