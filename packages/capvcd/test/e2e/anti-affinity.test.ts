@@ -118,7 +118,9 @@ describe('VM anti-affinity rules', () => {
     expect(writes.filter((w) => w.includes('ffinityRule'))).toEqual([]);
     expect(writes).toEqual([]);
   }, 120_000);
+});
 
+describe('VM anti-affinity rules as machines and clusters go', () => {
   it('a deleted control-plane machine leaves the rule before its VM is deleted', async () => {
     const [gone] = await vmIds([`${cluster}-cp-2`]);
     const before = h.lastSeq();
@@ -184,7 +186,9 @@ describe('VM anti-affinity rules', () => {
     expect(h.vcdObjects().vms).toEqual([]);
     expect(h.sim.inspect.unfinishedTasks()).toEqual([]);
   }, 300_000);
+});
 
+describe('VM anti-affinity turned off', () => {
   it('with the user’s endpoint too; turning the option off deletes the rule', async () => {
     await h.prepareCluster('aa2');
     await h.plane.createObjects([
