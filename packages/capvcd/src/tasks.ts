@@ -6,7 +6,7 @@
 import type { Clock, EventRecorder, KubeObject, ResourceType } from '@capstan/runtime';
 import type { TaskRef } from './api/types.js';
 import type { CapvcdMetrics } from './metrics.js';
-import { SharedTaskReads } from './task-reads.js';
+import { DEFAULT_TASK_READ_SHARING, SharedTaskReads } from './task-reads.js';
 import { type Task, taskRunning, type VcdClient } from './vcd/client.js';
 import { VcdError } from './vcd/errors.js';
 
@@ -49,14 +49,19 @@ export async function checkTask(
     throw err;
   }
   if (taskRunning(task)) return { kind: 'running', pollAfterMs: pollDelay(ref.startedAt, now, polling) };
-  const seconds = Math.max(0, (now - Date.parse(ref.startedAt)) / 1000);
-  metrics?.taskDuration.observe({ operation: ref.operation, result: task.status }, seconds);
+  observeTaskDuration(metrics, ref, task.status, now);
   if (task.status === 'success')
     return { kind: 'succeeded', ...(task.result ? { result: task.result } : {}) };
   return {
     kind: 'failed',
     error: task.error ?? new VcdError(500, 'TASK_FAILED', `${ref.operation} ended ${task.status}`),
   };
+}
+
+/** Measures a recorded task that ended as `result`, from its start to `now`. */
+function observeTaskDuration(metrics: CapvcdMetrics | undefined, ref: TaskRef, result: string, now: number) {
+  const seconds = Math.max(0, (now - Date.parse(ref.startedAt)) / 1000);
+  metrics?.taskDuration.observe({ operation: ref.operation, result }, seconds);
 }
 
 /** The status record of a task just started. */
@@ -101,8 +106,8 @@ export class RecordedTasks {
     this.polling = deps.polling ?? DEFAULT_TASK_POLLING;
     // A running task's read is believed for half the shortest poll: a member learns of its end that late at most.
     this.reads = new SharedTaskReads(deps.clock, {
+      ...DEFAULT_TASK_READ_SHARING,
       runningMs: this.polling.minMs / 2,
-      endedMs: 60_000,
     });
   }
 
@@ -119,8 +124,7 @@ export class RecordedTasks {
     const ended = status.task;
     if (!ended) return undefined;
     delete status.task;
-    const seconds = Math.max(0, (this.deps.clock.now() - Date.parse(ended.startedAt)) / 1000);
-    this.deps.metrics?.taskDuration.observe({ operation: ended.operation, result: 'success' }, seconds);
+    observeTaskDuration(this.deps.metrics, ended, 'success', this.deps.clock.now());
     return ended;
   }
 

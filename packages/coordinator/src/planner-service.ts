@@ -81,10 +81,10 @@ export class PlannerService {
   /**
    * The grant fence's read: `world` with the nodes of the groups in `granting` and of those
    * ordered before them listed again from the API server, by their selectors, or every node when
-   * one cannot be listed so (`decide/fresh-groups.ts`). The fence's guarantee is about the slots nodes hold, so the nodes
-   * are the one list it needs fresh (`fence.ts`); the rest is config or was itself read from the
-   * server moments ago, and no fence orders it either way. Answers what was read fresh: slots may
-   * be taken in those groups only.
+   * one cannot be listed so (`decide/fresh-groups.ts`). The fence's guarantee is about the slots
+   * nodes hold, so the nodes are the one list it needs fresh (`fence.ts`); the rest is config or
+   * was itself read from the server moments ago, and no fence orders it either way. Answers what
+   * was read fresh: slots may be taken in those groups only.
    */
   async withFreshNodes(
     world: World,

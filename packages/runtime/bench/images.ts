@@ -21,7 +21,6 @@ export function imageSizeRows(sizes: ReadonlyArray<{ name: string; bytes: number
   }));
 }
 
-/** The operators that ship as images (`npm run bundle`'s list): name → package folder. */
 /** Builds every operator's image (cached layers make a warm run quick); returns the size rows. */
 export async function measureImageSizes(log: (line: string) => void): Promise<AbsoluteRow[]> {
   const root = fileURLToPath(new URL('../../../../', import.meta.url));
