@@ -9,6 +9,7 @@
  * rules are kept all the same, and removing `spec.antiAffinity` deletes them, even a rule whose
  * create task was still running when the option went.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { eventually, WatchRecord } from '@capstan/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -35,13 +36,16 @@ afterAll(async () => {
   await h?.stop();
 });
 
-/** vcdsim's rules: name → [mandatory, polarity, VM ids sorted]. */
+/**
+ * vcdsim's rules: name → [mandatory, polarity, VM ids sorted]. In name order for reading: vcdsim
+ * keeps them in the order made, and which group has two VMs first varies with load (compare them
+ * by value, never as JSON text).
+ */
 const rules = () =>
   Object.fromEntries(
-    [...h.sim.inspect.world.affinityRules.values()].map((r) => [
-      r.name,
-      { mandatory: r.mandatory, polarity: r.polarity, vms: [...r.vmIds].sort() },
-    ]),
+    [...h.sim.inspect.world.affinityRules.values()]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((r) => [r.name, { mandatory: r.mandatory, polarity: r.polarity, vms: [...r.vmIds].sort() }]),
   );
 
 /** The VM ids (vcdsim's uuids) of the named VCDMachines, from their providerIDs. */
@@ -83,9 +87,7 @@ describe('VM anti-affinity rules', () => {
       [cpRule]: { mandatory: true, polarity: 'Anti-Affinity', vms: cpVms },
       [mdRule]: { mandatory: false, polarity: 'Anti-Affinity', vms: mdVms },
     };
-    await h.wait('both rules in VCD', async () =>
-      JSON.stringify(rules()) === JSON.stringify(want) ? true : undefined,
-    );
+    await h.wait('both rules in VCD', async () => (isDeepStrictEqual(rules(), want) ? true : undefined));
     // The VCDCluster publishes them as VCD shows them (what a deleting machine waits on).
     const published = await h.wait('the rules in status', async () => {
       const c = await h.client.get(VCDClusterType, { namespace: ns, name: cluster });
@@ -203,8 +205,7 @@ describe('VM anti-affinity turned off', () => {
       'the rule over both VMs',
       async () => {
         const vms = await vmIds(['aa2-cp-0', 'aa2-cp-1']);
-        return JSON.stringify(rules()[name]) ===
-          JSON.stringify({ mandatory: false, polarity: 'Anti-Affinity', vms })
+        return isDeepStrictEqual(rules()[name], { mandatory: false, polarity: 'Anti-Affinity', vms })
           ? true
           : undefined;
       },

@@ -313,7 +313,11 @@ export class Harness {
       .requests()
       .slice(-15)
       .map((r) => `${new Date(r.at).toISOString()} ${r.method} ${r.path} ${r.status}`);
+    const rules = [...this.sim.inspect.world.affinityRules.values()].map(
+      (r) => `${r.name} (${r.mandatory ? 'Required' : 'Preferred'}, ${r.vmIds.length} VMs)`,
+    );
     return [
+      `vcdsim affinity rules, in the order made: ${rules.join('; ') || 'none'}`,
       `vcdsim unfinished tasks: ${tasks.join('; ') || 'none'}`,
       `vcdsim errors: ${errors.join('; ') || 'none'}`,
       `last VCD calls:\n  ${calls.join('\n  ')}`,
