@@ -5,6 +5,7 @@ import {
   coordinatorKeys,
   fluoProtocol,
   formatAgentFailure,
+  formatTimestamp,
 } from '@capstan/reboot-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -152,6 +153,28 @@ describe('decide', () => {
       patch: { annotations: { [k.rebootInProgress]: 'true', [k.agentMadeUnschedulable]: 'false' } },
     });
     expect(cordoned.action.kind === 'patch' && cordoned.action.patch.unschedulable).toBeUndefined();
+  });
+
+  it('starts the drain clock in the cordon write: the next step lists pods, no second write', () => {
+    const d = decide(view(node(granted, { labels: reported })), BOOTED, config);
+    expect(d.action).toMatchObject({
+      kind: 'patch',
+      patch: { annotations: { [AGENT_DRAIN_STARTED_ANNOTATION]: formatTimestamp(NOW) } },
+    });
+    expect(d.memory.drainStartedAt).toBe(NOW);
+    // The node as that write left it.
+    const written = node(
+      {
+        ...granted,
+        [k.rebootInProgress]: 'true',
+        [k.agentMadeUnschedulable]: 'true',
+        [AGENT_DRAIN_STARTED_ANNOTATION]: formatTimestamp(NOW),
+      },
+      { labels: reported, unschedulable: true },
+    );
+    const next = decide(view(written), d.memory, config);
+    expect(next.phase).toBe('Draining');
+    expect(next.action).toEqual({ kind: 'listPods' });
   });
 
   const draining = node(

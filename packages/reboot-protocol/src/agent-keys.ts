@@ -14,9 +14,9 @@ import { CAPSTAN_PREFIX } from './protocol.js';
 export const AGENT_FAILURE_ANNOTATION = `${CAPSTAN_PREFIX}agent-failure`;
 
 /**
- * Written by the agent when it starts draining (RFC 3339): the drain timeout counts from here, so
- * an agent restarted mid-drain keeps the deadline instead of starting again from zero. Removed
- * when a cycle ends or the next one starts.
+ * Written by the agent when it starts draining (RFC 3339; in the same write as its cordon): the
+ * drain timeout counts from here, so an agent restarted mid-drain keeps the deadline instead of
+ * starting again from zero. Removed when a cycle ends; the next cycle writes its own.
  */
 export const AGENT_DRAIN_STARTED_ANNOTATION = `${CAPSTAN_PREFIX}drain-started-at`;
 

@@ -8,6 +8,7 @@ import {
   AGENT_FAILURE_ANNOTATION,
   AGENT_TARGET_VERSION_ANNOTATION,
   FALSE,
+  formatTimestamp,
   parseAgentFailure,
   TRUE,
 } from '@capstan/reboot-protocol';
@@ -58,7 +59,9 @@ export function cordoning({ view, memory, config, grant: f }: PhaseInput): Decis
         ? {}
         : {
             [AGENT_FAILURE_ANNOTATION]: null,
-            [AGENT_DRAIN_STARTED_ANNOTATION]: null,
+            // The drain starts with the cordon: its clock is written in the same write (one
+            // request less per reboot; `Draining` writes it only when a cycle lacks one).
+            [AGENT_DRAIN_STARTED_ANNOTATION]: formatTimestamp(view.now),
             // What the source says this reboot boots into, checked after it (phases/verify.ts).
             [AGENT_TARGET_VERSION_ANNOTATION]: view.source?.newVersion || null,
           }),
@@ -81,7 +84,7 @@ export function cordoning({ view, memory, config, grant: f }: PhaseInput): Decis
           : 'reboot granted: cordoned the node, draining',
       },
     },
-    memory: resetDrain(memory),
+    memory: f.inProgress ? resetDrain(memory) : { ...resetDrain(memory), drainStartedAt: view.now },
   };
 }
 
