@@ -10,18 +10,35 @@ import { describe, expect, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
-function runMain(args: string[]): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs the demo; past `deadlineMs` it is interrupted (as a user's Ctrl-C) and the run fails with
+ * what it printed, so a stall says where it stood instead of ending as a bare test timeout.
+ */
+function runMain(args: string[], deadlineMs: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d: Buffer) => {
+    let late = false;
+    const keep = (d: Buffer) => {
       output += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setTimeout(() => {
+      late = true;
+      child.kill('SIGINT');
+      // A demo that does not stop on the interrupt is killed.
+      setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
+    }, deadlineMs);
     child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, output }));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (late)
+        reject(
+          new Error(`the demo ran past ${deadlineMs / 1000} s and was interrupted; it printed:\n${output}`),
+        );
+      else resolve({ code, output });
+    });
   });
 }
 
@@ -57,7 +74,7 @@ function expectUpdated(output: string, nodes = 6): void {
 
 describe('npm run demo', () => {
   it('the whole mission: 8 Machines Running on vcdsim (3 of a KubeadmControlPlane, rolled to a new version), VCD calls for each, operators Available, 8 of 8 nodes rebooted once within budget; exits 0', async () => {
-    const { code, output } = await runMain(['--plain', '--reboot-seconds', '2']);
+    const { code, output } = await runMain(['--plain', '--reboot-seconds', '2'], 540_000);
     expect(output, output).toContain(
       'machines Running: 8 of 8 (3 control-plane machines of a KubeadmControlPlane',
     );
@@ -89,15 +106,10 @@ describe('npm run demo', () => {
   }, 600_000);
 
   it('--only reboot --protocol fluo: the operators and the update on a local kwok cluster; exits 0', async () => {
-    const { code, output } = await runMain([
-      '--plain',
-      '--only',
-      'reboot',
-      '--protocol',
-      'fluo',
-      '--reboot-seconds',
-      '1',
-    ]);
+    const { code, output } = await runMain(
+      ['--plain', '--only', 'reboot', '--protocol', 'fluo', '--reboot-seconds', '1'],
+      250_000,
+    );
     expect(output, output).not.toContain('machines Running');
     expect(output).toContain('(fluo protocol)');
     expectUpdated(output);
