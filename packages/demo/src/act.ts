@@ -79,11 +79,22 @@ export class ActContext {
     tick: () => void | Promise<void> = () => {},
     until = Number.POSITIVE_INFINITY,
   ): Promise<void> {
-    while (!(await Promise.race([done(), this.interrupted]))) {
+    const end = Math.min(this.deadline, until);
+    const late = () => new Error(`timed out at ${clock(this.elapsed())} waiting for ${what}`);
+    for (;;) {
+      // A look that hangs (a request never answered) ends at the deadline too.
+      let timer: NodeJS.Timeout | undefined;
+      const overdue = Number.isFinite(end)
+        ? new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), Math.max(0, end - Date.now()) + 1_000);
+          })
+        : new Promise<never>(() => {});
+      const seen = await Promise.race([done(), this.interrupted, overdue]).finally(() => clearTimeout(timer));
+      if (seen === 'late') throw late();
+      if (seen) return;
       if (this.faults.length > 0) throw new Error(this.faults[0]);
       this.checkInterrupt();
-      if (Date.now() > Math.min(this.deadline, until))
-        throw new Error(`timed out at ${clock(this.elapsed())} waiting for ${what}`);
+      if (Date.now() > end) throw late();
       await tick();
       await delay(250);
     }

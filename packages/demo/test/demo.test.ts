@@ -107,7 +107,18 @@ describe('npm run demo', () => {
 
   it('--only reboot --protocol fluo: the operators and the update on a local kwok cluster; exits 0', async () => {
     const { code, output } = await runMain(
-      ['--plain', '--only', 'reboot', '--protocol', 'fluo', '--reboot-seconds', '1'],
+      // Its own deadline first: a stall then says what it waited for.
+      [
+        '--plain',
+        '--only',
+        'reboot',
+        '--protocol',
+        'fluo',
+        '--reboot-seconds',
+        '1',
+        '--timeout-seconds',
+        '200',
+      ],
       250_000,
     );
     expect(output, output).not.toContain('machines Running');
