@@ -11,7 +11,6 @@ import { type CrdObject, installCrds } from './crds.js';
 import { type ApiAnswer, type ClientTls, etcdPost, httpOk, httpsOk, jsonRequest } from './http.js';
 import { kubeConfigFor, kubeConfigYaml, writeKubeConfig } from './kubeconfig.js';
 import { KwokNodes, type RebootOptions } from './kwok-nodes.js';
-import { watchUntilWith } from './list-watch-wait.js';
 import {
   type ApplyOptions,
   applyManifestObjects,
@@ -77,9 +76,8 @@ export class ControlPlane {
     this.kubeconfigPath = join(workDir, 'admin.kubeconfig');
     this.kubeConfig = new KubeConfig();
     this.kubeConfig.loadFromFile(this.kubeconfigPath);
-    this.nodes = new KwokNodes(
-      (method, path, body, contentType) => this.request(method, path, body, contentType),
-      watchUntilWith(this.kubeConfig),
+    this.nodes = new KwokNodes((method, path, body, contentType) =>
+      this.request(method, path, body, contentType),
     );
   }
 

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiAnswer } from './http.js';
 import { kwokManagedValue, kwokNodeAnnotation } from './kwok.js';
-import { type WatchUntil, waitOnList } from './list-watch-wait.js';
 import {
   type ConditionsHolder,
   kubeTime,
@@ -40,6 +39,11 @@ export interface RebootOptions {
   timeoutMs?: number;
   /** The `status.nodeInfo.osImage` it boots (an OS update); default unchanged. */
   osImage?: string;
+  /**
+   * How often to look whether it is back, in ms; default 100. A fleet rebooting dozens at once
+   * asks for more: every look is a request.
+   */
+  pollMs?: number;
 }
 
 /** Nodes created at once by {@link KwokNodes.add}: a fleet is created in minutes, not hours. */
@@ -49,14 +53,9 @@ interface PodJson extends ConditionsHolder {
   metadata: { name: string; namespace: string; deletionTimestamp?: string };
 }
 
-type NodeJson = ConditionsHolder & { metadata: { name: string } };
-
 /** Adds, reboots and fails kwok-managed Nodes through the admin's requests. */
 export class KwokNodes {
-  constructor(
-    private readonly request: AdminRequest,
-    private readonly watchUntil: WatchUntil,
-  ) {}
+  constructor(private readonly request: AdminRequest) {}
 
   /**
    * Creates the nodes (16 at a time) and waits until kwok reports each Ready, looking with one
@@ -89,7 +88,7 @@ export class KwokNodes {
   private async notUp(names: readonly string[]): Promise<number> {
     const answer = await this.request('GET', '/api/v1/nodes');
     if (answer.status !== 200) throw new Error(`listing nodes: ${JSON.stringify(answer.body)}`);
-    const items = (answer.body as { items: NodeJson[] }).items;
+    const items = (answer.body as { items: Array<ConditionsHolder & { metadata: { name: string } }> }).items;
     const up = new Set(items.filter((n) => nodeUp(n)).map((n) => n.metadata.name));
     return names.filter((n) => !up.has(n)).length;
   }
@@ -108,7 +107,7 @@ export class KwokNodes {
       { status: { nodeInfo: { bootID, ...(options.osImage ? { osImage: options.osImage } : {}) } } },
       strategic,
     );
-    await this.bringUp(name, pods, options.timeoutMs ?? 30_000);
+    await this.bringUp(name, pods, options.timeoutMs ?? 30_000, options.pollMs);
     return bootID;
   }
 
@@ -156,7 +155,7 @@ export class KwokNodes {
     return pods;
   }
 
-  private async bringUp(name: string, pods: PodJson[], timeoutMs: number): Promise<void> {
+  private async bringUp(name: string, pods: PodJson[], timeoutMs: number, pollMs?: number): Promise<void> {
     // Pending again, without the old IP, so kwok's pod-ready stage starts them anew.
     for (const pod of pods)
       await this.patchPod(pod, { status: { phase: 'Pending', podIP: null, podIPs: null } }, merge);
@@ -165,27 +164,29 @@ export class KwokNodes {
       { metadata: { annotations: { [kwokNodeAnnotation]: kwokManagedValue } } },
       merge,
     );
-    await waitOnList<NodeJson>(
-      this.request,
-      this.watchUntil,
+    await pollUntil(
       `node ${name} Ready again`,
-      '/api/v1/nodes',
-      `metadata.name=${name}`,
-      (nodes) => nodes.some((n) => nodeUp(n)),
       timeoutMs,
+      async () => ((await this.up(name)) ? true : undefined),
+      pollMs,
     );
-    const names = new Set(pods.map((p) => p.metadata.name));
-    await waitOnList<PodJson>(
-      this.request,
-      this.watchUntil,
+    await pollUntil(
       `the pods of node ${name} Running again`,
-      '/api/v1/pods',
-      `spec.nodeName=${name}`,
-      // A pod deleted meanwhile (or being deleted) is not waited for.
-      (now) =>
-        now.filter((p) => names.has(p.metadata.name) && !p.metadata.deletionTimestamp).every(podRunning),
       timeoutMs,
+      async () => {
+        const now = await this.podsOn(name);
+        const back = pods.filter((p) => now.some((n) => n.metadata.name === p.metadata.name));
+        return back.every((p) => podRunning(now.find((n) => n.metadata.name === p.metadata.name) as PodJson))
+          ? true
+          : undefined;
+      },
+      pollMs,
     );
+  }
+
+  private async up(name: string): Promise<boolean> {
+    const answer = await this.request('GET', `/api/v1/nodes/${name}`);
+    return answer.status === 200 && nodeUp(answer.body as ConditionsHolder);
   }
 
   private async podsOn(name: string): Promise<PodJson[]> {
