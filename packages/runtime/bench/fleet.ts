@@ -213,7 +213,7 @@ export function startFleetAgent(
     // A reboot looks whether its node is back every 100 ms (only while it comes back: a few
     // reads each), and a drain whether its evicted pods are gone as often: kwok deletes them at
     // once, and the budget-bound ideal counts neither.
-    reboot: (name) => plane.rebootNode(name, { downMs: rebootMs, timeoutMs: 600_000, pollMs: 100 }),
+    reboot: (name) => plane.rebootNode(name, { downMs: rebootMs, timeoutMs: 600_000 }),
     config: { drainTimeoutMs: 10 * 60_000, podPollMs: 100 },
   });
   const abort = new AbortController();
