@@ -244,7 +244,8 @@ async function planeRows(plane: ControlPlane): Promise<void> {
       floor: floor('read', 'bench-read', READ),
       rows: [
         // Issue 48's target. Profiled (docs/ARCHITECTURE.md): a custom CA makes Node parse its ~140
-        // bundled root certificates (~20 ms a process), and GC is ~60 ms of ~380.
+        // bundled root certificates (~23 ms a process), GC is ~60 ms of ~380, and TurboFan takes
+        // ~200 ms of CPU on V8's own threads.
         { field: 'wallMs', label: `fresh-process read, ${READ} CMs`, show: ms, goal: '<=', limit: 0.8 },
         fromMainOn,
         // The "from main on" figure's two parts, named alike by both programs (controller-probe.ts).
