@@ -82,7 +82,8 @@ export class ActContext {
     const end = Math.min(this.deadline, until);
     const late = () => new Error(`timed out at ${clock(this.elapsed())} waiting for ${what}`);
     for (;;) {
-      // A look that hangs (a request never answered) ends at the deadline too.
+      // A look that hangs (a request never answered) ends at the deadline too, a second past it
+      // so a look under way at the deadline may still answer.
       let timer: NodeJS.Timeout | undefined;
       const overdue = Number.isFinite(end)
         ? new Promise<'late'>((resolve) => {

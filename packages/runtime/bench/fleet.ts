@@ -210,9 +210,9 @@ export function startFleetAgent(
   });
   const agent = new FleetAgent(manager, {
     labelSelector: `${FLEET_LABEL}=${layout.name}`,
-    // A reboot looks whether its node is back every 100 ms (only while it comes back: a few
-    // reads each), and a drain whether its evicted pods are gone as often: kwok deletes them at
-    // once, and the budget-bound ideal counts neither.
+    // A reboot looks whether its node is back at envtest's default (25 ms, only while it comes
+    // back: a few reads each), a drain whether its evicted pods are gone every 100 ms: kwok
+    // deletes them at once, and the budget-bound ideal counts neither.
     reboot: (name) => plane.rebootNode(name, { downMs: rebootMs, timeoutMs: 600_000 }),
     config: { drainTimeoutMs: 10 * 60_000, podPollMs: 100 },
   });
