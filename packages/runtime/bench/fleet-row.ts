@@ -31,7 +31,7 @@ import {
   rolloutEdges,
   startFleetAgent,
 } from './fleet.js';
-import { formatPhases } from './fleet-timeline.js';
+import { formatPhases, formatSteps } from './fleet-timeline.js';
 import { coordinatorCrds, OperatorProcess, packagesDir } from './operator-process.js';
 import type { AbsoluteRow } from './table.js';
 
@@ -196,7 +196,10 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
     }, 30_000);
     await observer.rolledOut().finally(() => clearInterval(progress));
     const wallMs = Date.now() - t;
-    log(`fleet: ${formatPhases(observer.timeline.medians())}`);
+    const order = [...layout.groups].sort((a, b) => a.order - b.order).map((g) => g.name);
+    const medians = observer.timeline.medians(order);
+    log(`fleet: ${formatPhases(medians)}`);
+    log(`fleet: ${formatSteps(medians)}`);
     log(`fleet: ${rolloutEdges(observer, layout, t)}`);
     await fleet.agent.settle();
     const cpuMs = coordinator.cpuMs() - before.cpuMs;

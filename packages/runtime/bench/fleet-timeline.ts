@@ -10,8 +10,16 @@
 interface NodeMoments {
   group: string;
   granted?: number;
+  /** Cordoned after its grant (the agent's first write). */
+  cordoned?: number;
   down?: number;
   up?: number;
+  /** Back, its agent says it asks no more and is not rebooting. */
+  agentBack?: number;
+  /** Back, its reboot-ok withdrawn (the coordinator's release). */
+  released?: number;
+  /** Released and uncordoned (the agent's last write). */
+  uncordoned?: number;
   done?: number;
 }
 
@@ -25,6 +33,10 @@ export interface PhaseMedians {
   upToDone?: number;
   /** A freed slot to its next grant in the same group: the coordinator's round. */
   freeToGrant?: number;
+  /** The steps inside grant→down and up→done, in order (`cordon`, `drain+down`, `agent back`, ...). */
+  steps: Record<string, number | undefined>;
+  /** grant→down and up→done of the first and the last five groups (the later read more fresh). */
+  byGroupRank: Record<string, number | undefined>;
   /** Grants seen, and those counted in `freeToGrant`. */
   grants: number;
   refills: number;
@@ -47,10 +59,19 @@ export class FleetTimeline {
   see(
     name: string,
     group: string,
-    seen: { granted: boolean; ready: boolean; rebooted: boolean; out: boolean },
+    seen: {
+      granted: boolean;
+      ready: boolean;
+      rebooted: boolean;
+      out: boolean;
+      cordoned?: boolean;
+      asking?: boolean;
+      rebootOk?: boolean;
+    },
     now = Date.now(),
   ): void {
     const m = this.nodes.get(name) ?? { group };
+    this.seeSteps(m, seen, now);
     this.nodes.set(name, m);
     if (seen.granted && m.granted === undefined) {
       m.granted = now;
@@ -65,6 +86,18 @@ export class FleetTimeline {
       list.push(now);
       this.freed.set(group, list);
     }
+  }
+
+  private seeSteps(
+    m: NodeMoments,
+    seen: { cordoned?: boolean; asking?: boolean; rebootOk?: boolean },
+    now: number,
+  ): void {
+    if (m.granted !== undefined && seen.cordoned && m.cordoned === undefined) m.cordoned = now;
+    if (m.up === undefined) return;
+    if (seen.asking === false && m.agentBack === undefined) m.agentBack = now;
+    if (seen.rebootOk === false && m.released === undefined) m.released = now;
+    if (m.released !== undefined && seen.cordoned === false && m.uncordoned === undefined) m.uncordoned = now;
   }
 
   /**
@@ -88,12 +121,29 @@ export class FleetTimeline {
     return { ...(Number.isFinite(firstGrant) ? { firstGrantMs: firstGrant - startMs } : {}), changesMs };
   }
 
-  /** The phases' medians over every node seen through them. */
-  medians(): PhaseMedians {
+  private byGroupRank(
+    order: readonly string[],
+    span: (from: keyof NodeMoments, to: keyof NodeMoments, of?: NodeMoments[]) => number | undefined,
+  ): Record<string, number | undefined> {
     const all = [...this.nodes.values()];
-    const span = (from: keyof NodeMoments, to: keyof NodeMoments) =>
+    const first = new Set(order.slice(0, 5));
+    const last = new Set(order.slice(-5));
+    const early = all.filter((m) => first.has(m.group));
+    const late = all.filter((m) => last.has(m.group));
+    return {
+      'grant→down first 5 groups': span('granted', 'down', early),
+      'last 5': span('granted', 'down', late),
+      'up→done first 5': span('up', 'done', early),
+      'last 5 ': span('up', 'done', late),
+    };
+  }
+
+  /** The phases' medians over every node seen through them (`order`: the groups in order). */
+  medians(order: readonly string[] = []): PhaseMedians {
+    const all = [...this.nodes.values()];
+    const span = (from: keyof NodeMoments, to: keyof NodeMoments, of = all) =>
       median(
-        all.flatMap((m) => {
+        of.flatMap((m) => {
           const a = m[from];
           const b = m[to];
           return typeof a === 'number' && typeof b === 'number' ? [b - a] : [];
@@ -104,10 +154,30 @@ export class FleetTimeline {
       downToUp: span('down', 'up'),
       upToDone: span('up', 'done'),
       freeToGrant: median(this.refills),
+      steps: {
+        cordon: span('granted', 'cordoned'),
+        'drain+down': span('cordoned', 'down'),
+        'agent back': span('up', 'agentBack'),
+        released: span('agentBack', 'released'),
+        uncordoned: span('released', 'uncordoned'),
+        'out of flight': span('uncordoned', 'done'),
+      },
+      byGroupRank: this.byGroupRank(order, span),
+
       grants: all.filter((m) => m.granted !== undefined).length,
       refills: this.refills.length,
     };
   }
+}
+
+/** The step medians' line for the bench's log. */
+export function formatSteps(p: PhaseMedians): string {
+  const s = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)} s`);
+  const list = (r: Record<string, number | undefined>) =>
+    Object.entries(r)
+      .map(([k, v]) => `${k} ${s(v)}`)
+      .join(', ');
+  return `median steps: ${list(p.steps)}; ${list(p.byGroupRank)}`;
 }
 
 /** One line for the bench's log. */

@@ -170,6 +170,9 @@ export class FleetObserver {
         ready: node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
         rebooted: bootOf(node) !== start,
         out: !inFlight(node),
+        cordoned: node.spec?.unschedulable === true,
+        asking: asks || a[P.annotations.rebootInProgress] === 'true',
+        rebootOk: a[P.annotations.rebootOk] === 'true',
       });
     }
     this.check();

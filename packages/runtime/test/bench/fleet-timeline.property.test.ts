@@ -82,4 +82,38 @@ describe('FleetTimeline', () => {
     expect(timeline.edges(['g1', 'g2', 'g3'], 400)).toEqual({ firstGrantMs: 600, changesMs: [200, 1_000] });
     expect(timeline.edges(['g1', 'missing', 'g3'], 0).changesMs).toEqual([]);
   });
+
+  it('steps: the agent’s and the coordinator’s writes inside grant→down and up→done, by group rank', () => {
+    const timeline = new FleetTimeline();
+    const at = (name: string, group: string, t0: number, stretch: number) => {
+      const flags = { asking: true, rebootOk: true, cordoned: false };
+      const see = (t: number, seen: Partial<typeof flags> & { granted: boolean; ready: boolean; rebooted: boolean; out: boolean }) =>
+        timeline.see(name, group, { ...flags, ...seen }, t0 + t * stretch);
+      see(0, { granted: true, ready: true, rebooted: false, out: false });
+      see(10, { granted: true, ready: true, rebooted: false, out: false, cordoned: true });
+      see(40, { granted: true, ready: false, rebooted: false, out: false, cordoned: true });
+      see(540, { granted: true, ready: true, rebooted: true, out: false, cordoned: true });
+      // The agent's start: asks no more and uncordons in one write; then the coordinator's release.
+      see(550, { granted: true, ready: true, rebooted: true, out: false, asking: false });
+      see(570, { granted: false, ready: true, rebooted: true, out: true, asking: false, rebootOk: false });
+    };
+    at('a', 'g1', 0, 1);
+    at('b', 'g2', 1_000, 2);
+    const m = timeline.medians(['g1', 'g2']);
+    // Medians of two take the upper one (b, twice as slow).
+    expect(m.steps).toEqual({
+      cordon: 20,
+      'drain+down': 60,
+      'agent back': 20,
+      released: 40,
+      uncordoned: 0,
+      'out of flight': 0,
+    });
+    expect(m.byGroupRank).toEqual({
+      'grant→down first 5 groups': 80,
+      'last 5': 80,
+      'up→done first 5': 60,
+      'last 5 ': 60,
+    });
+  });
 });
