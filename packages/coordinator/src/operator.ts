@@ -2,7 +2,16 @@
  * Wiring: the coordinator's controller (and FleetLock server) added to a manager. `main.ts` adds
  * it from flags (`flags.ts`); the end-to-end demo calls {@link addCoordinator} on its own manager.
  */
-import { type Controller, jsonEqual, type Manager, type Predicate } from '@capstan/runtime';
+import {
+  annotationsChanged,
+  type Controller,
+  generationChanged,
+  jsonEqual,
+  labelsChanged,
+  type Manager,
+  or,
+  type Predicate,
+} from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import { FleetLockServer } from './fleetlock.js';
 import { CoordinatorMetrics } from './metrics.js';
@@ -86,7 +95,8 @@ export function addCoordinator(manager: Manager, options: CoordinatorOptions): C
   const controller = manager
     .controllerBuilder()
     .named('reboot-coordinator')
-    .watches(RebootGroupType, toCluster)
+    // A status write of our own changes no spec: its echo would only be one more round.
+    .watches(RebootGroupType, toCluster, { predicates: [or(generationChanged, labelsChanged, annotationsChanged)] })
     .watches(Node, toCluster, { ...(selector ? { labelSelector: selector } : {}), predicates: [nodeChanged] })
     .withOptions({ maxConcurrentReconciles: 1 })
     .build(reconciler);

@@ -266,6 +266,56 @@ describe('wiring', () => {
     }
   });
 
+  it('plans again on a group spec change, never on a status write alone (its own status echo)', async () => {
+    const fake = new FakeCluster({ kinds: [Node, RebootGroupType, Lease, Event] });
+    await addNode(fake, 'n1', {}, { pool: 'p' });
+    fake.seed(RebootGroupType, {
+      metadata: { name: 'g' },
+      spec: { nodeSelector: { matchLabels: { pool: 'p' } }, maxUnavailable: 1 },
+    });
+    const manager = Manager.create({
+      transport: fake,
+      metricsBindAddress: '0',
+      healthProbeBindAddress: '0',
+      logLevel: 'silent',
+    });
+    const { reconciler } = addCoordinator(manager, { namespace: NS });
+    let rounds = 0;
+    const round = reconciler.round.bind(reconciler);
+    reconciler.round = () => {
+      rounds++;
+      return round();
+    };
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+    const settle = async () => {
+      // Quiet: no round for 300 ms.
+      for (let seen = -1; seen !== rounds; ) {
+        seen = rounds;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    };
+    try {
+      for (let i = 0; i < 200 && fake.getObject(RebootGroupType, { name: 'g' })?.status === undefined; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(fake.getObject(RebootGroupType, { name: 'g' })?.status).toMatchObject({ nodes: 1 });
+      await settle();
+      const before = rounds;
+      const client = new Client(fake);
+      await client.patch(RebootGroupType, { name: 'g' }, 'merge', { status: { windowOpen: false } }, {
+        subresource: 'status',
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(rounds).toBe(before);
+      await client.patch(RebootGroupType, { name: 'g' }, 'merge', { spec: { maxUnavailable: 2 } });
+      for (let i = 0; i < 200 && rounds === before; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(rounds).toBeGreaterThan(before);
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
   it('parses the coordinator flags on top of the standard ones', () => {
     const { standard, extra } = parseStandardOptions<CoordinatorFlags>(
       [
