@@ -314,25 +314,18 @@ export function groupOfNode(node: NodeSnapshot, round: ReturnType<typeof groupsO
   return round.defaultGroup.name;
 }
 
-/**
- * Everything that keeps or frees budget first, then the slots taken, first come first, then the
- * bookkeeping of nodes that count neither before nor after (a new ask's stamp): any prefix keeps
- * every budget, and a round that stamps a thousand new asks grants before writing them.
- */
+/** Everything that keeps or frees budget first, then the slots taken, first come first. */
 function orderWrites(order: readonly NodeDraft[], consuming: readonly NodeDraft[]): NodeWrite[] {
-  const budget: NodeWrite[] = [];
-  const slots: NodeWrite[] = [];
-  const bookkeeping: NodeWrite[] = [];
+  const writes: NodeWrite[] = [];
+  const last: NodeWrite[] = [];
   for (const d of order) {
     const w = d.toWrite();
-    if (!w) continue;
-    if (w.consumesBudget) slots.push(w);
-    else (d.countedBefore || d.facts().counts ? budget : bookkeeping).push(w);
+    if (w) (w.consumesBudget ? last : writes).push(w);
   }
   const rank = new Map(consuming.map((d, i) => [d.name, i]));
   const of = (w: NodeWrite) => rank.get(w.node) ?? -1;
-  slots.sort((a, b) => of(a) - of(b));
-  return [...budget, ...slots, ...bookkeeping];
+  last.sort((a, b) => of(a) - of(b));
+  return [...writes, ...last];
 }
 
 function dedupe(findings: readonly Finding[]): Finding[] {

@@ -83,17 +83,6 @@ describe('budget', () => {
     ]);
   });
 
-  it('writes a new ask’s stamp after the slots taken: a thousand stamps never hold up a grant', () => {
-    // n1 asked before (stamped) and is granted; n2 asks for the first time and is only stamped.
-    const n1 = asking('n1', { annotations: { [K.requestedAt]: ts(NOW - MINUTE) } });
-    const r = plan({ nodes: [asking('n2'), n1], groups: [group('g', { maxUnavailable: 1 })], now: NOW });
-    expect(r.writes.map((w) => [w.node, w.consumesBudget])).toEqual([
-      ['n1', true],
-      ['n2', false],
-    ]);
-    expect(r.writes[1]?.setAnnotations[K.requestedAt]).toBe(ts(NOW));
-  });
-
   it('counts cordoned, disk-pressure and network-unavailable nodes', () => {
     const nodes = [
       asking('n1'),

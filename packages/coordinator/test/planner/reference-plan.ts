@@ -160,18 +160,12 @@ export function referencePlan(input: PlanInput): Plan {
       queue: served.queue,
     });
   }
-  const all = groups.flatMap((g) =>
-    (drafts.get(g.name) ?? []).map((d) => ({ w: d.toWrite(), counts: d.countedBefore || d.facts().counts })),
-  );
-  const written = all.filter((x): x is { w: NodeWrite; counts: boolean } => x.w !== undefined);
+  const all = groups.flatMap((g) => (drafts.get(g.name) ?? []).map((d) => d.toWrite()));
+  const written = all.filter((w): w is NodeWrite => w !== undefined);
   const rank = (w: NodeWrite) => consuming.findIndex((d) => d.name === w.node);
   const writes = [
-    ...written.filter((x) => !x.w.consumesBudget && x.counts).map((x) => x.w),
-    ...written
-      .filter((x) => x.w.consumesBudget)
-      .map((x) => x.w)
-      .sort((a, b) => rank(a) - rank(b)),
-    ...written.filter((x) => !x.w.consumesBudget && !x.counts).map((x) => x.w),
+    ...written.filter((w) => !w.consumesBudget),
+    ...written.filter((w) => w.consumesBudget).sort((a, b) => rank(a) - rank(b)),
   ];
   const key = (f: Finding) => [f.kind, f.node ?? '', f.group ?? '', f.key ?? '', f.message].join('\u0000');
   const unique = [...new Map(findings.map((f) => [key(f), f])).values()];
