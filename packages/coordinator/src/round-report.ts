@@ -7,7 +7,7 @@ import { coordinatorKeys, type Protocol } from '@capstan/reboot-protocol';
 import type { EventRecorder, Logger } from '@capstan/runtime';
 import { Node } from '@capstan/runtime/client';
 import type { NodeSnapshot } from './decide/node-snapshot.js';
-import { readFacts } from './decide/node-state.js';
+import { snapshotFacts } from './decide/node-state.js';
 import type { NodeWrite } from './decide/node-write.js';
 import type { Plan } from './decide/plan.js';
 import { type CoordinatorMetrics, NODE_STATES, type NodeState } from './metrics.js';
@@ -38,7 +38,7 @@ export class RoundReporter {
       if (write.actions.includes('Granted')) metrics?.grants.inc({ group });
       const snapshot = nodes.find((n) => n.name === write.node);
       if (write.actions.includes('Released') && snapshot) {
-        const grantedAt = readFacts(snapshot, snapshot.annotations, snapshot.labels, this.protocol).grantedAt;
+        const grantedAt = snapshotFacts(snapshot, this.protocol).grantedAt;
         if (grantedAt !== undefined)
           metrics?.rebootDuration.observe({ group }, Math.max(0, now - grantedAt) / 1000);
       }
@@ -86,7 +86,7 @@ export class RoundReporter {
       const group = p.membership[n.name];
       const c = group === undefined ? undefined : counts.get(group);
       if (!c) continue;
-      const f = readFacts(n, n.annotations, n.labels, this.protocol);
+      const f = snapshotFacts(n, this.protocol);
       c[f.setAside ? 'setaside' : f.failed ? 'failed' : (f.phase.toLowerCase() as NodeState)]++;
     }
     metrics.nodes.reset();

@@ -114,6 +114,25 @@ export function readFacts(
   };
 }
 
+/** The facts of frozen snapshots, beside them: a snapshot never changes, so neither do they. */
+const frozenFacts = new WeakMap<NodeSnapshot, { protocol: Protocol; facts: NodeFacts }>();
+
+/**
+ * The facts of a snapshot before any edit. A frozen snapshot (the planner keeps one beside each
+ * cached Node) has them read once and kept, frozen too: most nodes of a fleet are idle round
+ * after round, and reading their timestamps again was a tenth of the coordinator's CPU.
+ */
+export function snapshotFacts(node: NodeSnapshot, protocol: Protocol): NodeFacts {
+  const read = () => readFacts(node, node.annotations ?? {}, node.labels ?? {}, protocol);
+  if (!Object.isFrozen(node)) return read();
+  const kept = frozenFacts.get(node);
+  if (kept?.protocol === protocol) return kept.facts;
+  const facts = read();
+  Object.freeze(facts.unavailableBecause);
+  frozenFacts.set(node, { protocol, facts: Object.freeze(facts) });
+  return facts;
+}
+
 /**
  * A node with the planner's pending edits; turns into a {@link NodeWrite}. The snapshot's maps are
  * copied on the first edit only, and its facts are read again only after an edit: most nodes of a
@@ -137,7 +156,7 @@ export class NodeDraft {
   ) {
     this.ann = (node.annotations ?? {}) as Record<string, string>;
     this.lab = (node.labels ?? {}) as Record<string, string>;
-    this.initialFacts = readFacts(node, this.ann, this.lab, protocol);
+    this.initialFacts = snapshotFacts(node, protocol);
     this.current = this.initialFacts;
     this.countedBefore = this.initialFacts.counts;
   }
