@@ -96,7 +96,9 @@ export function addCoordinator(manager: Manager, options: CoordinatorOptions): C
     .controllerBuilder()
     .named('reboot-coordinator')
     // A status write of our own changes no spec: its echo would only be one more round.
-    .watches(RebootGroupType, toCluster, { predicates: [or(generationChanged, labelsChanged, annotationsChanged)] })
+    .watches(RebootGroupType, toCluster, {
+      predicates: [or(generationChanged, labelsChanged, annotationsChanged)],
+    })
     .watches(Node, toCluster, { ...(selector ? { labelSelector: selector } : {}), predicates: [nodeChanged] })
     .withOptions({ maxConcurrentReconciles: 1 })
     .build(reconciler);

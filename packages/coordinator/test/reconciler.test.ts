@@ -289,22 +289,20 @@ describe('wiring', () => {
     const stop = new AbortController();
     const running = manager.start(stop.signal);
     const settle = async () => {
-      // Quiet: no round for 300 ms.
       for (let seen = -1; seen !== rounds; ) {
         seen = rounds;
         await new Promise((r) => setTimeout(r, 300));
       }
     };
     try {
-      for (let i = 0; i < 200 && fake.getObject(RebootGroupType, { name: 'g' })?.status === undefined; i++)
-        await new Promise((r) => setTimeout(r, 10));
-      expect(fake.getObject(RebootGroupType, { name: 'g' })?.status).toMatchObject({ nodes: 1 });
+      const written = () => fake.getObject(RebootGroupType, { name: 'g' })?.status;
+      for (let i = 0; i < 200 && !written(); i++) await new Promise((r) => setTimeout(r, 10));
       await settle();
+      expect(written()).toMatchObject({ nodes: 1 });
       const before = rounds;
       const client = new Client(fake);
-      await client.patch(RebootGroupType, { name: 'g' }, 'merge', { status: { windowOpen: false } }, {
-        subresource: 'status',
-      });
+      const status = { status: { windowOpen: false } };
+      await client.patch(RebootGroupType, { name: 'g' }, 'merge', status, { subresource: 'status' });
       await new Promise((r) => setTimeout(r, 300));
       expect(rounds).toBe(before);
       await client.patch(RebootGroupType, { name: 'g' }, 'merge', { spec: { maxUnavailable: 2 } });

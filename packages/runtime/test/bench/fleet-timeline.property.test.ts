@@ -87,8 +87,10 @@ describe('FleetTimeline', () => {
     const timeline = new FleetTimeline();
     const at = (name: string, group: string, t0: number, stretch: number) => {
       const flags = { asking: true, rebootOk: true, cordoned: false };
-      const see = (t: number, seen: Partial<typeof flags> & { granted: boolean; ready: boolean; rebooted: boolean; out: boolean }) =>
-        timeline.see(name, group, { ...flags, ...seen }, t0 + t * stretch);
+      const see = (
+        t: number,
+        seen: Partial<typeof flags> & { granted: boolean; ready: boolean; rebooted: boolean; out: boolean },
+      ) => timeline.see(name, group, { ...flags, ...seen }, t0 + t * stretch);
       see(0, { granted: true, ready: true, rebooted: false, out: false });
       see(10, { granted: true, ready: true, rebooted: false, out: false, cordoned: true });
       see(40, { granted: true, ready: false, rebooted: false, out: false, cordoned: true });
