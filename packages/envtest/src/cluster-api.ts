@@ -214,6 +214,10 @@ export async function startClusterApi(
           `--diagnostics-address=127.0.0.1:${diagnosticsPort}`,
           '--insecure-diagnostics',
           '--skip-crd-migration-phases=StorageVersionMigration,CleanupManagedFields',
+          // Client budgets stay at Cluster API's defaults (100/200; 20/30 to the workload cluster).
+          // Raised to 200/400 (as kube-controller-manager's are here), a 100-machine rollout was
+          // slower, not faster: the apiserver's CPU is the bound, and the extra budget went to
+          // conflicting Machine status patches (see docs/ARCHITECTURE.md, capvcd's scale row).
           '--v=1',
           ...(gates.length > 0 ? [`--feature-gates=${gates.join(',')}`] : []),
         ],
