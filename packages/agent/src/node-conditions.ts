@@ -10,6 +10,7 @@ import {
   AGENT_SOURCE_ERROR_ANNOTATION,
   AGENT_SOURCE_ERROR_CONDITION,
 } from '@capstan/reboot-protocol';
+import { isoTimestamp } from '@capstan/runtime';
 
 /** A Node condition as `v1.NodeCondition`. */
 export interface NodeCondition {
@@ -68,7 +69,7 @@ export function wantedConditions(annotations: Readonly<Record<string, string>>):
   ];
 }
 
-const rfc3339 = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+const rfc3339 = (ms: number): string => `${isoTimestamp(ms).slice(0, 19)}Z`;
 
 /**
  * The conditions to write now (a strategic merge patch of `status.conditions` merges them by

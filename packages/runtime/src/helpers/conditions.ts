@@ -1,3 +1,5 @@
+import { isoTimestamp } from '../iso-time.js';
+
 /** A status condition, as `metav1.Condition`. */
 export interface Condition {
   type: string;
@@ -13,7 +15,7 @@ export interface Condition {
 /** A condition to set; `lastTransitionTime` is filled in. */
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
 
-const rfc3339 = (date: Date): string => `${date.toISOString().slice(0, 19)}Z`;
+const rfc3339 = (date: Date): string => `${isoTimestamp(date.getTime()).slice(0, 19)}Z`;
 
 /**
  * Returns `conditions` with `condition` set (a new array; the input is not changed).

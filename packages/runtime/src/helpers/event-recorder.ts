@@ -3,6 +3,7 @@ import { apiVersionOf, type KubeObject, type ResourceType } from '../api/types.j
 import { Event } from '../client/builtin.js';
 import type { Client } from '../client/client.js';
 import { type Clock, realClock } from '../clock.js';
+import { isoTimestamp } from '../iso-time.js';
 import type { Logger } from '../log/logger.js';
 
 /** One event to record about an object. */
@@ -43,7 +44,7 @@ interface SeriesState {
   created: Promise<boolean>;
 }
 
-const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+const microTime = (ms: number) => isoTimestamp(ms).replace(/\.(\d{3})Z$/, '.$1000Z');
 
 /**
  * Records `events.k8s.io/v1` events. Repeats of one event (same object, type, reason, action and

@@ -4,6 +4,7 @@
  * what pino's JSON would: `level` as its label, `time` in ISO 8601, the bindings, the fields, then
  * `msg`; errors as `{ type, message, stack, ... }`.
  */
+import { isoTimestamp } from '../iso-time.js';
 import { lineWriter } from './fd-write.js';
 import { encodeFields, stringifyField } from './log-line.js';
 import type { LogDestination, Logger, LogLevel } from './logger.js';
@@ -76,7 +77,7 @@ export class JsonLogger implements Logger {
 
   private write(level: LogLevel, fieldsOrMessage: object | string | undefined, message?: string): void {
     if (!this.writes(level)) return;
-    let line = `{"level":"${level}","time":"${new Date().toISOString()}"${this.bindings}`;
+    let line = `{"level":"${level}","time":"${isoTimestamp(Date.now())}"${this.bindings}`;
     let msg = message;
     if (typeof fieldsOrMessage === 'string') {
       msg = fieldsOrMessage;

@@ -171,6 +171,9 @@ export class ProbesServer {
 
   private createServer(roles: Set<Role>): http.Server | https.Server {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      // No Date header (neither probes nor Prometheus read it): Node formats it with
+      // Date#toUTCString, whose first call pages in ICU's zone data (iso-time.ts).
+      res.sendDate = false;
       this.handle(roles, req, res).catch((err: unknown) => {
         this.options.logger?.error({ err }, 'probes server: request failed');
         if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');

@@ -114,6 +114,14 @@ describe('ProbesServer probes', () => {
     expect(post.status).toBe(405);
   });
 
+  it('sends no Date header (its formatting would page in ICU for good)', async () => {
+    const probes = server({ healthProbeBindAddress: '127.0.0.1:0' });
+    const { probes: port } = await probes.start();
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('date')).toBeNull();
+  });
+
   it('rejects bad check names', () => {
     const probes = server({ healthProbeBindAddress: '0' });
     expect(() => probes.addHealthCheck('a b', () => {})).toThrow(/invalid check name/);

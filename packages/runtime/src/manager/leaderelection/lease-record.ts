@@ -3,13 +3,14 @@
  * changed" compares, and the spec written to hold or to release the lease.
  */
 import type { Lease } from '../../client/builtin.js';
+import { isoTimestamp } from '../../iso-time.js';
 
 /** The spec of a `coordination.k8s.io/v1` Lease. */
 export type LeaseSpec = NonNullable<Lease['spec']>;
 
 /** Formats milliseconds since the epoch as a Kubernetes MicroTime. */
 export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+  return isoTimestamp(ms).replace(/Z$/, '000Z');
 }
 
 /** The leader election fields of `spec` as one string: two records are the same iff these are equal. */

@@ -1,4 +1,5 @@
 /** How Kubernetes' JSON writes times and durations, for values decoded from protobuf. */
+import { isoTimestamp } from '../../iso-time.js';
 
 // Objects of one list mostly share a handful of timestamps (made in the same seconds), and a
 // Date's formatting costs more than the rest of a small object's decode: the last few are kept.
@@ -9,7 +10,7 @@ const remembered = new Map<number, string>();
 export function formatTime(seconds: number): string {
   let text = remembered.get(seconds);
   if (text !== undefined) return text;
-  text = `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+  text = `${isoTimestamp(seconds * 1000).slice(0, 19)}Z`;
   if (remembered.size >= MAX_REMEMBERED) remembered.clear();
   remembered.set(seconds, text);
   return text;
@@ -17,7 +18,7 @@ export function formatTime(seconds: number): string {
 
 /** metav1.MicroTime: RFC 3339 in UTC with six fractional digits. */
 export function formatMicroTime(seconds: number, nanos: number): string {
-  const iso = new Date(seconds * 1000).toISOString();
+  const iso = isoTimestamp(seconds * 1000);
   const micros = String(Math.floor(nanos / 1000)).padStart(6, '0');
   return `${iso.slice(0, 19)}.${micros}Z`;
 }
