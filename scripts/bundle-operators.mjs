@@ -124,8 +124,14 @@ export async function bundleEntry(entry, outfile) {
     },
     plugins: [kubeConfigOnly, inlineRequires],
     legalComments: 'none',
+    // Short local names: V8 holds the whole source as a string, and its scopes' names too (the
+    // agent's bundle 1.16 -> 0.88 MB, ~0.6 MB less idle RSS). Properties and methods keep theirs;
+    // `node --enable-source-maps` maps a stack back to src/ through the map beside the bundle.
     minifyWhitespace: true,
     minifySyntax: true,
+    minifyIdentifiers: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
     logLevel: 'warning',
     metafile: Boolean(process.env.BUNDLE_METAFILE),
   });

@@ -62,10 +62,14 @@ describe.each(OPERATORS)('$folder/$name/Dockerfile', ({ name, folder, manifest, 
     expect(validate(text).map((d) => `${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
   });
 
-  it('builds in two stages and ships the bundle and package.json', () => {
+  it('builds in two stages and ships the bundle, its source map and package.json', () => {
     expect(instructions.filter((i) => i.startsWith('FROM '))).toHaveLength(2);
     expect(instructions).toContain(
       `COPY --from=build /src/${folder}/${name}/dist/main.bundle.mjs /app/${name}.mjs`,
+    );
+    // Where the bundle's `sourceMappingURL` (its own file name, main.bundle.mjs.map) points.
+    expect(instructions).toContain(
+      `COPY --from=build /src/${folder}/${name}/dist/main.bundle.mjs.map /app/main.bundle.mjs.map`,
     );
     expect(instructions).toContain(`COPY --from=build /src/${folder}/${name}/package.json /app/package.json`);
     const entrypoint = ['/nodejs/bin/node', ...nodeOptions, `/app/${name}.mjs`];

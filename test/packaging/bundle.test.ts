@@ -4,8 +4,9 @@
  * first use (prom-client's classes and default metrics, commander for the flags, the
  * coordinator's CEL: all required through `createRequire`). It is ASCII, or the bundle fails: V8
  * holds a module's source for as long as it runs, two bytes a character once one is not ASCII.
+ * Its local names are minified (a smaller source); its source map gives a stack its names back.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,21 @@ describe('a bundled entry point', () => {
     ]);
     const out = execFileSync(process.execPath, [bundle], { cwd: work, encoding: 'utf8', timeout: 30_000 });
     expect(JSON.parse(out)).toEqual({ three: true, broken: true });
+  });
+
+  it('has minified names, and a source map that gives a stack its names and src/ lines back', async () => {
+    const bundle = await bundleLines('runtime', 'stack', [
+      "import { isoTimestamp } from './iso-time.js';",
+      'isoTimestamp(Number.NaN);',
+    ]);
+    const stack = (flags: string[]) =>
+      spawnSync(process.execPath, [...flags, bundle], { cwd: work, encoding: 'utf8', timeout: 30_000 })
+        .stderr;
+    expect(stack([])).toContain('RangeError');
+    expect(stack([])).not.toContain('isoTimestamp');
+    expect(stack(['--enable-source-maps'])).toMatch(
+      /at isoTimestamp \(.*packages\/runtime\/src\/iso-time\.ts:\d+:\d+\)/,
+    );
   });
 
   it('is refused when a character is not ASCII, with where it is', async () => {
