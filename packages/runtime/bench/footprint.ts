@@ -29,6 +29,17 @@ const ROUNDS = Number(process.env.BENCH_FOOTPRINT_ROUNDS ?? 3);
 const LIMIT_MB = 50;
 /** More Node.js options for both operators (`BENCH_FOOTPRINT_NODE_ARGS`, space-separated): to try flags. */
 const EXTRA = (process.env.BENCH_FOOTPRINT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** More environment for both operators (`BENCH_FOOTPRINT_ENV`, space-separated NAME=value): to try settings. */
+const EXTRA_ENV = Object.fromEntries(
+  (process.env.BENCH_FOOTPRINT_ENV ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`BENCH_FOOTPRINT_ENV: expected NAME=value, got "${pair}"`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+);
 const MB = 1e6;
 const packages = packagesDir;
 
@@ -65,7 +76,7 @@ export async function measureFootprint(
   const bus = await startPrivateBus(join(dir));
   const engine = await FakeUpdateEngine.start({ address: bus.address });
   const logind = await FakeLogind.start({ address: bus.address });
-  const env = { KUBECONFIG: plane.kubeconfigPath, POD_NAMESPACE: 'default' };
+  const env = { KUBECONFIG: plane.kubeconfigPath, POD_NAMESPACE: 'default', ...EXTRA_ENV };
   let processes: OperatorProcess[] = [];
   try {
     const entries = [

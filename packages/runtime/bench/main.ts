@@ -20,6 +20,7 @@
  * `BENCH_SCALE` (default 1: multiplies every object count), `BENCH_IDLE_MS` (footprint idle,
  * default 30 s), `BENCH_FOOTPRINT_ROUNDS` (rounds of fresh operator processes, default 3),
  * `BENCH_FOOTPRINT_NODE_ARGS` (more Node.js options for the footprint rows' operators),
+ * `BENCH_FOOTPRINT_ENV` (more environment for them, space-separated `NAME=value`),
  * `BENCH_CPU_PROF_DIR` (CPU profiles of the operator processes),
  * `CAPSTAN_BENCH_CACHE` (where the Go baseline is built), `BENCH_ROWS` (comma-separated subset of
  * queue, read, bundled, heap, metaheap, write, ryow, sync, footprint, planner, fleetlock, images,
