@@ -3,19 +3,25 @@
  *  - the coordinator's plan over 5,000 and 20,000 nodes in 20 groups (pure; median of repeated
  *    rounds);
  *  - a FleetLock round trip under 200 concurrent clients (the Go program's load generator), against
- *    a coordinator process started as its Deployment starts it with FleetLock on (p99 over every
- *    request).
+ *    a coordinator process started as its image and Deployment start it (the bundle, the image's
+ *    Node.js options) with FleetLock on (p99 over every request).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type NamedRebootGroup, type NodeSnapshot, plan } from '@capstan/coordinator';
+import {
+  COORDINATOR_NODE_OPTIONS,
+  type NamedRebootGroup,
+  type NodeSnapshot,
+  plan,
+} from '@capstan/coordinator';
 import type { ControlPlane } from '@capstan/envtest';
 import { capstanProtocol, coordinatorKeys, formatTimestamp } from '@capstan/reboot-protocol';
 import { HttpTransport, Node } from '@capstan/runtime/client';
 import { runProbe } from './baseline.js';
-import { coordinatorCrds, freePort, OperatorProcess, packagesDir } from './operator-process.js';
+import { loadBundler } from './bundler.js';
+import { coordinatorCrds, freePort, OperatorProcess } from './operator-process.js';
 import { type AbsoluteRow, median } from './table.js';
 
 const GROUPS = 20;
@@ -145,7 +151,8 @@ export async function fleetlockRow(
   );
   transport.close();
   const port = await freePort();
-  const entry = join(packagesDir, 'coordinator', 'dist', 'main.js');
+  // As its image starts it: the bundle, with the image's Node.js options.
+  const entry = await (await loadBundler()).bundleOperator('coordinator');
   const coordinator = await OperatorProcess.start(
     'coordinator (FleetLock)',
     entry,
@@ -156,6 +163,7 @@ export async function fleetlockRow(
       `--fleetlock-bind-address=127.0.0.1:${port}`,
     ],
     { KUBECONFIG: plane.kubeconfigPath, POD_NAMESPACE: 'default' },
+    COORDINATOR_NODE_OPTIONS,
   );
   let dir: string | undefined;
   try {
