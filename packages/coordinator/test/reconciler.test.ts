@@ -266,54 +266,6 @@ describe('wiring', () => {
     }
   });
 
-  it('plans again on a group spec change, never on a status write alone (its own status echo)', async () => {
-    const fake = new FakeCluster({ kinds: [Node, RebootGroupType, Lease, Event] });
-    await addNode(fake, 'n1', {}, { pool: 'p' });
-    fake.seed(RebootGroupType, {
-      metadata: { name: 'g' },
-      spec: { nodeSelector: { matchLabels: { pool: 'p' } }, maxUnavailable: 1 },
-    });
-    const manager = Manager.create({
-      transport: fake,
-      metricsBindAddress: '0',
-      healthProbeBindAddress: '0',
-      logLevel: 'silent',
-    });
-    const { reconciler } = addCoordinator(manager, { namespace: NS });
-    let rounds = 0;
-    const round = reconciler.round.bind(reconciler);
-    reconciler.round = () => {
-      rounds++;
-      return round();
-    };
-    const stop = new AbortController();
-    const running = manager.start(stop.signal);
-    const settle = async () => {
-      for (let seen = -1; seen !== rounds; ) {
-        seen = rounds;
-        await new Promise((r) => setTimeout(r, 300));
-      }
-    };
-    try {
-      const written = () => fake.getObject(RebootGroupType, { name: 'g' })?.status;
-      for (let i = 0; i < 200 && !written(); i++) await new Promise((r) => setTimeout(r, 10));
-      await settle();
-      expect(written()).toMatchObject({ nodes: 1 });
-      const before = rounds;
-      const client = new Client(fake);
-      const status = { status: { windowOpen: false } };
-      await client.patch(RebootGroupType, { name: 'g' }, 'merge', status, { subresource: 'status' });
-      await new Promise((r) => setTimeout(r, 300));
-      expect(rounds).toBe(before);
-      await client.patch(RebootGroupType, { name: 'g' }, 'merge', { spec: { maxUnavailable: 2 } });
-      for (let i = 0; i < 200 && rounds === before; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(rounds).toBeGreaterThan(before);
-    } finally {
-      stop.abort();
-      await running;
-    }
-  });
-
   it('parses the coordinator flags on top of the standard ones', () => {
     const { standard, extra } = parseStandardOptions<CoordinatorFlags>(
       [
