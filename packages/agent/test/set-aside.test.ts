@@ -199,7 +199,11 @@ describe('the real agent on a set-aside node', () => {
     const agent = run(name);
     await annotate(admin, name, SET_ASIDE);
     await eventually(async () => agent.agent.state.phase === 'SetAside', { what: 'the SetAside phase' });
-    expect((await nodeOf(name)).metadata.annotations?.[k.agentMadeUnschedulable]).toBe('false');
+    // The phase is the agent's decision; its write (the cordon is not ours) lands after it.
+    await eventually(
+      async () => (await nodeOf(name)).metadata.annotations?.[k.agentMadeUnschedulable] === 'false',
+      { what: `${k.agentMadeUnschedulable}=false` },
+    );
     await annotate(admin, name, { [coordinatorKeys.failed]: null, [coordinatorKeys.setAside]: null });
     await eventually(async () => agent.agent.state.phase === 'Idle', { what: 'idle once cleared' });
     expect((await nodeOf(name)).spec?.unschedulable).toBe(true);
