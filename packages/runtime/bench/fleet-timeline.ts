@@ -131,10 +131,10 @@ export class FleetTimeline {
     const early = all.filter((m) => first.has(m.group));
     const late = all.filter((m) => last.has(m.group));
     return {
-      'grant→down first 5 groups': span('granted', 'down', early),
-      'last 5': span('granted', 'down', late),
-      'up→done first 5': span('up', 'done', early),
-      'last 5 ': span('up', 'done', late),
+      'grant→down, first 5 groups': span('granted', 'down', early),
+      'grant→down, last 5': span('granted', 'down', late),
+      'up→done, first 5': span('up', 'done', early),
+      'up→done, last 5': span('up', 'done', late),
     };
   }
 
@@ -163,7 +163,6 @@ export class FleetTimeline {
         'out of flight': span('uncordoned', 'done'),
       },
       byGroupRank: this.byGroupRank(order, span),
-
       grants: all.filter((m) => m.granted !== undefined).length,
       refills: this.refills.length,
     };

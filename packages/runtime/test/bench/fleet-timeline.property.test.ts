@@ -112,10 +112,10 @@ describe('FleetTimeline', () => {
       'out of flight': 0,
     });
     expect(m.byGroupRank).toEqual({
-      'grant→down first 5 groups': 80,
-      'last 5': 80,
-      'up→done first 5': 60,
-      'last 5 ': 60,
+      'grant→down, first 5 groups': 80,
+      'grant→down, last 5': 80,
+      'up→done, first 5': 60,
+      'up→done, last 5': 60,
     });
   });
 });
