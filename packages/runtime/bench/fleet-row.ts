@@ -25,6 +25,7 @@ import {
   FLEET_LABEL,
   FleetObserver,
   fleetLayout,
+  groupOrder,
   idealMs,
   pdbWorkload,
   rebootGroups,
@@ -196,8 +197,7 @@ export async function fleetRows(log: (line: string) => void): Promise<AbsoluteRo
     }, 30_000);
     await observer.rolledOut().finally(() => clearInterval(progress));
     const wallMs = Date.now() - t;
-    const order = [...layout.groups].sort((a, b) => a.order - b.order).map((g) => g.name);
-    const medians = observer.timeline.medians(order);
+    const medians = observer.timeline.medians(groupOrder(layout));
     log(`fleet: ${formatPhases(medians)}`);
     log(`fleet: ${formatSteps(medians)}`);
     log(`fleet: ${rolloutEdges(observer, layout, t)}`);

@@ -185,9 +185,13 @@ export class FleetObserver {
 
 const bootOf = (n: Node): string => String(n.status?.nodeInfo?.bootID ?? '');
 
+/** The fleet's group names, in the order the coordinator rolls them. */
+export const groupOrder = (layout: FleetLayout): string[] =>
+  [...layout.groups].sort((a, b) => a.order - b.order).map((g) => g.name);
+
 /** Where a rollout's time goes outside its rounds (the first grant, the group changes), in words. */
 export function rolloutEdges(observer: FleetObserver, layout: FleetLayout, startMs: number): string {
-  const order = [...layout.groups].sort((a, b) => a.order - b.order).map((g) => g.name);
+  const order = groupOrder(layout);
   const { firstGrantMs, changesMs } = observer.timeline.edges(order, startMs);
   const sum = changesMs.reduce((a, b) => a + b, 0) / 1000;
   const first = firstGrantMs === undefined ? '?' : (firstGrantMs / 1000).toFixed(1);
