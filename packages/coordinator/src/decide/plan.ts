@@ -11,7 +11,8 @@
  * 3. Per group, by ascending order: the gate (`gate.ts`: may anything new start?), the queue
  *    (`queue.ts`: first come first served, schedule while |D| < budget, grant when the
  *    before-reboot checks pass), the status (`status.ts`).
- * 4. Writes: everything that keeps or frees budget first, then the slots taken, first come first.
+ * 4. Writes: everything that keeps or frees a slot first, then the slots taken (budget or not),
+ *    first come first.
  * 5. Events of the writes (`events.ts`), `Degraded` from the findings, the next wake-up (`wake.ts`).
  */
 import { capstanProtocol, type Protocol } from '@capstan/reboot-protocol';
@@ -114,15 +115,15 @@ export function plan(input: PlanInput): Plan {
   const nodes = settleNodes(input, groups, defaultGroup, options.protocol ?? capstanProtocol, findings);
   // 3. Per group, by ascending order: gate, queue, status.
   const round = roundOf(input, groups, defaultGroup, nodes, findings);
-  const consuming: NodeDraft[] = [];
+  const taking: NodeDraft[] = [];
   const groupStatus: Record<string, RebootGroupStatus> = {};
   for (const g of round.sorted) {
     const served = serveGroup(g, nodes.drafts.get(g.name) ?? [], round);
-    consuming.push(...served.consuming);
+    taking.push(...served.taking);
     groupStatus[g.name] = served.status;
   }
   // 4. Writes.
-  const writes = orderWrites(nodes.order, consuming);
+  const writes = orderWrites(nodes.order, taking);
   // 5. Events, Degraded, the next wake-up.
   const unique = dedupe(findings);
   for (const [name, status] of Object.entries(groupStatus)) {
@@ -224,7 +225,7 @@ function serveGroup(
   g: GroupPolicy,
   list: NodeDraft[],
   round: GroupRound,
-): { consuming: NodeDraft[]; status: RebootGroupStatus } {
+): { taking: NodeDraft[]; status: RebootGroupStatus } {
   const { input, findings } = round;
   const { now } = input;
   const budget = resolveBudget(g.spec.maxUnavailable, list.length);
@@ -269,7 +270,7 @@ function serveGroup(
     queue: served.queue,
     ...(gates?.health ? { gates: gates.health } : {}),
   });
-  return { consuming: served.consuming, status };
+  return { taking: served.taking, status };
 }
 
 /** A finding for each node of the group whose writes the API server refused, saying why. */
@@ -314,15 +315,20 @@ export function groupOfNode(node: NodeSnapshot, round: ReturnType<typeof groupsO
   return round.defaultGroup.name;
 }
 
-/** Everything that keeps or frees budget first, then the slots taken, first come first. */
-function orderWrites(order: readonly NodeDraft[], consuming: readonly NodeDraft[]): NodeWrite[] {
+/**
+ * Everything that keeps or frees a slot first, then the slots taken, first come first. A slot
+ * given to a node already unavailable (NotReady, cordoned) consumes no budget, but it is still a
+ * slot: were it written before this round's releases, a crash between them would leave more
+ * nodes holding slots than the budget allows.
+ */
+function orderWrites(order: readonly NodeDraft[], taking: readonly NodeDraft[]): NodeWrite[] {
+  const rank = new Map(taking.map((d, i) => [d.name, i]));
   const writes: NodeWrite[] = [];
   const last: NodeWrite[] = [];
   for (const d of order) {
     const w = d.toWrite();
-    if (w) (w.consumesBudget ? last : writes).push(w);
+    if (w) (w.consumesBudget || rank.has(w.node) ? last : writes).push(w);
   }
-  const rank = new Map(consuming.map((d, i) => [d.name, i]));
   const of = (w: NodeWrite) => rank.get(w.node) ?? -1;
   last.sort((a, b) => of(a) - of(b));
   return [...writes, ...last];

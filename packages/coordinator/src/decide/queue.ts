@@ -43,7 +43,8 @@ export interface RefusedNode {
 /** The queue served: who waits and why, and the drafts that took a slot this round (in order). */
 export interface ServedQueue {
   queue: QueueEntry[];
-  consuming: NodeDraft[];
+  /** The drafts given a slot this round, first come first: their writes go after every other. */
+  taking: NodeDraft[];
   findings: Finding[];
 }
 
@@ -130,7 +131,7 @@ export function serveQueue(input: QueueInput): ServedQueue {
   const { group: g, drafts, budget, now, disruptions } = input;
   const counted = new Set(drafts.filter((d) => d.facts().counts).map((d) => d.name));
   const queue: QueueEntry[] = [];
-  const consuming: NodeDraft[] = [];
+  const taking: NodeDraft[] = [];
   const findings: Finding[] = [];
   const wait = ({ draft, facts }: Candidate, reason: WaitReason, message: string): void => {
     queue.push({ node: draft.name, requestedAt: formatTimestamp(facts.requestedAt ?? now), reason, message });
@@ -159,7 +160,7 @@ export function serveQueue(input: QueueInput): ServedQueue {
       schedule(draft, g, now);
       disruptions?.reserve(draft.name);
       counted.add(draft.name);
-      if (!draft.countedBefore) consuming.push(draft);
+      taking.push(draft);
     }
     const hooks = beforeHooksOf(draft, g);
     if (hooksPassed(draft, hooks)) {
@@ -169,5 +170,5 @@ export function serveQueue(input: QueueInput): ServedQueue {
       wait(c, 'WaitingForBeforeRebootAnnotations', `waiting for ${missing.join(', ')}`);
     }
   }
-  return { queue, consuming, findings };
+  return { queue, taking, findings };
 }

@@ -83,6 +83,22 @@ describe('budget', () => {
     ]);
   });
 
+  it('orders a slot for a node already down after the releases, though it takes no budget', () => {
+    // The simulation's counterexample: n0 asks from NotReady while n1 and n2 come back.
+    const back = (name: string) =>
+      node(name, {
+        bootID: `${name}-boot-2`,
+        annotations: { [K.grantedAt]: ts(NOW - 10 * MINUTE), [K.grantedBootId]: `${name}-boot-1` },
+      });
+    const nodes = [asking('n0', { conditions: { Ready: 'False' } }), back('n1'), back('n2')];
+    const r = plan({ nodes, groups: [group('g', { maxUnavailable: 2 })], now: NOW });
+    expect(r.writes.map((w) => [w.node, w.consumesBudget])).toEqual([
+      ['n1', false],
+      ['n2', false],
+      ['n0', false],
+    ]);
+  });
+
   it('counts cordoned, disk-pressure and network-unavailable nodes', () => {
     const nodes = [
       asking('n1'),

@@ -123,7 +123,7 @@ export function referencePlan(input: PlanInput): Plan {
   const busy = groups.filter((g) => drafts.get(g.name)?.some((d) => d.facts().asking || d.facts().inFlight));
   const sorted = [...groups].sort(byOrder);
   const groupStatus: Record<string, RebootGroupStatus> = {};
-  const consuming: NodeDraft[] = [];
+  const taking: NodeDraft[] = [];
   for (const g of sorted) {
     const list = drafts.get(g.name) ?? [];
     const budget = resolveBudget(g.spec.maxUnavailable, list.length);
@@ -148,7 +148,7 @@ export function referencePlan(input: PlanInput): Plan {
     }
     const served = serveQueue({ group: g, drafts: list, gate, budget, now, refused });
     findings.push(...served.findings);
-    consuming.push(...served.consuming);
+    taking.push(...served.taking);
     groupStatus[g.name] = groupStatusOf({
       group: g,
       drafts: list,
@@ -162,10 +162,11 @@ export function referencePlan(input: PlanInput): Plan {
   }
   const all = groups.flatMap((g) => (drafts.get(g.name) ?? []).map((d) => d.toWrite()));
   const written = all.filter((w): w is NodeWrite => w !== undefined);
-  const rank = (w: NodeWrite) => consuming.findIndex((d) => d.name === w.node);
+  const rank = (w: NodeWrite) => taking.findIndex((d) => d.name === w.node);
+  const takes = (w: NodeWrite) => w.consumesBudget || rank(w) >= 0;
   const writes = [
-    ...written.filter((w) => !w.consumesBudget),
-    ...written.filter((w) => w.consumesBudget).sort((a, b) => rank(a) - rank(b)),
+    ...written.filter((w) => !takes(w)),
+    ...written.filter(takes).sort((a, b) => rank(a) - rank(b)),
   ];
   const key = (f: Finding) => [f.kind, f.node ?? '', f.group ?? '', f.key ?? '', f.message].join('\u0000');
   const unique = [...new Map(findings.map((f) => [key(f), f])).values()];
