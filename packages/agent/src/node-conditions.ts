@@ -10,7 +10,7 @@ import {
   AGENT_SOURCE_ERROR_ANNOTATION,
   AGENT_SOURCE_ERROR_CONDITION,
 } from '@capstan/reboot-protocol';
-import { isoTimestamp } from '@capstan/runtime';
+import { isoSeconds } from '@capstan/runtime';
 
 /** A Node condition as `v1.NodeCondition`. */
 export interface NodeCondition {
@@ -69,8 +69,6 @@ export function wantedConditions(annotations: Readonly<Record<string, string>>):
   ];
 }
 
-const rfc3339 = (ms: number): string => `${isoTimestamp(ms).slice(0, 19)}Z`;
-
 /**
  * The conditions to write now (a strategic merge patch of `status.conditions` merges them by
  * type): each wanted one that differs from the node's, except a `False` the node has no
@@ -93,8 +91,8 @@ export function conditionUpdates(
     const lastTransitionTime =
       current?.status === wanted.status && current.lastTransitionTime
         ? current.lastTransitionTime
-        : rfc3339(now);
-    updates.push({ ...wanted, lastTransitionTime, lastHeartbeatTime: rfc3339(now) });
+        : isoSeconds(now);
+    updates.push({ ...wanted, lastTransitionTime, lastHeartbeatTime: isoSeconds(now) });
   }
   return updates;
 }

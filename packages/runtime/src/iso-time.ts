@@ -25,3 +25,11 @@ export function isoTimestamp(ms: number): string {
     `.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`
   );
 }
+
+/**
+ * `ms` as Kubernetes writes a `metav1.Time`: RFC 3339 in UTC, whole seconds
+ * (`2026-12-07T13:12:52Z`), the milliseconds dropped, not rounded.
+ */
+export function isoSeconds(ms: number): string {
+  return `${isoTimestamp(ms).slice(0, 19)}Z`;
+}

@@ -1,4 +1,4 @@
-import { isoTimestamp } from '../iso-time.js';
+import { isoSeconds } from '../iso-time.js';
 
 /** A status condition, as `metav1.Condition`. */
 export interface Condition {
@@ -14,8 +14,6 @@ export interface Condition {
 
 /** A condition to set; `lastTransitionTime` is filled in. */
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
-
-const rfc3339 = (date: Date): string => `${isoTimestamp(date.getTime()).slice(0, 19)}Z`;
 
 /**
  * Returns `conditions` with `condition` set (a new array; the input is not changed).
@@ -33,7 +31,7 @@ export function setCondition(
   const lastTransitionTime =
     previous && previous.status === condition.status
       ? previous.lastTransitionTime
-      : (condition.lastTransitionTime ?? rfc3339(now));
+      : (condition.lastTransitionTime ?? isoSeconds(now.getTime()));
   const next: Condition = { ...condition, lastTransitionTime };
   if (index >= 0) list[index] = next;
   else list.push(next);

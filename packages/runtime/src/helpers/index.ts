@@ -1,5 +1,5 @@
 export { type BackoffCurve, backoffDelay, jittered } from '../backoff-delay.js';
-export { isoTimestamp } from '../iso-time.js';
+export { isoSeconds, isoTimestamp } from '../iso-time.js';
 export {
   type BoundSeries,
   type Distribution,

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTimestamp } from '../../src/iso-time.js';
+import { isoSeconds, isoTimestamp } from '../../src/iso-time.js';
 
 // Date.UTC reads years 0-99 as 1900-1999: year 0 is set on a Date.
 const YEAR_0 = new Date(0).setUTCFullYear(0, 0, 1);
@@ -20,5 +21,17 @@ describe('isoTimestamp', () => {
 
   it('throws for an invalid time, as Date#toISOString does', () => {
     expect(() => isoTimestamp(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('isoSeconds', () => {
+  it('writes a metav1.Time: whole seconds, the milliseconds dropped', () => {
+    expect(isoSeconds(Date.UTC(2026, 11, 7, 13, 12, 52, 999))).toBe('2026-12-07T13:12:52Z');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: YEAR_10000 - 1 }), (ms) => {
+        expect(isoSeconds(ms)).toBe(new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+        expect(Date.parse(isoSeconds(ms))).toBe(ms - (ms % 1000));
+      }),
+    );
   });
 });

@@ -1,5 +1,5 @@
 /** How Kubernetes' JSON writes times and durations, for values decoded from protobuf. */
-import { isoTimestamp } from '../../iso-time.js';
+import { isoSeconds, isoTimestamp } from '../../iso-time.js';
 
 // Objects of one list mostly share a handful of timestamps (made in the same seconds), and a
 // Date's formatting costs more than the rest of a small object's decode: the last few are kept.
@@ -10,7 +10,7 @@ const remembered = new Map<number, string>();
 export function formatTime(seconds: number): string {
   let text = remembered.get(seconds);
   if (text !== undefined) return text;
-  text = `${isoTimestamp(seconds * 1000).slice(0, 19)}Z`;
+  text = isoSeconds(seconds * 1000);
   if (remembered.size >= MAX_REMEMBERED) remembered.clear();
   remembered.set(seconds, text);
   return text;
