@@ -207,11 +207,8 @@ export class CoordinatorReconciler implements Reconciler {
 
   /** Applies writes in order, stopping at the first whose precondition failed. */
   private async applyAll(writes: readonly NodeWrite[]): Promise<Pick<RoundOutcome, 'applied' | 'stopped'>> {
-    const frees = freesFirst(writes);
-    const first = await this.applyTogether(writes.slice(0, frees));
-    if (first.stopped) return first;
-    const applied = first.applied;
-    for (const write of writes.slice(frees)) {
+    const applied: NodeWrite[] = [];
+    for (const write of writes) {
       const result = await this.apply(write);
       if (result === 'conflict') return { applied, stopped: 'node-conflict' };
       if (result === 'landed') applied.push(write);
@@ -219,50 +216,14 @@ export class CoordinatorReconciler implements Reconciler {
     return { applied };
   }
 
-  /**
-   * Applies writes that take no slot, up to {@link WRITES_IN_FLIGHT} at once: any order and any
-   * subset of them keeps every budget, since none raises a count. After a conflict (or an error)
-   * no further write starts. `applied` keeps the plan's order.
-   */
-  private async applyTogether(
-    writes: readonly NodeWrite[],
-  ): Promise<Pick<RoundOutcome, 'applied' | 'stopped'>> {
-    const landed: boolean[] = [];
-    let next = 0;
-    let stopped: RoundOutcome['stopped'];
-    let failed = false;
-    const worker = async (): Promise<void> => {
-      while (next < writes.length && !stopped && !failed) {
-        const i = next++;
-        try {
-          const result = await this.apply(writes[i] as NodeWrite);
-          if (result === 'conflict') stopped = 'node-conflict';
-          landed[i] = result === 'landed';
-        } catch (err) {
-          failed = true;
-          throw err;
-        }
-      }
-    };
-    const workers = Array.from({ length: Math.min(WRITES_IN_FLIGHT, writes.length) }, worker);
-    const settled = await Promise.allSettled(workers);
-    const error = settled.find((r) => r.status === 'rejected');
-    if (error) throw (error as PromiseRejectedResult).reason;
-    const applied = writes.filter((_, i) => landed[i] === true);
-    return stopped ? { applied, stopped } : { applied };
-  }
-
   /** Applies writes in order, each that takes a slot claimed under the fence first. */
   private async applyFenced(
     writes: readonly NodeWrite[],
     begun: FenceToken,
   ): Promise<Pick<RoundOutcome, 'applied' | 'stopped'>> {
-    const frees = freesFirst(writes);
-    const first = await this.applyTogether(writes.slice(0, frees));
-    if (first.stopped) return first;
-    const applied = first.applied;
+    const applied: NodeWrite[] = [];
     let token = begun;
-    for (const write of writes.slice(frees)) {
+    for (const write of writes) {
       if (this.refusals.isBackedOff(write.node, this.clock.now())) continue;
       if (write.consumesBudget) {
         const claimed = await this.fence.claim(token, write.node, write.resourceVersion);
@@ -323,20 +284,6 @@ export class CoordinatorReconciler implements Reconciler {
       return 'refused';
     }
   }
-}
-
-/**
- * How many node writes that take no slot are sent at once: the first round of a rollout stamps
- * every asking node (a thousand patches one by one held the first grant ~4 s).
- */
-export const WRITES_IN_FLIGHT = 8;
-
-/** How many of `writes`, from the start, take no slot (the plan puts those that do last). */
-function freesFirst(writes: readonly NodeWrite[]): number {
-  const takes = (w: NodeWrite) =>
-    w.consumesBudget || w.actions.some((a) => a === 'Scheduled' || a === 'Granted' || a === 'GrantAdopted');
-  const i = writes.findIndex(takes);
-  return i === -1 ? writes.length : i;
 }
 
 /** A round that stopped before writing anything; it is planned again at once. */

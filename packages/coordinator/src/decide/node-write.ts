@@ -1,9 +1,8 @@
 /**
  * A planned change to one node: exact annotation and label edits, conditional on the node's
- * resourceVersion. The reconciler applies a plan's writes that take no slot several at once, then
- * those that take one in order, and starts none after one fails (a conflict means the snapshot is
- * stale: plan again). Writes that take a slot come last, so whatever subset of the others landed
- * and any prefix of the rest keeps every budget.
+ * resourceVersion. The reconciler applies the writes of a plan in order and stops at the first
+ * one that fails (a conflict means the snapshot is stale: plan again). Writes that take a slot of
+ * a budget come last, so any prefix of a plan keeps every budget.
  */
 import type { NodeSnapshot } from './node-snapshot.js';
 
