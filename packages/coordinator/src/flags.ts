@@ -7,6 +7,7 @@ import {
   parseCommandLine,
   parseDuration,
 } from '@capstan/runtime';
+import { parseLabelSelector } from '@capstan/runtime/client';
 import { ownNamespace } from '@capstan/runtime/manager';
 import { maxUnavailableProblem } from './api/budget.js';
 import type { RebootGroupSpec } from './api/reboot-group.js';
@@ -34,6 +35,7 @@ export interface CoordinatorFlags extends NotificationFlags {
   defaultAfterRebootAnnotation: string[];
   defaultRebootWindow: string[];
   nodeSelector?: string;
+  groupSelector?: string;
   fenceLeaseName: string;
   resyncPeriod: string;
   fleetlockBindAddress: string;
@@ -82,6 +84,7 @@ export function addCoordinatorFlags(command: Command): void {
       [],
     )
     .option('--node-selector <selector>', 'coordinate only nodes matching this label selector')
+    .option('--group-selector <selector>', 'coordinate only RebootGroups matching this label selector')
     .option(
       '--fence-lease-name <name>',
       'name of the grant fence Lease in the coordinator namespace',
@@ -126,6 +129,22 @@ export function parseRebootWindowFlag(raw: string): RebootWindow {
   return window as RebootWindow;
 }
 
+/** A label selector flag as an option, once it parses; `{}` when absent or blank. */
+function selectorFlag<K extends string>(
+  flag: string,
+  key: K,
+  raw: string | undefined,
+): { [P in K]?: string } {
+  const text = raw?.trim();
+  if (!text) return {};
+  try {
+    parseLabelSelector(text);
+  } catch (err) {
+    throw new Error(`${flag} "${raw}": ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { [key]: text } as { [P in K]?: string };
+}
+
 /**
  * Turns the flags into {@link CoordinatorOptions}.
  * @param namespace the coordinator's namespace (the fence Lease lives there).
@@ -158,7 +177,8 @@ export function coordinatorOptionsFromFlags(flags: CoordinatorFlags, namespace: 
     defaultGroupName: flags.defaultGroupName,
     defaultGroup,
     defaultGrantTimeoutMs: grantTimeoutMs,
-    ...(flags.nodeSelector ? { nodeSelector: flags.nodeSelector } : {}),
+    ...selectorFlag('--node-selector', 'nodeSelector', flags.nodeSelector),
+    ...selectorFlag('--group-selector', 'groupSelector', flags.groupSelector),
     namespace,
     fenceName: flags.fenceLeaseName,
     resyncPeriodMs: parseDuration(flags.resyncPeriod),

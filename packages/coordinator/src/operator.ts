@@ -91,12 +91,14 @@ export function addCoordinator(manager: Manager, options: CoordinatorOptions): C
     logger,
   });
   const selector = options.nodeSelector?.trim();
+  const groupSelector = options.groupSelector?.trim();
   const toCluster = () => [{ name: CLUSTER_KEY }];
   const controller = manager
     .controllerBuilder()
     .named('reboot-coordinator')
     // A status write of our own changes no spec: its echo would only be one more round.
     .watches(RebootGroupType, toCluster, {
+      ...(groupSelector ? { labelSelector: groupSelector } : {}),
       predicates: [or(generationChanged, labelsChanged, annotationsChanged)],
     })
     .watches(Node, toCluster, { ...(selector ? { labelSelector: selector } : {}), predicates: [nodeChanged] })

@@ -22,6 +22,13 @@ export interface CoordinatorOptions {
    * all nodes. The Node informer is restricted to it.
    */
   nodeSelector?: string;
+  /**
+   * Coordinate only the `RebootGroup`s with these labels (a label selector string, e.g.
+   * `shard=a`); default all. Coordinators that share a cluster each take their own groups (and,
+   * with `nodeSelector`, their own nodes): each plans, gates and writes the status of its groups
+   * alone. The RebootGroup informer is restricted to it.
+   */
+  groupSelector?: string;
   /** Namespace of the grant fence Lease (the coordinator's own namespace). */
   namespace: string;
   /** Name of the grant fence Lease; default `capstan-coordinator-fence`. */

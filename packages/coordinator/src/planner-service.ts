@@ -43,6 +43,7 @@ export class PlannerService {
   readonly defaultGroupName: string;
   private readonly options: PlannerOptions;
   private readonly nodeSelector: string | undefined;
+  private readonly groupSelector: string | undefined;
   private readonly round = new ListMemo<RebootGroup, ReturnType<typeof groupsOfRound>>((groups) =>
     groupsOfRound({ groups: namedGroups({ nodes: [], groups }), options: this.options }, []),
   );
@@ -66,6 +67,7 @@ export class PlannerService {
     this.protocol = this.options.protocol as Protocol;
     this.defaultGroupName = this.options.defaultGroupName as string;
     this.nodeSelector = coordinator.nodeSelector?.trim() || undefined;
+    this.groupSelector = coordinator.groupSelector?.trim() || undefined;
   }
 
   /** Lists the world through the client, from the cache (the grant fence reads nodes fresh). */
@@ -112,9 +114,10 @@ export class PlannerService {
     return (await this.client.list(Node, { ...(selector ? { labelSelector: selector } : {}), direct })).items;
   }
 
-  /** The RebootGroups, from the cache. */
+  /** The RebootGroups the coordinator manages (its group selector's), from the cache. */
   async readGroups(): Promise<readonly RebootGroup[]> {
-    return (await this.client.list(RebootGroupType)).items;
+    const selector = this.groupSelector;
+    return (await this.client.list(RebootGroupType, selector ? { labelSelector: selector } : {})).items;
   }
 
   /** Whether every node is the coordinator's (no node selector): a node read by name is one of them. */

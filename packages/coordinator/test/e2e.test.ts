@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { readManifests } from '@capstan/envtest';
+import { readManifests, serviceAccountUnder } from '@capstan/envtest';
 import { useControlPlane } from '@capstan/envtest/vitest';
 import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Client, type KubeObject, Manager } from '@capstan/runtime';
@@ -64,6 +64,9 @@ function startCoordinator(identity: string): Running {
   const handle = addCoordinator(manager, {
     namespace: env.namespace,
     nodeSelector: `${RUN}=${run}`,
+    // This run's groups only: other test files' groups on the shared control plane have gates
+    // whose objects this identity may not read (403s), and statuses that are not ours to write.
+    groupSelector: `${RUN}=${run}`,
     defaultGrantTimeoutMs: 60_000,
     resyncPeriodMs: 2000,
     fleetlock: { bindAddress: '127.0.0.1:0', waitMs: 1500 },
@@ -88,8 +91,9 @@ beforeAll(async () => {
     if (obj.kind === 'ClusterRoleBinding') (obj.roleRef as { name: string }).name = `${SA}-${run}`;
     for (const s of obj.subjects ?? []) s.namespace = env.namespace;
   }
-  await env.plane.createObjects(rbac);
-  saKubeConfig = await env.plane.serviceAccountKubeConfig(env.namespace, SA);
+  // Once every bound role is in force: the authorizer learns of new RBAC through its informers, and
+  // on a loaded machine the first requests came before it did (403s the test then counted).
+  saKubeConfig = await serviceAccountUnder(env.plane, { namespace: env.namespace, name: SA }, rbac);
   saClient = new Client(new HttpTransport(saKubeConfig));
   // The admission policy deploy/ ships, for this run's service account: the rollout runs under it.
   policy = policyFor(env.namespace);
@@ -99,11 +103,12 @@ beforeAll(async () => {
   // Plain YAML read as the typed kind: the apiserver validates it on create.
   for (const g of readManifests(deploy('examples/rebootgroups.yaml')) as unknown[] as RebootGroup[]) {
     g.metadata.name = `${run}-${g.metadata.name}`;
+    g.metadata.labels = { ...g.metadata.labels, [RUN]: run };
     g.spec.nodeSelector = { ...g.spec.nodeSelector, matchLabels: { [RUN]: run, pool: 'agents' } };
     await admin.create(RebootGroupType, g);
   }
   await admin.create(RebootGroupType, {
-    metadata: { name: `${run}-zincati` },
+    metadata: { name: `${run}-zincati`, labels: { [RUN]: run } },
     spec: {
       nodeSelector: { matchLabels: { [RUN]: run, pool: 'zincati' } },
       order: 5,

@@ -61,7 +61,7 @@ beforeAll(async () => {
   ]);
   const group = (pool: string, spec: Partial<RebootGroup['spec']>) =>
     admin.create(RebootGroupType, {
-      metadata: { name: `${run}-${pool}` },
+      metadata: { name: `${run}-${pool}`, labels: { [RUN]: run } },
       spec: { nodeSelector: { matchLabels: { [RUN]: run, pool } }, maxUnavailable: 1, ...spec },
     } as RebootGroup);
   await group('prom', {
@@ -99,7 +99,12 @@ beforeAll(async () => {
     healthProbeBindAddress: '0',
     logLevel: 'silent',
   });
-  addCoordinator(manager, { namespace: env.namespace, nodeSelector: `${RUN}=${run}`, resyncPeriodMs: 500 });
+  addCoordinator(manager, {
+    namespace: env.namespace,
+    nodeSelector: `${RUN}=${run}`,
+    groupSelector: `${RUN}=${run}`,
+    resyncPeriodMs: 500,
+  });
   running = manager.start(stop.signal);
 }, 45 * 60_000); // a first use builds Prometheus and Alertmanager (see .ci/tools)
 

@@ -47,7 +47,7 @@ beforeAll(async () => {
     await TestAgent.writeStatus(admin, name, true, 0);
   }
   await admin.create(RebootGroupType, {
-    metadata: { name: run },
+    metadata: { name: run, labels: { [RUN]: run } },
     spec: {
       nodeSelector: { matchLabels: { [RUN]: run } },
       maxUnavailable: 1,
@@ -63,6 +63,7 @@ beforeAll(async () => {
   handle = addCoordinator(manager, {
     namespace: env.namespace,
     nodeSelector: `${RUN}=${run}`,
+    groupSelector: `${RUN}=${run}`,
     resyncPeriodMs: 1000,
     notifications: {
       webhooks: [{ url: hanging.url, format: 'Slack' }],

@@ -42,7 +42,12 @@ beforeAll(async () => {
     healthProbeBindAddress: '0',
     logLevel: 'silent',
   });
-  addCoordinator(manager, { namespace: env.namespace, nodeSelector: `${RUN}=${run}`, resyncPeriodMs: 1000 });
+  addCoordinator(manager, {
+    namespace: env.namespace,
+    nodeSelector: `${RUN}=${run}`,
+    groupSelector: `${RUN}=${run}`,
+    resyncPeriodMs: 1000,
+  });
   running = manager.start(stop.signal);
 }, 120_000);
 
@@ -94,7 +99,7 @@ describe('PDB-aware grants', () => {
       { what: 'both pods running and the budget allowing no disruption', timeoutMs: 60_000 },
     );
     await admin.create(RebootGroupType, {
-      metadata: { name: ns },
+      metadata: { name: ns, labels: { [RUN]: ns } },
       spec: {
         nodeSelector: { matchLabels: { [RUN]: ns } },
         maxUnavailable: 1,

@@ -111,6 +111,7 @@ const CURRENT_FLAGS: Record<ComponentName, readonly string[]> = {
     'default-before-reboot-annotation',
     'default-after-reboot-annotation',
     'node-selector',
+    'group-selector',
     'fence-lease-name',
     'resync-period',
     'fleetlock-bind-address',

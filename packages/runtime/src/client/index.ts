@@ -48,3 +48,4 @@ export {
   type ClientOptions,
   type ReadOptions,
 } from './client.js';
+export { parseLabelSelector, SelectorParseError } from './selectors.js';
