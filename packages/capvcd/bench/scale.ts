@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { MachineType } from '@capstan/capvcd';
 import { Harness } from '../test/e2e/harness.js';
 import { POOL_LABEL } from '../test/e2e/objects.js';
+import { ApiAudit, perMachine } from './api-audit.js';
 import { type IdealInputs, idealFormula, idealMs } from './scale-ideal.js';
 
 /** vcdsim's task latency and the guest's boot (scaled from VCD's seconds, as the calls rows are). */
@@ -51,6 +52,8 @@ export interface ScaleRun {
   deleteCallsPerMachine: number;
   load: string;
   byRoute: Record<string, number>;
+  /** With `BENCH_CAPVCD_AUDIT`: API server requests while the workers are made, then deleted. */
+  api?: { create: Record<string, number>; delete: Record<string, number> };
 }
 
 /** capvcd's own process, its output kept to explain a failure. */
@@ -188,7 +191,13 @@ class Timeline {
 export async function scaleRun(workers: number): Promise<ScaleRun> {
   const load = () => loadavg()[0]?.toFixed(1) ?? '?';
   const loadBefore = load();
-  const h = await Harness.start({ namespace: 'bench-scale', taskLatencyMs: TASK_MS, bootDelayMs: BOOT_MS });
+  const audit = process.env.BENCH_CAPVCD_AUDIT ? new ApiAudit() : undefined;
+  const h = await Harness.start({
+    namespace: 'bench-scale',
+    taskLatencyMs: TASK_MS,
+    bootDelayMs: BOOT_MS,
+    ...(audit ? { apiServerFlags: audit.flags } : {}),
+  });
   let capvcd: CapvcdProcess | undefined;
   try {
     await h.prepareCluster(CLUSTER);
@@ -212,6 +221,7 @@ export async function scaleRun(workers: number): Promise<ScaleRun> {
     );
     const callsBefore = h.sim.inspect.requestTotal();
     const cpuBefore = proc.cpuSeconds();
+    const marks = [audit?.mark() ?? 0];
     const start = performance.now();
     await h.plane.createObjects(h.workerObjects(CLUSTER, POOL, workers));
     const timeline = process.env.BENCH_CAPVCD_TIMELINE ? new Timeline(h, start) : undefined;
@@ -230,7 +240,10 @@ export async function scaleRun(workers: number): Promise<ScaleRun> {
     const cpuSeconds = proc.cpuSeconds() - cpuBefore;
     const total = h.sim.inspect.requestTotal();
     const byRoute = h.sim.inspect.counts();
+    marks.push(audit?.mark() ?? 0);
     const deleted = await deleteWorkers(h, proc, workers);
+    marks.push(audit?.mark() ?? 0);
+    const [made = 0, running = 0, gone = 0] = marks;
     return {
       workers,
       runningMs,
@@ -243,6 +256,7 @@ export async function scaleRun(workers: number): Promise<ScaleRun> {
       deleteIdeal: ideal(workers, DELETE_TASKS, 0, DELETE_CALLS),
       load: `${loadBefore}→${load()}`,
       byRoute,
+      ...(audit ? { api: { create: audit.tally(made, running), delete: audit.tally(running, gone) } } : {}),
     };
   } finally {
     await capvcd?.stop();
@@ -344,5 +358,11 @@ export function scaleLines(
     lines.push(`scale ideal, ${r.workers} deleted: ${idealFormula(r.deleteIdeal)}`);
   }
   for (const r of runs) lines.push(`calls by route at ${r.workers}: ${JSON.stringify(r.byRoute)}`);
+  for (const r of runs)
+    if (r.api)
+      lines.push(
+        `API requests per machine at ${r.workers}, to Running: ${perMachine(r.api.create, r.workers)}`,
+        `API requests per machine at ${r.workers}, delete: ${perMachine(r.api.delete, r.workers)}`,
+      );
   return { lines, met };
 }

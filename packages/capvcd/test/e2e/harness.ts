@@ -104,6 +104,8 @@ export class Harness {
       sharedSim?: VcdSim;
       kubeadmControlPlane?: boolean;
       conversionWebhook?: boolean;
+      /** Extra kube-apiserver flags (the scale bench's audit log). */
+      apiServerFlags?: string[];
     },
   ): Promise<Harness> {
     // Cluster API's manager role is an aggregated ClusterRole: kube-controller-manager's
@@ -115,6 +117,7 @@ export class Harness {
       clusterApi: kcp ? { controlPlane: 'kubeadm' } : true,
       controllerManager: ['clusterrole-aggregation', 'garbagecollector'],
       kwok: kcp,
+      ...(options.apiServerFlags ? { apiServerFlags: options.apiServerFlags } : {}),
     });
     if (process.env.CAPVCD_TEST_LOG) console.info(`management cluster: ${plane.kubeconfigPath}`);
     const client = new Client(new HttpTransport(plane.kubeConfig));
