@@ -30,6 +30,7 @@ import {
 } from './api/types.js';
 import { VCDClusterReconciler } from './cluster/reconciler.js';
 import { credentialsSecretOf } from './credentials.js';
+import { CredentialsSecrets } from './credentials-secrets.js';
 import { VCDMachineReconciler } from './machine/reconciler.js';
 import { VCDMachineTemplateReconciler } from './machine-template/reconciler.js';
 import { CapvcdMetrics } from './metrics.js';
@@ -200,6 +201,8 @@ export function addCapvcd(manager: Manager, options: CapvcdOptions = {}): Capvcd
   const connections = vcdConnections(options, metrics);
   const common = {
     client: manager.client,
+    // The credentials Secret from its own informer: one GET a reconcile was most of our reads.
+    secrets: new CredentialsSecrets(manager.client, manager.cache),
     connections,
     events: manager.events,
     metrics,

@@ -19,8 +19,8 @@ export function capvcdPermissions(): Permission[] {
     ...[VCDClusterType, VCDMachineType, VCDMachineTemplateType].map((type) =>
       permissionOn(type, ['patch'], { subresource: 'status', why: 'conditions and what it provisioned' }),
     ),
-    permissionOn(Secret, ['get', 'patch'], {
-      why: "VCD credentials and bootstrap data; the credentials Secret gets our finalizer, owner reference and clusterctl's move label",
+    permissionOn(Secret, ['get', 'list', 'watch', 'patch'], {
+      why: "VCD credentials and bootstrap data; the credentials Secret gets our finalizer, owner reference and clusterctl's move label, and is watched by name (an informer per Secret a VCDCluster names)",
     }),
     permissionOn(IPAddressType, ['get'], {
       why: "a MANUAL NIC's address, the IPAddress the IPAM provider made for its claim (read by name)",

@@ -12,11 +12,12 @@ import {
   type ResourceType,
   type Result,
 } from '@capstan/runtime';
-import { Namespace, Secret } from '@capstan/runtime/client';
+import { Namespace, type Secret } from '@capstan/runtime/client';
 import { type Cluster, ClusterType } from './api/capi.js';
 import { CAPI_GROUP, PAUSED_ANNOTATION } from './api/keys.js';
 import { type VCDCluster, VCDClusterIdentityType } from './api/types.js';
 import { credentialsAccess, credentialsSecretOf } from './credentials.js';
+import type { CredentialsSecrets } from './credentials-secrets.js';
 import { pausedCondition, type WithConditions, writeStatus } from './status.js';
 import type { Connection, Connections } from './vcd/connections.js';
 import type { Credentials } from './vcd/session.js';
@@ -102,9 +103,13 @@ const decode = (data: Record<string, string> | undefined, key: string): string |
  * The VCDCluster's credentials Secret, once it may use it ({@link credentialsAccess}): nothing is
  * read from a Secret the VCDCluster may not name. @throws NotReady when refused or missing.
  */
-export async function credentialsSecret(client: Client, vcdCluster: VCDCluster): Promise<Secret> {
+export async function credentialsSecret(
+  secrets: CredentialsSecrets,
+  vcdCluster: VCDCluster,
+): Promise<Secret> {
   const key = credentialsSecretOf(vcdCluster);
   const namespace = vcdCluster.metadata.namespace as string;
+  const { client } = secrets;
   if (key.namespace !== namespace) {
     const [ns, identities] = await Promise.all([
       getOrUndefined(() => client.get(Namespace, { name: namespace })),
@@ -113,13 +118,9 @@ export async function credentialsSecret(client: Client, vcdCluster: VCDCluster):
     const access = credentialsAccess(namespace, ns?.metadata.labels ?? {}, key, identities.items);
     if (!access.allowed) throw new NotReady(access.reason, access.message);
   }
-  try {
-    return await client.get(Secret, key);
-  } catch (err) {
-    if (isNotFound(err))
-      throw new NotReady('CredentialsNotFound', `Secret ${key.namespace}/${key.name} not found`);
-    throw err;
-  }
+  const secret = await secrets.get(key);
+  if (!secret) throw new NotReady('CredentialsNotFound', `Secret ${key.namespace}/${key.name} not found`);
+  return secret;
 }
 
 /**
@@ -127,12 +128,12 @@ export async function credentialsSecret(client: Client, vcdCluster: VCDCluster):
  * already). @throws NotReady when the Secret is refused, missing or incomplete.
  */
 export async function connectionFor(
-  client: Client,
+  secrets: CredentialsSecrets,
   connections: Connections,
   vcdCluster: VCDCluster,
   read?: Secret,
 ): Promise<Connection> {
-  const secret = read ?? (await credentialsSecret(client, vcdCluster));
+  const secret = read ?? (await credentialsSecret(secrets, vcdCluster));
   const { namespace, name } = credentialsSecretOf(vcdCluster);
   const credentials: Credentials = {
     org: vcdCluster.spec.org,

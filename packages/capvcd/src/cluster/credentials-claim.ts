@@ -14,32 +14,43 @@ import { getOrUndefined } from '../scope.js';
 
 const keyOf = (s: Secret) => ({ namespace: s.metadata.namespace as string, name: s.metadata.name as string });
 
-/** Adds what {@link claimCredentials} holds the Secret with, if anything is missing (one write). */
+/** Whether `secret` holds what {@link claimCredentials} adds for `vcdCluster`. */
+function claimed(vcdCluster: VCDCluster, secret: Secret): boolean {
+  const sameNamespace = secret.metadata.namespace === vcdCluster.metadata.namespace;
+  const owned = secret.metadata.ownerReferences?.some((r) => r.uid === vcdCluster.metadata.uid) === true;
+  const labelled = secret.metadata.labels?.[MOVE_LABEL] !== undefined;
+  const finalized = secret.metadata.finalizers?.includes(CREDENTIALS_FINALIZER) === true;
+  return finalized && (!sameNamespace || (owned && labelled));
+}
+
+/**
+ * Adds what holds the Secret, if anything is missing (one write). `secret` may be a cached copy a
+ * moment behind our own last claim: a claim is decided again on a fresh read, so it is not sent
+ * twice, nor with a stale resourceVersion (a conflict would show in the VCDCluster's conditions).
+ */
 export async function claimCredentials(
   client: Client,
   vcdCluster: VCDCluster,
   secret: Secret,
 ): Promise<void> {
-  const sameNamespace = secret.metadata.namespace === vcdCluster.metadata.namespace;
-  const owned = secret.metadata.ownerReferences?.some((r) => r.uid === vcdCluster.metadata.uid) === true;
-  const labelled = secret.metadata.labels?.[MOVE_LABEL] !== undefined;
-  const finalized = secret.metadata.finalizers?.includes(CREDENTIALS_FINALIZER) === true;
-  if (finalized && (!sameNamespace || (owned && labelled))) return;
+  if (claimed(vcdCluster, secret)) return;
+  const fresh = await getOrUndefined(() => client.get(Secret, keyOf(secret), { direct: true }));
+  if (!fresh || claimed(vcdCluster, fresh)) return;
   const metadata: Record<string, unknown> = {
-    resourceVersion: secret.metadata.resourceVersion,
+    resourceVersion: fresh.metadata.resourceVersion,
     finalizers: [
-      ...(secret.metadata.finalizers ?? []).filter((f) => f !== CREDENTIALS_FINALIZER),
+      ...(fresh.metadata.finalizers ?? []).filter((f) => f !== CREDENTIALS_FINALIZER),
       CREDENTIALS_FINALIZER,
     ],
   };
-  if (sameNamespace) {
+  if (fresh.metadata.namespace === vcdCluster.metadata.namespace) {
     // The garbage collector ignores owner references across namespaces: only the own namespace's Secret gets one.
-    const refs = setOwnerReference(VCDClusterType, vcdCluster, structuredClone(secret)).metadata
+    const refs = setOwnerReference(VCDClusterType, vcdCluster, structuredClone(fresh)).metadata
       .ownerReferences;
     metadata.ownerReferences = refs;
     metadata.labels = { [MOVE_LABEL]: '' };
   }
-  await client.patch(Secret, keyOf(secret), 'merge', { metadata });
+  await client.patch(Secret, keyOf(fresh), 'merge', { metadata });
 }
 
 /**

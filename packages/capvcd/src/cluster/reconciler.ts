@@ -33,6 +33,7 @@ import {
   VCDMachineType,
 } from '../api/types.js';
 import { specHonouredCondition, unactedClusterFields } from '../compat.js';
+import { CredentialsSecrets } from '../credentials-secrets.js';
 import { CLUSTER_WRITES, type ClusterStep, decideLoadBalancer } from '../decide/cluster.js';
 import { failureReason } from '../failure-reason.js';
 import type { CapvcdMetrics } from '../metrics.js';
@@ -64,6 +65,8 @@ const IPV4 = /^((25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
 export interface ClusterReconcilerDeps {
   client: Client;
+  /** Where the credentials Secret is read (default: the API server, each time). */
+  secrets?: CredentialsSecrets;
   connections: Connections;
   events: EventRecorder;
   metrics: CapvcdMetrics;
@@ -80,8 +83,10 @@ export interface ClusterReconcilerDeps {
 export class VCDClusterReconciler implements Reconciler {
   private readonly tasks: RecordedTasks;
   private readonly backoff: VcdErrorBackoff;
+  private readonly secrets: CredentialsSecrets;
 
   constructor(private readonly deps: ClusterReconcilerDeps) {
+    this.secrets = deps.secrets ?? new CredentialsSecrets(deps.client);
     this.tasks = new RecordedTasks(deps);
     this.backoff = new VcdErrorBackoff(deps.clock, deps.vcdErrorBackoff);
   }
@@ -132,9 +137,9 @@ export class VCDClusterReconciler implements Reconciler {
     let connection: Connection | undefined;
     try {
       // Refused credentials stop here, before anything is read from them or held.
-      const secret = await credentialsSecret(client, vcdCluster);
+      const secret = await credentialsSecret(this.secrets, vcdCluster);
       if (!deleting) await claimCredentials(client, vcdCluster, secret);
-      connection = await connectionFor(client, this.deps.connections, vcdCluster, secret);
+      connection = await connectionFor(this.secrets, this.deps.connections, vcdCluster, secret);
       tlsCondition(status, vcdCluster, connection.site);
       const result =
         !deleting && !managed

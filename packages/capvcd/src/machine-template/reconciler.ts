@@ -14,6 +14,7 @@ import {
   type VCDMachineTemplate,
   VCDMachineTemplateType,
 } from '../api/types.js';
+import { CredentialsSecrets } from '../credentials-secrets.js';
 import {
   type CapacityOutcome,
   ownSizing,
@@ -31,6 +32,8 @@ export const CAPACITY_CONDITION = 'CapacityKnown';
 
 export interface TemplateReconcilerDeps {
   client: Client;
+  /** Where the credentials Secret is read (default: the API server, each time). */
+  secrets?: CredentialsSecrets;
   connections: Connections;
   clock: Clock;
   /** How often the capacity is published again (default 10 min; policies rarely change). */
@@ -58,7 +61,11 @@ async function policySizing(c: Connection, name: string): Promise<SizingPolicyFa
 
 /** Reconciles VCDMachineTemplates' capacity. */
 export class VCDMachineTemplateReconciler implements Reconciler {
-  constructor(private readonly deps: TemplateReconcilerDeps) {}
+  private readonly secrets: CredentialsSecrets;
+
+  constructor(private readonly deps: TemplateReconcilerDeps) {
+    this.secrets = deps.secrets ?? new CredentialsSecrets(deps.client);
+  }
 
   async reconcile(request: Request): Promise<Result | undefined> {
     const { client } = this.deps;
@@ -79,7 +86,7 @@ export class VCDMachineTemplateReconciler implements Reconciler {
     }
     const resync = { requeueAfter: this.deps.resyncMs ?? 600_000 };
     try {
-      const connection = await connectionFor(client, this.deps.connections, vcdCluster);
+      const connection = await connectionFor(this.secrets, this.deps.connections, vcdCluster);
       const policy = await policySizing(connection, policyName);
       const outcome = policy
         ? templateCapacity(own, policy, policyName)

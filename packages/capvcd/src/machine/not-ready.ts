@@ -47,3 +47,10 @@ export function waiting(s: MachineScope, step: MachineStep, recheckMs: number, p
   // ±25 %, so machines waiting on one busy vApp do not all look again at once.
   return { requeueAfter: s.status.task ? pollMs : jittered(recheckMs) };
 }
+
+/** The machine's task still runs: said in its condition, looked at again in `pollAfterMs`. */
+export function taskRuns(s: MachineScope, pollAfterMs: number): Result {
+  const operation = s.status.task?.operation ?? 'Working';
+  condition(s.status, s.vcdMachine, Conditions.VMProvisioned, false, operation, 'waiting for the VCD task');
+  return { requeueAfter: pollAfterMs };
+}

@@ -16,9 +16,10 @@ import {
   type Result,
   removeFinalizer,
 } from '@capstan/runtime';
-import { Conditions, MACHINE_FINALIZER } from '../api/keys.js';
+import { MACHINE_FINALIZER } from '../api/keys.js';
 import { type VCDCluster, VCDMachineType } from '../api/types.js';
 import { specHonouredCondition, unactedMachineFields } from '../compat.js';
+import { CredentialsSecrets } from '../credentials-secrets.js';
 import {
   decideMachine,
   lockScope,
@@ -31,7 +32,7 @@ import { endSeenOnVm } from '../decide/vm-task-end.js';
 import type { CapvcdMetrics } from '../metrics.js';
 import { vappMarker, vmMarker, vmNameFor, vmUrn } from '../naming.js';
 import { connectionFor, gate, NotReady } from '../scope.js';
-import { condition, writeStatus } from '../status.js';
+import { writeStatus } from '../status.js';
 import { capvcdVmName } from '../takeover.js';
 import { pollDelay, RecordedTasks, type TaskPolling, type TaskTurn } from '../tasks.js';
 import type { Connections } from '../vcd/connections.js';
@@ -43,7 +44,7 @@ import { CreateBatches } from './create-batch.js';
 import { VmDrift } from './drift.js';
 import { powerOffIntent, wantedHardware } from './hardware.js';
 import { guestinfoOf, observeVApp, readBootstrap } from './inputs.js';
-import { reportFailure, waiting } from './not-ready.js';
+import { reportFailure, taskRuns, waiting } from './not-ready.js';
 import { placementOf, vappNameOf } from './placement.js';
 import { recordProvisioned } from './provisioned.js';
 import { type MachineScope, machineScope, normalInputs, vcdClusterOf } from './scope.js';
@@ -56,6 +57,8 @@ import { vmTaskTurn } from './vm-task.js';
 /** What the reconciler works with. */
 export interface MachineReconcilerDeps {
   client: Client;
+  /** Where the credentials Secret is read (default: the API server, each time). */
+  secrets?: CredentialsSecrets;
   connections: Connections;
   events: EventRecorder;
   metrics: CapvcdMetrics;
@@ -98,11 +101,13 @@ export class VCDMachineReconciler implements Reconciler {
   private readonly backoff: VcdErrorBackoff;
   private readonly drift: VmDrift;
   private readonly creates: CreateBatches;
+  private readonly secrets: CredentialsSecrets;
 
   /** Brings a machine's reconcile forward (its controller's queue), once the controller is built. */
   private wake: ((machine: string) => void) | undefined;
 
   constructor(private readonly deps: MachineReconcilerDeps) {
+    this.secrets = deps.secrets ?? new CredentialsSecrets(deps.client);
     this.tasks = new RecordedTasks(deps);
     this.drift = new VmDrift({ ...deps, tasks: this.tasks, periodMs: deps.driftPeriodMs ?? 0 });
     this.backoff = new VcdErrorBackoff(deps.clock, deps.vcdErrorBackoff);
@@ -162,7 +167,7 @@ export class VCDMachineReconciler implements Reconciler {
     const { machine, vcdCluster, clusterName } = normalInputs(s);
     // Provisioned and spec.providerID kept: only the drift check asks VCD, until deletion.
     if (s.status.initialization?.provisioned && s.vcdMachine.spec.providerID)
-      return this.drift.check(s, () => connectionFor(this.deps.client, this.deps.connections, vcdCluster));
+      return this.drift.check(s, () => connectionFor(this.secrets, this.deps.connections, vcdCluster));
     const target = await this.target(s, vcdCluster, clusterName);
     if ('reason' in target) throw new NotReady(target.reason, target.message);
     const namespace = s.vcdMachine.metadata.namespace as string;
@@ -234,7 +239,7 @@ export class VCDMachineReconciler implements Reconciler {
     if ('error' in named) return { reason: 'InvalidVMName', message: named.error };
     const placement = placementOf(vcdCluster, vcdMachine, machine);
     if ('error' in placement) return { reason: 'InvalidFailureDomain', message: placement.error };
-    const connection = await connectionFor(this.deps.client, this.deps.connections, vcdCluster);
+    const connection = await connectionFor(this.secrets, this.deps.connections, vcdCluster);
     const labels = { ...vcdMachine.metadata.labels, ...machine?.metadata.labels };
     const vapp = await vappNameOf(connection.directory, vcdCluster, placement.ovdc, labels);
     if ('error' in vapp) return { reason: 'InvalidVAppName', message: vapp.error };
@@ -258,7 +263,7 @@ export class VCDMachineReconciler implements Reconciler {
     intentOf: IntentOf,
   ): Promise<Seen | Result> {
     // A batch another machine sent with this one's VM: its task is this machine's, polled from now.
-    if (this.creates.claim(s, t.vappKey)) return this.taskRuns(s, this.tasks.polling.minMs);
+    if (this.creates.claim(s, t.vappKey)) return taskRuns(s, this.tasks.polling.minMs);
     const lookFrom = this.deps.clock.now();
     // A VM task of the create path: its end is looked for on the VM, in this turn's read (vm-task.ts).
     const onVm = !s.deleting && endSeenOnVm(s.status.task?.operation) ? s.status.task : undefined;
@@ -271,7 +276,7 @@ export class VCDMachineReconciler implements Reconciler {
     const { task } = s.status;
     if (turn.running) {
       this.vappLocks.hold(t.vappKey, s.key, task?.operation ?? '', turn.pollAfterMs, task?.href);
-      return this.taskRuns(s, turn.pollAfterMs);
+      return taskRuns(s, turn.pollAfterMs);
     }
     if (turn.endedHref) this.vappLocks.ended(t.vappKey, turn.endedHref);
     // A sibling's read of the vApp stands for this machine's own once it began after what changed its VM.
@@ -282,18 +287,11 @@ export class VCDMachineReconciler implements Reconciler {
     if (onVm && seen.step.kind === 'WaitForTask') {
       const pollAfterMs = pollDelay(onVm.startedAt, this.deps.clock.now(), this.tasks.polling);
       this.vappLocks.hold(t.vappKey, s.key, onVm.operation, pollAfterMs, onVm.href);
-      return this.taskRuns(s, pollAfterMs);
+      return taskRuns(s, pollAfterMs);
     }
     // Our task on the vApp ended and none other is believed to run: the oldest waiting VM's machine goes now.
     if ((turn.endedHref || onVm) && !s.status.task) this.creates.nudge(t.vappKey, s.key);
     return seen;
-  }
-
-  /** The machine's task still runs: said in its condition, looked at again in `pollAfterMs`. */
-  private taskRuns(s: MachineScope, pollAfterMs: number): Result {
-    const operation = s.status.task?.operation ?? 'Working';
-    condition(s.status, s.vcdMachine, Conditions.VMProvisioned, false, operation, 'waiting for the VCD task');
-    return { requeueAfter: pollAfterMs };
   }
 
   /** One turn on the vApp: look (unless only "busy" could be seen), decide, write, record. */
