@@ -19,7 +19,12 @@ export async function recordProvisioned(
 ): Promise<void> {
   const providerID = providerIdFor(vmUrn(vm));
   if (s.vcdMachine.spec.providerID !== providerID) {
+    const read = s.vcdMachine.metadata.generation;
     s.vcdMachine = await client.patch(VCDMachineType, keyOf(s.vcdMachine), 'merge', { spec: { providerID } });
+    // Our own providerID changes nothing the conditions stand on: those of the generation read
+    // still hold, and say so now (else the next reconcile's status write does, one write more).
+    for (const c of s.status.conditions ?? [])
+      if (c.observedGeneration === read) c.observedGeneration = s.vcdMachine.metadata.generation;
   }
   const { status, vcdMachine } = s;
   status.initialization = { provisioned: true };
