@@ -16,7 +16,7 @@ import {
   VCDMachineType,
   type VcdTransport,
 } from '@capstan/capvcd';
-import { Client, Manager } from '@capstan/runtime';
+import { Client } from '@capstan/runtime';
 import { Event, Secret } from '@capstan/runtime/client';
 import { type ConformanceUser, FakeCluster, ManualClock } from '@capstan/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,6 +31,7 @@ import {
   sim,
   startSim,
 } from './capvcd-world.js';
+import { fakeManager } from './fake-provider.js';
 
 const key = { namespace: NAMESPACE, name: CLUSTER };
 const ruleName = affinityRuleName(NAMESPACE, CLUSTER, { controlPlane: true });
@@ -83,14 +84,7 @@ async function start(
   });
   await createMachine(user, 'cp-0', true);
   await createMachine(user, 'cp-1', true);
-  const manager = Manager.create({
-    transport: cluster,
-    clock,
-    logLevel: 'silent',
-    metricsBindAddress: '0',
-    healthProbeBindAddress: '0',
-    fieldManager: 'capstan-capvcd',
-  });
+  const manager = fakeManager(cluster, clock);
   addCapvcd(manager, { ...PROVIDER_OPTIONS, vcdTransport: transport });
   const stop = new AbortController();
   const done = manager.start(stop.signal);

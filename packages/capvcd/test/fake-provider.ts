@@ -34,6 +34,18 @@ export interface FakeProvider {
   stop: () => Promise<void>;
 }
 
+/** A manager over the fake cluster, on its clock, as capvcd's (no servers, no logs). */
+export function fakeManager(cluster: FakeCluster, clock: ManualClock): Manager {
+  return Manager.create({
+    transport: cluster,
+    clock,
+    logLevel: 'silent',
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    fieldManager: 'capstan-capvcd',
+  });
+}
+
 /** Starts the world and the provider (stop it with `stop`). */
 export async function startFakeProvider(workers: number): Promise<FakeProvider> {
   const clock = new ManualClock();
@@ -54,14 +66,7 @@ export async function startFakeProvider(workers: number): Promise<FakeProvider> 
   await createCluster(user);
   await createMachine(user, 'cp-0', true);
   for (let i = 0; i < workers; i++) await createMachine(user, `md-${i}`, false);
-  const manager = Manager.create({
-    transport: cluster,
-    clock,
-    logLevel: 'silent',
-    metricsBindAddress: '0',
-    healthProbeBindAddress: '0',
-    fieldManager: 'capstan-capvcd',
-  });
+  const manager = fakeManager(cluster, clock);
   addCapvcd(manager, PROVIDER_OPTIONS);
   const abort = new AbortController();
   const done = manager.start(abort.signal);
