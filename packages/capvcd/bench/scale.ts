@@ -9,6 +9,8 @@
  *  - capvcd's CPU-seconds (its process's utime + stime, /proc) and RSS peak (VmHWM);
  *  - the MachineDeployment's delete: wall time to all its VMs gone from vcdsim, calls per machine.
  * `BENCH_CPU_PROF_DIR` makes capvcd's process write a CPU profile there when it stops.
+ * `BENCH_CAPVCD_AUDIT` counts the API server's requests by sender (`api-audit.ts`);
+ * `BENCH_CAPVCD_MAIN` runs another build of capvcd (an old and a new one in turn, at the same load).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -36,7 +38,9 @@ const DELETE_CALLS = 2 * DELETE_TASKS;
 
 const CLUSTER = 's1';
 const POOL = `${CLUSTER}-md-0`;
-const main = fileURLToPath(new URL('../../../dist/main.js', import.meta.url));
+/** capvcd's entry point; `BENCH_CAPVCD_MAIN` runs another build of it (an A/B run of a change). */
+const main =
+  process.env.BENCH_CAPVCD_MAIN ?? fileURLToPath(new URL('../../../dist/main.js', import.meta.url));
 
 /** One run's figures. */
 export interface ScaleRun {
