@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { builtinModules, createRequire } from 'node:module';
 /**
  * `npm run bundle`: one tree-shaken ESM file per operator, for its image: `node dist/main.bundle.mjs`
  * loads only the code its main reaches (client-node's generated API clients, the workspace's other
@@ -84,6 +85,36 @@ const inlineRequires = {
 };
 
 /**
+ * Node's built-ins, statically imported by the bundle's ES modules, are required instead. Node
+ * makes a built-in's ES module from its exports by reading every one of them, getters included:
+ * `crypto`'s load Web Crypto, `net`'s its BlockList and SocketAddress, `fs`'s its streams, and
+ * `tls.rootCertificates` copies Node's ~140 root certificates into the heap (none of which the
+ * operators use). `require` reads none of them. Each built-in becomes a module of its named
+ * exports, each read from the required one only when some import uses it (pure, so tree-shaken
+ * otherwise), and loaded where it is imported: a built-in imported only by a module initialised
+ * on first use (client-node's KubeConfig) is loaded then.
+ */
+const nodeRequire = createRequire(import.meta.url);
+const BUILTINS = new Set(builtinModules);
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const builtinsRequired = {
+  name: 'node-builtins-required',
+  setup(b) {
+    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      if (args.kind !== 'import-statement' || !BUILTINS.has(name)) return undefined;
+      return { path: `node:${name}`, namespace: 'node-builtin' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
+      const names = Object.keys(nodeRequire(args.path)).filter((n) => IDENTIFIER.test(n) && n !== 'default');
+      const lines = [`const m = require(${JSON.stringify(args.path)});`, 'export default m;'];
+      for (const n of names) lines.push(`export const ${n} = /* @__PURE__ */ (() => m.${n})();`);
+      return { contents: lines.join('\n'), loader: 'js' };
+    });
+  },
+};
+
+/**
  * The operators that ship as images (each has a Dockerfile beside its package.json), by name: the
  * folder, from the repository root, whose `dist/main.js` is bundled.
  */
@@ -122,7 +153,7 @@ export async function bundleEntry(entry, outfile) {
     banner: {
       js: "import { createRequire as __capstanRequire } from 'node:module';\nconst require = __capstanRequire(import.meta.url);",
     },
-    plugins: [kubeConfigOnly, inlineRequires],
+    plugins: [builtinsRequired, kubeConfigOnly, inlineRequires],
     legalComments: 'none',
     // Short local names: V8 holds the whole source as a string, and its scopes' names too (the
     // agent's bundle 1.16 -> 0.88 MB, ~0.6 MB less idle RSS). Properties and methods keep theirs;

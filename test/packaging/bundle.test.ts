@@ -5,6 +5,8 @@
  * coordinator's CEL: all required through `createRequire`). It is ASCII, or the bundle fails: V8
  * holds a module's source for as long as it runs, two bytes a character once one is not ASCII.
  * Its local names are minified (a smaller source); its source map gives a stack its names back.
+ * It requires Node's built-ins rather than importing them (Node runs a built-in's getters to make
+ * its ES module).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,13 @@ async function bundleLines(pkg: string, name: string, lines: string[]): Promise<
   }
 }
 
+/** Runs a bundle that prints one JSON value; returns that value. */
+function printed(bundle: string): unknown {
+  return JSON.parse(
+    execFileSync(process.execPath, [bundle], { cwd: work, encoding: 'utf8', timeout: 30_000 }),
+  );
+}
+
 describe('a bundled entry point', () => {
   it("carries an operator's lazily required dependency (the coordinator's CEL)", async () => {
     const bundle = await bundleLines('coordinator', 'cel', [
@@ -38,8 +47,7 @@ describe('a bundled entry point', () => {
       "const broken = compileCondition('object.spec.(');",
       'console.log(JSON.stringify({ three: program({ object: { spec: { replicas: 3 } } }), broken: broken instanceof Error }));',
     ]);
-    const out = execFileSync(process.execPath, [bundle], { cwd: work, encoding: 'utf8', timeout: 30_000 });
-    expect(JSON.parse(out)).toEqual({ three: true, broken: true });
+    expect(printed(bundle)).toEqual({ three: true, broken: true });
   });
 
   it('has minified names, and a source map that gives a stack its names and src/ lines back', async () => {
@@ -55,6 +63,21 @@ describe('a bundled entry point', () => {
     expect(stack(['--enable-source-maps'])).toMatch(
       /at isoTimestamp \(.*packages\/runtime\/src\/iso-time\.ts:\d+:\d+\)/,
     );
+  });
+
+  it("requires Node's built-ins: their ES modules' getters (Web Crypto, BlockList) are not run", async () => {
+    const bundle = await bundleLines('runtime', 'builtins', [
+      "import { createHash } from 'node:crypto';",
+      "import * as net from 'node:net';",
+      "import tls from 'node:tls';",
+      'console.log(JSON.stringify({',
+      "  hash: createHash('sha256').update('x').digest('hex').length,",
+      "  ip: net.isIP('::1'),",
+      '  tls: typeof tls.connect,',
+      '  loaded: process.moduleLoadList.filter((m) => /webcrypto|blocklist/.test(m)),',
+      '}));',
+    ]);
+    expect(printed(bundle)).toEqual({ hash: 64, ip: 6, tls: 'function', loaded: [] });
   });
 
   it('is refused when a character is not ASCII, with where it is', async () => {
