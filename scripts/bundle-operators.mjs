@@ -115,6 +115,46 @@ const builtinsRequired = {
 };
 
 /**
+ * dbus-next requires xml2js (with xmlbuilder and sax) when its bus is created, for an Introspect
+ * reply (only for objects a process exports) and for proxy objects' introspection (only for
+ * `getProxyObject`): the agent uses neither. Its two modules get an xml2js loaded on first use.
+ */
+const DBUS_XML_USERS = /[\\/]dbus-next[\\/]lib[\\/](bus|client[\\/]proxy-object)\.js$/;
+const dbusXmlOnUse = {
+  name: 'dbus-next-xml2js-on-use',
+  setup(b) {
+    b.onLoad({ filter: DBUS_XML_USERS }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const required = "require('xml2js')";
+      if (!text.includes(required)) throw new Error(`${args.path}: no ${required} to defer`);
+      return {
+        contents: text.replace(required, "require('xml2js-on-use')"),
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+    b.onResolve({ filter: /^xml2js-on-use$/ }, (args) => ({
+      path: 'xml2js-on-use',
+      namespace: 'dbus-next',
+      pluginData: args.resolveDir,
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'dbus-next' }, (args) => ({
+      contents: [
+        'let xml2js;',
+        "const load = () => (xml2js ??= require('xml2js'));",
+        'exports.Builder = class Builder {',
+        '  constructor(options) { this.options = options; }',
+        '  buildObject(object) { this.builder ??= new (load().Builder)(this.options); return this.builder.buildObject(object); }',
+        '};',
+        'exports.Parser = function Parser(options) { return new (load().Parser)(options); };',
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: args.pluginData,
+    }));
+  },
+};
+
+/**
  * The operators that ship as images (each has a Dockerfile beside its package.json), by name: the
  * folder, from the repository root, whose `dist/main.js` is bundled.
  */
@@ -153,7 +193,7 @@ export async function bundleEntry(entry, outfile) {
     banner: {
       js: "import { createRequire as __capstanRequire } from 'node:module';\nconst require = __capstanRequire(import.meta.url);",
     },
-    plugins: [builtinsRequired, kubeConfigOnly, inlineRequires],
+    plugins: [builtinsRequired, kubeConfigOnly, inlineRequires, dbusXmlOnUse],
     legalComments: 'none',
     // Short local names: V8 holds the whole source as a string, and its scopes' names too (the
     // agent's bundle 1.16 -> 0.88 MB, ~0.6 MB less idle RSS). Properties and methods keep theirs;

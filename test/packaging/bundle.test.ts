@@ -80,6 +80,33 @@ describe('a bundled entry point', () => {
     expect(printed(bundle)).toEqual({ hash: 64, ip: 6, tls: 'function', loaded: [] });
   });
 
+  it("loads dbus-next's xml2js on its first use, not with the bus", async () => {
+    const bundle = await bundleLines('agent', 'dbus-xml', [
+      "import dbus from 'dbus-next';",
+      "import ProxyObject from 'dbus-next/lib/client/proxy-object.js';",
+      // sax (under xml2js) reads String.fromCodePoint once, when it is initialised.
+      'let initialised = false;',
+      'const fromCodePoint = String.fromCodePoint;',
+      "Object.defineProperty(String, 'fromCodePoint', { configurable: true, get() { initialised = true; return fromCodePoint; } });",
+      "const bus = dbus.sessionBus({ busAddress: 'unix:path=/nonexistent/capstan-bundle-test' });",
+      "bus.on('error', () => {});",
+      'const withBus = initialised;',
+      "const built = bus._builder.buildObject({ node: { $: { name: '/a' } } });",
+      'const onUse = initialised;',
+      "const proxy = new ProxyObject(bus, 'org.example.Test', '/org/example/Test');",
+      'proxy._parser.parseString(\'<node><interface name="org.example.I"/></node>\', (error, parsed) => {',
+      '  console.log(JSON.stringify({ withBus, onUse, built, parsed: parsed.node.interface[0].$.name }));',
+      '  bus.disconnect();',
+      '});',
+    ]);
+    expect(printed(bundle)).toEqual({
+      withBus: false,
+      onUse: true,
+      built: '<node name="/a"/>',
+      parsed: 'org.example.I',
+    });
+  });
+
   it('is refused when a character is not ASCII, with where it is', async () => {
     await expect(
       bundleLines('runtime', 'non-ascii', ["console.log(/^[0-9µ]+$/.test('5µ'));"]),
