@@ -8,10 +8,11 @@
  * is read from the API server, as before. An informer stays for the process's life: there are as
  * many as Secrets ever named, a handful.
  */
-import { type Client, isNotFound, type KubeObject, type ResourceType } from '@capstan/runtime';
+import type { Client, KubeObject, ResourceType } from '@capstan/runtime';
 import type { InformerRestriction, SharedInformer } from '@capstan/runtime/cache';
 import { Secret } from '@capstan/runtime/client';
 import type { SecretKey } from './credentials.js';
+import { getOrUndefined } from './scope.js';
 
 /** What gives informers: the manager's `cache`. */
 export interface InformerSource {
@@ -42,11 +43,6 @@ export class CredentialsSecrets {
   async get(key: SecretKey): Promise<Secret | undefined> {
     const informer = this.informers?.informerFor(Secret, secretRestriction(key));
     if (informer?.hasSynced()) return informer.store.getByName(key.namespace, key.name);
-    try {
-      return await this.client.get(Secret, key);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    return getOrUndefined(() => this.client.get(Secret, key));
   }
 }
