@@ -21,6 +21,14 @@
  *    coordinator claimed in between: the plan may be stale; stop and plan again.
  * 4. The conditional write on the node.
  *
+ * Step 1 needs no read when this process wrote the Lease last and has had the server's answer to
+ * the write that Lease names (landed, or failed its precondition, or refused: it never lands later)
+ * — {@link GrantFence.answered}. `begin` then hands back that Lease as the token: if it is still the
+ * Lease's current version, its pending write is settled and every claim before it was settled by
+ * the `begin` before that claim; if anyone wrote the Lease since, step 3's CAS from it fails, so no
+ * slot is taken from a list that may predate their write. A write with no answer (a timeout, a
+ * dropped connection) may still land, so the next `begin` reads the Lease and settles it as above.
+ *
  * Every claim that succeeds was preceded by a `begin` that resolved the previous claim, and the
  * fresh list of its group came after it, so each slot is taken from a snapshot of its group that
  * holds every slot taken there before.
@@ -71,6 +79,11 @@ export type FenceOutcome<T> =
 
 /** The fence Lease of one coordinator deployment. */
 export class GrantFence {
+  /** The Lease as this process last wrote it, once the write it names (if any) was answered. */
+  private settled: Lease | undefined;
+  /** The Lease as this process's last claim wrote it, until that claim's write is answered. */
+  private claimed: Lease | undefined;
+
   constructor(
     private readonly client: Client,
     private readonly clock: Clock,
@@ -80,6 +93,8 @@ export class GrantFence {
 
   /** Step 1: read the fence and settle the pending write, if any. */
   async begin(): Promise<FenceOutcome<FenceToken>> {
+    // Our own last write to the Lease, answered: nothing to settle (the header's step 1).
+    if (this.settled) return { ok: true, value: { lease: this.settled } };
     const key = { namespace: this.namespace, name: this.name };
     let lease: Lease;
     try {
@@ -130,11 +145,13 @@ export class GrantFence {
     const { lease } = token;
     const annotations = { ...lease.metadata.annotations };
     delete annotations[FENCE_PENDING_KEY];
+    this.forget();
     try {
       const written = await this.client.update(Lease, {
         ...lease,
         metadata: { ...lease.metadata, annotations },
       });
+      this.settled = written;
       return { ok: true, value: { lease: written } };
     } catch (err) {
       if (isConflict(err) || isNotFound(err)) return { ok: false, conflict: true };
@@ -143,11 +160,28 @@ export class GrantFence {
   }
 
   /**
+   * Tells the fence the server answered the write claimed as `token` (it landed, failed its
+   * precondition, or was refused): it can no longer land later, so the next {@link begin} need
+   * not read the Lease while that claim is its last version.
+   */
+  answered(token: FenceToken): void {
+    if (this.claimed !== undefined && token.lease === this.claimed) this.settled = this.claimed;
+    this.claimed = undefined;
+  }
+
+  /** Drops what this process knows of the Lease: the next {@link begin} reads it. */
+  private forget(): void {
+    this.settled = undefined;
+    this.claimed = undefined;
+  }
+
+  /**
    * Step 3: records `node@resourceVersion` as the pending write, if nobody claimed since `token`
    * (an update carrying the token's resourceVersion: a compare-and-swap).
    */
   async claim(token: FenceToken, node: string, resourceVersion: string): Promise<FenceOutcome<FenceToken>> {
     const { lease } = token;
+    this.forget();
     try {
       const written = await this.client.update(Lease, {
         ...lease,
@@ -159,6 +193,7 @@ export class GrantFence {
           },
         },
       });
+      this.claimed = written;
       return { ok: true, value: { lease: written } };
     } catch (err) {
       if (isConflict(err) || isNotFound(err)) return { ok: false, conflict: true };

@@ -234,6 +234,8 @@ export class CoordinatorReconciler implements Reconciler {
         token = claimed.value;
       }
       const result = await this.apply(write);
+      // Any answer (a thrown error is none) settles the claim: the write cannot land later.
+      if (write.consumesBudget) this.fence.answered(token);
       if (result === 'conflict') return { applied, stopped: 'node-conflict' };
       if (result === 'landed') {
         applied.push(write);
