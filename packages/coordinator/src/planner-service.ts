@@ -6,7 +6,7 @@
  */
 import type { Protocol } from '@capstan/reboot-protocol';
 import type { Client } from '@capstan/runtime';
-import { Node } from '@capstan/runtime/client';
+import { metadataOnly, Node } from '@capstan/runtime/client';
 import type { QueueEntry, RebootGroup } from './api/reboot-group.js';
 import type { DisruptionFacts } from './decide/disruption-budgets.js';
 import { type FreshRead, freshRead } from './decide/fresh-groups.js';
@@ -21,6 +21,9 @@ import type { InformerSource } from './gates/condition-reads.js';
 import { type CoordinatorOptions, plannerOptionsOf } from './options.js';
 import { RebootGroupType } from './resources.js';
 import { ListMemo } from './same-objects.js';
+
+/** Nodes read as metadata only: names, labels, annotations and resourceVersions. */
+const NodeMetadata = metadataOnly(Node);
 
 /** What the coordinator plans from. */
 export interface World {
@@ -94,11 +97,16 @@ export class PlannerService {
   ): Promise<{ world: World; read: FreshRead }> {
     const read = freshRead(granting, this.round.of(world.groups), this.nodeSelector);
     if (read.all) return { world: { ...world, nodes: await this.readNodes(true) }, read };
-    const lists = await Promise.all(
-      read.selectors.map((labelSelector) => this.client.list(Node, { labelSelector, direct: true })),
-    );
+    const listFull = (selectors: readonly string[]) =>
+      Promise.all(selectors.map((labelSelector) => this.client.list(Node, { labelSelector, direct: true })));
+    const [lists, earlier] = await Promise.all([
+      listFull(read.selectors),
+      this.earlierAsCached(world, read.earlierSelectors),
+    ]);
     const fresh = new Map<string, Node>();
-    for (const list of lists) for (const n of list.items) fresh.set(n.metadata.name ?? '', n);
+    const earlierLists = earlier ?? (await listFull(read.earlierSelectors));
+    for (const list of [...earlierLists, ...lists])
+      for (const n of list.items) fresh.set(n.metadata.name ?? '', n);
     const nodes = world.nodes.map((n) => {
       const name = n.metadata.name ?? '';
       const again = fresh.get(name);
@@ -106,6 +114,31 @@ export class PlannerService {
       return again ?? n;
     });
     return { world: { ...world, nodes: [...nodes, ...fresh.values()] }, read };
+  }
+
+  /**
+   * The nodes `selectors` list, as their cached copies, when a metadata list (read now) finds
+   * every one at its cached copy's resourceVersion; undefined when any is not (`fresh-groups.ts`,
+   * step 2: then they are listed in full).
+   */
+  private async earlierAsCached(
+    world: World,
+    selectors: readonly string[],
+  ): Promise<Array<{ items: readonly Node[] }> | undefined> {
+    if (selectors.length === 0) return [];
+    const lists = await Promise.all(
+      selectors.map((labelSelector) => this.client.list(NodeMetadata, { labelSelector, direct: true })),
+    );
+    const cached = new Map(world.nodes.map((n) => [n.metadata.name ?? '', n]));
+    const items: Node[] = [];
+    for (const list of lists)
+      for (const m of list.items) {
+        const copy = cached.get(m.metadata.name ?? '');
+        if (copy === undefined || copy.metadata.resourceVersion !== m.metadata.resourceVersion)
+          return undefined;
+        items.push(copy);
+      }
+    return [{ items }];
   }
 
   /** The nodes the coordinator manages (its node selector's), from the cache or the API server. */

@@ -54,7 +54,7 @@ describe('the fresh read and the slots it allows', () => {
           };
           const read = all
             ? ({ all: true } as const)
-            : ({ all: false, groups: freshGroups, selectors: [] } as const);
+            : ({ all: false, groups: freshGroups, selectors: [], earlierSelectors: [] } as const);
           const { writes, deferred } = writesAfterFreshRead(plan, read);
           const kept = new Set(writes.map((w) => w.node));
           for (const w of planned) {
@@ -93,11 +93,13 @@ describe('the lists of a fresh read', () => {
       all: false,
       groups: ['a', 'b', 'z'],
       selectors: ['fleet=x,tier in (a,b,c)', 'fleet=x,zone=z1,tier=z'],
+      earlierSelectors: [],
     });
     expect(freshRead(new Set(['a']), round, undefined)).toEqual({
       all: false,
       groups: ['a'],
       selectors: ['tier=a'],
+      earlierSelectors: [],
     });
     expect(freshRead(new Set(['a', round.defaultGroup.name]), round, undefined)).toEqual({ all: true });
     expect(freshRead(new Set(['everything']), round, undefined)).toEqual({ all: true });
@@ -142,7 +144,7 @@ describe('lists merged by label key', () => {
           const fake = new FakeCluster({ kinds: [Node] });
           for (const [i, l] of nodes.entries()) fake.seed(Node, { metadata: { name: `n${i}`, labels: l } });
           const listed = new Set<string>();
-          for (const labelSelector of read.selectors)
+          for (const labelSelector of [...read.selectors, ...read.earlierSelectors])
             for (const n of (await fake.list(Node, { labelSelector })).items)
               listed.add(n.metadata.name ?? '');
           // Not the default group's: it holds what no selector matches, and is not read here.
@@ -185,11 +187,15 @@ describe('the groups read fresh', () => {
         const highest = Math.max(...specs.filter((g) => granting.has(g.name)).map((g) => g.order));
         const expected = specs.filter((g) => granting.has(g.name) || g.order < highest).map((g) => g.name);
         expect([...read.groups].sort()).toEqual(expected.sort());
-        // Each group selects one value of one key: one list for them all.
-        const values = [...expected].sort();
-        expect(read.selectors).toEqual([
-          values.length === 1 ? `group=${values[0]}` : `group in (${values.join(',')})`,
-        ]);
+        // Each group selects one value of one key: one list for the granting groups in full, one
+        // for the groups before them (as metadata first).
+        const selector = (names: string[]) => {
+          const values = [...names].sort();
+          return values.length === 1 ? `group=${values[0]}` : `group in (${values.join(',')})`;
+        };
+        expect(read.selectors).toEqual([selector([...granting])]);
+        const earlier = expected.filter((g) => !granting.has(g));
+        expect(read.earlierSelectors).toEqual(earlier.length > 0 ? [selector(earlier)] : []);
       }),
     );
   });
@@ -279,18 +285,7 @@ describe('rounds that take slots', () => {
   });
 
   it('take no slot in a group while a group ordered before it asks, cached or not', async () => {
-    const clock = new ManualClock(START);
-    const fake = new FakeCluster({ clock, kinds: [Node, RebootGroupType, Lease] });
-    for (const [tier, order] of [
-      ['cp', 0],
-      ['w', 1],
-    ] as const)
-      fake.seed(RebootGroupType, {
-        metadata: { name: tier },
-        spec: { order, nodeSelector: { matchLabels: { tier } }, maxUnavailable: 1 },
-      } as RebootGroup);
-    await addReadyNode(fake, 'cp1', { tier: 'cp' });
-    await addReadyNode(fake, 'w1', { tier: 'w' }, { [A.rebootNeeded]: 'true' });
+    const { clock, fake, lists } = await cpThenWorkers();
     // The cache: cp1 idle. The server: cp1 has asked since (what CI's demo saw).
     const stale: World = { nodes: fake.objects(Node), groups: fake.objects(RebootGroupType) };
     await fake.patch(Node, { name: 'cp1' }, 'merge', {
@@ -301,5 +296,52 @@ describe('rounds that take slots', () => {
     // cp was read fresh (ordered before w): its ask is served, and w waits for it.
     expect(granted(fake, 'cp1')).toBe(true);
     expect(granted(fake, 'w1')).toBe(false);
+    // cp1's metadata differed from its cached copy: cp was listed in full after it.
+    expect(lists).toEqual(['full tier=w', 'metadata tier=cp', 'full tier=cp']);
+  });
+
+  it('take the cached copies of groups before them when their metadata matches, not their full list', async () => {
+    const { clock, fake, lists } = await cpThenWorkers();
+    const world: World = { nodes: fake.objects(Node), groups: fake.objects(RebootGroupType) };
+    await coordinatorOn(fake, clock, world).round();
+    expect(granted(fake, 'w1')).toBe(true);
+    expect(lists).toEqual(['full tier=w', 'metadata tier=cp']);
+  });
+
+  it('list the groups before them in full when the cache lacks one of their nodes', async () => {
+    const { clock, fake, lists } = await cpThenWorkers();
+    await addReadyNode(fake, 'cp2', { tier: 'cp' }, { [A.rebootNeeded]: 'true' });
+    const world: World = {
+      nodes: fake.objects(Node).filter((n) => n.metadata.name !== 'cp2'),
+      groups: fake.objects(RebootGroupType),
+    };
+    await coordinatorOn(fake, clock, world).round();
+    // cp2, new to the cache, asks: cp is busy, so w takes no slot.
+    expect(granted(fake, 'w1')).toBe(false);
+    expect(lists).toEqual(['full tier=w', 'metadata tier=cp', 'full tier=cp']);
   });
 });
+
+/** A control-plane group (cp1, idle) ordered before a worker group (w1 asking); node lists recorded. */
+async function cpThenWorkers() {
+  const clock = new ManualClock(START);
+  const fake = new FakeCluster({ clock, kinds: [Node, RebootGroupType, Lease] });
+  for (const [tier, order] of [
+    ['cp', 0],
+    ['w', 1],
+  ] as const)
+    fake.seed(RebootGroupType, {
+      metadata: { name: tier },
+      spec: { order, nodeSelector: { matchLabels: { tier } }, maxUnavailable: 1 },
+    } as RebootGroup);
+  await addReadyNode(fake, 'cp1', { tier: 'cp' });
+  await addReadyNode(fake, 'w1', { tier: 'w' }, { [A.rebootNeeded]: 'true' });
+  const lists: string[] = [];
+  const list = fake.list.bind(fake);
+  vi.spyOn(fake, 'list').mockImplementation((type, options) => {
+    const selector = (options as { labelSelector?: string } | undefined)?.labelSelector;
+    if (type.plural === 'nodes') lists.push(`${type.metadataOnly ? 'metadata' : 'full'} ${selector}`);
+    return list(type, options);
+  });
+  return { clock, fake, lists };
+}

@@ -13,6 +13,12 @@
  *    group before them. A group that cannot be listed so (the default group, which holds what no
  *    selector matches; a group without a usable selector, or with an empty one) makes the read a
  *    list of every node, as before.
+ *    The groups ordered before the granting ones (and not granting) are listed as metadata first:
+ *    a node at its cached copy's resourceVersion is that copy, status and all, so a list of names
+ *    and resourceVersions says as much as their full list when every one matches. If any does not
+ *    (changed since the cache, or not cached), those groups are listed in full too. Late in a
+ *    rollout they are most of the fleet, done and unchanged, and their full list was most of a
+ *    grant round's read.
  * 3. The fresh nodes replace their cached copies by name. A cached node that the fresh lists do not
  *    hold stays as cached: it left the group or is gone, so its write fails its precondition, and
  *    counting it where it was only makes its old group's budget tighter.
@@ -28,10 +34,18 @@ import type { GroupPolicy } from './group-policy.js';
 import type { NodeWrite } from './node-write.js';
 import type { Plan } from './plan.js';
 
-/** What the fence reads: every node, or the nodes of `groups`, listed by `selectors`. */
+/**
+ * What the fence reads: every node, or the nodes of `groups`: the granting ones listed in full by
+ * `selectors`, those ordered before them listed as metadata by `earlierSelectors` (step 2).
+ */
 export type FreshRead =
   | { all: true }
-  | { all: false; groups: readonly string[]; selectors: readonly string[] };
+  | {
+      all: false;
+      groups: readonly string[];
+      selectors: readonly string[];
+      earlierSelectors: readonly string[];
+    };
 
 /** The groups where `plan` takes a slot (step 1). */
 export function grantingGroups(plan: Pick<Plan, 'writes' | 'membership'>): Set<string> {
@@ -62,7 +76,16 @@ export function freshRead(
   const read = [...byName.values()].filter((g) => granting.has(g.name) || g.order < highest);
   for (const g of read)
     if (g.name === round.defaultGroup.name || !g.selector || g.selector.empty) return { all: true };
-  return { all: false, groups: read.map((g) => g.name), selectors: listSelectors(read, nodeSelector) };
+  const earlier = read.filter((g) => !granting.has(g.name));
+  return {
+    all: false,
+    groups: read.map((g) => g.name),
+    selectors: listSelectors(
+      read.filter((g) => granting.has(g.name)),
+      nodeSelector,
+    ),
+    earlierSelectors: earlier.length > 0 ? listSelectors(earlier, nodeSelector) : [],
+  };
 }
 
 /**
