@@ -141,6 +141,13 @@ export class PlannerService {
     return [{ items }];
   }
 
+  /** Each node's group's `order` in `world` (by `membership`); a node of no known group ranks last. */
+  groupOrderOf(world: World, membership: Readonly<Record<string, string>>): (node: string) => number {
+    const round = this.round.of(world.groups);
+    const orders = new Map([...round.groups, round.defaultGroup].map((g) => [g.name, g.order]));
+    return (node) => orders.get(membership[node] ?? '') ?? Number.POSITIVE_INFINITY;
+  }
+
   /** The nodes the coordinator manages (its node selector's), from the cache or the API server. */
   async readNodes(direct: boolean): Promise<readonly Node[]> {
     const selector = this.nodeSelector;

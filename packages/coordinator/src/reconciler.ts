@@ -28,6 +28,7 @@ import { grantingGroups, writesAfterFreshRead } from './decide/fresh-groups.js';
 import type { NodeSnapshot } from './decide/node-snapshot.js';
 import { applyWrites, type NodeWrite } from './decide/node-write.js';
 import type { Plan } from './decide/plan.js';
+import { boundStamps, STAMPS_PER_ROUND } from './decide/stamp-batch.js';
 import { DEFAULT_FENCE_NAME, type FenceToken, GrantFence } from './fence.js';
 import type { InformerSource } from './gates/condition-reads.js';
 import { writeGroupStatuses } from './group-status.js';
@@ -60,6 +61,8 @@ export interface RoundOutcome {
   requeueAfter: number;
   /** Slots left for the next round: planned in a group the fence's read did not list fresh. */
   deferred?: number;
+  /** New asks' stamps left for the next round (`decide/stamp-batch.ts`). */
+  stampsDeferred?: number;
 }
 
 /** What the reconciler needs besides its options. */
@@ -138,6 +141,8 @@ export class CoordinatorReconciler implements Reconciler {
     // A refusal: plan again at once, so the planner passes the node over and its group reports it.
     // Deferred slots: at once too, with their group read fresh.
     if (outcome.stopped || outcome.refused.length > 0 || outcome.deferred) return { requeue: true };
+    // Stamps held back: the next round writes more of them, at once and without backoff.
+    if (outcome.stampsDeferred) return { requeueAfter: 1 };
     return { requeueAfter: outcome.requeueAfter };
   }
 
@@ -151,6 +156,12 @@ export class CoordinatorReconciler implements Reconciler {
     this.membership = p.membership;
     let applied: NodeWrite[];
     let stopped: RoundOutcome['stopped'];
+    let stampsDeferred = 0;
+    const bounded = (writes: readonly NodeWrite[]): NodeWrite[] => {
+      const sent = boundStamps(writes, STAMPS_PER_ROUND, this.planner.groupOrderOf(world, p.membership));
+      stampsDeferred = sent.deferred;
+      return sent.writes;
+    };
     if (p.writes.some((w) => w.consumesBudget)) {
       // Slots are taken only from a fresh snapshot, under the fence.
       const begun = await this.fence.begin();
@@ -164,22 +175,26 @@ export class CoordinatorReconciler implements Reconciler {
           { node: begun.refused },
           'grant fence blocked: a pending write cannot be poisoned',
         );
-        ({ applied, stopped } = await this.applyAll(p.writes.filter((w) => !w.consumesBudget)));
-        return this.finish({ world, p, nodes, applied, stopped, now });
+        ({ applied, stopped } = await this.applyAll(bounded(p.writes.filter((w) => !w.consumesBudget))));
+        return { ...(await this.finish({ world, p, nodes, applied, stopped, now })), stampsDeferred };
       }
       const fresh = await this.planner.withFreshNodes(world, grantingGroups(p));
       world = fresh.world;
       ({ plan: p, nodes } = this.planner.planFor(world, now, this.refusals.refused(now)));
       this.membership = p.membership;
       const { writes, deferred } = writesAfterFreshRead(p, fresh.read);
-      ({ applied, stopped } = await this.applyFenced(writes, begun.value));
+      ({ applied, stopped } = await this.applyFenced(bounded(writes), begun.value));
       // A slot the fresh read opened in a group it did not read: the next round reads that group.
       if (deferred > 0)
-        return { ...(await this.finish({ world, p, nodes, applied, stopped, now })), deferred };
+        return {
+          ...(await this.finish({ world, p, nodes, applied, stopped, now })),
+          deferred,
+          stampsDeferred,
+        };
     } else {
-      ({ applied, stopped } = await this.applyAll(p.writes));
+      ({ applied, stopped } = await this.applyAll(bounded(p.writes)));
     }
-    return this.finish({ world, p, nodes, applied, stopped, now });
+    return { ...(await this.finish({ world, p, nodes, applied, stopped, now })), stampsDeferred };
   }
 
   private async finish(r: {
