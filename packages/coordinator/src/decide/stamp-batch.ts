@@ -2,10 +2,11 @@
  * How many new asks' stamps one round writes. A stamp (`requested-at`: when the coordinator first
  * saw a node ask, its place in the queue) is a write of its own, and a round writes the slots it
  * takes after everything else (`plan.ts` `orderWrites`). When a fleet asks at once (a channel's
- * update reaching every agent), the first round would stamp every node, one patch after another,
- * before its first grant: at 1,000 nodes the first reboot started 1.5–5 s after the asks, the
- * apiserver's CPU being the bound. So a round writes at most {@link STAMPS_PER_ROUND} stamps, those
- * of the groups ordered first (whose grants come first), and the next round, at once, writes more.
+ * update reaching every agent), a round would stamp every ask it saw, one patch after another
+ * (~5 ms of the apiserver's CPU each on the bench's machine: seconds at a thousand), and its
+ * grants and releases would wait behind them. So a round writes at most {@link STAMPS_PER_ROUND}
+ * stamps, those of the groups ordered first (whose grants come first), and the next round, at
+ * once, writes more.
  *
  * What this keeps:
  * 1. Every write that is not only a stamp goes out, in the plan's order: grants, releases, failure
