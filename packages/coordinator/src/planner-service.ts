@@ -99,12 +99,13 @@ export class PlannerService {
     if (read.all) return { world: { ...world, nodes: await this.readNodes(true) }, read };
     const listFull = (selectors: readonly string[]) =>
       Promise.all(selectors.map((labelSelector) => this.client.list(Node, { labelSelector, direct: true })));
-    const [lists, earlier] = await Promise.all([
+    const [lists, cacheCurrent] = await Promise.all([
       listFull(read.selectors),
-      this.earlierAsCached(world, read.earlierSelectors),
+      this.cacheCurrent(world, read.earlierSelectors),
     ]);
+    // Where the cache is current, its copies are the fresh nodes: nothing to replace.
+    const earlierLists = cacheCurrent ? [] : await listFull(read.earlierSelectors);
     const fresh = new Map<string, Node>();
-    const earlierLists = earlier ?? (await listFull(read.earlierSelectors));
     for (const list of [...earlierLists, ...lists])
       for (const n of list.items) fresh.set(n.metadata.name ?? '', n);
     const nodes = world.nodes.map((n) => {
@@ -117,28 +118,22 @@ export class PlannerService {
   }
 
   /**
-   * The nodes `selectors` list, as their cached copies, when a metadata list (read now) finds
-   * every one at its cached copy's resourceVersion; undefined when any is not (`fresh-groups.ts`,
-   * step 2: then they are listed in full).
+   * Whether every node `selectors` list now (as metadata) is in `world` at the same resourceVersion:
+   * then its cached copy is that node, status and all (`fresh-groups.ts`, step 2; if not, the
+   * caller lists them in full).
    */
-  private async earlierAsCached(
-    world: World,
-    selectors: readonly string[],
-  ): Promise<Array<{ items: readonly Node[] }> | undefined> {
-    if (selectors.length === 0) return [];
+  private async cacheCurrent(world: World, selectors: readonly string[]): Promise<boolean> {
+    if (selectors.length === 0) return true;
     const lists = await Promise.all(
       selectors.map((labelSelector) => this.client.list(NodeMetadata, { labelSelector, direct: true })),
     );
-    const cached = new Map(world.nodes.map((n) => [n.metadata.name ?? '', n]));
-    const items: Node[] = [];
-    for (const list of lists)
-      for (const m of list.items) {
-        const copy = cached.get(m.metadata.name ?? '');
-        if (copy === undefined || copy.metadata.resourceVersion !== m.metadata.resourceVersion)
-          return undefined;
-        items.push(copy);
-      }
-    return [{ items }];
+    const cached = new Map(world.nodes.map((n) => [n.metadata.name ?? '', n.metadata.resourceVersion]));
+    return lists.every((list) =>
+      list.items.every((m) => {
+        const name = m.metadata.name ?? '';
+        return cached.has(name) && cached.get(name) === m.metadata.resourceVersion;
+      }),
+    );
   }
 
   /** Each node's group's `order` in `world` (by `membership`); a node of no known group ranks last. */

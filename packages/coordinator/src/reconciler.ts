@@ -156,12 +156,8 @@ export class CoordinatorReconciler implements Reconciler {
     this.membership = p.membership;
     let applied: NodeWrite[];
     let stopped: RoundOutcome['stopped'];
-    let stampsDeferred = 0;
-    const bounded = (writes: readonly NodeWrite[]): NodeWrite[] => {
-      const sent = boundStamps(writes, STAMPS_PER_ROUND, this.planner.groupOrderOf(world, p.membership));
-      stampsDeferred = sent.deferred;
-      return sent.writes;
-    };
+    const bounded = (writes: readonly NodeWrite[]) =>
+      boundStamps(writes, STAMPS_PER_ROUND, this.planner.groupOrderOf(world, p.membership));
     if (p.writes.some((w) => w.consumesBudget)) {
       // Slots are taken only from a fresh snapshot, under the fence.
       const begun = await this.fence.begin();
@@ -175,26 +171,26 @@ export class CoordinatorReconciler implements Reconciler {
           { node: begun.refused },
           'grant fence blocked: a pending write cannot be poisoned',
         );
-        ({ applied, stopped } = await this.applyAll(bounded(p.writes.filter((w) => !w.consumesBudget))));
-        return { ...(await this.finish({ world, p, nodes, applied, stopped, now })), stampsDeferred };
+        const sent = bounded(p.writes.filter((w) => !w.consumesBudget));
+        ({ applied, stopped } = await this.applyAll(sent.writes));
+        const outcome = await this.finish({ world, p, nodes, applied, stopped, now });
+        return { ...outcome, stampsDeferred: sent.deferred };
       }
       const fresh = await this.planner.withFreshNodes(world, grantingGroups(p));
       world = fresh.world;
       ({ plan: p, nodes } = this.planner.planFor(world, now, this.refusals.refused(now)));
       this.membership = p.membership;
       const { writes, deferred } = writesAfterFreshRead(p, fresh.read);
-      ({ applied, stopped } = await this.applyFenced(bounded(writes), begun.value));
+      const sent = bounded(writes);
+      ({ applied, stopped } = await this.applyFenced(sent.writes, begun.value));
+      const outcome = await this.finish({ world, p, nodes, applied, stopped, now });
       // A slot the fresh read opened in a group it did not read: the next round reads that group.
-      if (deferred > 0)
-        return {
-          ...(await this.finish({ world, p, nodes, applied, stopped, now })),
-          deferred,
-          stampsDeferred,
-        };
-    } else {
-      ({ applied, stopped } = await this.applyAll(bounded(p.writes)));
+      return { ...outcome, ...(deferred > 0 ? { deferred } : {}), stampsDeferred: sent.deferred };
     }
-    return { ...(await this.finish({ world, p, nodes, applied, stopped, now })), stampsDeferred };
+    const sent = bounded(p.writes);
+    ({ applied, stopped } = await this.applyAll(sent.writes));
+    const outcome = await this.finish({ world, p, nodes, applied, stopped, now });
+    return { ...outcome, stampsDeferred: sent.deferred };
   }
 
   private async finish(r: {

@@ -38,12 +38,8 @@ export function boundStamps(
 ): { writes: NodeWrite[]; deferred: number } {
   const stamps = writes.filter(isStampOnly);
   if (stamps.length <= max) return { writes: [...writes], deferred: 0 };
-  const position = new Map(writes.map((w, i) => [w, i]));
-  const sent = new Set(
-    [...stamps]
-      .sort((a, b) => rank(a.node) - rank(b.node) || (position.get(a) ?? 0) - (position.get(b) ?? 0))
-      .slice(0, Math.max(0, max)),
-  );
+  // A stable sort: ties (and two unranked nodes, whose difference is NaN) keep the plan's order.
+  const sent = new Set([...stamps].sort((a, b) => rank(a.node) - rank(b.node)).slice(0, Math.max(0, max)));
   const kept = writes.filter((w) => !isStampOnly(w) || sent.has(w));
   return { writes: kept, deferred: writes.length - kept.length };
 }
