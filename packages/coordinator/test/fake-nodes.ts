@@ -1,7 +1,8 @@
-/** Nodes on the runtime's FakeCluster, as the reconciler tests need them. */
+/** Nodes and RebootGroups on the runtime's FakeCluster, as the reconciler tests need them. */
 import { capstanProtocol, coordinatorKeys } from '@capstan/reboot-protocol';
 import { Node } from '@capstan/runtime/client';
 import type { FakeCluster } from '@capstan/runtime/testing';
+import { type RebootGroup, RebootGroupType } from '../src/index.js';
 
 /** A Ready node with these labels and annotations. */
 export async function addReadyNode(
@@ -31,4 +32,16 @@ export function addAskingNode(
     [capstanProtocol.annotations.rebootNeeded]: 'true',
     [coordinatorKeys.requestedAt]: new Date(requestedAt).toISOString(),
   });
+}
+
+/** A RebootGroup named `tier` selecting the nodes labelled `tier=<tier>`, with `spec` besides. */
+export function addTierGroup(
+  fake: FakeCluster,
+  tier: string,
+  spec: Omit<RebootGroup['spec'], 'nodeSelector'>,
+): void {
+  fake.seed(RebootGroupType, {
+    metadata: { name: tier },
+    spec: { ...spec, nodeSelector: { matchLabels: { tier } } },
+  } as RebootGroup);
 }

@@ -31,10 +31,8 @@ const coordinator = (fake: FakeCluster, clock: ManualClock) =>
     { client: new Client(fake), clock },
   );
 
-/** Lease GETs the fake served since `before`. */
-function leaseGets(fake: FakeCluster, from: () => number): number {
-  return fake.requestCount('get') - from();
-}
+/** GETs (of any kind) the fake served since it had served `before`. */
+const getsSince = (fake: FakeCluster, before: number): number => fake.requestCount('get') - before;
 
 /** Frees the granted node's slot (as if it rebooted and was released) by dropping its ask. */
 async function finishGrant(fake: FakeCluster, node: string): Promise<void> {
@@ -57,14 +55,14 @@ describe('the fence remembers its own answered claim', () => {
     let gets = fake.requestCount('get');
     const first = await c.round();
     expect(first.applied.some((w) => w.consumesBudget)).toBe(true);
-    expect(leaseGets(fake, () => gets)).toBe(1); // the first begin reads the Lease (none pending)
+    expect(getsSince(fake, gets)).toBe(1); // the first begin reads the Lease (none pending)
     const [node] = granted(fake);
     await finishGrant(fake, node as string);
     gets = fake.requestCount('get');
     const second = await c.round();
     expect(second.applied.some((w) => w.consumesBudget)).toBe(true);
     // Neither the Lease nor the node the Lease names was read: the claim was answered.
-    expect(leaseGets(fake, () => gets)).toBe(0);
+    expect(getsSince(fake, gets)).toBe(0);
     expect(granted(fake)).toHaveLength(1);
   });
 
@@ -95,7 +93,7 @@ describe('the fence remembers its own answered claim', () => {
     const gets = fake.requestCount('get');
     const next = await c.round();
     expect(next.applied.some((w) => w.consumesBudget)).toBe(true);
-    expect(leaseGets(fake, () => gets)).toBeGreaterThanOrEqual(2); // the Lease and the stalled node
+    expect(getsSince(fake, gets)).toBeGreaterThanOrEqual(2); // the Lease and the stalled node
     const poisoned = fake.getObject(Node, { name: stalled.metadata.name ?? '' });
     expect(poisoned?.metadata.annotations?.[FENCE_POISON_KEY]).toBe(stalled.metadata.resourceVersion);
     expect(granted(fake)).toHaveLength(1);
@@ -111,7 +109,7 @@ describe('the fence remembers its own answered claim', () => {
     const gets = fake.requestCount('get');
     const next = await c.round();
     // The Lease is read, and the node it names: the unanswered write is settled before any slot.
-    expect(leaseGets(fake, () => gets)).toBe(2);
+    expect(getsSince(fake, gets)).toBe(2);
     expect(next.applied.some((w) => w.consumesBudget)).toBe(true);
     expect(granted(fake)).toHaveLength(1);
   });

@@ -18,7 +18,7 @@ import {
   RebootGroupType,
   type World,
 } from '../src/index.js';
-import { addReadyNode } from './fake-nodes.js';
+import { addReadyNode, addTierGroup } from './fake-nodes.js';
 
 const A = capstanProtocol.annotations;
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
@@ -228,11 +228,7 @@ describe('the groups read fresh', () => {
 async function twoGroups() {
   const clock = new ManualClock(START);
   const fake = new FakeCluster({ clock, kinds: [Node, RebootGroupType, Lease] });
-  for (const tier of ['a', 'b'])
-    fake.seed(RebootGroupType, {
-      metadata: { name: tier },
-      spec: { nodeSelector: { matchLabels: { tier } }, maxUnavailable: 1 },
-    } as RebootGroup);
+  for (const tier of ['a', 'b']) addTierGroup(fake, tier, { maxUnavailable: 1 });
   await addReadyNode(fake, 'a1', { tier: 'a' }, { [A.rebootNeeded]: 'true' });
   await addReadyNode(fake, 'a2', { tier: 'a' });
   await addReadyNode(fake, 'b1', { tier: 'b' }, { [A.rebootNeeded]: 'true' });
@@ -326,14 +322,8 @@ describe('rounds that take slots', () => {
 async function cpThenWorkers() {
   const clock = new ManualClock(START);
   const fake = new FakeCluster({ clock, kinds: [Node, RebootGroupType, Lease] });
-  for (const [tier, order] of [
-    ['cp', 0],
-    ['w', 1],
-  ] as const)
-    fake.seed(RebootGroupType, {
-      metadata: { name: tier },
-      spec: { order, nodeSelector: { matchLabels: { tier } }, maxUnavailable: 1 },
-    } as RebootGroup);
+  addTierGroup(fake, 'cp', { order: 0, maxUnavailable: 1 });
+  addTierGroup(fake, 'w', { order: 1, maxUnavailable: 1 });
   await addReadyNode(fake, 'cp1', { tier: 'cp' });
   await addReadyNode(fake, 'w1', { tier: 'w' }, { [A.rebootNeeded]: 'true' });
   const lists: string[] = [];

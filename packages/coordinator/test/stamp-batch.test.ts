@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeWrite, PlannedAction } from '../src/decide/node-write.js';
 import { boundStamps, isStampOnly, STAMPS_PER_ROUND } from '../src/decide/stamp-batch.js';
 import { CoordinatorReconciler, type RebootGroup, RebootGroupType } from '../src/index.js';
-import { addReadyNode } from './fake-nodes.js';
+import { addReadyNode, addTierGroup } from './fake-nodes.js';
 
 const A = capstanProtocol.annotations;
 const START = Date.UTC(2025, 0, 6, 12, 0, 0);
@@ -73,14 +73,8 @@ describe('the stamps a round writes', () => {
 /** A control-plane group (3 nodes, one at a time) before 97 workers; every node asks at once. */
 async function fleetAsking(clock: ManualClock): Promise<FakeCluster> {
   const fake = new FakeCluster({ clock, kinds: [Node, RebootGroupType, Lease] });
-  for (const [tier, order] of [
-    ['w', 1],
-    ['cp', 0],
-  ] as const)
-    fake.seed(RebootGroupType, {
-      metadata: { name: tier },
-      spec: { order, nodeSelector: { matchLabels: { tier } }, maxUnavailable: tier === 'cp' ? 1 : '10%' },
-    } as RebootGroup);
+  addTierGroup(fake, 'w', { order: 1, maxUnavailable: '10%' });
+  addTierGroup(fake, 'cp', { order: 0, maxUnavailable: 1 });
   // Workers first by name, so the plan's own order would stamp them before the control plane.
   for (let i = 0; i < 100; i++) {
     const [tier, name] = i < 97 ? ['w', `a-worker-${i}`] : ['cp', `z-cp-${i}`];
